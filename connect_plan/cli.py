@@ -1,0 +1,353 @@
+"""``connect-plan`` — a thin command-line driver over the library.
+
+Commands: ``run``, ``explain``, ``check``, ``fixtures``, ``ops``, ``server start|stop|status``.
+Errors print as readable messages with their plan locations, never as tracebacks.
+Exit codes: 0 ok, 1 fixture failures, 2 invalid plan, 3 server error, 4 local server or
+usage problem, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from .errors import ConnectPlanError, LocalServerError, PlanError, ServerError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+class CliError(ConnectPlanError):
+    """A usage problem of the command line (unreadable file, bad option value)."""
+
+
+EXIT_OK, EXIT_FAILURES, EXIT_PLAN, EXIT_SERVER, EXIT_LOCAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+
+
+def _read_document(path: str) -> Any:
+    from .parse import load_json
+
+    if path == "-":
+        return load_json(sys.stdin.buffer.read())
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise CliError(f"cannot read {path}: {exc.strerror}") from None
+    return load_json(data)
+
+
+def _plan_only(doc: Any) -> Any:
+    """A fixture file also carries 'expected'; the plan document is input + plan."""
+    if isinstance(doc, dict) and "plan" in doc:
+        return {k: doc[k] for k in ("input", "plan") if k in doc}
+    return doc
+
+
+def _remote(args: argparse.Namespace, *, start: bool) -> str:
+    """--remote, else SPARK_REMOTE, else the local server (started if ``start``)."""
+    if getattr(args, "remote", None):
+        return str(args.remote)
+    if os.environ.get("SPARK_REMOTE"):
+        return os.environ["SPARK_REMOTE"]
+    from .server import LocalServer
+
+    server = LocalServer()
+    info = server.info()
+    if info is None:
+        if not start:
+            raise LocalServerError("no server: pass --remote, set SPARK_REMOTE, or run `connect-plan server start`")
+        print("connect-plan: starting a local Spark Connect server (about 15 s)...", file=sys.stderr)
+        info = server.start()
+        print(f"connect-plan: server ready at {info.url} (stop it with `connect-plan server stop`)", file=sys.stderr)
+    return info.url
+
+
+# ------------------------------------------------------------------ output
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, (dict, list)):
+        return json.dumps(v, default=str, ensure_ascii=False)
+    if isinstance(v, bytes):
+        return v.hex()
+    return str(v)
+
+
+def format_table(table: pa.Table, max_rows: int = 1000) -> str:
+    """An ASCII grid of the table, at most ``max_rows`` rows."""
+    names = table.column_names
+    shown = table.slice(0, max_rows)
+    cols = [[_cell(_jsonable(v)) for v in c.to_pylist()] for c in shown.columns]
+    widths = [max([len(n), *(len(x) for x in col)]) for n, col in zip(names, cols)]
+    sep = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+    lines = [sep, "| " + " | ".join(n.ljust(w) for n, w in zip(names, widths)) + " |", sep]
+    for r in range(shown.num_rows):
+        lines.append("| " + " | ".join(col[r].ljust(w) for col, w in zip(cols, widths)) + " |")
+    lines.append(sep)
+    more = f", {table.num_rows - shown.num_rows} not shown" if table.num_rows > shown.num_rows else ""
+    lines.append(f"({table.num_rows} row{'s' if table.num_rows != 1 else ''}{more})")
+    return "\n".join(lines)
+
+
+def _jsonable(v: Any) -> Any:
+    import datetime as dt
+    import decimal
+
+    if isinstance(v, (dt.datetime, dt.date, dt.time)):
+        return v.isoformat()
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    if isinstance(v, bytes):
+        import base64
+
+        return base64.b64encode(v).decode()
+    if isinstance(v, list):
+        if v and all(isinstance(x, tuple) and len(x) == 2 for x in v):
+            return {str(_jsonable(k)): _jsonable(x) for k, x in v}  # map entries
+        return [_jsonable(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _jsonable(x) for k, x in v.items()}
+    if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
+        return str(v)
+    return v
+
+
+def write_result(table: pa.Table, fmt: str, output: str | None, out: TextIO) -> None:
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        if not output:
+            raise CliError("--format parquet needs --output PATH")
+        pq.write_table(table, output)
+        print(f"wrote {table.num_rows} rows to {output}", file=sys.stderr)
+        return
+    if fmt == "csv":
+        import pyarrow.csv as pcsv
+
+        if output:
+            pcsv.write_csv(table, output)
+            return
+        import io
+
+        buf = io.BytesIO()
+        pcsv.write_csv(table, buf)
+        out.write(buf.getvalue().decode("utf-8"))
+        return
+    if fmt == "json":
+        rows = [{k: _jsonable(v) for k, v in r.items()} for r in table.to_pylist()]
+        text = json.dumps(rows, ensure_ascii=False, indent=1)
+    else:
+        text = format_table(table)
+    if output:
+        Path(output).write_text(text + "\n", encoding="utf-8")
+    else:
+        out.write(text + "\n")
+
+
+def plan_text(plan: Any) -> str:
+    """Protobuf text of a plan with inline Arrow data summarised (not dumped as bytes)."""
+    from google.protobuf import text_format
+
+    copy = type(plan)()
+    copy.CopyFrom(plan)
+    stack = [copy.root]
+    while stack:
+        rel = stack.pop()
+        for desc, value in rel.ListFields():
+            if desc.name == "local_relation" and value.data:
+                value.data = f"<Arrow IPC stream, {len(value.data)} bytes>".encode()
+            elif desc.message_type is not None:
+                if desc.label == desc.LABEL_REPEATED:
+                    stack.extend(v for v in value if hasattr(v, "ListFields"))
+                else:
+                    stack.append(value)
+    return str(text_format.MessageToString(copy, as_utf8=True))
+
+
+# ------------------------------------------------------------------ commands
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .client import Client, load_plan
+
+    plan = load_plan(_plan_only(_read_document(args.file)))  # invalid plans fail before any server work
+    with Client(_remote(args, start=True)) as client:
+        table = client.execute(plan)
+    write_result(table, args.format, args.output, sys.stdout)
+    return EXIT_OK
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from .client import Client, load_plan
+    from .translate import translate_ir
+
+    plan = load_plan(_plan_only(_read_document(args.file)))
+    if args.analyzed or args.remote or os.environ.get("SPARK_REMOTE"):
+        with Client(_remote(args, start=args.analyzed)) as client:
+            tr = client._translation(plan)
+            print(plan_text(tr.plan))
+            if args.analyzed:
+                print("== Spark ==")
+                print(client.explain(plan, mode="extended"))
+    else:
+        print(plan_text(translate_ir(plan).plan))
+    return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .client import load_plan
+    from .translate import translate_ir
+
+    translate_ir(load_plan(_plan_only(_read_document(args.file))))
+    print("ok")
+    return EXIT_OK
+
+
+def cmd_fixtures(args: argparse.Namespace) -> int:
+    from .client import Client
+    from .fixtures import discover, load_fixture, run_fixture
+
+    paths = discover(args.directory)
+    if not paths:
+        raise CliError(f"no fixture files (*.json) under {args.directory}")
+    failures = 0
+    results = []
+    with Client(_remote(args, start=True)) as client:
+        for path in paths:
+            try:
+                doc = load_fixture(path)
+            except PlanError as exc:
+                from .fixtures import FixtureResult
+
+                result = FixtureResult(str(path), path.stem, False, str(exc), 0.0)
+            else:
+                result = run_fixture(client, doc, str(path))
+            results.append(result)
+            failures += not result.ok
+            if args.json:
+                continue
+            mark = "PASS" if result.ok else "FAIL"
+            print(f"{mark}  {result.name}  ({result.seconds * 1000:.0f} ms)" + ("" if result.ok else f"\n      {result.message}"))
+    if args.json:
+        print(json.dumps([r.__dict__ for r in results], indent=1))
+    else:
+        print(f"\n{len(results) - failures} passed, {failures} failed, {len(results)} fixtures")
+    return EXIT_FAILURES if failures else EXIT_OK
+
+
+def cmd_ops(args: argparse.Namespace) -> int:
+    from . import supported_plan_operations
+
+    print("\n".join(supported_plan_operations()))
+    return EXIT_OK
+
+
+def cmd_server(args: argparse.Namespace) -> int:
+    from .server import LocalServer, describe
+
+    server = LocalServer(args.state_dir)
+    if args.action == "start":
+        conf = dict(_kv(c) for c in args.conf or [])
+        already = server.info()
+        info = server.start(port=args.port, conf=conf, driver_memory=args.driver_memory, master=args.master, timeout=args.timeout)
+        verb = "already running" if already else "started"
+        print(f"Spark Connect server {verb}: {info.url} (pid {info.pid}, log {info.log_path})")
+        return EXIT_OK
+    if args.action == "stop":
+        stopped = server.stop()
+        print("stopped" if stopped else "no local server is running")
+        return EXIT_OK
+    info = server.info()
+    if info is None:
+        print("no local server is running")
+        return EXIT_LOCAL
+    print(json.dumps(describe(info), indent=1))
+    return EXIT_OK
+
+
+def _kv(text: str) -> tuple[str, str]:
+    if "=" not in text:
+        raise CliError(f"--conf needs KEY=VALUE, got {text!r}")
+    k, v = text.split("=", 1)
+    return k.strip(), v.strip()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="connect-plan",
+        description="Run JSON logical plans on Apache Spark through Spark Connect (no local JVM needed).",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def remote_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--remote", help="Spark Connect URL (sc://host:port/;token=...); default: $SPARK_REMOTE, then the local server")
+
+    p = sub.add_parser("run", help="run a plan document and print its result")
+    p.add_argument("file", help="plan document (JSON: {input, plan}); '-' reads stdin")
+    p.add_argument("--format", choices=("table", "json", "csv", "parquet"), default="table")
+    p.add_argument("--output", "-o", help="write the result to this file")
+    remote_arg(p)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("explain", help="print the Spark Connect plan (protobuf text)")
+    p.add_argument("file")
+    p.add_argument("--analyzed", action="store_true", help="also print Spark's parsed/analyzed/optimized/physical plans")
+    remote_arg(p)
+    p.set_defaults(func=cmd_explain)
+
+    p = sub.add_parser("check", help="validate a plan document without running it")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("fixtures", help="run every fixture under DIR and compare with 'expected'")
+    p.add_argument("directory")
+    p.add_argument("--json", action="store_true", help="print results as JSON")
+    remote_arg(p)
+    p.set_defaults(func=cmd_fixtures)
+
+    p = sub.add_parser("ops", help="list the supported plan ops")
+    p.set_defaults(func=cmd_ops)
+
+    p = sub.add_parser("server", help="manage a local Spark Connect server (needs Java 17+ and pyspark)")
+    p.add_argument("action", choices=("start", "stop", "status"))
+    p.add_argument("--port", type=int, help="gRPC port (default: a free one)")
+    p.add_argument("--driver-memory", help="driver JVM heap, e.g. 4g (default: Spark's 1g)")
+    p.add_argument("--master", help="Spark master URL, e.g. spark://host:7077 (default: local[*])")
+    p.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark configuration (repeatable)")
+    p.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for readiness")
+    p.add_argument("--state-dir", help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_server)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except PlanError as exc:
+        print(f"connect-plan: {exc}", file=sys.stderr)
+        return EXIT_PLAN
+    except ServerError as exc:
+        print(f"connect-plan: server error: {exc}", file=sys.stderr)
+        return EXIT_SERVER
+    except ConnectPlanError as exc:
+        print(f"connect-plan: {exc}", file=sys.stderr)
+        return EXIT_LOCAL
+    except KeyboardInterrupt:
+        print("connect-plan: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,428 @@
+"""Connections to a Spark Connect server: execute translated plans, return Arrow.
+
+The transport is PySpark's own Connect client (``SparkConnectClient``): its channel
+builder parses ``sc://`` URLs (token, use_ssl, user_id, session_id), its retry policy
+retries transient gRPC failures, and its reattachable execution resumes a result stream
+that broke off. connect_plan adds what a plan runner needs on top: translation with
+schema resolution, checks on every Arrow batch, errors mapped to
+:class:`~connect_plan.errors.ServerError` with the failing plan step, and no pandas.
+
+A :class:`Client` is safe to share between threads: gRPC channels are thread-safe and each
+call keeps its state on its own stack.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import threading
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from . import ir
+from .errors import (
+    ConnectPlanError,
+    PlanError,
+    ResultIntegrityError,
+    ServerError,
+    ServerUnavailableError,
+)
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql.connect import proto as pb
+
+    from .translate import Translation
+
+__all__ = ["Client", "connect", "redact", "resolve_remote"]
+
+log = logging.getLogger("connect_plan")
+
+#: retries of transient failures (UNAVAILABLE...) stop after ~6 s in all, not PySpark's 10 min
+DEFAULT_RETRY_POLICY: dict[str, Any] = {
+    "max_retries": 6,
+    "initial_backoff": 50,
+    "max_backoff": 2000,
+    "backoff_multiplier": 4.0,
+}
+
+_TOKEN_RE = re.compile(r"(?i)(token=)[^;/]*")
+
+
+def redact(url: str) -> str:
+    """The URL with any token replaced by ``***`` (safe for logs, errors and repr)."""
+    return _TOKEN_RE.sub(r"\1***", url)
+
+
+def resolve_remote(remote: str | None) -> str:
+    """The server URL: ``remote``, else ``SPARK_REMOTE``, else the local server's.
+
+    The local server is the one ``connect-plan server start`` launched (its state file
+    records the port). The library never starts a server by itself.
+    """
+    if remote:
+        return remote
+    env = os.environ.get("SPARK_REMOTE")
+    if env:
+        return env
+    from .server import running_server_url
+
+    url = running_server_url()
+    if url:
+        return url
+    raise ServerUnavailableError(
+        "no Spark Connect server given: pass remote='sc://host:port', set SPARK_REMOTE, "
+        "or start a local one with `connect-plan server start`"
+    )
+
+
+class _QuietPySparkErrors(logging.Filter):
+    """PySpark logs every server error with a query context on stderr; we raise it instead."""
+
+    active = threading.local()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not getattr(self.active, "depth", 0)
+
+
+_QUIET = _QuietPySparkErrors()
+for _name in ("DataFrameQueryContextLogger", "SQLQueryContextLogger"):
+    logging.getLogger(_name).addFilter(_QUIET)
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    _QUIET.active.depth = getattr(_QUIET.active, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _QUIET.active.depth -= 1
+
+
+def server_error(exc: BaseException, url: str) -> ServerError:
+    """Map a PySpark/gRPC exception to our tree (message, error class, SQLSTATE)."""
+    import grpc
+    from pyspark.errors import PySparkException
+
+    if isinstance(exc, ServerError):
+        return exc
+    if isinstance(exc, grpc.RpcError):
+        code = exc.code() if hasattr(exc, "code") else None
+        details = exc.details() if hasattr(exc, "details") else str(exc)
+        cls = ServerUnavailableError if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED) else ServerError
+        return cls(
+            f"{details} (server {redact(url)})",
+            grpc_status=code.name if code is not None else None,
+        )
+    if isinstance(exc, PySparkException):
+        error_class = exc.getCondition()
+        sqlstate = exc.getSqlState()
+        message = exc.getMessage() if hasattr(exc, "getMessage") else str(exc)
+        message = _strip_stacktrace(message)
+        grpc_status = None
+        stack = getattr(exc, "_stackTrace", None)
+        retry_text = str(exc)
+        unavailable = "UNAVAILABLE" in retry_text[:200] and error_class is None
+        if unavailable or "failed to connect to all addresses" in retry_text:
+            return ServerUnavailableError(
+                f"cannot reach the Spark Connect server at {redact(url)}: {_first_line(retry_text)}",
+                grpc_status="UNAVAILABLE",
+            )
+        params = exc.getMessageParameters() if hasattr(exc, "getMessageParameters") else None
+        return ServerError(
+            message,
+            error_class=error_class,
+            sqlstate=sqlstate,
+            grpc_status=grpc_status,
+            server_stacktrace=stack if isinstance(stack, str) else None,
+            message_parameters=params or None,
+        )
+    return ServerError(f"{type(exc).__name__}: {exc}")
+
+
+def _strip_stacktrace(message: str) -> str:
+    cut = message.find("\n\nJVM stacktrace:")
+    if cut >= 0:
+        message = message[:cut]
+    return message.rstrip()
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            return line[:300]
+    return text[:300]
+
+
+def load_plan(plan: Any, data: Any = None, schema: Any = None) -> ir.Plan:
+    """Any accepted plan input → IR: a plan document (dict or JSON text), a list of steps
+    (with ``data``/``schema``), or JSON text of a list of steps."""
+    from .parse import load_json, parse_document, parse_plan
+
+    if isinstance(plan, ir.Plan):
+        return plan
+    if isinstance(plan, (str, bytes)):
+        plan = load_json(plan)
+    if isinstance(plan, Mapping) and "plan" in plan:
+        if data is not None or schema is not None:
+            raise PlanError.single(
+                "conflicting_input", "/input",
+                "the plan document has its own 'input'; do not also pass data or schema",
+            )
+        return parse_document(plan)
+    if schema is None:
+        raise PlanError.single("missing_key", "/input/schema", "a schema is needed for the data (pass schema=...)")
+    return parse_plan([] if data is None else data, schema, plan)
+
+
+class Client:
+    """A connection to one Spark Connect server (and one Spark session on it).
+
+    Use :func:`connect` to make one; close it (or use it as a context manager) to release
+    the server-side session.
+    """
+
+    def __init__(
+        self,
+        remote: str | None = None,
+        *,
+        user_id: str | None = None,
+        retry_policy: Mapping[str, Any] | None = None,
+        conf: Mapping[str, str] | None = None,
+    ) -> None:
+        from pyspark.sql.connect.client import SparkConnectClient
+
+        self._url = resolve_remote(remote)
+        try:
+            self._sc = SparkConnectClient(
+                self._url,
+                user_id=user_id,
+                retry_policy=dict(retry_policy if retry_policy is not None else DEFAULT_RETRY_POLICY),
+            )
+        except Exception as exc:  # PySparkValueError for malformed URLs
+            raise ConnectPlanError(f"invalid Spark Connect URL {redact(self._url)!r}: {exc}") from None
+        self._closed = False
+        self._schema_cache: dict[bytes, list[str]] = {}
+        self._case_sensitive = False
+        if conf:
+            self.set_conf(conf)
+
+    # ------------------------------------------------------------ lifecycle
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "open"
+        return f"<connect_plan.Client {redact(self._url)} {state}>"
+
+    @property
+    def url(self) -> str:
+        """The server URL with any token redacted."""
+        return redact(self._url)
+
+    @property
+    def session_id(self) -> str:
+        return str(self._sc._session_id)
+
+    def close(self) -> None:
+        """Release the server session (best effort) and close the channel."""
+        if self._closed:
+            return
+        self._closed = True
+        with _quiet(), contextlib.suppress(Exception):
+            self._sc.release_session()
+        with contextlib.suppress(Exception):
+            self._sc.close()
+
+    # ------------------------------------------------------------ session
+
+    def set_conf(self, conf: Mapping[str, str]) -> None:
+        """Set Spark SQL configuration on this client's session."""
+        from pyspark.sql.connect import proto as pb
+
+        op = pb.ConfigRequest.Operation()
+        for k, v in conf.items():
+            pair = op.set.pairs.add()
+            pair.key = str(k)
+            pair.value = str(v).lower() if isinstance(v, bool) else str(v)
+        self._call(lambda: self._sc.config(op))
+        if "spark.sql.caseSensitive" in conf:
+            self._case_sensitive = str(conf["spark.sql.caseSensitive"]).lower() == "true"
+
+    def get_conf(self, *keys: str) -> dict[str, str | None]:
+        return dict(self._call(lambda: self._sc.get_config_dict(*keys)))
+
+    def server_version(self) -> str:
+        """The Spark version of the server (one AnalyzePlan round trip)."""
+        return str(self._call(lambda: self._sc._analyze(method="spark_version").spark_version))
+
+    # ------------------------------------------------------------ translation
+
+    def translate(self, plan: Any, data: Any = None, schema: Any = None) -> pb.Plan:
+        """Like :func:`connect_plan.translate`, but asks the server for column names the
+        translator cannot know statically (only when a join needs them)."""
+        return self._translation(load_plan(plan, data, schema)).plan
+
+    def _translation(self, plan: ir.Plan) -> Translation:
+        from .translate import translate_ir
+
+        return translate_ir(plan, case_sensitive=self._case_sensitive, resolver=self._resolve_names)
+
+    def _resolve_names(self, relation: pb.Relation) -> list[str]:
+        key = relation.SerializeToString(deterministic=True)
+        cached = self._schema_cache.get(key)
+        if cached is not None:
+            return cached
+        from pyspark.sql.connect import proto as pb
+
+        plan = pb.Plan()
+        plan.root.CopyFrom(relation)
+        schema = self._call(lambda: self._sc.schema(plan))
+        names = [f.name for f in schema.fields]
+        if len(self._schema_cache) > 256:
+            self._schema_cache.clear()
+        self._schema_cache[key] = names
+        return names
+
+    # ------------------------------------------------------------ execution
+
+    def execute(self, plan: Any, data: Any = None, schema: Any = None) -> pa.Table:
+        """Run a plan and return its result as one ``pyarrow.Table``."""
+        ir_plan = load_plan(plan, data, schema)
+        tr = self._translation(ir_plan)
+        try:
+            return self._collect(tr.plan)
+        except ServerError as err:
+            raise self._locate(err, ir_plan) from err.__cause__
+
+    def explain(self, plan: Any, data: Any = None, schema: Any = None, mode: str = "extended") -> str:
+        """Spark's explain string for the plan (the server's analyzed/optimized plans)."""
+        tr = self._translation(load_plan(plan, data, schema))
+        return str(self._call(lambda: self._sc.explain_string(tr.plan, mode)))
+
+    def schema(self, plan: Any, data: Any = None, schema: Any = None) -> pa.Schema:
+        """The Arrow schema of the plan's result, from the server's analysis."""
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        tr = self._translation(load_plan(plan, data, schema))
+        struct = self._call(lambda: self._sc.schema(tr.plan))
+        return to_arrow_schema(struct)
+
+    def _call(self, fn: Any) -> Any:
+        if self._closed:
+            raise ConnectPlanError("this connect_plan.Client is closed")
+        try:
+            with _quiet():
+                return fn()
+        except ConnectPlanError:
+            raise
+        except Exception as exc:
+            raise server_error(exc, self._url) from exc
+
+    def _batches(self, plan: pb.Plan) -> Iterator[Any]:
+        """Yield the announced Spark schema (if any) and then every Arrow batch, checked."""
+        import pyarrow as pa
+        from pyspark.sql.types import StructType
+
+        if self._closed:
+            raise ConnectPlanError("this connect_plan.Client is closed")
+        first: pa.Schema | None = None
+        try:
+            with _quiet():
+                for item in self._sc.to_table_as_iterator(plan, {}):
+                    if isinstance(item, StructType):
+                        yield item
+                        continue
+                    for batch in item.to_batches():
+                        if first is None:
+                            first = batch.schema
+                        elif not batch.schema.equals(first):
+                            raise ResultIntegrityError(
+                                f"the server changed the result schema mid-stream: {first} then {batch.schema}"
+                            )
+                        yield batch
+        except (ConnectPlanError, GeneratorExit):
+            raise
+        except Exception as exc:
+            raise server_error(exc, self._url) from exc
+
+    def _collect(self, plan: pb.Plan) -> pa.Table:
+        import pyarrow as pa
+        from pyspark.sql.types import StructType
+
+        batches: list[pa.RecordBatch] = []
+        announced: StructType | None = None
+        for item in self._batches(plan):
+            if isinstance(item, StructType):
+                announced = item
+            else:
+                batches.append(item)
+        if batches:
+            table = pa.Table.from_batches(batches)
+        elif announced is not None:
+            from pyspark.sql.pandas.types import to_arrow_schema
+
+            table = to_arrow_schema(announced).empty_table()
+        else:
+            raise ResultIntegrityError("the server sent neither a schema nor any Arrow batch")
+        check_unique_names(table.schema)
+        return table
+
+    def _locate(self, err: ServerError, plan: ir.Plan) -> ServerError:
+        """Find the first plan step whose prefix fails analysis (binary search, O(log n)
+        AnalyzePlan calls); only for analysis errors, which a prefix reproduces."""
+        if err.op_index is not None or not plan.steps or not _is_analysis_error(err):
+            return err
+        from .translate import translate_ir
+
+        def fails(k: int) -> bool:
+            prefix = ir.Plan(plan.source, plan.steps[:k], plan.loc)
+            try:
+                tr = translate_ir(prefix, case_sensitive=self._case_sensitive, resolver=self._resolve_names)
+                with _quiet():
+                    self._sc.schema(tr.plan)
+            except PlanError:
+                return False
+            except Exception:
+                return True
+            return False
+
+        lo, hi = 0, len(plan.steps)  # prefix of lo steps passes, of hi steps fails
+        if fails(0):
+            return err
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if fails(mid):
+                hi = mid
+            else:
+                lo = mid
+        step = plan.steps[hi - 1]
+        return err.with_step(step.index, step.op)
+
+
+def _is_analysis_error(err: ServerError) -> bool:
+    return bool(err.sqlstate and err.sqlstate[:2] == "42") or "AnalysisException" in err.message
+
+
+def check_unique_names(schema: pa.Schema) -> None:
+    seen: set[str] = set()
+    for name in schema.names:
+        key = name.lower()
+        if key in seen:
+            raise ResultIntegrityError(
+                f"the result has two columns named {name!r}; output names must be unique "
+                "(PLAN_FORMAT.md Policy 3) — alias one of them"
+            )
+        seen.add(key)
+
+
+def connect(remote: str | None = None, **kwargs: Any) -> Client:
+    """Open a :class:`Client` (``remote`` defaults to ``SPARK_REMOTE``, then the local server)."""
+    return Client(remote, **kwargs)

@@ -1,0 +1,521 @@
+"""Inline rows + schema → Arrow, column by column.
+
+Rows arrive as JSON-ish Python values (lists in schema order, or dicts keyed by column
+name). Each column is converted in one of two ways:
+
+* **fast path** — when the Python types present in a column are exactly what Arrow
+  accepts for the target type (checked with one C-level ``set(map(type, values))``), the
+  whole column goes to ``pyarrow.array`` / an Arrow cast in one call;
+* **slow path** — otherwise each value is coerced by the rules of PLAN_FORMAT.md §6.1
+  (ISO date strings, numeric strings, ``{"year","month","day"}`` objects, base64 binary,
+  JSON strings holding arrays/objects ...), and every value that does not fit becomes an
+  :class:`~connect_plan.errors.ErrorDetail` naming its row and column.
+
+Nothing here talks to a server; the result is a ``pyarrow.Table`` whose Arrow types are
+what Spark reads back as the declared Spark types (see :mod:`connect_plan.types`).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+import decimal
+import json
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .errors import ErrorDetail
+from .types import ArrayType, DataType, MapType, Primitive, TypeParseError, arrow_type
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["Field", "MAX_ROW_ERRORS", "rows_to_arrow", "serialize_ipc"]
+
+#: stop reporting bad values after this many (the rest of a broken column adds nothing)
+MAX_ROW_ERRORS = 20
+
+_EPOCH_DATE = dt.date(1970, 1, 1)
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_INT_RANGES = {
+    "tinyint": (-(2**7), 2**7 - 1),
+    "smallint": (-(2**15), 2**15 - 1),
+    "int": (-(2**31), 2**31 - 1),
+    "bigint": (-(2**63), 2**63 - 1),
+}
+_NONE = type(None)
+
+
+@dataclass(frozen=True)
+class Field:
+    """One column of an inline schema: its name, its parsed type and where it was declared."""
+
+    name: str
+    type: DataType
+    loc: str
+
+
+class _Bad(Exception):
+    """A value does not fit its column type; the message says what was expected."""
+
+
+# ---------------------------------------------------------------------------------------
+# per-value coercion (slow path): returns the Python value pyarrow accepts for the type
+
+
+def _coerce_int(v: Any, t: Primitive) -> int:
+    if isinstance(v, bool):
+        raise _Bad("expected an integer, got a boolean")
+    if isinstance(v, int):
+        out = v
+    elif isinstance(v, float):
+        if not math.isfinite(v) or v != int(v):
+            raise _Bad("expected an integer, got a non-integral number")
+        out = int(v)
+    elif isinstance(v, decimal.Decimal):
+        if v != v.to_integral_value():
+            raise _Bad("expected an integer, got a non-integral number")
+        out = int(v)
+    elif isinstance(v, str) and re.fullmatch(r"\s*[+-]?\d+\s*", v):
+        out = int(v)
+    else:
+        raise _Bad("expected an integer")
+    lo, hi = _INT_RANGES[t.name]
+    if not lo <= out <= hi:
+        raise _Bad(f"integer out of range for {t.name} [{lo}, {hi}]")
+    return out
+
+
+def _coerce_float(v: Any, t: Primitive) -> float:
+    if isinstance(v, bool):
+        raise _Bad("expected a number, got a boolean")
+    if isinstance(v, (int, float, decimal.Decimal)):
+        return float(v)
+    if isinstance(v, str):
+        try:
+            return float(v)
+        except ValueError:
+            raise _Bad("expected a number") from None
+    raise _Bad("expected a number")
+
+
+def _coerce_decimal(v: Any, t: Primitive) -> decimal.Decimal:
+    if isinstance(v, bool):
+        raise _Bad("expected a decimal number, got a boolean")
+    try:
+        if isinstance(v, float):
+            if not math.isfinite(v):
+                raise _Bad("decimals cannot be NaN or infinite")
+            d = decimal.Decimal(repr(v))
+        elif isinstance(v, (int, decimal.Decimal)):
+            d = decimal.Decimal(v)
+        elif isinstance(v, str):
+            d = decimal.Decimal(v.strip())
+        else:
+            raise _Bad("expected a decimal number")
+    except decimal.InvalidOperation:
+        raise _Bad("expected a decimal number") from None
+    if not d.is_finite():
+        raise _Bad("decimals cannot be NaN or infinite")
+    # Spark's cast to decimal(p,s) rounds half-up to the scale
+    q = d.quantize(decimal.Decimal(1).scaleb(-t.scale), rounding=decimal.ROUND_HALF_UP)
+    int_digits = max(q.adjusted() + 1, 0) if q != 0 else 0
+    if int_digits > t.precision - t.scale:
+        raise _Bad(f"value does not fit decimal({t.precision},{t.scale})")
+    return q
+
+
+def _coerce_string(v: Any, t: Primitive) -> str:
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float, decimal.Decimal)):
+        return str(v)
+    if isinstance(v, (dt.datetime, dt.date)):
+        return v.isoformat()
+    if isinstance(v, (list, dict)):
+        return json.dumps(v, ensure_ascii=False)
+    raise _Bad("expected a string")
+
+
+def _coerce_bool(v: Any, t: Primitive) -> bool:
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str) and v.strip().lower() in ("true", "false"):
+        return v.strip().lower() == "true"
+    raise _Bad("expected true or false")
+
+
+def _date_from_parts(v: dict[str, Any]) -> dt.date:
+    try:
+        return dt.date(int(v["year"]), int(v["month"]), int(v["day"]))
+    except (KeyError, TypeError, ValueError):
+        raise _Bad('expected {"year", "month", "day"} with a valid date') from None
+
+
+def _coerce_date(v: Any, t: Primitive) -> dt.date:
+    if isinstance(v, dt.datetime):
+        raise _Bad("expected a date, got a datetime (cast it, or declare the column timestamp)")
+    if isinstance(v, dt.date):
+        return v
+    if isinstance(v, str):
+        s = v.strip()
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", s):
+            try:
+                return dt.date.fromisoformat(s)
+            except ValueError:
+                raise _Bad("not a valid calendar date") from None
+        raise _Bad("expected a date as 'YYYY-MM-DD'")
+    if isinstance(v, dict):
+        return _date_from_parts(v)
+    raise _Bad("expected a date as 'YYYY-MM-DD'")
+
+
+_TS = re.compile(
+    r"(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?"
+    r"\s*(Z|[+-]\d{2}:?\d{2})?"
+)
+
+
+def _parse_timestamp(s: str) -> dt.datetime:
+    m = _TS.fullmatch(s.strip())
+    if not m:
+        raise _Bad("expected a timestamp as 'YYYY-MM-DD[THH:MM[:SS[.ffffff]]][Z|±HH:MM]'")
+    date_s, hh, mm, ss, frac, zone = m.groups()
+    try:
+        base = dt.date.fromisoformat(date_s)
+        micros = int((frac or "0")[:6].ljust(6, "0"))
+        out = dt.datetime(
+            base.year, base.month, base.day, int(hh or 0), int(mm or 0), int(ss or 0), micros
+        )
+    except ValueError:
+        raise _Bad("not a valid calendar date and time") from None
+    if zone:
+        if zone == "Z":
+            tz = dt.timezone.utc
+        else:
+            z = zone.replace(":", "")
+            sign = 1 if z[0] == "+" else -1
+            tz = dt.timezone(sign * dt.timedelta(hours=int(z[1:3]), minutes=int(z[3:5])))
+        out = out.replace(tzinfo=tz)
+    return out
+
+
+def _coerce_timestamp(v: Any, t: Primitive) -> dt.datetime | int:
+    zoned = t.name == "timestamp"
+    if isinstance(v, bool):
+        raise _Bad("expected a timestamp, got a boolean")
+    if isinstance(v, int):
+        return v  # microseconds since the epoch, as robin-sparkless reads integers
+    if isinstance(v, str):
+        out = _parse_timestamp(v)
+    elif isinstance(v, dt.datetime):
+        out = v
+    elif isinstance(v, dt.date):
+        out = dt.datetime(v.year, v.month, v.day)
+    elif isinstance(v, dict):
+        d = _date_from_parts(v)
+        try:
+            out = dt.datetime(
+                d.year, d.month, d.day, int(v.get("hour", 0)), int(v.get("minute", 0)),
+                int(v.get("second", 0)), int(v.get("microsecond", 0)),
+            )
+        except (TypeError, ValueError):
+            raise _Bad("invalid time parts") from None
+    else:
+        raise _Bad("expected a timestamp string or microseconds since the epoch")
+    if out.tzinfo is not None:
+        if not zoned:
+            raise _Bad("timestamp_ntz values cannot carry a time zone offset")
+        return out.astimezone(dt.timezone.utc)
+    # naive values of a zoned column are read as UTC (documented; pin the session zone)
+    return out.replace(tzinfo=dt.timezone.utc) if zoned else out
+
+
+def _coerce_binary(v: Any, t: Primitive) -> bytes:
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return bytes(v)
+    if isinstance(v, str):
+        try:
+            return base64.b64decode(v, validate=True)
+        except (binascii.Error, ValueError):
+            raise _Bad("expected base64-encoded bytes") from None
+    raise _Bad("expected base64-encoded bytes")
+
+
+def _coerce_void(v: Any, t: Primitive) -> None:
+    raise _Bad("a void column holds only nulls")
+
+
+_PRIMITIVE_COERCERS: dict[str, Callable[[Any, Primitive], Any]] = {
+    "tinyint": _coerce_int,
+    "smallint": _coerce_int,
+    "int": _coerce_int,
+    "bigint": _coerce_int,
+    "float": _coerce_float,
+    "double": _coerce_float,
+    "decimal": _coerce_decimal,
+    "string": _coerce_string,
+    "boolean": _coerce_bool,
+    "date": _coerce_date,
+    "timestamp": _coerce_timestamp,
+    "timestamp_ntz": _coerce_timestamp,
+    "binary": _coerce_binary,
+    "void": _coerce_void,
+}
+
+
+def _maybe_json(v: Any, want: type) -> Any:
+    if isinstance(v, str):
+        try:
+            parsed = json.loads(v)
+        except ValueError:
+            return v
+        if isinstance(parsed, want):
+            return parsed
+    return v
+
+
+def coerce_value(v: Any, t: DataType, depth: int = 0) -> Any:
+    """Coerce one Python value to what ``pyarrow.array`` accepts for ``t`` (or raise _Bad)."""
+    if v is None:
+        return None
+    if depth > 64:
+        raise _Bad("value nested too deeply")
+    if isinstance(t, Primitive):
+        if t.name == "variant":
+            raise _Bad("variant columns cannot hold inline data")
+        return _PRIMITIVE_COERCERS[t.name](v, t)
+    if isinstance(t, ArrayType):
+        v = _maybe_json(v, list)
+        if isinstance(v, dict) and all(isinstance(k, str) and k.isdigit() for k in v):
+            v = [v[k] for k in sorted(v, key=int)]  # {"0": a, "1": b} objects (robin HEAD)
+        if not isinstance(v, (list, tuple)):
+            v = [v]  # a scalar becomes a one-element array (robin HEAD)
+        assert t.element is not None
+        return [coerce_value(x, t.element, depth + 1) for x in v]
+    if isinstance(t, MapType):
+        v = _maybe_json(v, dict)
+        if not isinstance(v, dict):
+            raise _Bad("expected an object for a map")
+        assert t.key is not None and t.value is not None
+        out = []
+        for k, x in v.items():
+            key = coerce_value(k, t.key, depth + 1)
+            if key is None:
+                raise _Bad("map keys cannot be null")
+            out.append((key, coerce_value(x, t.value, depth + 1)))
+        return out
+    # struct
+    v = _maybe_json(v, dict)
+    if isinstance(v, (list, tuple)):
+        if len(v) != len(t.fields):
+            raise _Bad(f"expected {len(t.fields)} struct fields, got {len(v)}")
+        return {n: coerce_value(x, ft, depth + 1) for (n, ft), x in zip(t.fields, v)}
+    if not isinstance(v, dict):
+        raise _Bad("expected an object for a struct")
+    unknown = set(v) - {n for n, _ in t.fields}
+    if unknown:
+        raise _Bad(f"unknown struct field(s) {sorted(unknown)[:3]}")
+    return {n: coerce_value(v.get(n), ft, depth + 1) for n, ft in t.fields}
+
+
+# ---------------------------------------------------------------------------------------
+# fast paths: which Python types may go straight to Arrow for a target type
+
+_FAST_TYPES: dict[str, frozenset[type]] = {
+    "tinyint": frozenset({int, _NONE}),
+    "smallint": frozenset({int, _NONE}),
+    "int": frozenset({int, _NONE}),
+    "bigint": frozenset({int, _NONE}),
+    "float": frozenset({int, float, _NONE}),
+    "double": frozenset({int, float, _NONE}),
+    "string": frozenset({str, _NONE}),
+    "boolean": frozenset({bool, _NONE}),
+    "date": frozenset({dt.date, _NONE}),
+    "binary": frozenset({bytes, _NONE}),
+    "decimal": frozenset({decimal.Decimal, _NONE}),
+}
+
+
+def _fast_column(values: list[Any], t: DataType, at: pa.DataType) -> pa.Array | None:
+    import pyarrow as pa
+
+    if not isinstance(t, Primitive):
+        return None
+    present = set(map(type, values))
+    try:
+        if present <= _FAST_TYPES.get(t.name, frozenset()):
+            return pa.array(values, type=at)
+        if present <= {str, _NONE}:
+            if t.name == "date":
+                return pa.array(values, type=pa.string()).cast(at)
+            if t.name in ("timestamp", "timestamp_ntz"):
+                # naive ISO strings only; anything with a zone takes the slow path
+                naive = pa.array(values, type=pa.string()).cast(pa.timestamp("us"))
+                return naive.cast(at) if t.name == "timestamp" else naive
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, ValueError, TypeError):
+        return None
+    return None
+
+
+def _column(
+    values: list[Any], field: Field, at: pa.DataType, rows_loc: str, col_index: int,
+    errors: list[ErrorDetail],
+) -> pa.Array:
+    import pyarrow as pa
+
+    fast = _fast_column(values, field.type, at)
+    if fast is not None:
+        return fast
+    out: list[Any] = []
+    for i, v in enumerate(values):
+        try:
+            out.append(coerce_value(v, field.type))
+        except _Bad as bad:
+            out.append(None)
+            if len(errors) < MAX_ROW_ERRORS:
+                errors.append(
+                    ErrorDetail(
+                        "row_value",
+                        f"{rows_loc}/{i}/{col_index}",
+                        f"row {i}, column {field.name!r} ({_tname(field.type)}): {bad}",
+                        v,
+                    )
+                )
+    if errors:
+        return pa.nulls(len(values), type=at)
+    try:
+        return pa.array(out, type=at)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, ValueError, TypeError) as exc:
+        errors.append(
+            ErrorDetail(
+                "row_value", f"{rows_loc}", f"column {field.name!r} cannot be converted: {exc}"
+            )
+        )
+        return pa.nulls(len(values), type=at)
+
+
+def _tname(t: DataType) -> str:
+    from .types import type_string
+
+    return type_string(t)
+
+
+def _infer_array_column(values: list[Any], field: Field) -> tuple[DataType, pa.DataType]:
+    """A bare ``array``/``list`` column: element type from the data (bigint if unknown)."""
+    import pyarrow as pa
+
+    from .types import from_arrow
+
+    sample = [v for v in values if v is not None]
+    try:
+        inferred = pa.array(sample).type if sample else pa.list_(pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        inferred = pa.list_(pa.int64())
+    if not pa.types.is_list(inferred) or pa.types.is_null(inferred.value_type):
+        inferred = pa.list_(pa.int64())
+    t = from_arrow(inferred)
+    return t, arrow_type(t)
+
+
+def rows_to_arrow(
+    rows: Sequence[Any], fields: Sequence[Field], rows_loc: str, errors: list[ErrorDetail]
+) -> pa.Table:
+    """Convert rows (lists in schema order or dicts by name) to an Arrow table.
+
+    Problems are appended to ``errors`` (row shape, bad values); the returned table is then
+    only a placeholder of the right schema.
+    """
+    import pyarrow as pa
+
+    n_cols = len(fields)
+    names = [f.name for f in fields]
+    columns: list[list[Any]]
+    start_errors = len(errors)
+    if not isinstance(rows, (list, tuple)):
+        errors.append(ErrorDetail("rows_type", rows_loc, "rows must be a list", rows))
+        rows = []
+    if all(type(r) is list or type(r) is tuple for r in rows):
+        bad_len = [i for i, r in enumerate(rows) if len(r) != n_cols]
+        for i in bad_len[:MAX_ROW_ERRORS]:
+            errors.append(
+                ErrorDetail(
+                    "row_length",
+                    f"{rows_loc}/{i}",
+                    f"row {i} has {len(rows[i])} values but the schema has {n_cols} columns",
+                    rows[i],
+                )
+            )
+        columns = [list(c) for c in zip(*rows)] if rows and not bad_len else [[] for _ in fields]
+        if bad_len:
+            rows = []
+    else:
+        columns = [[] for _ in fields]
+        for i, r in enumerate(rows):
+            if isinstance(r, dict):
+                for j, name in enumerate(names):
+                    columns[j].append(r.get(name))
+            elif isinstance(r, (list, tuple)):
+                if len(r) != n_cols:
+                    errors.append(
+                        ErrorDetail(
+                            "row_length",
+                            f"{rows_loc}/{i}",
+                            f"row {i} has {len(r)} values but the schema has {n_cols} columns",
+                            r,
+                        )
+                    )
+                    continue
+                for j in range(n_cols):
+                    columns[j].append(r[j])
+            else:
+                errors.append(
+                    ErrorDetail(
+                        "row_type",
+                        f"{rows_loc}/{i}",
+                        f"row {i} must be a list (schema order) or an object keyed by column name",
+                        r,
+                    )
+                )
+    if len(errors) > start_errors:
+        return _empty_table(fields)
+    arrays = []
+    arrow_fields = []
+    for j, field in enumerate(fields):
+        t = field.type
+        if isinstance(t, ArrayType) and t.element is None:
+            t, at = _infer_array_column(columns[j], field)
+            field = Field(field.name, t, field.loc)
+        else:
+            at = arrow_type(t)
+        arrays.append(_column(columns[j], field, at, rows_loc, j, errors))
+        arrow_fields.append(pa.field(field.name, at))
+    return pa.Table.from_arrays(arrays, schema=pa.schema(arrow_fields))
+
+
+def _empty_table(fields: Sequence[Field]) -> pa.Table:
+    import pyarrow as pa
+
+    cols = []
+    for f in fields:
+        try:
+            cols.append(pa.field(f.name, arrow_type(f.type)))
+        except TypeParseError:
+            cols.append(pa.field(f.name, pa.int64()))
+    return pa.schema(cols).empty_table()
+
+
+def serialize_ipc(table: pa.Table) -> bytes:
+    """Arrow IPC stream bytes of ``table`` (what ``LocalRelation.data`` carries)."""
+    import pyarrow as pa
+
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()

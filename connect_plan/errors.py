@@ -1,0 +1,185 @@
+"""The one exception tree of connect_plan.
+
+::
+
+    ConnectPlanError                      base of everything raised on purpose
+    ├── PlanError (also ValueError)       the plan, its data or its schema is invalid;
+    │                                     raised before any network call; carries
+    │                                     every problem found as an ErrorDetail
+    ├── ServerError                       the Spark Connect server refused or failed
+    │   │                                 the query: Spark's error class, SQLSTATE,
+    │   │                                 message, and the plan step when known
+    │   └── ServerUnavailableError        no server answered (not running, refused,
+    │                                     deadline exceeded before any answer)
+    ├── ResultIntegrityError              the result stream broke an invariant
+    │                                     (schema drift, row counts, truncation)
+    └── LocalServerError                  the local Spark Connect launcher failed
+                                          (no Java, no jars, did not become ready)
+
+A ``PlanError`` lists *all* problems found in one pass, each with a stable ``code``,
+a JSON-pointer-like ``loc`` (``/plan/2/payload/expr/args/0``), a sentence and the
+offending input, in the manner of pydantic-core's ``ErrorDetails``.
+"""
+
+from __future__ import annotations
+
+import reprlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "ConnectPlanError",
+    "ErrorDetail",
+    "LocalServerError",
+    "PlanError",
+    "ResultIntegrityError",
+    "ServerError",
+    "ServerUnavailableError",
+]
+
+_short = reprlib.Repr()
+_short.maxstring = 60
+_short.maxother = 60
+_short.maxlist = 4
+_short.maxdict = 4
+_short.maxlevel = 2
+
+#: sentinel for "no offending input recorded"
+_MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
+
+
+@dataclass(frozen=True)
+class ErrorDetail:
+    """One problem in a plan: where, what kind, what was found, what was expected."""
+
+    code: str
+    loc: str
+    message: str
+    input: Any = _MISSING
+
+    def __str__(self) -> str:
+        text = f"{self.loc or '/'}: {self.message} [{self.code}]"
+        if self.input is not _MISSING:
+            text += f" (got {_short.repr(self.input)})"
+        return text
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-friendly view (the CLI prints these with ``--format json``)."""
+        out: dict[str, Any] = {"code": self.code, "loc": self.loc, "message": self.message}
+        if self.input is not _MISSING:
+            out["input"] = _short.repr(self.input)
+        return out
+
+
+class ConnectPlanError(Exception):
+    """Base class of every error connect_plan raises on purpose."""
+
+
+class PlanError(ConnectPlanError, ValueError):
+    """The plan (or its inline data or schema) is invalid.
+
+    ``details`` lists every problem found, in document order.
+    """
+
+    def __init__(self, details: Sequence[ErrorDetail] | ErrorDetail) -> None:
+        if isinstance(details, ErrorDetail):
+            details = [details]
+        self.details: tuple[ErrorDetail, ...] = tuple(details)
+        super().__init__(self._render())
+
+    @classmethod
+    def single(cls, code: str, loc: str, message: str, input: Any = _MISSING) -> PlanError:
+        return cls([ErrorDetail(code, loc, message, input)])
+
+    def _render(self) -> str:
+        n = len(self.details)
+        head = "invalid plan: 1 problem" if n == 1 else f"invalid plan: {n} problems"
+        return head + "\n" + "\n".join(f"  {d}" for d in self.details)
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(d.code for d in self.details)
+
+    @property
+    def locs(self) -> tuple[str, ...]:
+        return tuple(d.loc for d in self.details)
+
+
+class ServerError(ConnectPlanError):
+    """The Spark Connect server reported an error for a query.
+
+    ``error_class`` is Spark's error condition (``UNRESOLVED_COLUMN.WITH_SUGGESTION``),
+    ``sqlstate`` its SQLSTATE, ``op_index`` the index of the plan step that caused it
+    when it could be determined (else ``None``).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        error_class: str | None = None,
+        sqlstate: str | None = None,
+        op_index: int | None = None,
+        op_name: str | None = None,
+        grpc_status: str | None = None,
+        server_stacktrace: str | None = None,
+        message_parameters: dict[str, str] | None = None,
+    ) -> None:
+        self.message = message
+        self.error_class = error_class
+        self.sqlstate = sqlstate
+        self.op_index = op_index
+        self.op_name = op_name
+        self.grpc_status = grpc_status
+        self.server_stacktrace = server_stacktrace
+        self.message_parameters = dict(message_parameters or {})
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        parts = []
+        if self.op_index is not None:
+            step = f"plan step {self.op_index}"
+            if self.op_name:
+                step += f" ({self.op_name})"
+            parts.append(f"{step}: ")
+        if self.error_class and f"[{self.error_class}]" not in self.message:
+            parts.append(f"[{self.error_class}] ")
+        parts.append(self.message)
+        if self.sqlstate and "SQLSTATE" not in self.message:
+            parts.append(f" SQLSTATE: {self.sqlstate}")
+        return "".join(parts)
+
+    def with_step(self, op_index: int | None, op_name: str | None) -> ServerError:
+        """A copy of this error that names the plan step that caused it."""
+        err = type(self)(
+            self.message,
+            error_class=self.error_class,
+            sqlstate=self.sqlstate,
+            op_index=op_index,
+            op_name=op_name,
+            grpc_status=self.grpc_status,
+            server_stacktrace=self.server_stacktrace,
+            message_parameters=self.message_parameters,
+        )
+        err.__cause__ = self.__cause__
+        return err
+
+
+class ServerUnavailableError(ServerError):
+    """No Spark Connect server answered at the given address."""
+
+
+class ResultIntegrityError(ConnectPlanError):
+    """The result stream violated an invariant; no partial result is returned."""
+
+
+class LocalServerError(ConnectPlanError):
+    """The local Spark Connect server could not be started, found or stopped."""
+
+
+def collect(details: Iterable[ErrorDetail]) -> None:
+    """Raise one PlanError listing ``details`` if there are any."""
+    found = list(details)
+    if found:
+        raise PlanError(found)

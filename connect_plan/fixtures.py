@@ -1,0 +1,249 @@
+"""Plan fixtures: ``{"name"?, "input": {"schema", "rows"}, "plan": [...], "expected": ...}``.
+
+``expected`` is either ``{"schema": [...], "rows": [...]}`` — the result must have exactly
+these column names and types and these rows (in order when the plan sorts, as a multiset
+otherwise) — or ``{"error": {"code"?, "loc"?, "error_class"?, "contains"?}}`` — the plan
+must fail with a matching :class:`~connect_plan.errors.PlanError` detail or
+:class:`~connect_plan.errors.ServerError`.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import decimal
+import json
+import math
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import ConnectPlanError, PlanError, ServerError
+from .types import ArrayType, DataType, MapType, Primitive, StructType, TypeParseError, from_arrow, parse_type, type_string
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from .client import Client
+
+__all__ = ["FixtureResult", "compare_result", "discover", "load_fixture", "run_fixture"]
+
+
+@dataclass(frozen=True)
+class FixtureResult:
+    path: str
+    name: str
+    ok: bool
+    message: str
+    seconds: float
+
+
+def discover(directory: str | Path) -> list[Path]:
+    """Every ``*.json`` fixture under ``directory``, sorted by path."""
+    root = Path(directory)
+    if root.is_file():
+        return [root]
+    return sorted(p for p in root.rglob("*.json") if p.is_file())
+
+
+def load_fixture(path: str | Path) -> dict[str, Any]:
+    from .parse import load_json
+
+    doc = load_json(Path(path).read_bytes())
+    if not isinstance(doc, dict):
+        raise PlanError.single("document_type", "", f"{path}: a fixture must be a JSON object")
+    return doc
+
+
+def _sorts(doc: Mapping[str, Any]) -> bool:
+    """Compare rows in order only when the plan's last row-order-defining step is a sort."""
+    steps = doc.get("plan") or []
+    ordered = False
+    for step in steps if isinstance(steps, list) else []:
+        op = step.get("op") if isinstance(step, Mapping) else None
+        if op == "orderBy":
+            ordered = True
+        elif op in ("groupBy", "rollup", "cube", "agg", "join", "union", "unionByName", "distinct", "crossJoin", "cross_join"):
+            ordered = False
+    return ordered
+
+
+def run_fixture(client: Client, doc: Mapping[str, Any], path: str = "") -> FixtureResult:
+    name = str(doc.get("name") or Path(path).stem)
+    start = time.perf_counter()
+    expected = doc.get("expected")
+    plan_doc = {"input": doc.get("input"), "plan": doc.get("plan")}
+    try:
+        table = client.execute(plan_doc)
+    except ConnectPlanError as exc:
+        took = time.perf_counter() - start
+        if isinstance(expected, Mapping) and "error" in expected:
+            problem = _match_error(exc, expected["error"])
+            return FixtureResult(path, name, problem is None, problem or "failed as expected", took)
+        return FixtureResult(path, name, False, f"{type(exc).__name__}: {exc}", took)
+    took = time.perf_counter() - start
+    if not isinstance(expected, Mapping):
+        return FixtureResult(path, name, True, f"ran ({table.num_rows} rows; no expected result)", took)
+    if "error" in expected:
+        return FixtureResult(path, name, False, f"expected an error, got {table.num_rows} rows", took)
+    problem = compare_result(table, expected, ordered=_sorts(doc))
+    return FixtureResult(path, name, problem is None, problem or f"{table.num_rows} rows match", took)
+
+
+def _match_error(exc: ConnectPlanError, want: Mapping[str, Any]) -> str | None:
+    kind = want.get("kind")
+    if kind == "plan" and not isinstance(exc, PlanError):
+        return f"expected a PlanError, got {type(exc).__name__}: {exc}"
+    if kind == "server" and not isinstance(exc, ServerError):
+        return f"expected a ServerError, got {type(exc).__name__}: {exc}"
+    if "code" in want or "loc" in want:
+        if not isinstance(exc, PlanError):
+            return f"expected a PlanError with code/loc, got {type(exc).__name__}: {exc}"
+        if not any(
+            want.get("code", d.code) == d.code and want.get("loc", d.loc) == d.loc for d in exc.details
+        ):
+            return f"no problem with code={want.get('code')!r} loc={want.get('loc')!r} in: {exc}"
+    if "error_class" in want:
+        got = getattr(exc, "error_class", None)
+        if not got or not str(got).startswith(str(want["error_class"])):
+            return f"expected error class {want['error_class']!r}, got {got!r}: {exc}"
+    if "op_index" in want and getattr(exc, "op_index", None) != want["op_index"]:
+        return f"expected op_index {want['op_index']}, got {getattr(exc, 'op_index', None)}"
+    if "contains" in want and str(want["contains"]) not in str(exc):
+        return f"error text lacks {want['contains']!r}: {exc}"
+    return None
+
+
+# ------------------------------------------------------------------ comparison
+
+
+def _types_match(want: DataType, got: DataType) -> bool:
+    if isinstance(want, ArrayType) and isinstance(got, ArrayType):
+        return want.element is None or (got.element is not None and _types_match(want.element, got.element))
+    if isinstance(want, MapType) and isinstance(got, MapType):
+        if want.key is None:
+            return True
+        return got.key is not None and got.value is not None and want.value is not None and _types_match(want.key, got.key) and _types_match(want.value, got.value)
+    if isinstance(want, StructType) and isinstance(got, StructType):
+        return len(want.fields) == len(got.fields) and all(
+            wn == gn and _types_match(wt, gt) for (wn, wt), (gn, gt) in zip(want.fields, got.fields)
+        )
+    return want == got
+
+
+def compare_result(table: pa.Table, expected: Mapping[str, Any], *, ordered: bool) -> str | None:
+    """None if ``table`` matches ``expected`` (schema and rows), else what differs."""
+    got_types = [from_arrow(f.type) for f in table.schema]
+    if "schema" in expected:
+        want_schema = expected["schema"]
+        want_names, want_types = [], []
+        for i, f in enumerate(want_schema):
+            name = f.get("name") if isinstance(f, Mapping) else f[0]
+            tstr = f.get("type") if isinstance(f, Mapping) else f[1]
+            want_names.append(name)
+            try:
+                want_types.append(parse_type(tstr))
+            except TypeParseError as exc:
+                return f"expected schema field {i}: {exc}"
+        if want_names != table.column_names:
+            return f"columns differ: expected {want_names}, got {table.column_names}"
+        for name, wt, gt in zip(want_names, want_types, got_types):
+            if not _types_match(wt, gt):
+                return f"column {name!r}: expected type {type_string(wt)}, got {type_string(gt)}"
+    rows = expected.get("rows")
+    if rows is None:
+        return None
+    got_rows = [[_normalise(v, t) for v, t in zip(row, got_types)] for row in _rows(table)]
+    want_rows = []
+    for row in rows:
+        if isinstance(row, Mapping):
+            row = [row.get(n) for n in table.column_names]
+        if len(row) != len(got_types):
+            return f"expected row {row!r} has {len(row)} values for {len(got_types)} columns"
+        want_rows.append([_normalise_expected(v, t) for v, t in zip(row, got_types)])
+    if len(want_rows) != len(got_rows):
+        return f"expected {len(want_rows)} rows, got {len(got_rows)}: {_preview(got_rows)}"
+    if not ordered:
+        want_rows = sorted(want_rows, key=_sort_key)
+        got_rows = sorted(got_rows, key=_sort_key)
+    for i, (w, g) in enumerate(zip(want_rows, got_rows)):
+        if not _equal(w, g):
+            where = f"row {i}" if ordered else "rows (sorted)"
+            return f"{where} differ: expected {w!r}, got {g!r}"
+    return None
+
+
+def _rows(table: pa.Table) -> Iterable[list[Any]]:
+    cols = [c.to_pylist() for c in table.columns]
+    return (list(r) for r in zip(*cols)) if cols else iter(())
+
+
+def _preview(rows: Sequence[Any], n: int = 5) -> str:
+    text = json.dumps(rows[:n], default=str)
+    return text + (" ..." if len(rows) > n else "")
+
+
+def _normalise(v: Any, t: DataType) -> Any:
+    """A result value as comparable JSON-ish Python."""
+    if v is None:
+        return None
+    if isinstance(t, Primitive):
+        if t.name == "date":
+            return v.isoformat()
+        if t.name in ("timestamp", "timestamp_ntz"):
+            if v.tzinfo is not None:
+                v = v.astimezone(dt.timezone.utc).replace(tzinfo=None)
+            return v.isoformat(sep=" ")
+        if t.name == "decimal":
+            return decimal.Decimal(v)
+        if t.name == "binary":
+            return base64.b64encode(v).decode()
+        return v
+    if isinstance(t, ArrayType):
+        return [_normalise(x, t.element) if t.element else x for x in v]
+    if isinstance(t, MapType):
+        return {_key(_normalise(k, t.key)) if t.key else k: _normalise(x, t.value) if t.value else x for k, x in v}
+    if isinstance(t, StructType):
+        return {n: _normalise(v.get(n), ft) for n, ft in t.fields}
+    return v
+
+
+def _key(k: Any) -> Any:
+    return json.dumps(k, sort_keys=True, default=str) if isinstance(k, (dict, list)) else k
+
+
+def _normalise_expected(v: Any, t: DataType) -> Any:
+    from .data import _Bad, coerce_value
+
+    if v is None:
+        return None
+    try:
+        coerced = coerce_value(v, t)
+    except _Bad:
+        return v
+    if isinstance(t, Primitive) and t.name in ("timestamp", "timestamp_ntz") and isinstance(coerced, int):
+        coerced = dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=coerced)
+    if isinstance(t, MapType):
+        coerced = [(k, x) for k, x in coerced]
+    return _normalise(coerced, t)
+
+
+def _sort_key(row: list[Any]) -> str:
+    return json.dumps(row, sort_keys=True, default=str)
+
+
+def _equal(a: Any, b: Any) -> bool:
+    if isinstance(a, float) or isinstance(b, float):
+        if a is None or b is None or isinstance(a, (str, bool)) or isinstance(b, (str, bool)):
+            return a == b
+        fa, fb = float(a), float(b)
+        if math.isnan(fa) or math.isnan(fb):
+            return math.isnan(fa) and math.isnan(fb)
+        return math.isclose(fa, fb, rel_tol=1e-9, abs_tol=1e-12)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+    return bool(a == b)

@@ -1,0 +1,352 @@
+"""The intermediate representation: immutable relation and expression nodes.
+
+The parser (:mod:`connect_plan.parse`) is the only module that knows the plan format's
+many spellings; it produces these nodes, each of which remembers where it came from
+(``loc``, a JSON pointer such as ``/plan/2/payload/expr/args/0``). The translator
+(:mod:`connect_plan.translate`) turns them into Spark Connect protos.
+
+Expressions
+    :class:`Col`, :class:`Lit`, :class:`Call`, :class:`Cast`, :class:`When`,
+    :class:`ExtractValue`, :class:`Star`, :class:`Window` (+ :class:`SortKey`,
+    :class:`Frame`), :class:`Lambda`, :class:`LambdaVar`, :class:`UdfCall`
+Relations (plan steps)
+    :class:`Filter`, :class:`Select`, :class:`WithColumn`, :class:`WithColumnRenamed`,
+    :class:`Drop`, :class:`Distinct`, :class:`Limit`, :class:`Offset`, :class:`OrderBy`,
+    :class:`GroupBy`, :class:`Agg`, :class:`Join`, :class:`SetOp`, :class:`CrossJoin`,
+    :class:`Stop`
+Sources
+    :class:`InlineData`
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Union
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from .types import DataType
+
+# --------------------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True)
+class Col:
+    """A column reference. ``name`` is as written; dots are resolved by the translator
+    (a column literally named ``a.b`` wins over struct access ``a`` → ``b``).
+    ``side`` pins the reference to one input of a join condition (``left``/``right``)."""
+
+    name: str
+    loc: str
+    side: str | None = None
+
+
+@dataclass(frozen=True)
+class Lit:
+    """A literal. ``value`` is a JSON scalar (None, bool, int, float, str); ``type``
+    forces a Spark type (typed literals), else PySpark's literal typing applies."""
+
+    value: Any
+    loc: str
+    type: DataType | None = None
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call of catalog function ``fn`` (its canonical plan name) on ``args``."""
+
+    fn: str
+    args: tuple[Expr, ...]
+    loc: str
+    distinct: bool = False
+
+
+@dataclass(frozen=True)
+class Cast:
+    expr: Expr
+    to: DataType
+    loc: str
+    mode: str = "cast"  # "cast" | "try"
+
+
+@dataclass(frozen=True)
+class When:
+    """``CASE WHEN c1 THEN v1 [WHEN ...] [ELSE otherwise] END``; no else means null."""
+
+    branches: tuple[tuple[Expr, Expr], ...]
+    otherwise: Expr | None
+    loc: str
+
+
+@dataclass(frozen=True)
+class ExtractValue:
+    """``child[key]``: array element (0-based), map value or struct field."""
+
+    child: Expr
+    key: Expr
+    loc: str
+
+
+@dataclass(frozen=True)
+class Star:
+    """``*``: every column of the input."""
+
+    loc: str
+
+
+@dataclass(frozen=True)
+class SortKey:
+    expr: Expr
+    ascending: bool
+    nulls_first: bool | None  # None = Spark's default for the direction
+    loc: str
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A window frame. Bounds: ``None`` = unbounded, ``0`` = current row, else an offset."""
+
+    kind: str  # "rows" | "range"
+    lower: int | None
+    upper: int | None
+    loc: str
+
+
+@dataclass(frozen=True)
+class Window:
+    func: Expr
+    partition_by: tuple[Expr, ...]
+    order_by: tuple[SortKey, ...]
+    frame: Frame | None
+    loc: str
+
+
+@dataclass(frozen=True)
+class LambdaVar:
+    name: str
+    loc: str
+
+
+@dataclass(frozen=True)
+class Lambda:
+    params: tuple[str, ...]
+    body: Expr
+    loc: str
+
+
+@dataclass(frozen=True)
+class UdfCall:
+    """A call of a user-defined function by name (registered locally or on the server)."""
+
+    name: str
+    args: tuple[Expr, ...]
+    loc: str
+
+
+Expr = Union[Col, Lit, Call, Cast, When, ExtractValue, Star, Window, Lambda, LambdaVar, UdfCall]
+
+# --------------------------------------------------------------------------- sources
+
+
+@dataclass(frozen=True)
+class InlineData:
+    """Rows carried in the plan, already converted to Arrow."""
+
+    table: pa.Table = field(repr=False)
+    loc: str
+
+
+Source = InlineData
+
+# --------------------------------------------------------------------------- steps
+
+
+@dataclass(frozen=True)
+class Step:
+    """Fields every plan step has: its index in the plan, its op name as written, where."""
+
+    index: int
+    op: str
+    loc: str
+
+
+@dataclass(frozen=True)
+class Filter(Step):
+    condition: Expr
+
+
+@dataclass(frozen=True)
+class SelectItem:
+    expr: Expr
+    alias: str | None
+    loc: str
+
+
+@dataclass(frozen=True)
+class Select(Step):
+    items: tuple[SelectItem, ...]
+
+
+@dataclass(frozen=True)
+class WithColumn(Step):
+    name: str
+    expr: Expr
+
+
+@dataclass(frozen=True)
+class WithColumnRenamed(Step):
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class Drop(Step):
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Distinct(Step):
+    pass
+
+
+@dataclass(frozen=True)
+class Limit(Step):
+    n: int
+
+
+@dataclass(frozen=True)
+class Offset(Step):
+    n: int
+
+
+@dataclass(frozen=True)
+class OrderBy(Step):
+    keys: tuple[SortKey, ...]
+
+
+@dataclass(frozen=True)
+class AggItem:
+    expr: Expr
+    alias: str | None
+    loc: str
+
+
+@dataclass(frozen=True)
+class GroupBy(Step):
+    """``groupBy``/``rollup``/``cube``; ``aggs`` is None when a separate ``agg`` follows."""
+
+    kind: str  # "groupby" | "rollup" | "cube"
+    keys: tuple[Expr, ...]
+    aggs: tuple[AggItem, ...] | None
+
+
+@dataclass(frozen=True)
+class Agg(Step):
+    """A standalone ``agg`` step: completes the preceding ``groupBy``, else aggregates all rows."""
+
+    aggs: tuple[AggItem, ...]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A source and the steps applied to it, in order."""
+
+    source: Source
+    steps: tuple[Step, ...]
+    loc: str
+
+
+@dataclass(frozen=True)
+class Join(Step):
+    """``how`` is canonical: inner, left, right, full, left_semi, left_anti, cross.
+    ``keys`` (USING columns) or ``condition`` — or both when keys are mixed with conditions."""
+
+    right: Plan
+    how: str
+    keys: tuple[str, ...]
+    condition: Expr | None
+
+
+@dataclass(frozen=True)
+class SetOp(Step):
+    """``union`` (by position) / ``unionByName`` (by name, missing columns allowed)."""
+
+    right: Plan
+    kind: str  # "union"
+    by_name: bool
+    allow_missing: bool
+    distinct: bool = False
+
+
+@dataclass(frozen=True)
+class CrossJoin(Step):
+    right: Plan
+
+
+@dataclass(frozen=True)
+class Stop(Step):
+    """``stop``: a no-op here (robin stopped its session)."""
+
+
+STEP_CLASSES: tuple[type[Step], ...] = (
+    Filter,
+    Select,
+    WithColumn,
+    WithColumnRenamed,
+    Drop,
+    Distinct,
+    Limit,
+    Offset,
+    OrderBy,
+    GroupBy,
+    Agg,
+    Join,
+    SetOp,
+    CrossJoin,
+    Stop,
+)
+
+EXPR_CLASSES: tuple[type, ...] = (
+    Col,
+    Lit,
+    Call,
+    Cast,
+    When,
+    ExtractValue,
+    Star,
+    Window,
+    Lambda,
+    LambdaVar,
+    UdfCall,
+)
+
+
+def walk(expr: Expr) -> list[Expr]:
+    """Every node of an expression tree, pre-order, iteratively (no recursion limit)."""
+    out: list[Expr] = []
+    stack: list[Expr] = [expr]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(reversed(children(node)))
+    return out
+
+
+def children(node: Expr) -> list[Expr]:
+    if isinstance(node, (Call, UdfCall)):
+        return list(node.args)
+    if isinstance(node, Cast):
+        return [node.expr]
+    if isinstance(node, When):
+        kids = [e for pair in node.branches for e in pair]
+        if node.otherwise is not None:
+            kids.append(node.otherwise)
+        return kids
+    if isinstance(node, ExtractValue):
+        return [node.child, node.key]
+    if isinstance(node, Window):
+        return [node.func, *node.partition_by, *(k.expr for k in node.order_by)]
+    if isinstance(node, Lambda):
+        return [node.body]
+    return []

@@ -1,0 +1,346 @@
+"""A local Apache Spark Connect server, launched from the jars ``pyspark`` ships.
+
+This is a development and test convenience (``connect-plan server start``, the test
+suite's fixture); the client library itself never starts a JVM. The server:
+
+* runs ``spark-submit --class org.apache.spark.sql.connect.service.SparkConnectServer``
+  from ``$SPARK_HOME`` (default: the installed ``pyspark`` package) with the machine's
+  Java 17+;
+* binds gRPC to loopback on a free (or given) port, in its own process session so it
+  outlives the command that started it;
+* is ready when it answers a real RPC, not merely when the port accepts connections;
+* records ``pid``/``port``/log path in a state file, and is only ever stopped after its
+  pid is verified to still be that server (a recycled pid is never signalled).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import LocalServerError
+
+__all__ = [
+    "LocalServer",
+    "ServerInfo",
+    "find_java",
+    "free_port",
+    "running_server_url",
+    "spark_home",
+    "state_dir",
+]
+
+SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
+DEFAULT_CONF: dict[str, str] = {
+    "spark.ui.enabled": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.driver.host": "127.0.0.1",
+    "spark.driver.bindAddress": "127.0.0.1",
+}
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    pid: int
+    port: int
+    host: str
+    log_path: str
+    started_at: float
+    spark_home: str
+
+    @property
+    def url(self) -> str:
+        return f"sc://{self.host}:{self.port}"
+
+
+def state_dir() -> Path:
+    """Where the local server's state and log live (``CONNECT_PLAN_STATE_DIR`` overrides)."""
+    env = os.environ.get("CONNECT_PLAN_STATE_DIR")
+    if env:
+        return Path(env)
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(cache) / "connect_plan" / "server"
+
+
+def spark_home() -> Path:
+    """``$SPARK_HOME`` if it holds the Connect server jar, else the pyspark package dir."""
+    candidates = []
+    if os.environ.get("SPARK_HOME"):
+        candidates.append(Path(os.environ["SPARK_HOME"]))
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec("pyspark")
+        if spec and spec.origin:
+            candidates.append(Path(spec.origin).parent)
+    except (ImportError, ValueError):
+        pass
+    for home in candidates:
+        jars = home / "jars"
+        if (home / "bin" / "spark-submit").exists() and any(jars.glob("spark-connect_*.jar")):
+            return home
+    raise LocalServerError(
+        "no Spark installation with the Connect server found: install the full 'pyspark' "
+        "package (not pyspark-client), or set SPARK_HOME to a Spark 3.5+/4.x distribution"
+    )
+
+
+def find_java(minimum: int = 17) -> str:
+    """Path of a ``java`` of at least ``minimum`` major version (JAVA_HOME, then PATH)."""
+    candidates = []
+    if os.environ.get("JAVA_HOME"):
+        candidates.append(os.path.join(os.environ["JAVA_HOME"], "bin", "java"))
+    found = shutil.which("java")
+    if found:
+        candidates.append(found)
+    for java in candidates:
+        if not os.path.exists(java):
+            continue
+        try:
+            out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        m = re.search(r'version "(\d+)(?:\.(\d+))?', out.stderr + out.stdout)
+        if m:
+            major = int(m.group(1))
+            if major == 1 and m.group(2):
+                major = int(m.group(2))
+            if major >= minimum:
+                return java
+    raise LocalServerError(f"Java {minimum}+ is needed to run a local Spark Connect server; none found on JAVA_HOME or PATH")
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+def _port_open(host: str, port: int, timeout: float = 0.5) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+    except OSError:
+        pass
+    try:  # not Linux: ask ps
+        out = subprocess.run(["ps", "-o", "command=", "-p", str(pid)], capture_output=True, text=True, timeout=10)
+        return out.stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
+def _is_our_server(pid: int, port: int) -> bool:
+    """True only if ``pid`` is alive and is a SparkConnectServer bound to ``port``."""
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    cmd = _cmdline(pid)
+    return SERVER_CLASS in cmd and f"spark.connect.grpc.binding.port={port}" in cmd
+
+
+class LocalServer:
+    """One local Spark Connect server process and its state file.
+
+    ``LocalServer().start()`` launches it (or returns the one already running from the
+    same state directory); ``stop()`` stops it after verifying its pid.
+    """
+
+    def __init__(self, directory: Path | str | None = None) -> None:
+        self.directory = Path(directory) if directory is not None else state_dir()
+
+    @property
+    def state_file(self) -> Path:
+        return self.directory / "server.json"
+
+    def info(self) -> ServerInfo | None:
+        """The recorded server if it is still running (stale state is removed)."""
+        try:
+            raw = json.loads(self.state_file.read_text())
+            info = ServerInfo(**raw)
+        except (OSError, ValueError, TypeError):
+            return None
+        if _is_our_server(info.pid, info.port):
+            return info
+        with contextlib.suppress(OSError):
+            self.state_file.unlink()
+        return None
+
+    def start(
+        self,
+        *,
+        port: int | None = None,
+        host: str = "127.0.0.1",
+        conf: Mapping[str, str] | None = None,
+        driver_memory: str | None = None,
+        master: str | None = None,
+        timeout: float = 180.0,
+        extra_args: Sequence[str] = (),
+    ) -> ServerInfo:
+        running = self.info()
+        if running is not None:
+            return running
+        home = spark_home()
+        java = find_java()
+        port = port or free_port(host)
+        if _port_open(host, port):
+            raise LocalServerError(f"port {port} on {host} is already in use")
+        self.directory.mkdir(parents=True, exist_ok=True)
+        log_path = self.directory / f"spark-connect-{port}.log"
+        settings = {**DEFAULT_CONF, **(conf or {})}
+        settings["spark.connect.grpc.binding.port"] = str(port)
+        settings["spark.connect.grpc.binding.address"] = host
+        cmd = [str(home / "bin" / "spark-submit"), "--class", SERVER_CLASS, "--name", "connect-plan-local"]
+        if master:
+            cmd += ["--master", master]
+        if driver_memory:
+            cmd += ["--driver-memory", driver_memory]
+        for k, v in settings.items():
+            cmd += ["--conf", f"{k}={v}"]
+        cmd += [*extra_args, "spark-internal"]
+        env = dict(os.environ)
+        env["SPARK_HOME"] = str(home)
+        env["JAVA_HOME"] = str(Path(java).resolve().parent.parent)
+        env.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        env.pop("SPARK_REMOTE", None)
+        env.pop("PYSPARK_SUBMIT_ARGS", None)
+        log = open(log_path, "ab")
+        try:
+            proc = subprocess.Popen(
+                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env=env, start_new_session=True, cwd=str(self.directory),
+            )
+        finally:
+            log.close()
+        info = ServerInfo(proc.pid, port, host, str(log_path), time.time(), str(home))
+        self.state_file.write_text(json.dumps(asdict(info)))
+        try:
+            self._wait_ready(proc, info, timeout)
+        except BaseException:
+            self._terminate(proc.pid, grace=10)
+            with contextlib.suppress(OSError):
+                self.state_file.unlink()
+            raise
+        return info
+
+    def _wait_ready(self, proc: subprocess.Popen[bytes], info: ServerInfo, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise LocalServerError(
+                    f"the Spark Connect server exited with code {proc.returncode} while starting; "
+                    f"last log lines:\n{tail(info.log_path)}"
+                )
+            if _port_open(info.host, info.port):
+                if _answers(info.url):
+                    return
+            time.sleep(0.25)
+        raise LocalServerError(
+            f"the Spark Connect server did not answer within {timeout:.0f} s; last log lines:\n{tail(info.log_path)}"
+        )
+
+    def stop(self, timeout: float = 30.0) -> bool:
+        """Stop the recorded server; True if one was running."""
+        info = self.info()
+        if info is None:
+            return False
+        self._terminate(info.pid, grace=timeout)
+        with contextlib.suppress(OSError):
+            self.state_file.unlink()
+        return True
+
+    @staticmethod
+    def _terminate(pid: int, grace: float) -> None:
+        try:
+            os.killpg(pid, signal.SIGTERM)
+        except (ProcessLookupError, PermissionError):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            if not _alive(pid):
+                return
+            time.sleep(0.1)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        waited, _ = os.waitpid(pid, os.WNOHANG)
+        if waited == pid:
+            return False
+    except ChildProcessError:
+        pass
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    state = Path(f"/proc/{pid}/stat")
+    if state.exists():
+        with contextlib.suppress(OSError, IndexError):
+            if state.read_text().split(")")[-1].split()[0] == "Z":
+                return False
+    return True
+
+
+def _answers(url: str) -> bool:
+    """One real RPC (a config read) with no retries: the server can run queries."""
+    try:
+        from pyspark.sql.connect.client import SparkConnectClient
+
+        client = SparkConnectClient(url, retry_policy={"max_retries": 0})
+        try:
+            client.get_configs("spark.sql.session.timeZone")
+            return True
+        finally:
+            with contextlib.suppress(Exception):
+                client.release_session()
+            client.close()
+    except Exception:
+        return False
+
+
+def tail(path: str, lines: int = 25) -> str:
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - 64 * 1024))
+            text = f.read().decode("utf-8", "replace")
+    except OSError:
+        return "(no log)"
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def running_server_url(directory: Path | str | None = None) -> str | None:
+    """URL of the local server recorded in the state directory, if it is running."""
+    info = LocalServer(directory).info()
+    return info.url if info else None
+
+
+def describe(info: ServerInfo) -> dict[str, Any]:
+    """A JSON-friendly view of a running server (for the CLI)."""
+    return {**asdict(info), "url": info.url}

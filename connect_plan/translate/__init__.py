@@ -1,0 +1,57 @@
+"""IR → Spark Connect ``Plan``: pure, deterministic, no I/O.
+
+:func:`translate_ir` lowers the steps (names tracked, runs merged), checks the nesting
+depth, and emits the protos top-down. Plan ids come from a per-call counter, so the same
+plan always gives the same proto (golden files stay stable).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pyspark.sql.connect import proto as pb
+
+from .. import ir
+from ..errors import PlanError
+from .relations import Lowerer, Rel, Resolver, check_depth, emit_chain
+
+__all__ = ["Translation", "translate_ir"]
+
+
+@dataclass(frozen=True)
+class Translation:
+    """A translated plan plus what the executor needs to explain errors."""
+
+    plan: pb.Plan
+    #: plan id → indices of the plan steps merged into that relation
+    steps_by_plan_id: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    #: output column names when known statically (None entries: named by Spark)
+    columns: tuple[str | None, ...] | None = None
+    #: op name of each top-level step, by index
+    op_names: dict[int, str] = field(default_factory=dict)
+
+
+def _index(chain: list[Rel], out: dict[int, tuple[int, ...]]) -> None:
+    from .relations import JoinRel, SetOpRel
+
+    for rel in chain:
+        out[rel.plan_id] = tuple(rel.steps)
+        if isinstance(rel, (JoinRel, SetOpRel)):
+            _index(rel.right, out)
+
+
+def translate_ir(
+    plan: ir.Plan, *, case_sensitive: bool = False, resolver: Resolver | None = None
+) -> Translation:
+    lowerer = Lowerer(case_sensitive=case_sensitive, resolver=resolver)
+    chain, scope = lowerer.plan(plan)
+    if lowerer.errors:
+        raise PlanError(lowerer.errors)
+    check_depth(chain, plan.loc)
+    out = pb.Plan()
+    emit_chain(chain, out.root)
+    by_id: dict[int, tuple[int, ...]] = {}
+    _index(chain, by_id)
+    return Translation(
+        out, by_id, scope.names, {s.index: s.op for s in plan.steps}
+    )

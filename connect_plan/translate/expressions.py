@@ -1,0 +1,307 @@
+"""IR expressions → Spark Connect ``Expression`` protos, filled in place.
+
+One builder per IR class (``BUILDERS``), one per special catalog form
+(``SPECIAL_BUILDERS``); everything else in the catalog is a plain ``unresolved_function``
+named after the catalog row's Spark function. Builders write into the proto message they
+are given instead of returning a new one, so nothing is ever copied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from pyspark.sql.connect import proto as pb
+
+from .. import ir
+from ..functions import CATALOG, SPECIAL_FORMS, FunctionSpec
+from ..types import spark_type_proto
+from .scope import Scope
+
+__all__ = ["BUILDERS", "ExprContext", "emit", "quote_identifier"]
+
+_INT32 = (-(2**31), 2**31 - 1)
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+@dataclass(frozen=True)
+class ExprContext:
+    """What a builder needs besides the node: the columns in scope and, inside a join
+    condition, which input a bare column prefers (left operand → left, right → right)."""
+
+    scope: Scope
+    prefer: str | None = None
+    lambda_vars: frozenset[str] = frozenset()
+
+
+def quote_identifier(name: str) -> str:
+    """Backtick-quote one name part so dots and backticks inside it stay literal."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def emit(expr: ir.Expr, out: pb.Expression, ctx: ExprContext) -> None:
+    BUILDERS[type(expr)](expr, out, ctx)
+
+
+# ------------------------------------------------------------------ leaves
+
+
+def build_column(col: ir.Col, out: pb.Expression, ctx: ExprContext) -> None:
+    scope = ctx.scope
+    side = col.side
+    name = col.name
+    if col.name in ctx.lambda_vars:
+        out.unresolved_named_lambda_variable.name_parts.append(col.name)
+        return
+    target = scope
+    if scope.sides is not None:
+        side = side or scope.side_of(name, ctx.prefer)
+        if side is not None:
+            target = scope.sides[side]
+            name = target.output_name(name)
+    attr = out.unresolved_attribute
+    attr.unparsed_identifier = target.identifier(name)
+    if side is not None and target.plan_id is not None:
+        attr.plan_id = target.plan_id
+
+
+def build_literal(lit: ir.Lit, out: pb.Expression, ctx: ExprContext) -> None:
+    if lit.type is not None and lit.value is not None:
+        # typed literal: the JSON value cast to the requested type (Spark folds it)
+        fill_literal(lit.value, out.cast.expr.literal)
+        out.cast.type.CopyFrom(spark_type_proto(lit.type))
+        return
+    if lit.type is not None:
+        out.literal.null.CopyFrom(spark_type_proto(lit.type))
+        return
+    fill_literal(lit.value, out.literal)
+
+
+def fill_literal(value: Any, out: pb.Expression.Literal) -> None:
+    """PySpark's literal typing: int32 if it fits, else int64, else decimal(38,0)."""
+    if value is None:
+        out.null.null.SetInParent()
+    elif isinstance(value, bool):
+        out.boolean = value
+    elif isinstance(value, int):
+        if _INT32[0] <= value <= _INT32[1]:
+            out.integer = value
+        elif _INT64[0] <= value <= _INT64[1]:
+            out.long = value
+        else:
+            out.decimal.value = str(value)
+            out.decimal.precision = 38
+            out.decimal.scale = 0
+    elif isinstance(value, float):
+        out.double = value
+    elif isinstance(value, str):
+        out.string = value
+    else:  # the parser only lets JSON scalars through
+        raise TypeError(f"unsupported literal {value!r}")
+
+
+def build_star(star: ir.Star, out: pb.Expression, ctx: ExprContext) -> None:
+    out.unresolved_star.SetInParent()
+
+
+# ------------------------------------------------------------------ calls
+
+
+def build_call(call: ir.Call, out: pb.Expression, ctx: ExprContext) -> None:
+    spec = CATALOG[call.fn]
+    if spec.special is not None:
+        special = SPECIAL_BUILDERS.get(spec.special)
+        if special is not None:
+            special(call, spec, out, ctx)
+            return
+    function(spec.spark, _ordered(call.args, spec), out, ctx, distinct=call.distinct)
+
+
+def function(
+    name: str, args: list[ir.Expr] | tuple[ir.Expr, ...], out: pb.Expression, ctx: ExprContext,
+    *, distinct: bool = False,
+) -> None:
+    fn = out.unresolved_function
+    fn.function_name = name
+    if distinct:
+        fn.is_distinct = True
+    comparison = name in _COMPARISONS and len(args) == 2 and ctx.scope.sides is not None
+    for i, a in enumerate(args):
+        sub = replace(ctx, prefer=("left" if i == 0 else "right")) if comparison else ctx
+        emit(a, fn.arguments.add(), sub)
+
+
+_COMPARISONS = frozenset({"==", "<=>", ">", ">=", "<", "<=", "!="})
+
+
+def _ordered(args: tuple[ir.Expr, ...], spec: FunctionSpec) -> list[ir.Expr]:
+    if spec.order is None:
+        return list(args)
+    return [args[i] for i in spec.order if i < len(args)]
+
+
+def _build_logical_chain(call: ir.Call, spec: FunctionSpec, out: pb.Expression, ctx: ExprContext) -> None:
+    """n-ary and/or as a balanced binary tree: depth log2(n) instead of n."""
+    args = list(call.args)
+    if len(args) == 1:
+        emit(args[0], out, ctx)
+        return
+    mid = len(args) // 2
+    fn = out.unresolved_function
+    fn.function_name = spec.spark
+    for part in (args[:mid], args[mid:]):
+        target = fn.arguments.add()
+        if len(part) == 1:
+            emit(part[0], target, ctx)
+        else:
+            _build_logical_chain(ir.Call(call.fn, tuple(part), call.loc), spec, target, ctx)
+
+
+def _build_between(call: ir.Call, spec: FunctionSpec, out: pb.Expression, ctx: ExprContext) -> None:
+    x, lo, hi = call.args
+    fn = out.unresolved_function
+    fn.function_name = "and"
+    function(">=", [x, lo], fn.arguments.add(), ctx)
+    function("<=", [x, hi], fn.arguments.add(), ctx)
+
+
+def _build_isin(call: ir.Call, spec: FunctionSpec, out: pb.Expression, ctx: ExprContext) -> None:
+    function("in", call.args, out, ctx)
+
+
+def _build_single_passthrough(call: ir.Call, spec: FunctionSpec, out: pb.Expression, ctx: ExprContext) -> None:
+    if len(call.args) == 1:
+        emit(call.args[0], out, ctx)
+    else:
+        function(spec.spark, call.args, out, ctx)
+
+
+def _build_log(call: ir.Call, spec: FunctionSpec, out: pb.Expression, ctx: ExprContext) -> None:
+    if len(call.args) == 1:
+        function("ln", call.args, out, ctx)
+    else:
+        value, base = call.args
+        function("log", [base, value], out, ctx)
+
+
+def _build_not_equal(call: ir.Call, spec: FunctionSpec, out: pb.Expression, ctx: ExprContext) -> None:
+    fn = out.unresolved_function
+    fn.function_name = "not"
+    function("==", call.args, fn.arguments.add(), ctx)
+
+
+SPECIAL_BUILDERS: dict[str, Callable[[ir.Call, FunctionSpec, pb.Expression, ExprContext], None]] = {
+    "logical_chain": _build_logical_chain,
+    "between": _build_between,
+    "isin": _build_isin,
+    "single_passthrough": _build_single_passthrough,
+    "log": _build_log,
+    "not_equal": _build_not_equal,
+}
+
+#: special forms the parser rewrites into other IR nodes (never reach build_call)
+PARSER_FORMS = frozenset({"cast", "when"})
+
+
+# ------------------------------------------------------------------ other nodes
+
+
+def build_cast(node: ir.Cast, out: pb.Expression, ctx: ExprContext) -> None:
+    cast = out.cast
+    emit(node.expr, cast.expr, ctx)
+    cast.type.CopyFrom(spark_type_proto(node.to))
+    if node.mode == "try":
+        cast.eval_mode = pb.Expression.Cast.EVAL_MODE_TRY
+
+
+def build_when(node: ir.When, out: pb.Expression, ctx: ExprContext) -> None:
+    fn = out.unresolved_function
+    fn.function_name = "when"
+    for cond, value in node.branches:
+        emit(cond, fn.arguments.add(), ctx)
+        emit(value, fn.arguments.add(), ctx)
+    if node.otherwise is not None:
+        emit(node.otherwise, fn.arguments.add(), ctx)
+
+
+def build_extract_value(node: ir.ExtractValue, out: pb.Expression, ctx: ExprContext) -> None:
+    emit(node.child, out.unresolved_extract_value.child, ctx)
+    emit(node.key, out.unresolved_extract_value.extraction, ctx)
+
+
+def build_udf_call(node: ir.UdfCall, out: pb.Expression, ctx: ExprContext) -> None:
+    call = out.call_function
+    call.function_name = node.name
+    for a in node.args:
+        emit(a, call.arguments.add(), ctx)
+
+
+def build_lambda_var(node: ir.LambdaVar, out: pb.Expression, ctx: ExprContext) -> None:
+    out.unresolved_named_lambda_variable.name_parts.append(node.name)
+
+
+def build_lambda(node: ir.Lambda, out: pb.Expression, ctx: ExprContext) -> None:
+    lam = out.lambda_function
+    inner = replace(ctx, lambda_vars=ctx.lambda_vars | frozenset(node.params))
+    emit(node.body, lam.function, inner)
+    for p in node.params:
+        lam.arguments.add().name_parts.append(p)
+
+
+def build_window(node: ir.Window, out: pb.Expression, ctx: ExprContext) -> None:
+    win = out.window
+    emit(node.func, win.window_function, ctx)
+    for p in node.partition_by:
+        emit(p, win.partition_spec.add(), ctx)
+    for key in node.order_by:
+        fill_sort_order(key, win.order_spec.add(), ctx)
+    if node.frame is not None:
+        frame = win.frame_spec
+        frame.frame_type = (
+            pb.Expression.Window.WindowFrame.FRAME_TYPE_ROW
+            if node.frame.kind == "rows"
+            else pb.Expression.Window.WindowFrame.FRAME_TYPE_RANGE
+        )
+        _fill_boundary(node.frame.lower, frame.lower)
+        _fill_boundary(node.frame.upper, frame.upper)
+
+
+def _fill_boundary(bound: int | None, out: pb.Expression.Window.WindowFrame.FrameBoundary) -> None:
+    if bound is None:
+        out.unbounded = True
+    elif bound == 0:
+        out.current_row = True
+    else:
+        fill_literal(bound, out.value.literal)
+
+
+def fill_sort_order(key: ir.SortKey, out: pb.Expression.SortOrder, ctx: ExprContext) -> None:
+    emit(key.expr, out.child, ctx)
+    so = pb.Expression.SortOrder
+    out.direction = so.SORT_DIRECTION_ASCENDING if key.ascending else so.SORT_DIRECTION_DESCENDING
+    nulls_first = key.ascending if key.nulls_first is None else key.nulls_first
+    out.null_ordering = so.SORT_NULLS_FIRST if nulls_first else so.SORT_NULLS_LAST
+
+
+BUILDERS: dict[type, Callable[[Any, pb.Expression, ExprContext], None]] = {
+    ir.Col: build_column,
+    ir.Lit: build_literal,
+    ir.Call: build_call,
+    ir.Cast: build_cast,
+    ir.When: build_when,
+    ir.ExtractValue: build_extract_value,
+    ir.Star: build_star,
+    ir.Window: build_window,
+    ir.Lambda: build_lambda,
+    ir.LambdaVar: build_lambda_var,
+    ir.UdfCall: build_udf_call,
+}
+
+# import-time completeness checks: every IR expression class and every special form
+_missing = set(ir.EXPR_CLASSES) - set(BUILDERS)
+if _missing:  # pragma: no cover - a developer error caught by importing the module
+    raise RuntimeError(f"no expression builder for {sorted(c.__name__ for c in _missing)}")
+_unhandled = SPECIAL_FORMS - set(SPECIAL_BUILDERS) - PARSER_FORMS
+if _unhandled:  # pragma: no cover
+    raise RuntimeError(f"catalog special forms without a builder: {sorted(_unhandled)}")

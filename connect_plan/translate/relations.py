@@ -1,0 +1,693 @@
+"""IR plan steps → Spark Connect ``Relation`` protos.
+
+Two passes over the step list:
+
+1. **lower** (forward): tracks the output column names through every step (see
+   :class:`~connect_plan.translate.scope.Scope`), merges runs that Spark can take as one
+   relation (filters → one conjunction, independent ``withColumn``\\ s → one
+   ``WithColumns``, renames, drops) and decides join renames (``name_right``). The result
+   is a chain of small ``Rel`` records, innermost first, with plan ids assigned.
+2. **emit** (top-down): the outermost relation is filled first and each builder returns
+   the ``input`` slot of the relation it filled, for the next (inner) builder. Nothing is
+   copied, so the cost per step is flat at any plan size (bottom-up building with
+   ``CopyFrom`` re-copies the whole subtree at each level).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pyspark.sql.connect import proto as pb
+
+from .. import ir
+from ..data import serialize_ipc
+from ..errors import ErrorDetail, PlanError
+from ..functions import CATALOG
+from .expressions import ExprContext, emit, fill_sort_order
+from .scope import Scope
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["MAX_RELATION_DEPTH", "Lowerer", "Rel", "emit_chain"]
+
+#: Spark Connect servers reject protos nested ~1024 messages deep (two per relation)
+MAX_RELATION_DEPTH = 400
+
+#: Spark function names whose results differ per evaluation (never merged across steps)
+NONDETERMINISTIC = frozenset(
+    {"rand", "randn", "uuid", "shuffle", "monotonically_increasing_id", "random", "spark_partition_id", "input_file_name"}
+)
+
+#: a resolver asks a server for the column names of a relation (None: not available)
+Resolver = Callable[[pb.Relation], "list[str]"]
+
+
+# ------------------------------------------------------------------ lowered relations
+
+
+@dataclass
+class Rel:
+    plan_id: int
+    steps: list[int]
+
+
+@dataclass
+class LocalRel(Rel):
+    table: pa.Table
+
+
+@dataclass
+class FilterRel(Rel):
+    conditions: list[ir.Expr]
+    scope: Scope
+
+
+@dataclass
+class ProjectRel(Rel):
+    items: list[ir.SelectItem]
+    scope: Scope
+
+
+@dataclass
+class WithColumnsRel(Rel):
+    items: list[tuple[str, ir.Expr]]
+    scope: Scope
+    defined: set[str] = field(default_factory=set)
+
+
+@dataclass
+class RenameRel(Rel):
+    pairs: list[tuple[str, str]]
+
+
+@dataclass
+class DropRel(Rel):
+    names: list[str]
+    scope: Scope
+
+
+@dataclass
+class DedupRel(Rel):
+    pass
+
+
+@dataclass
+class LimitRel(Rel):
+    n: int
+
+
+@dataclass
+class OffsetRel(Rel):
+    n: int
+
+
+@dataclass
+class SortRel(Rel):
+    keys: list[ir.SortKey]
+    scope: Scope
+
+
+@dataclass
+class AggregateRel(Rel):
+    kind: str
+    keys: list[ir.Expr]
+    aggs: list[ir.AggItem]
+    scope: Scope
+
+
+@dataclass
+class JoinRel(Rel):
+    right: list[Rel]
+    how: str
+    using: list[str]
+    condition: ir.Expr | None
+    cond_scope: Scope | None
+
+
+@dataclass
+class SetOpRel(Rel):
+    right: list[Rel]
+    by_name: bool
+    allow_missing: bool
+    is_all: bool
+
+
+# ------------------------------------------------------------------ lowering
+
+
+_JOIN_TYPES = {
+    "inner": pb.Join.JOIN_TYPE_INNER,
+    "left": pb.Join.JOIN_TYPE_LEFT_OUTER,
+    "right": pb.Join.JOIN_TYPE_RIGHT_OUTER,
+    "full": pb.Join.JOIN_TYPE_FULL_OUTER,
+    "left_semi": pb.Join.JOIN_TYPE_LEFT_SEMI,
+    "left_anti": pb.Join.JOIN_TYPE_LEFT_ANTI,
+    "cross": pb.Join.JOIN_TYPE_CROSS,
+}
+_GROUP_TYPES = {
+    "groupby": pb.Aggregate.GROUP_TYPE_GROUPBY,
+    "rollup": pb.Aggregate.GROUP_TYPE_ROLLUP,
+    "cube": pb.Aggregate.GROUP_TYPE_CUBE,
+}
+
+
+def _expr_refs(expr: ir.Expr) -> tuple[set[str], bool, bool, bool]:
+    """Names referenced (lower-cased, with struct roots), and whether the expression has a
+    star, a non-deterministic call, or a generator."""
+    names: set[str] = set()
+    star = nondet = generator = False
+    for node in ir.walk(expr):
+        if isinstance(node, ir.Col):
+            names.add(node.name.lower())
+            names.add(node.name.split(".", 1)[0].lower())
+        elif isinstance(node, ir.Star):
+            star = True
+        elif isinstance(node, ir.Call):
+            spec = CATALOG[node.fn]
+            nondet = nondet or spec.nondeterministic or spec.spark in NONDETERMINISTIC
+            generator = generator or spec.kind == "generator"
+        elif isinstance(node, ir.UdfCall):
+            nondet = True  # UDFs may be non-deterministic; never merged
+    return names, star, nondet, generator
+
+
+class Lowerer:
+    """Forward pass: IR steps → a chain of ``Rel`` with names tracked (see module doc)."""
+
+    def __init__(self, *, case_sensitive: bool = False, resolver: Resolver | None = None) -> None:
+        self.case_sensitive = case_sensitive
+        self.resolver = resolver
+        self.errors: list[ErrorDetail] = []
+        self._next_id = 0
+
+    def new_id(self) -> int:
+        pid = self._next_id
+        self._next_id += 1
+        return pid
+
+    def err(self, code: str, loc: str, message: str, input: Any = None) -> None:
+        self.errors.append(ErrorDetail(code, loc, message, input) if input is not None else ErrorDetail(code, loc, message))
+
+    # -------------------------------------------------------------- plans
+
+    def plan(self, plan: ir.Plan) -> tuple[list[Rel], Scope]:
+        chain: list[Rel] = []
+        scope = self.source(plan.source, chain)
+        pending: ir.GroupBy | None = None
+        for step in plan.steps:
+            if pending is not None:
+                if isinstance(step, ir.Agg):
+                    scope = self.aggregate(pending, step.aggs, chain, scope, extra_step=step.index)
+                    pending = None
+                    continue
+                self.err("groupby_without_aggs", pending.loc, f"{pending.op} has no 'aggs' and is not followed by an 'agg' step (found {step.op!r})")
+                pending = None
+            if isinstance(step, ir.GroupBy) and step.aggs is None:
+                pending = step
+                continue
+            lower = LOWERINGS[type(step)]
+            scope = lower(self, step, chain, scope)
+        if pending is not None:
+            self.err("groupby_without_aggs", pending.loc, f"{pending.op} has no 'aggs' and is the last step; add 'aggs' or an 'agg' step")
+        return chain, scope
+
+    def source(self, source: ir.Source, chain: list[Rel]) -> Scope:
+        chain.append(LocalRel(self.new_id(), [], source.table))
+        return Scope(tuple(source.table.column_names), self.case_sensitive)
+
+    def resolve(self, chain: list[Rel], scope: Scope) -> Scope:
+        """Ask the server for the names when static tracking lost them (rare)."""
+        if scope.complete or self.resolver is None:
+            return scope
+        rel = pb.Relation()
+        emit_chain(chain, rel)
+        names = self.resolver(rel)
+        return Scope(tuple(names), self.case_sensitive)
+
+    # -------------------------------------------------------------- steps
+
+    def filter(self, step: ir.Filter, chain: list[Rel], scope: Scope) -> Scope:
+        last = chain[-1]
+        _, _, nondet, _ = _expr_refs(step.condition)
+        if isinstance(last, FilterRel) and not nondet and not any(_expr_refs(c)[2] for c in last.conditions):
+            last.conditions.append(step.condition)
+            last.steps.append(step.index)
+        else:
+            chain.append(FilterRel(self.new_id(), [step.index], [step.condition], scope))
+        return scope
+
+    def select(self, step: ir.Select, chain: list[Rel], scope: Scope) -> Scope:
+        out: list[str | None] = []
+        unknown = False
+        for item in step.items:
+            if item.alias is not None:
+                out.append(item.alias)
+            elif isinstance(item.expr, ir.Star):
+                if scope.names is None:
+                    unknown = True
+                else:
+                    out.extend(scope.names)
+            elif isinstance(item.expr, ir.Col):
+                name = item.expr.name
+                out.append(name if scope.has(name) is not False or "." not in name else name.rsplit(".", 1)[-1])
+            else:
+                out.append(None)
+        seen: dict[str, int] = {}
+        for i, name in enumerate(out):
+            if name is None:
+                continue
+            key = scope.norm(name)
+            if key in seen:
+                self.err("duplicate_column", step.loc, f"select outputs column {name!r} twice; output names must be unique (add an alias)", name)
+            seen[key] = i
+        chain.append(ProjectRel(self.new_id(), [step.index], list(step.items), scope))
+        return scope.with_names(None if unknown else out)
+
+    def with_column(self, step: ir.WithColumn, chain: list[Rel], scope: Scope) -> Scope:
+        last = chain[-1]
+        refs, star, _, generator = _expr_refs(step.expr)
+        key = scope.norm(step.name)
+        if (
+            isinstance(last, WithColumnsRel)
+            and not star
+            and not generator
+            and key not in last.defined
+            and not (refs & {d.lower() for d in last.defined})
+            and not any(_expr_refs(e)[3] for _, e in last.items)
+        ):
+            last.items.append((step.name, step.expr))
+            last.defined.add(key)
+            last.steps.append(step.index)
+        else:
+            chain.append(WithColumnsRel(self.new_id(), [step.index], [(step.name, step.expr)], scope, {key}))
+        if scope.names is None:
+            return scope
+        names = list(scope.names)
+        idx = scope.index_of(step.name)
+        if idx is None:
+            names.append(step.name)
+        else:
+            names[idx] = step.name
+        return scope.with_names(names)
+
+    def rename(self, step: ir.WithColumnRenamed, chain: list[Rel], scope: Scope) -> Scope:
+        idx = scope.index_of(step.old)
+        if idx is None and scope.complete:
+            self.err("unknown_column", f"{step.loc}/payload/old", f"withColumnRenamed: no column {step.old!r} (columns: {scope.known()})", step.old)
+            return scope
+        clash = scope.index_of(step.new)
+        if clash is not None and clash != idx:
+            self.err("duplicate_column", f"{step.loc}/payload/new", f"withColumnRenamed: a column {step.new!r} already exists; output names must be unique", step.new)
+            return scope
+        last = chain[-1]
+        olds = {scope.norm(o) for o, _ in last.pairs} if isinstance(last, RenameRel) else set()
+        news = {scope.norm(n) for _, n in last.pairs} if isinstance(last, RenameRel) else set()
+        if isinstance(last, RenameRel) and not ({scope.norm(step.old), scope.norm(step.new)} & (olds | news)):
+            last.pairs.append((step.old, step.new))
+            last.steps.append(step.index)
+        else:
+            chain.append(RenameRel(self.new_id(), [step.index], [(step.old, step.new)]))
+        if scope.names is None or idx is None:
+            return scope
+        names = list(scope.names)
+        names[idx] = step.new
+        return scope.with_names(names)
+
+    def drop(self, step: ir.Drop, chain: list[Rel], scope: Scope) -> Scope:
+        names = list(scope.names) if scope.names is not None else None
+        for i, name in enumerate(step.names):
+            idx = scope.index_of(name)
+            if idx is None and scope.complete:
+                self.err("unknown_column", f"{step.loc}/payload/columns/{i}", f"drop: no column {name!r} (columns: {scope.known()})", name)
+            elif idx is not None and names is not None:
+                names[idx] = "\0dropped"
+        if names is not None:
+            names = [n for n in names if n != "\0dropped"]
+        last = chain[-1]
+        if isinstance(last, DropRel):
+            last.names.extend(step.names)
+            last.steps.append(step.index)
+        else:
+            chain.append(DropRel(self.new_id(), [step.index], list(step.names), scope))
+        return scope.with_names(names)
+
+    def distinct(self, step: ir.Distinct, chain: list[Rel], scope: Scope) -> Scope:
+        chain.append(DedupRel(self.new_id(), [step.index]))
+        return scope
+
+    def limit(self, step: ir.Limit, chain: list[Rel], scope: Scope) -> Scope:
+        chain.append(LimitRel(self.new_id(), [step.index], step.n))
+        return scope
+
+    def offset(self, step: ir.Offset, chain: list[Rel], scope: Scope) -> Scope:
+        if step.n:
+            chain.append(OffsetRel(self.new_id(), [step.index], step.n))
+        return scope
+
+    def order_by(self, step: ir.OrderBy, chain: list[Rel], scope: Scope) -> Scope:
+        chain.append(SortRel(self.new_id(), [step.index], list(step.keys), scope))
+        return scope
+
+    def group_by(self, step: ir.GroupBy, chain: list[Rel], scope: Scope) -> Scope:
+        assert step.aggs is not None
+        return self.aggregate(step, step.aggs, chain, scope)
+
+    def agg(self, step: ir.Agg, chain: list[Rel], scope: Scope) -> Scope:
+        # a standalone agg not preceded by a groupBy aggregates all rows (DataFrame.agg)
+        whole = ir.GroupBy(step.index, step.op, step.loc, "groupby", (), None)
+        return self.aggregate(whole, step.aggs, chain, scope)
+
+    def aggregate(self, step: ir.GroupBy, aggs: tuple[ir.AggItem, ...], chain: list[Rel], scope: Scope, extra_step: int | None = None) -> Scope:
+        steps = [step.index] + ([extra_step] if extra_step is not None else [])
+        chain.append(AggregateRel(self.new_id(), steps, step.kind, list(step.keys), list(aggs), scope))
+        names: list[str | None] = []
+        for k in step.keys:
+            names.append(_col_output_name(k, scope))
+        for a in aggs:
+            names.append(a.alias if a.alias is not None else _default_agg_name(a.expr))
+        return scope.with_names(names)
+
+    # -------------------------------------------------------------- binary steps
+
+    def _right(self, plan: ir.Plan) -> tuple[list[Rel], Scope]:
+        return self.plan(plan)
+
+    def join(self, step: ir.Join, chain: list[Rel], scope: Scope) -> Scope:
+        right_chain, right = self._right(step.right)
+        left = scope
+        how = step.how
+        semi = how in ("left_semi", "left_anti")
+        using = list(step.keys) if step.condition is None else []
+        keys_as_condition = list(step.keys) if step.condition is not None else []
+        if not left.complete and not semi:
+            left = self.resolve(chain, left)
+        if not right.complete and not semi:
+            right = self.resolve(right_chain, right)
+        # keys must exist on both sides (when that can be known)
+        for k in step.keys:
+            for side_name, sc in (("left", left), ("right", right)):
+                if sc.has(k) is False:
+                    self.err("unknown_column", f"{step.loc}/payload/on", f"join key {k!r} is not a column of the {side_name} side (columns: {sc.known()})", k)
+        renames: dict[str, str] = {}
+        if not semi:
+            if not left.complete or not right.complete:
+                self.err("needs_schema", step.loc, "the column names of a join input cannot be known without asking the server; translate with a client (connect_plan.connect(...).translate) or name every computed column")
+            else:
+                key_set = {left.norm(k) for k in using}
+                taken = {left.norm(n) for n in left.known()} | {left.norm(n) for n in right.known()}
+                for name in right.known():
+                    if left.norm(name) in key_set:
+                        continue
+                    if left.has(name):
+                        new = _unique_suffix(name, taken, left.norm)
+                        taken.add(left.norm(new))
+                        renames[left.norm(name)] = new
+        if renames:
+            right_chain.append(RenameRel(self.new_id(), [], _rename_pairs(right, renames)))
+        # condition references use the right side's original names; renames map them
+        left_scope = Scope(left.names, self.case_sensitive, plan_id=chain[-1].plan_id)
+        right_scope = Scope(right.names, self.case_sensitive, plan_id=right_chain[-1].plan_id, renames=renames)
+        condition = step.condition
+        if keys_as_condition:
+            eqs: list[ir.Expr] = [ir.Call("==", (ir.Col(k, step.loc, "left"), ir.Col(k, step.loc, "right")), step.loc) for k in keys_as_condition]
+            condition = ir.Call("and", (*eqs, condition), step.loc) if condition is not None else None
+        cond_scope = Scope(None, self.case_sensitive, sides={"left": left_scope, "right": right_scope}) if condition is not None else None
+        chain.append(JoinRel(self.new_id(), [step.index], right_chain, how, using, condition, cond_scope))
+        if semi:
+            return scope
+        if not left.complete or not right.complete:
+            return scope.with_names(None)
+        right_names = [renames.get(right.norm(n), n) if renames else n for n in right.known()]
+        if using:
+            key_norms = {left.norm(k) for k in using}
+            key_names = []
+            for k in using:
+                i = left.index_of(k)
+                key_names.append(left.known()[i] if i is not None else k)
+            rest_left = [n for n in left.known() if left.norm(n) not in key_norms]
+            rest_right = [n for n in right_names if left.norm(n) not in key_norms]
+            return scope.with_names([*key_names, *rest_left, *rest_right])
+        return scope.with_names([*left.known(), *right_names])
+
+    def cross_join(self, step: ir.CrossJoin, chain: list[Rel], scope: Scope) -> Scope:
+        as_join = ir.Join(step.index, step.op, step.loc, step.right, "cross", (), None)
+        return self.join(as_join, chain, scope)
+
+    def set_op(self, step: ir.SetOp, chain: list[Rel], scope: Scope) -> Scope:
+        right_chain, right = self._right(step.right)
+        chain.append(SetOpRel(self.new_id(), [step.index], right_chain, step.by_name, step.allow_missing, not step.distinct))
+        if not step.by_name or scope.names is None:
+            return scope
+        if not scope.complete or not right.complete:
+            return scope.with_names(None)
+        extra = [n for n in right.known() if not scope.has(n)]
+        return scope.with_names([*scope.known(), *(extra if step.allow_missing else [])])
+
+    def stop(self, step: ir.Stop, chain: list[Rel], scope: Scope) -> Scope:
+        return scope
+
+
+def _rename_pairs(right: Scope, renames: dict[str, str]) -> list[tuple[str, str]]:
+    return [(n, renames[right.norm(n)]) for n in right.known() if right.norm(n) in renames]
+
+
+def _unique_suffix(name: str, taken: set[str], norm: Callable[[str], str]) -> str:
+    candidate = f"{name}_right"
+    i = 1
+    while norm(candidate) in taken:
+        candidate = f"{name}_right_{i}"
+        i += 1
+    return candidate
+
+
+def _col_output_name(expr: ir.Expr, scope: Scope) -> str | None:
+    if isinstance(expr, ir.Col):
+        if "." in expr.name and scope.has(expr.name) is False:
+            return expr.name.rsplit(".", 1)[-1]
+        return expr.name
+    return None
+
+
+def _default_agg_name(expr: ir.Expr) -> str | None:
+    """Spark's name for the simple aggregate shapes (``sum(v)``, ``count(1)``), else None."""
+    if not isinstance(expr, ir.Call):
+        return None
+    spec = CATALOG[expr.fn]
+    args = list(expr.args)
+    if spec.name in ("first", "last") and len(args) == 2 and isinstance(args[1], ir.Lit):
+        args = args[:1]
+    if len(args) != 1 or expr.distinct:
+        return None
+    a = args[0]
+    if isinstance(a, ir.Col) and "." not in a.name and "`" not in a.name:
+        return f"{spec.spark}({a.name})"
+    if isinstance(a, ir.Lit) and isinstance(a.value, int) and not isinstance(a.value, bool) and a.type is None:
+        return f"{spec.spark}({a.value})"
+    return None
+
+
+LOWERINGS: dict[type, Callable[[Lowerer, Any, list[Rel], Scope], Scope]] = {
+    ir.Filter: Lowerer.filter,
+    ir.Select: Lowerer.select,
+    ir.WithColumn: Lowerer.with_column,
+    ir.WithColumnRenamed: Lowerer.rename,
+    ir.Drop: Lowerer.drop,
+    ir.Distinct: Lowerer.distinct,
+    ir.Limit: Lowerer.limit,
+    ir.Offset: Lowerer.offset,
+    ir.OrderBy: Lowerer.order_by,
+    ir.GroupBy: Lowerer.group_by,
+    ir.Agg: Lowerer.agg,
+    ir.Join: Lowerer.join,
+    ir.SetOp: Lowerer.set_op,
+    ir.CrossJoin: Lowerer.cross_join,
+    ir.Stop: Lowerer.stop,
+}
+
+# ------------------------------------------------------------------ emission (top-down)
+
+
+def _ctx(scope: Scope) -> ExprContext:
+    return ExprContext(scope)
+
+
+def build_local(rel: LocalRel, out: pb.Relation) -> None:
+    out.common.plan_id = rel.plan_id
+    out.local_relation.data = serialize_ipc(rel.table)
+    return None
+
+
+def build_filter(rel: FilterRel, out: pb.Relation) -> pb.Relation:
+    out.common.plan_id = rel.plan_id
+    f = out.filter
+    cond = rel.conditions[0] if len(rel.conditions) == 1 else ir.Call("and", tuple(rel.conditions), "")
+    emit(cond, f.condition, _ctx(rel.scope))
+    return f.input
+
+
+def build_project(rel: ProjectRel, out: pb.Relation) -> pb.Relation:
+    out.common.plan_id = rel.plan_id
+    p = out.project
+    ctx = _ctx(rel.scope)
+    for item in rel.items:
+        target = p.expressions.add()
+        if item.alias is not None:
+            target.alias.name.append(item.alias)
+            emit(item.expr, target.alias.expr, ctx)
+        else:
+            emit(item.expr, target, ctx)
+    return p.input
+
+
+def build_with_columns(rel: WithColumnsRel, out: pb.Relation) -> pb.Relation:
+    out.common.plan_id = rel.plan_id
+    w = out.with_columns
+    ctx = _ctx(rel.scope)
+    for name, expr in rel.items:
+        alias = w.aliases.add()
+        alias.name.append(name)
+        emit(expr, alias.expr, ctx)
+    return w.input
+
+
+def build_with_columns_renamed(rel: RenameRel, out: pb.Relation) -> pb.Relation:
+    out.common.plan_id = rel.plan_id
+    r = out.with_columns_renamed
+    for old, new in rel.pairs:
+        entry = r.renames.add()
+        entry.col_name = old
+        entry.new_col_name = new
+    return r.input
+
+
+def build_drop(rel: DropRel, out: pb.Relation) -> pb.Relation:
+    out.common.plan_id = rel.plan_id
+    d = out.drop
+    d.column_names.extend(rel.names)
+    return d.input
+
+
+def build_deduplicate(rel: DedupRel, out: pb.Relation) -> pb.Relation:
+    out.common.plan_id = rel.plan_id
+    out.deduplicate.all_columns_as_keys = True
+    return out.deduplicate.input
+
+
+def build_limit(rel: LimitRel, out: pb.Relation) -> pb.Relation:
+    out.common.plan_id = rel.plan_id
+    out.limit.limit = rel.n
+    return out.limit.input
+
+
+def build_offset(rel: OffsetRel, out: pb.Relation) -> pb.Relation:
+    out.common.plan_id = rel.plan_id
+    out.offset.offset = rel.n
+    return out.offset.input
+
+
+def build_sort(rel: SortRel, out: pb.Relation) -> pb.Relation:
+    out.common.plan_id = rel.plan_id
+    s = out.sort
+    s.is_global = True
+    ctx = _ctx(rel.scope)
+    for key in rel.keys:
+        fill_sort_order(key, s.order.add(), ctx)
+    return s.input
+
+
+def build_aggregate(rel: AggregateRel, out: pb.Relation) -> pb.Relation:
+    out.common.plan_id = rel.plan_id
+    a = out.aggregate
+    a.group_type = _GROUP_TYPES[rel.kind]
+    ctx = _ctx(rel.scope)
+    for k in rel.keys:
+        emit(k, a.grouping_expressions.add(), ctx)
+    for item in rel.aggs:
+        target = a.aggregate_expressions.add()
+        if item.alias is not None:
+            target.alias.name.append(item.alias)
+            emit(item.expr, target.alias.expr, ctx)
+        else:
+            emit(item.expr, target, ctx)
+    return a.input
+
+
+def build_join(rel: JoinRel, out: pb.Relation) -> pb.Relation:
+    out.common.plan_id = rel.plan_id
+    j = out.join
+    j.join_type = _JOIN_TYPES[rel.how]
+    if rel.using:
+        j.using_columns.extend(rel.using)
+    if rel.condition is not None:
+        assert rel.cond_scope is not None
+        emit(rel.condition, j.join_condition, ExprContext(rel.cond_scope))
+    emit_chain(rel.right, j.right)
+    return j.left
+
+
+def build_set_operation(rel: SetOpRel, out: pb.Relation) -> pb.Relation:
+    out.common.plan_id = rel.plan_id
+    s = out.set_op
+    s.set_op_type = pb.SetOperation.SET_OP_TYPE_UNION
+    s.is_all = rel.is_all
+    s.by_name = rel.by_name
+    if rel.by_name:
+        s.allow_missing_columns = rel.allow_missing
+    emit_chain(rel.right, s.right_input)
+    return s.left_input
+
+
+RELATION_BUILDERS: dict[type, Callable[[Any, pb.Relation], pb.Relation | None]] = {
+    LocalRel: build_local,
+    FilterRel: build_filter,
+    ProjectRel: build_project,
+    WithColumnsRel: build_with_columns,
+    RenameRel: build_with_columns_renamed,
+    DropRel: build_drop,
+    DedupRel: build_deduplicate,
+    LimitRel: build_limit,
+    OffsetRel: build_offset,
+    SortRel: build_sort,
+    AggregateRel: build_aggregate,
+    JoinRel: build_join,
+    SetOpRel: build_set_operation,
+}
+
+_rel_classes = {c for c in list(globals().values()) if isinstance(c, type) and issubclass(c, Rel) and c is not Rel}
+if _rel_classes - set(RELATION_BUILDERS):  # pragma: no cover - developer error at import
+    raise RuntimeError(f"no relation builder for {sorted(c.__name__ for c in _rel_classes - set(RELATION_BUILDERS))}")
+if set(ir.STEP_CLASSES) - set(LOWERINGS):  # pragma: no cover
+    raise RuntimeError(f"no lowering for {sorted(c.__name__ for c in set(ir.STEP_CLASSES) - set(LOWERINGS))}")
+
+
+def emit_chain(chain: list[Rel], out: pb.Relation) -> None:
+    """Fill ``out`` with the chain, outermost relation first (no copies)."""
+    slot: pb.Relation | None = out
+    for rel in reversed(chain):
+        assert slot is not None
+        slot = RELATION_BUILDERS[type(rel)](rel, slot)
+
+
+def chain_depth(chain: list[Rel]) -> int:
+    """Nesting depth of the relations of a chain (the deepest path, right sides included)."""
+    depth = 0
+    best = 0
+    for rel in chain:
+        depth += 1
+        if isinstance(rel, (JoinRel, SetOpRel)):
+            best = max(best, depth + chain_depth(rel.right))
+    return max(best, depth)
+
+
+def check_depth(chain: list[Rel], loc: str) -> None:
+    depth = chain_depth(chain)
+    if depth > MAX_RELATION_DEPTH:
+        raise PlanError.single(
+            "plan_too_deep",
+            loc,
+            f"the plan nests {depth} relations after merging runs of filters and withColumns; "
+            f"Spark Connect servers reject more than about 500, connect_plan stops at {MAX_RELATION_DEPTH}",
+        )

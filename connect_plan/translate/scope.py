@@ -1,0 +1,96 @@
+"""The columns a relation outputs, as far as the translator knows them statically.
+
+Names are tracked through every step so that the translator can (a) tell a column
+literally named ``a.b`` from struct access ``a`` → ``b``, (b) rename right-hand join
+columns that would duplicate a left-hand name (``name_right``), (c) report a ``drop`` or
+``withColumnRenamed`` of a missing column before any network call. Where a name cannot be
+known without Spark (an unnamed computed column), the entry is ``None``; where nothing is
+known (a table read), ``names`` is ``None``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+__all__ = ["Scope"]
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+@dataclass(frozen=True)
+class Scope:
+    names: tuple[str | None, ...] | None
+    case_sensitive: bool = False
+    plan_id: int | None = None
+    #: for a join's right input: original name (normalised) → name after renaming
+    renames: Mapping[str, str] = field(default_factory=dict)
+    #: inside a join condition: the scopes of the two inputs
+    sides: Mapping[str, Scope] | None = None
+
+    def norm(self, name: str) -> str:
+        return name if self.case_sensitive else name.lower()
+
+    @property
+    def complete(self) -> bool:
+        return self.names is not None and all(n is not None for n in self.names)
+
+    def known(self) -> list[str]:
+        return [n for n in self.names or () if n is not None]
+
+    def has(self, name: str) -> bool | None:
+        """True/False if the column ``name`` exists; None if that cannot be known."""
+        key = self.norm(name)
+        if self.names is not None and any(n is not None and self.norm(n) == key for n in self.names):
+            return True
+        return False if self.complete else None
+
+    def has_root(self, name: str) -> bool | None:
+        """Like :meth:`has`, also true when ``name`` starts with a column (struct access)."""
+        found = self.has(name)
+        if found or "." not in name:
+            return found
+        root = self.has(name.split(".", 1)[0])
+        return root if root is not None else found
+
+    def identifier(self, name: str) -> str:
+        """The ``unparsed_identifier`` for a reference to ``name`` in this scope.
+
+        Plain names go as they are. A name containing a dot or backtick that is a known
+        column is quoted whole (a column literally named ``a.b``); otherwise Spark's own
+        parsing applies (``a.b`` is field ``b`` of ``a``; user-written backticks quote).
+        """
+        if "." not in name and "`" not in name:
+            return name
+        if self.has(name):
+            return _quote(name)
+        return name
+
+    def output_name(self, name: str) -> str:
+        return self.renames.get(self.norm(name), name)
+
+    def side_of(self, name: str, prefer: str | None) -> str | None:
+        """Which join input a bare column reference in a condition belongs to."""
+        assert self.sides is not None
+        left, right = self.sides["left"].has_root(name), self.sides["right"].has_root(name)
+        if left and not right:
+            return "left"
+        if right and not left:
+            return "right"
+        if left and right:
+            return prefer or "left"
+        return prefer
+
+    def with_names(self, names: Iterable[str | None] | None) -> Scope:
+        return Scope(None if names is None else tuple(names), self.case_sensitive)
+
+    def index_of(self, name: str) -> int | None:
+        if self.names is None:
+            return None
+        key = self.norm(name)
+        for i, n in enumerate(self.names):
+            if n is not None and self.norm(n) == key:
+                return i
+        return None

@@ -1,0 +1,72 @@
+"""Shared fixtures: one Spark Connect server per test session.
+
+The server is the one ``SPARK_REMOTE`` names, or else a local Apache Spark Connect
+server started here from the jars ``pyspark`` ships (and stopped at the end). Tests under
+``tests/integration`` are marked ``integration`` automatically.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-goldens", action="store_true", default=False,
+        help="rewrite golden files (protos, error texts) from the current code",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if "/integration/" in str(item.fspath).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(scope="session")
+def update_goldens(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-goldens"))
+
+
+@pytest.fixture(scope="session")
+def spark_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    remote = os.environ.get("SPARK_REMOTE")
+    if remote:
+        yield remote
+        return
+    from connect_plan.server import LocalServer
+
+    server = LocalServer(tmp_path_factory.mktemp("spark-connect"))
+    info = server.start(driver_memory="2g", conf={"spark.sql.shuffle.partitions": "4"})
+    try:
+        yield info.url
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def client(spark_url: str) -> Iterator[object]:
+    import connect_plan
+
+    with connect_plan.connect(spark_url, conf={"spark.sql.session.timeZone": "UTC"}) as c:
+        yield c
+
+
+@pytest.fixture(scope="session")
+def spark(spark_url: str) -> Iterator[object]:
+    """PySpark's own Connect session on the same server: the oracle."""
+    from pyspark.sql import SparkSession
+
+    session = SparkSession.builder.remote(spark_url).create()
+    session.conf.set("spark.sql.session.timeZone", "UTC")
+    try:
+        yield session
+    finally:
+        session.stop()
