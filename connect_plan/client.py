@@ -88,8 +88,20 @@ class _QuietPySparkErrors(logging.Filter):
 
 
 _QUIET = _QuietPySparkErrors()
-for _name in ("DataFrameQueryContextLogger", "SQLQueryContextLogger"):
-    logging.getLogger(_name).addFilter(_QUIET)
+
+
+def _install_quiet_filter() -> None:
+    # created through PySparkLogger.getLogger so PySpark's own logger class is kept
+    # (a plain logging.Logger would reject its extra keyword arguments)
+    from pyspark.logger import PySparkLogger
+
+    for name in ("DataFrameQueryContextLogger", "SQLQueryContextLogger"):
+        logger = PySparkLogger.getLogger(name)
+        if _QUIET not in logger.filters:
+            logger.addFilter(_QUIET)
+
+
+_install_quiet_filter()
 
 
 @contextlib.contextmanager

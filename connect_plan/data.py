@@ -122,7 +122,12 @@ def _coerce_decimal(v: Any, t: Primitive) -> decimal.Decimal:
     if not d.is_finite():
         raise _Bad("decimals cannot be NaN or infinite")
     # Spark's cast to decimal(p,s) rounds half-up to the scale
-    q = d.quantize(decimal.Decimal(1).scaleb(-t.scale), rounding=decimal.ROUND_HALF_UP)
+    with decimal.localcontext() as ctx:  # the default context has only 28 digits
+        ctx.prec = 80
+        try:
+            q = d.quantize(decimal.Decimal(1).scaleb(-t.scale), rounding=decimal.ROUND_HALF_UP)
+        except decimal.InvalidOperation:
+            raise _Bad(f"value does not fit decimal({t.precision},{t.scale})") from None
     int_digits = max(q.adjusted() + 1, 0) if q != 0 else 0
     if int_digits > t.precision - t.scale:
         raise _Bad(f"value does not fit decimal({t.precision},{t.scale})")

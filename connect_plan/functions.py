@@ -323,6 +323,9 @@ _ROWS: list[FunctionSpec] = [
     fn("shiftrightunsigned", "e, I bits", aliases=("shift_right_unsigned",)),
     fn("rand", "I? seed", nondeterministic=True),
     fn("randn", "I? seed", nondeterministic=True),
+    # ---- maps and structs (§4.8, the parts the op table reaches) ----
+    fn("create_map", "e*", "map", aliases=("createMap",),
+       notes="zero arguments give an empty map"),
     # ---- aggregates used by groupBy/agg entries (§5) ----
     agg("count", "e"),
     agg("sum", "e"),

@@ -13,6 +13,11 @@ from pathlib import Path
 
 import pytest
 
+# The oracle is PySpark's Connect API; Column expressions in test modules are built at
+# import time, before any session exists, so select Connect mode up front (this is what
+# SparkSession.builder.remote() sets too).
+os.environ.setdefault("SPARK_CONNECT_MODE_ENABLED", "1")
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 
