@@ -54,7 +54,7 @@ def supported_plan_operations() -> tuple[str, ...]:
 def validate(rows: Any, schema: Any, plan: Any) -> None:
     """Parse and check a plan without translating it; raise :class:`PlanError` if invalid."""
     from .client import load_plan
-    from .translate import translate_ir
+    from .translator import translate_ir
 
     translate_ir(load_plan(plan, rows, schema))
 
@@ -67,7 +67,7 @@ def translate(rows: Any, schema: Any, plan: Any, *, case_sensitive: bool = False
     a plan document ``{"input": ..., "plan": [...]}`` (then pass ``None`` for both).
     """
     from .client import load_plan
-    from .translate import translate_ir
+    from .translator import translate_ir
 
     return translate_ir(load_plan(plan, rows, schema), case_sensitive=case_sensitive).plan
 

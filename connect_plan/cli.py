@@ -163,13 +163,25 @@ def plan_text(plan: Any) -> str:
         rel = stack.pop()
         for desc, value in rel.ListFields():
             if desc.name == "local_relation" and value.data:
-                value.data = f"<Arrow IPC stream, {len(value.data)} bytes>".encode()
+                value.data = _describe_ipc(value.data).encode()
             elif desc.message_type is not None:
-                if desc.label == desc.LABEL_REPEATED:
+                repeated = desc.is_repeated if hasattr(desc, "is_repeated") else desc.label == desc.LABEL_REPEATED
+                if repeated:
                     stack.extend(v for v in value if hasattr(v, "ListFields"))
                 else:
                     stack.append(value)
     return str(text_format.MessageToString(copy, as_utf8=True))
+
+
+def _describe_ipc(data: bytes) -> str:
+    import pyarrow as pa
+
+    try:
+        table = pa.ipc.open_stream(data).read_all()
+    except pa.ArrowInvalid:
+        return f"<{len(data)} bytes, not an Arrow IPC stream>"
+    cols = ", ".join(f"{f.name}: {f.type}" for f in table.schema)
+    return f"<Arrow IPC: {table.num_rows} rows; {cols}>"
 
 
 # ------------------------------------------------------------------ commands
@@ -187,7 +199,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     from .client import Client, load_plan
-    from .translate import translate_ir
+    from .translator import translate_ir
 
     plan = load_plan(_plan_only(_read_document(args.file)))
     if args.analyzed or args.remote or os.environ.get("SPARK_REMOTE"):
@@ -204,7 +216,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from .client import load_plan
-    from .translate import translate_ir
+    from .translator import translate_ir
 
     translate_ir(load_plan(_plan_only(_read_document(args.file))))
     print("ok")

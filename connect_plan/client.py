@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql.connect import proto as pb
 
-    from .translate import Translation
+    from .translator import Translation
 
 __all__ = ["Client", "connect", "redact", "resolve_remote"]
 
@@ -283,7 +283,7 @@ class Client:
         return self._translation(load_plan(plan, data, schema)).plan
 
     def _translation(self, plan: ir.Plan) -> Translation:
-        from .translate import translate_ir
+        from .translator import translate_ir
 
         return translate_ir(plan, case_sensitive=self._case_sensitive, resolver=self._resolve_names)
 
@@ -392,7 +392,7 @@ class Client:
         AnalyzePlan calls); only for analysis errors, which a prefix reproduces."""
         if err.op_index is not None or not plan.steps or not _is_analysis_error(err):
             return err
-        from .translate import translate_ir
+        from .translator import translate_ir
 
         def fails(k: int) -> bool:
             prefix = ir.Plan(plan.source, plan.steps[:k], plan.loc)

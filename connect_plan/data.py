@@ -501,7 +501,14 @@ def rows_to_arrow(
             at = arrow_type(t)
         arrays.append(_column(columns[j], field, at, rows_loc, j, errors))
         arrow_fields.append(pa.field(field.name, at))
+    if len(errors) > start_errors:
+        # report bad values row by row, as a reader scans the input
+        errors[start_errors:] = sorted(errors[start_errors:], key=_row_col_key)
     return pa.Table.from_arrays(arrays, schema=pa.schema(arrow_fields))
+
+
+def _row_col_key(d: ErrorDetail) -> tuple[int, ...]:
+    return tuple(int(p) for p in d.loc.rsplit("/", 2)[-2:] if p.isdigit())
 
 
 def _empty_table(fields: Sequence[Field]) -> pa.Table:

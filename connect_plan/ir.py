@@ -3,7 +3,7 @@
 The parser (:mod:`connect_plan.parse`) is the only module that knows the plan format's
 many spellings; it produces these nodes, each of which remembers where it came from
 (``loc``, a JSON pointer such as ``/plan/2/payload/expr/args/0``). The translator
-(:mod:`connect_plan.translate`) turns them into Spark Connect protos.
+(:mod:`connect_plan.translator`) turns them into Spark Connect protos.
 
 Expressions
     :class:`Col`, :class:`Lit`, :class:`Call`, :class:`Cast`, :class:`When`,

@@ -3,7 +3,7 @@
 Two passes over the step list:
 
 1. **lower** (forward): tracks the output column names through every step (see
-   :class:`~connect_plan.translate.scope.Scope`), merges runs that Spark can take as one
+   :class:`~connect_plan.translator.scope.Scope`), merges runs that Spark can take as one
    relation (filters → one conjunction, independent ``withColumn``\\ s → one
    ``WithColumns``, renames, drops) and decides join renames (``name_right``). The result
    is a chain of small ``Rel`` records, innermost first, with plan ids assigned.
@@ -417,7 +417,12 @@ class Lowerer:
         cond_scope = Scope(None, self.case_sensitive, sides={"left": left_scope, "right": right_scope}) if condition is not None else None
         chain.append(JoinRel(self.new_id(), [step.index], right_chain, how, using, condition, cond_scope))
         if semi:
-            return scope
+            if not using or scope.names is None:
+                return scope
+            # a USING semi/anti join outputs the key columns first, then the rest of the left
+            key_norms = {scope.norm(k) for k in using}
+            keys_first = [scope.names[i] if (i := scope.index_of(k)) is not None else k for k in using]
+            return scope.with_names([*keys_first, *(n for n in scope.names if n is None or scope.norm(n) not in key_norms)])
         if not left.complete or not right.complete:
             return scope.with_names(None)
         right_names = [renames.get(right.norm(n), n) if renames else n for n in right.known()]
