@@ -340,7 +340,6 @@ class Client:
 
     def _batches(self, plan: pb.Plan) -> Iterator[Any]:
         """Yield the announced Spark schema (if any) and then every Arrow batch, checked."""
-        import pyarrow as pa
         from pyspark.sql.types import StructType
 
         if self._closed:

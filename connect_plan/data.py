@@ -34,7 +34,7 @@ from .types import ArrayType, DataType, MapType, Primitive, TypeParseError, arro
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["Field", "MAX_ROW_ERRORS", "rows_to_arrow", "serialize_ipc"]
+__all__ = ["MAX_ROW_ERRORS", "Field", "rows_to_arrow", "serialize_ipc"]
 
 #: stop reporting bad values after this many (the rest of a broken column adds nothing)
 MAX_ROW_ERRORS = 20

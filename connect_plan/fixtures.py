@@ -21,7 +21,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConnectPlanError, PlanError, ServerError
-from .types import ArrayType, DataType, MapType, Primitive, StructType, TypeParseError, from_arrow, parse_type, type_string
+from .types import (
+    ArrayType,
+    DataType,
+    MapType,
+    Primitive,
+    StructType,
+    TypeParseError,
+    from_arrow,
+    parse_type,
+    type_string,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -21,7 +21,7 @@ Sources
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -144,7 +144,7 @@ class UdfCall:
     loc: str
 
 
-Expr = Union[Col, Lit, Call, Cast, When, ExtractValue, Star, Window, Lambda, LambdaVar, UdfCall]
+Expr = Col | Lit | Call | Cast | When | ExtractValue | Star | Window | Lambda | LambdaVar | UdfCall
 
 # --------------------------------------------------------------------------- sources
 

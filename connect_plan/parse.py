@@ -860,7 +860,7 @@ class Parser:
                 self.err("missing_key", f"{loc}/payload/on", "join needs 'on' (key names or a condition); use crossJoin for a Cartesian product")
         else:
             self._join_on(merged["on"], where["on"], keys, conds)
-        if right is None or how is None or len(self.errors) and self._has_errors_under(loc):
+        if right is None or how is None or (len(self.errors) and self._has_errors_under(loc)):
             return None
         cond: ir.Expr | None = None
         if conds:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -64,7 +64,7 @@ class StructType:
     fields: tuple[tuple[str, DataType], ...]
 
 
-DataType = Union[Primitive, ArrayType, MapType, StructType]
+DataType = Primitive | ArrayType | MapType | StructType
 
 
 class TypeParseError(ValueError):

@@ -53,6 +53,17 @@ def _join_renamed(h: Any, df: Any, how: str, on: Any = "dept") -> Any:
 
 JOIN_PAYLOAD = {"other_data": DEPTS, "other_schema": DEPTS_SCHEMA}
 
+
+def _join_case(how: str, spark_how: str, *, renamed: bool) -> Case:
+    """A key join with each ``how`` spelling; semi/anti joins output no right columns."""
+
+    def oracle(df: Any, h: Any) -> Any:
+        if renamed:
+            return _join_renamed(h, df, spark_how, ["dept"])
+        return df.join(_depts(h), ["dept"], spark_how)
+
+    return Case(f"join_{how}", [{"op": "join", "payload": {**JOIN_PAYLOAD, "on": ["dept"], "how": how}}], oracle)
+
 CASES: list[Case] = [
     # ---- filter
     Case("filter_gt", [{"op": "filter", "payload": {"op": "gt", "left": {"col": "age"}, "right": {"lit": 30}}}],
@@ -219,21 +230,10 @@ CASES: list[Case] = [
          [{"op": "cube", "payload": {"columns": ["dept"], "aggregations": [{"agg": "sum", "column": "salary"}]}}],
          lambda df, h: df.cube("dept").agg(F.sum("salary"))),
     # ---- join
-    *(
-        Case(f"join_{how}",
-             [{"op": "join", "payload": {**JOIN_PAYLOAD, "on": ["dept"], "how": how}}],
-             (lambda spark_how: lambda df, h: _join_renamed(h, df, spark_how, ["dept"]))(spark_how))
-        for how, spark_how in [("inner", "inner"), ("left", "left"), ("right", "right"), ("outer", "outer"),
-                               ("full", "full"), ("full_outer", "full_outer"), ("fullouter", "fullouter"),
-                               ("left_outer", "left_outer")]
-    ),
-    *(
-        Case(f"join_{how}",
-             [{"op": "join", "payload": {**JOIN_PAYLOAD, "on": ["dept"], "how": how}}],
-             (lambda spark_how: lambda df, h: df.join(_depts(h), ["dept"], spark_how))(spark_how))
-        for how, spark_how in [("left_semi", "left_semi"), ("semi", "semi"), ("leftsemi", "leftsemi"),
-                               ("left_anti", "left_anti"), ("anti", "anti"), ("leftanti", "leftanti")]
-    ),
+    *(_join_case(how, spark_how, renamed=True) for how, spark_how in [
+        ("inner", "inner"), ("left", "left"), ("right", "right"), ("outer", "outer"), ("full", "full"),
+        ("full_outer", "full_outer"), ("fullouter", "fullouter"), ("left_outer", "left_outer")]),
+    *(_join_case(how, how, renamed=False) for how in ["left_semi", "semi", "leftsemi", "left_anti", "anti", "leftanti"]),
     Case("join_default_inner_on_string",
          [{"op": "join", "payload": {**JOIN_PAYLOAD, "on": "dept"}}],
          lambda df, h: _join_renamed(h, df, "inner", "dept")),

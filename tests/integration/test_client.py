@@ -1,0 +1,113 @@
+"""Client behaviour on the real server: errors with Spark's class and the failing step,
+the public entry points, no JVM in the client process."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import connect_plan
+from connect_plan import PlanError, ServerError
+
+SCHEMA = [{"name": "a", "type": "int"}, {"name": "b", "type": "string"}]
+ROWS = [[1, "x"], [2, "y"], [3, None]]
+
+
+def test_execute_plan_entry_point_and_json_text(spark_url: str) -> None:
+    table = connect_plan.execute_plan(ROWS, SCHEMA, '[{"op": "filter", "payload": {"op": "gt", "left": {"col": "a"}, "right": {"lit": 1}}}]', remote=spark_url)
+    assert sorted(table.column("a").to_pylist()) == [2, 3]
+
+
+def test_remote_from_environment(spark_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPARK_REMOTE", spark_url)
+    assert connect_plan.execute_plan(ROWS, SCHEMA, []).num_rows == 3
+
+
+def test_many_plans_over_one_connection(client: Any) -> None:
+    for n in range(3):
+        assert client.execute([{"op": "limit", "payload": {"n": n}}], data=ROWS, schema=SCHEMA).num_rows == n
+
+
+def test_invalid_plan_fails_before_any_network_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    # no server at this address: a PlanError proves nothing was sent
+    with pytest.raises(PlanError):
+        connect_plan.execute_plan(ROWS, SCHEMA, [{"op": "limit", "payload": {"n": -1}}], remote="sc://127.0.0.1:9")
+
+
+@pytest.mark.parametrize(
+    "plan,step,error_class",
+    [
+        ([{"op": "select", "payload": ["a"]}, {"op": "withColumn", "payload": {"name": "c", "expr": {"col": "b"}}}], 1, "UNRESOLVED_COLUMN"),
+        ([{"op": "filter", "payload": {"op": "gt", "left": "a", "right": 0}}, {"op": "filter", "payload": {"op": "and", "left": "a", "right": {"lit": True}}},
+          {"op": "limit", "payload": {"n": 1}}], 1, "DATATYPE_MISMATCH"),
+        ([{"op": "groupBy", "payload": {"group_by": ["zz"], "aggs": [{"agg": "count"}]}}], 0, "UNRESOLVED_COLUMN"),
+    ],
+)
+def test_server_errors_name_the_step(client: Any, plan: list[Any], step: int, error_class: str) -> None:
+    with pytest.raises(ServerError) as info:
+        client.execute(plan, data=ROWS, schema=SCHEMA)
+    err = info.value
+    assert err.op_index == step and err.op_name == plan[step]["op"]
+    assert err.error_class and err.error_class.startswith(error_class)
+    assert err.sqlstate and len(err.sqlstate) == 5
+    assert "JVM stacktrace" not in str(err)
+
+
+def test_runtime_error_keeps_spark_class(client: Any) -> None:
+    plan = [{"op": "withColumn", "payload": {"name": "c", "expr": {"fn": "cast", "args": ["b", "int"]}}}]
+    with pytest.raises(ServerError) as info:
+        client.execute(plan, data=ROWS, schema=SCHEMA)
+    assert info.value.error_class == "CAST_INVALID_INPUT" and info.value.sqlstate == "22018"
+
+
+def test_client_repr_hides_token() -> None:
+    c = connect_plan.Client("sc://127.0.0.1:9/;token=secret123;use_ssl=false")
+    try:
+        assert "secret123" not in repr(c) and "token=***" in repr(c)
+    finally:
+        c.close()
+
+
+def _children(pid: int) -> list[tuple[int, str]]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            comm = (entry / "comm").read_text().strip()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == pid:
+            out.append((int(entry.name), comm))
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_no_jvm_in_the_client_process(spark_url: str) -> None:
+    """translate and execute start no child process at all (so no java, no py4j gateway)."""
+    import subprocess
+    import sys
+
+    code = f"""
+import os, json, connect_plan
+connect_plan.translate([[1]], [("a", "int")], [{{"op": "select", "payload": ["a"]}}])
+t = connect_plan.execute_plan([[1]], [("a", "int")], [], remote={spark_url!r})
+from pyspark import SparkContext
+print(json.dumps({{"rows": t.num_rows, "gateway": SparkContext._gateway is not None, "jvm": SparkContext._jvm is not None}}))
+import time
+print(os.getpid(), flush=True)
+time.sleep(2)
+"""
+    with subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env={**os.environ, "SPARK_REMOTE": ""}) as proc:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        pid = int(proc.stdout.readline())
+        children = _children(pid)
+        proc.wait(timeout=60)
+    assert first.strip() == '{"rows": 1, "gateway": false, "jvm": false}'
+    assert [c for c in children if "java" in c[1]] == [] and children == []

@@ -1,0 +1,35 @@
+"""Every plan fixture under tests/fixtures/plans runs on the server and matches its
+hand-written expected result (or expected error)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from connect_plan.fixtures import discover, load_fixture, run_fixture
+
+PLANS = discover(Path(__file__).resolve().parent.parent / "fixtures" / "plans")
+
+
+def test_there_are_at_least_forty_fixtures_covering_every_op() -> None:
+    import connect_plan
+
+    assert len(PLANS) >= 40
+    used = {step["op"] for p in PLANS for step in load_fixture(p)["plan"] if isinstance(step, dict)}
+    assert set(connect_plan.supported_plan_operations()) <= used
+
+
+@pytest.mark.parametrize("path", PLANS, ids=[p.stem for p in PLANS])
+def test_fixture(client: Any, path: Path) -> None:
+    result = run_fixture(client, load_fixture(path), str(path))
+    assert result.ok, result.message
+
+
+def test_runner_reports_a_wrong_expectation(client: Any) -> None:
+    """The comparison can fail: a fixture whose expected rows are wrong is reported."""
+    doc = load_fixture(PLANS[0])
+    broken = {**doc, "expected": {**doc["expected"], "rows": [[None] * len(doc["expected"]["schema"])]}}
+    result = run_fixture(client, broken)
+    assert not result.ok and "expected 1 rows" in result.message

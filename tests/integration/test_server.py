@@ -1,0 +1,87 @@
+"""The local server launcher, for real: start/status/stop through the CLI in a private
+state directory, readiness means a query answers, stop verifies the pid."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import connect_plan
+from connect_plan.errors import LocalServerError
+from connect_plan.server import LocalServer, ServerInfo, free_port
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def _non_loopback_ipv4() -> list[str]:
+    try:
+        out = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=10).stdout.split()
+    except OSError:
+        return []
+    return [a for a in out if a.count(".") == 3 and not a.startswith("127.")]
+
+
+def cli(state: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "connect_plan", "server", *args, "--state-dir", str(state)],
+        capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
+@pytest.mark.slow
+def test_start_status_query_stop(tmp_path: Path) -> None:
+    port = free_port()
+    started = cli(tmp_path, "start", "--port", str(port), "--driver-memory", "768m", "--conf", "spark.sql.shuffle.partitions=2")
+    assert started.returncode == 0, started.stderr
+    try:
+        assert f"sc://127.0.0.1:{port}" in started.stdout
+        status = json.loads(cli(tmp_path, "status").stdout)
+        assert status["port"] == port and status["url"] == f"sc://127.0.0.1:{port}"
+        pid = status["pid"]
+        # ready means it answers a query right away
+        assert connect_plan.execute_plan([[1]], [("a", "int")], [], remote=status["url"]).num_rows == 1
+        # starting again reuses the running server
+        again = cli(tmp_path, "start")
+        assert "already running" in again.stdout and str(pid) in again.stdout
+        # bound to loopback only: the machine's other addresses refuse the port
+        for address in _non_loopback_ipv4():
+            with pytest.raises(ConnectionRefusedError):
+                socket.create_connection((address, port), timeout=2).close()
+    finally:
+        stopped = cli(tmp_path, "stop")
+    assert stopped.returncode == 0 and "stopped" in stopped.stdout
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
+        time.sleep(0.2)
+    assert not Path(f"/proc/{pid}").exists()
+    assert cli(tmp_path, "status").returncode == 4
+
+
+def test_stale_state_never_signals_a_foreign_process(tmp_path: Path) -> None:
+    """A state file naming a live pid that is not our server is treated as stale."""
+    with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) as other:
+        try:
+            info = ServerInfo(other.pid, 45678, "127.0.0.1", str(tmp_path / "log"), time.time(), "/x")
+            (tmp_path / "server.json").write_text(json.dumps(info.__dict__))
+            server = LocalServer(tmp_path)
+            assert server.info() is None
+            assert not (tmp_path / "server.json").exists()
+            assert server.stop() is False
+            assert other.poll() is None  # still running: never signalled
+        finally:
+            other.kill()
+
+
+def test_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        with pytest.raises(LocalServerError, match="already in use"):
+            LocalServer(tmp_path).start(port=s.getsockname()[1])

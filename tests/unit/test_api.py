@@ -1,0 +1,35 @@
+"""The public surface: sorted __all__, every name importable, cheap import."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import connect_plan
+
+
+def test_all_is_sorted_and_complete() -> None:
+    assert connect_plan.__all__ == sorted(connect_plan.__all__)
+    for name in connect_plan.__all__:
+        assert getattr(connect_plan, name) is not None
+
+
+def test_supported_plan_operations() -> None:
+    ops = connect_plan.supported_plan_operations()
+    assert isinstance(ops, tuple)
+    assert {"filter", "select", "limit", "offset", "orderBy", "withColumn", "withColumnRenamed", "groupBy", "join",
+            "union", "unionByName", "distinct", "drop", "crossJoin", "cross_join", "rollup", "cube", "agg", "stop"} == set(ops)
+
+
+def test_import_is_lazy() -> None:
+    """``import connect_plan`` loads neither PySpark nor pyarrow nor grpc."""
+    code = "import sys, connect_plan; print(sorted(m for m in ('pyspark', 'pyarrow', 'grpc', 'pandas') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_error_tree() -> None:
+    assert issubclass(connect_plan.PlanError, connect_plan.ConnectPlanError)
+    assert issubclass(connect_plan.PlanError, ValueError)
+    assert issubclass(connect_plan.ServerUnavailableError, connect_plan.ServerError)
+    assert issubclass(connect_plan.ResultIntegrityError, connect_plan.ConnectPlanError)

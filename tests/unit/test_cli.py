@@ -1,0 +1,73 @@
+"""The command line without a server: check, explain, ops, readable errors, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from connect_plan.cli import format_table, main
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = ROOT / "fixtures" / "plans" / "join_inner_name_collision.json"
+INVALID = ROOT / "fixtures" / "invalid" / "many_problems_at_once.json"
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT.parent), "CONNECT_PLAN_STATE_DIR": "/nonexistent/connect-plan-test"}
+    return subprocess.run([sys.executable, "-m", "connect_plan", *args], capture_output=True, text=True, input=stdin, env=env, timeout=120)
+
+
+def test_check_ok(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(FIXTURE)]) == 0
+    assert capsys.readouterr().out.strip() == "ok"
+
+
+def test_check_invalid_prints_every_problem_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(INVALID)]) == 2
+    err = capsys.readouterr().err
+    assert "3 problems" in err and "/plan/0/op" in err and "/plan/2/payload/fn" in err
+    assert "Traceback" not in err
+
+
+def test_explain_without_server_prints_proto_text(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SPARK_REMOTE", raising=False)
+    assert main(["explain", str(FIXTURE)]) == 0
+    out = capsys.readouterr().out
+    assert "using_columns: \"dept\"" in out and "<Arrow IPC: 5 rows;" in out and "new_col_name: \"name_right\"" in out
+
+
+def test_ops(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ops"]) == 0
+    assert "unionByName" in capsys.readouterr().out.split()
+
+
+def test_unreadable_file_and_bad_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(tmp_path / "missing.json")]) == 4
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert main(["check", str(bad)]) == 2
+    assert "invalid JSON at line 1" in capsys.readouterr().err
+
+
+def test_stdin_and_module_entry_point() -> None:
+    doc = json.loads(FIXTURE.read_text())
+    out = run("check", "-", stdin=json.dumps(doc))
+    assert out.returncode == 0 and out.stdout.strip() == "ok"
+
+
+def test_run_without_any_server_fails_readably() -> None:
+    out = run("run", str(FIXTURE), "--remote", "sc://127.0.0.1:9")
+    assert out.returncode == 3, out.stderr
+    assert "Traceback" not in out.stderr and "127.0.0.1:9" in out.stderr
+
+
+def test_format_table() -> None:
+    table = pa.table({"a": [1, None], "b": ["x", "yy"], "m": pa.array([[("k", 1)], None], pa.map_(pa.string(), pa.int64()))})
+    text = format_table(table)
+    assert text.splitlines()[1] == "| a    | b  | m        |"
+    assert "| null | yy | null     |" in text and '{"k": 1}' in text and text.endswith("(2 rows)")
