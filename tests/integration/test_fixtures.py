@@ -10,7 +10,9 @@ import pytest
 
 from connect_plan.fixtures import discover, load_fixture, run_fixture
 
-PLANS = discover(Path(__file__).resolve().parent.parent / "fixtures" / "plans")
+ROOT = Path(__file__).resolve().parent.parent.parent
+PLANS = discover(ROOT / "tests" / "fixtures" / "plans")
+EXAMPLES = discover(ROOT / "examples")
 
 
 def test_there_are_at_least_forty_fixtures_covering_every_op() -> None:
@@ -21,7 +23,7 @@ def test_there_are_at_least_forty_fixtures_covering_every_op() -> None:
     assert set(connect_plan.supported_plan_operations()) <= used
 
 
-@pytest.mark.parametrize("path", PLANS, ids=[p.stem for p in PLANS])
+@pytest.mark.parametrize("path", PLANS + EXAMPLES, ids=[p.stem for p in PLANS + EXAMPLES])
 def test_fixture(client: Any, path: Path) -> None:
     result = run_fixture(client, load_fixture(path), str(path))
     assert result.ok, result.message
