@@ -157,6 +157,11 @@ def _is_our_server(pid: int, port: int) -> bool:
     return SERVER_CLASS in cmd and f"spark.connect.grpc.binding.port={port}" in cmd
 
 
+#: servers launched by this process, kept referenced so the Popen objects are not
+#: collected (with a ResourceWarning) while the server runs; reaped on stop
+_LAUNCHED: dict[int, subprocess.Popen[bytes]] = {}
+
+
 class LocalServer:
     """One local Spark Connect server process and its state file.
 
@@ -230,6 +235,7 @@ class LocalServer:
             )
         finally:
             log.close()
+        _LAUNCHED[proc.pid] = proc
         info = ServerInfo(proc.pid, port, host, str(log_path), time.time(), str(home))
         self.state_file.write_text(json.dumps(asdict(info)))
         try:
@@ -277,12 +283,17 @@ class LocalServer:
         deadline = time.monotonic() + grace
         while time.monotonic() < deadline:
             if not _alive(pid):
-                return
+                break
             time.sleep(0.1)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
+        else:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        proc = _LAUNCHED.pop(pid, None)
+        if proc is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=10)
 
 
 def _alive(pid: int) -> bool:
