@@ -136,6 +136,11 @@ def _coerce_decimal(v: Any, t: Primitive) -> decimal.Decimal:
 
 def _coerce_string(v: Any, t: Primitive) -> str:
     if isinstance(v, str):
+        if not v.isascii():
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                raise _Bad("text is not valid Unicode (lone surrogates)") from None
         return v
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -144,7 +149,10 @@ def _coerce_string(v: Any, t: Primitive) -> str:
     if isinstance(v, (dt.datetime, dt.date)):
         return v.isoformat()
     if isinstance(v, (list, dict)):
-        return json.dumps(v, ensure_ascii=False)
+        try:
+            return json.dumps(v, ensure_ascii=False)
+        except (RecursionError, ValueError):
+            raise _Bad("value nested too deeply to write as JSON text") from None
     raise _Bad("expected a string")
 
 
@@ -279,7 +287,7 @@ def _maybe_json(v: Any, want: type) -> Any:
     if isinstance(v, str):
         try:
             parsed = json.loads(v)
-        except ValueError:
+        except (ValueError, RecursionError):
             return v
         if isinstance(parsed, want):
             return parsed
@@ -364,7 +372,7 @@ def _fast_column(values: list[Any], t: DataType, at: pa.DataType) -> pa.Array | 
                 # naive ISO strings only; anything with a zone takes the slow path
                 naive = pa.array(values, type=pa.string()).cast(pa.timestamp("us"))
                 return naive.cast(at) if t.name == "timestamp" else naive
-    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, ValueError, TypeError):
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, ValueError, TypeError):  # UnicodeError is a ValueError
         return None
     return None
 
@@ -421,7 +429,7 @@ def _infer_array_column(values: list[Any], field: Field) -> tuple[DataType, pa.D
     sample = [v for v in values if v is not None]
     try:
         inferred = pa.array(sample).type if sample else pa.list_(pa.int64())
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, RecursionError, ValueError, TypeError, OverflowError):
         inferred = pa.list_(pa.int64())
     if not pa.types.is_list(inferred) or pa.types.is_null(inferred.value_type):
         inferred = pa.list_(pa.int64())

@@ -212,11 +212,36 @@ class Parser:
     def plan(
         self, rows: Any, schema: Any, steps_raw: Any, rows_loc: str, schema_loc: str, plan_loc: str
     ) -> ir.Plan | None:
+        if not (self.valid_unicode(schema, schema_loc) & self.valid_unicode(steps_raw, plan_loc)):
+            return None
         source = self.inline(rows, schema, rows_loc, schema_loc)
         steps = self.steps(steps_raw, plan_loc)
         if source is None:
             return None
         return ir.Plan(source, steps, plan_loc)
+
+    def valid_unicode(self, raw: Any, loc: str) -> bool:
+        """Every string (and object key) must be encodable as UTF-8: protobuf and Arrow
+        reject lone surrogates, so they are located here instead of failing later."""
+        ok = True
+        stack: list[tuple[Any, str]] = [(raw, loc)]
+        seen = 0
+        while stack and seen < 1_000_000:
+            node, at = stack.pop()
+            seen += 1
+            if isinstance(node, str):
+                if not node.isascii() and not _encodable(node):
+                    self.err("invalid_unicode", at, "text contains characters that are not valid Unicode (lone surrogates)", node)
+                    ok = False
+            elif isinstance(node, Mapping):
+                for k, v in node.items():
+                    if isinstance(k, str) and not k.isascii() and not _encodable(k):
+                        self.err("invalid_unicode", at, "an object key is not valid Unicode (lone surrogates)", k)
+                        ok = False
+                    stack.append((v, f"{at}/{k}"))
+            elif isinstance(node, (list, tuple)):
+                stack.extend((v, f"{at}/{i}") for i, v in enumerate(node))
+        return ok
 
     def schema(self, raw: Any, loc: str) -> list[Field] | None:
         if isinstance(raw, Mapping) and isinstance(raw.get("fields"), list):
@@ -1307,6 +1332,14 @@ def _check_literal(code: str, value: Any) -> str | None:
     if code == "L":
         return None if isinstance(value, (bool, int, float, str)) else "a literal value"
     return None
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _split_args(inner: str) -> list[str]:

@@ -1,0 +1,155 @@
+"""Property-based tests: whatever JSON arrives, parse/validate/translate either succeed or
+raise a PlanError whose every detail has a code and a location — never another exception
+(KeyError, AttributeError, TypeError, RecursionError ...).
+
+The default run is bounded (``HYPOTHESIS_PROFILE=ci``, the default here); set
+``HYPOTHESIS_PROFILE=long`` for a deeper search (documented in docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import connect_plan
+from connect_plan import PlanError
+
+settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("long", max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = [json.loads(p.read_text()) for p in sorted((ROOT / "fixtures" / "plans").glob("*.json"))]
+SEEDS = [{"input": d["input"], "plan": d["plan"]} for d in SEEDS]
+
+NAMES = st.sampled_from(["a", "b.c", "`x`", "with space", "select", "ünï", "漢字", "a`b", "'q'", '"dq"', "", "*", "\x00", "\ud800"])
+SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(2**80), max_value=2**80),
+    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12), NAMES,
+)
+JSON = st.recursive(SCALARS, lambda kids: st.one_of(st.lists(kids, max_size=5), st.dictionaries(st.one_of(st.text(max_size=8), st.sampled_from(
+    ["op", "payload", "fn", "args", "col", "lit", "left", "right", "arg", "name", "expr", "columns", "n", "on", "how",
+     "other_data", "other_schema", "group_by", "aggs", "agg", "column", "alias", "window", "type", "udf", "values"])), kids, max_size=5)),
+    max_leaves=25)
+TYPE_STRINGS = st.sampled_from(["int", "bigint", "string", "decimal(5,2)", "array<int>", "map<string,int>", "struct<a:int>", "date", "timestamp",
+                                "binary", "nope", "decimal(99,1)", "array<", "", "int int", "struct<a:int,a:int>"])
+
+
+def assert_only_plan_errors(rows: Any, schema: Any, plan: Any) -> None:
+    try:
+        connect_plan.translate(rows, schema, plan)
+    except PlanError as err:
+        assert err.details, "a PlanError must list at least one problem"
+        for d in err.details:
+            assert d.code and isinstance(d.code, str)
+            assert isinstance(d.loc, str)
+            str(d)  # rendering never fails
+
+
+def assert_document_only_plan_errors(doc: Any) -> None:
+    try:
+        connect_plan.translate(None, None, doc)
+    except PlanError as err:
+        assert err.details and all(d.code for d in err.details)
+        str(err)
+
+
+@given(plan=JSON)
+def test_random_json_as_plan(plan: Any) -> None:
+    assert_only_plan_errors([[1, "x"]], [("a", "int"), ("b", "string")], plan)
+
+
+@given(doc=JSON)
+def test_random_json_as_document(doc: Any) -> None:
+    assert_document_only_plan_errors(doc)
+
+
+@given(rows=JSON, schema=st.lists(st.tuples(NAMES, TYPE_STRINGS), max_size=4))
+def test_random_rows_and_schema(rows: Any, schema: Any) -> None:
+    assert_only_plan_errors(rows, [list(s) for s in schema], [])
+
+
+def _paths(node: Any) -> list[tuple[Any, ...]]:
+    """Paths to every node, iteratively and at most 40 levels down (mutations nest deep)."""
+    out: list[tuple[Any, ...]] = []
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), node)]
+    while stack:
+        prefix, cur = stack.pop()
+        out.append(prefix)
+        if len(prefix) >= 40:
+            continue
+        if isinstance(cur, dict):
+            stack.extend(((*prefix, k), v) for k, v in cur.items())
+        elif isinstance(cur, list):
+            stack.extend(((*prefix, i), v) for i, v in enumerate(cur[:50]))
+    return out
+
+
+def _get(node: Any, path: tuple[Any, ...]) -> Any:
+    for p in path:
+        node = node[p]
+    return node
+
+
+def _set(root: Any, path: tuple[Any, ...], value: Any) -> Any:
+    if not path:
+        return value
+    _get(root, path[:-1])[path[-1]] = value
+    return root
+
+
+MUTATIONS = st.sampled_from(["replace", "delete", "add_key", "wrap_deep", "huge", "nan", "long_list", "rename", "type_string", "dup"])
+
+
+@given(seed=st.sampled_from(range(len(SEEDS))), picks=st.lists(st.tuples(st.integers(0, 10_000), MUTATIONS, JSON), min_size=1, max_size=3))
+def test_mutated_fixture_plans(seed: int, picks: list[tuple[int, str, Any]]) -> None:
+    doc: Any = copy.deepcopy(SEEDS[seed])
+    for index, kind, value in picks:
+        paths = _paths(doc)
+        path = paths[index % len(paths)]
+        target = _get(doc, path)
+        if kind == "replace":
+            doc = _set(doc, path, value)
+        elif kind == "delete" and path:
+            parent = _get(doc, path[:-1])
+            del parent[path[-1]]
+        elif kind == "add_key" and isinstance(target, dict):
+            target[str(value)[:10]] = value
+        elif kind == "wrap_deep":
+            deep: Any = target
+            for _ in range(3000):
+                deep = {"op": "not", "arg": deep} if index % 2 else [deep]
+            doc = _set(doc, path, deep)
+        elif kind == "huge":
+            doc = _set(doc, path, 10**400 if index % 2 else -(2**64))
+        elif kind == "nan":
+            doc = _set(doc, path, math.nan if index % 2 else math.inf)
+        elif kind == "long_list":
+            doc = _set(doc, path, [target] * 2000)
+        elif kind == "rename" and isinstance(target, str):
+            doc = _set(doc, path, target + "`.\"; DROP TABLE t; --")
+        elif kind == "type_string" and isinstance(target, dict) and "type" in target:
+            target["type"] = str(value)
+        elif kind == "dup" and isinstance(target, list) and target:
+            target.append(target[0])  # shared, not copied: it may be nested very deep
+    assert_document_only_plan_errors(doc)
+
+
+@given(text=st.text(max_size=200))
+def test_random_text_as_plan_json(text: str) -> None:
+    assert_only_plan_errors([], [("a", "int")], text)
+
+
+def test_deeply_nested_json_text_is_a_plan_error() -> None:
+    for text in ("[" * 200_000, '{"a":' * 200_000, "[" * 50_000 + "]" * 50_000):
+        try:
+            connect_plan.translate([], [("a", "int")], text)
+        except PlanError as err:
+            assert err.codes[0] in ("json_too_deep", "json_syntax", "too_deep", "plan_type", "step_type")
