@@ -269,9 +269,15 @@ def cmd_server(args: argparse.Namespace) -> int:
     if args.action == "start":
         conf = dict(_kv(c) for c in args.conf or [])
         already = server.info()
-        info = server.start(port=args.port, conf=conf, driver_memory=args.driver_memory, master=args.master, timeout=args.timeout)
+        info = server.start(
+            port=args.port, conf=conf, driver_memory=args.driver_memory, master=args.master, timeout=args.timeout,
+            cluster=args.cluster, worker_cores=args.worker_cores, worker_memory=args.worker_memory,
+        )
         verb = "already running" if already else "started"
         print(f"Spark Connect server {verb}: {info.url} (pid {info.pid}, log {info.log_path})")
+        if info.master:
+            workers = sum(c.role == "worker" for c in info.components)
+            print(f"  on a local standalone cluster {info.master} with {workers} worker(s); master UI {info.master_ui}")
         return EXIT_OK
     if args.action == "stop":
         stopped = server.stop()
@@ -333,6 +339,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, help="gRPC port (default: a free one)")
     p.add_argument("--driver-memory", help="driver JVM heap, e.g. 4g (default: Spark's 1g)")
     p.add_argument("--master", help="Spark master URL, e.g. spark://host:7077 (default: local[*])")
+    p.add_argument("--cluster", type=int, default=0, metavar="N",
+                   help="start a local standalone cluster (a master and N workers) and attach the server to it")
+    p.add_argument("--worker-cores", type=int, default=1, help="cores each --cluster worker offers (default 1)")
+    p.add_argument("--worker-memory", default="1g", help="memory each --cluster worker offers (default 1g)")
     p.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark configuration (repeatable)")
     p.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for readiness")
     p.add_argument("--state-dir", help=argparse.SUPPRESS)

@@ -32,8 +32,11 @@ from typing import Any
 from .errors import LocalServerError
 
 __all__ = [
+    "Component",
     "LocalServer",
     "ServerInfo",
+    "cluster_conf",
+    "cluster_status",
     "find_java",
     "free_port",
     "running_server_url",
@@ -51,6 +54,16 @@ DEFAULT_CONF: dict[str, str] = {
 
 
 @dataclass(frozen=True)
+class Component:
+    """A process of a local cluster: its role, pid, the marker that proves the pid is ours."""
+
+    role: str  # "master" | "worker"
+    pid: int
+    marker: str
+    log_path: str
+
+
+@dataclass(frozen=True)
 class ServerInfo:
     pid: int
     port: int
@@ -58,10 +71,23 @@ class ServerInfo:
     log_path: str
     started_at: float
     spark_home: str
+    #: ``spark://host:port`` when the server runs on a local standalone cluster
+    master: str | None = None
+    master_ui: str | None = None
+    components: tuple[Component, ...] = ()
 
     @property
     def url(self) -> str:
         return f"sc://{self.host}:{self.port}"
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> ServerInfo:
+        comps = tuple(Component(**c) for c in raw.pop("components", ()))
+        return cls(**raw, components=comps)
+
+
+MASTER_CLASS = "org.apache.spark.deploy.master.Master"
+WORKER_CLASS = "org.apache.spark.deploy.worker.Worker"
 
 
 def state_dir() -> Path:
@@ -180,11 +206,13 @@ class LocalServer:
         """The recorded server if it is still running (stale state is removed)."""
         try:
             raw = json.loads(self.state_file.read_text())
-            info = ServerInfo(**raw)
-        except (OSError, ValueError, TypeError):
+            info = ServerInfo.from_json(raw)
+        except (OSError, ValueError, TypeError, AttributeError):
             return None
         if _is_our_server(info.pid, info.port):
             return info
+        # the server is gone: stop what is left of its cluster, then forget it
+        self._stop_components(info.components)
         with contextlib.suppress(OSError):
             self.state_file.unlink()
         return None
@@ -197,20 +225,43 @@ class LocalServer:
         conf: Mapping[str, str] | None = None,
         driver_memory: str | None = None,
         master: str | None = None,
+        cluster: int = 0,
+        worker_cores: int = 1,
+        worker_memory: str = "1g",
+        executor_memory: str = "512m",
         timeout: float = 180.0,
         extra_args: Sequence[str] = (),
     ) -> ServerInfo:
+        """Start the server (or return the running one).
+
+        ``cluster=N`` first starts a standalone master and N workers on loopback (each
+        offering ``worker_cores``/``worker_memory``) and attaches the server to them;
+        ``master`` attaches it to an existing cluster instead.
+        """
         running = self.info()
         if running is not None:
             return running
+        if cluster and master:
+            raise LocalServerError("give either cluster=N (start a local cluster) or master=URL (use one), not both")
         home = spark_home()
         java = find_java()
         port = port or free_port(host)
         if _port_open(host, port):
             raise LocalServerError(f"port {port} on {host} is already in use")
         self.directory.mkdir(parents=True, exist_ok=True)
-        log_path = self.directory / f"spark-connect-{port}.log"
+        env = dict(os.environ)
+        env["SPARK_HOME"] = str(home)
+        env["JAVA_HOME"] = str(Path(java).resolve().parent.parent)
+        env.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        env.pop("SPARK_REMOTE", None)
+        env.pop("PYSPARK_SUBMIT_ARGS", None)
         settings = {**DEFAULT_CONF, **(conf or {})}
+        components: tuple[Component, ...] = ()
+        master_ui = None
+        if cluster:
+            master, master_ui, components = self._start_cluster(home, env, host, cluster, worker_cores, worker_memory, timeout)
+            for k, v in cluster_conf(cluster, worker_cores, executor_memory).items():
+                settings.setdefault(k, v)
         settings["spark.connect.grpc.binding.port"] = str(port)
         settings["spark.connect.grpc.binding.address"] = host
         cmd = [str(home / "bin" / "spark-submit"), "--class", SERVER_CLASS, "--name", "connect-plan-local"]
@@ -221,12 +272,25 @@ class LocalServer:
         for k, v in settings.items():
             cmd += ["--conf", f"{k}={v}"]
         cmd += [*extra_args, "spark-internal"]
-        env = dict(os.environ)
-        env["SPARK_HOME"] = str(home)
-        env["JAVA_HOME"] = str(Path(java).resolve().parent.parent)
-        env.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-        env.pop("SPARK_REMOTE", None)
-        env.pop("PYSPARK_SUBMIT_ARGS", None)
+        log_path = self.directory / f"spark-connect-{port}.log"
+        try:
+            proc = self._spawn(cmd, log_path, env)
+        except BaseException:
+            self._stop_components(components)
+            raise
+        info = ServerInfo(proc.pid, port, host, str(log_path), time.time(), str(home), master, master_ui, components)
+        self.state_file.write_text(json.dumps(asdict(info)))
+        try:
+            self._wait_ready(proc, info, timeout)
+        except BaseException:
+            self._terminate(proc.pid, grace=10)
+            self._stop_components(components)
+            with contextlib.suppress(OSError):
+                self.state_file.unlink()
+            raise
+        return info
+
+    def _spawn(self, cmd: list[str], log_path: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
         log = open(log_path, "ab")
         try:
             proc = subprocess.Popen(
@@ -236,16 +300,51 @@ class LocalServer:
         finally:
             log.close()
         _LAUNCHED[proc.pid] = proc
-        info = ServerInfo(proc.pid, port, host, str(log_path), time.time(), str(home))
-        self.state_file.write_text(json.dumps(asdict(info)))
+        return proc
+
+    def _start_cluster(
+        self, home: Path, env: dict[str, str], host: str, workers: int, cores: int, memory: str, timeout: float
+    ) -> tuple[str, str, tuple[Component, ...]]:
+        """A standalone master and ``workers`` workers on loopback, ready when the master
+        reports every worker alive."""
+        spark_class = str(home / "bin" / "spark-class")
+        env = {**env, "SPARK_DAEMON_MEMORY": env.get("SPARK_DAEMON_MEMORY", "256m")}  # master/worker JVMs only
+        mport, uport = free_port(host), free_port(host)
+        master_url = f"spark://{host}:{mport}"
+        ui = f"http://{host}:{uport}"
+        components: list[Component] = []
         try:
-            self._wait_ready(proc, info, timeout)
+            log = self.directory / f"master-{mport}.log"
+            proc = self._spawn([spark_class, MASTER_CLASS, "--host", host, "--port", str(mport), "--webui-port", str(uport)], log, env)
+            components.append(Component("master", proc.pid, f"--port {mport}", str(log)))
+            for i in range(workers):
+                work_dir = self.directory / f"worker-{mport}-{i}"
+                work_dir.mkdir(parents=True, exist_ok=True)
+                log = self.directory / f"worker-{mport}-{i}.log"
+                cmd = [spark_class, WORKER_CLASS, "--host", host, "--cores", str(cores), "--memory", memory,
+                       "--webui-port", str(free_port(host)), "--work-dir", str(work_dir), master_url]
+                proc = self._spawn(cmd, log, env)
+                components.append(Component("worker", proc.pid, str(work_dir), str(log)))
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                for c in components:
+                    if _LAUNCHED[c.pid].poll() is not None:
+                        raise LocalServerError(f"the local Spark {c.role} exited while starting; last log lines:\n{tail(c.log_path)}")
+                if cluster_status(ui).get("aliveworkers", 0) >= workers:
+                    return master_url, ui, tuple(components)
+                time.sleep(0.5)
+            raise LocalServerError(f"the local Spark cluster did not get {workers} live workers within {timeout:.0f} s")
         except BaseException:
-            self._terminate(proc.pid, grace=10)
-            with contextlib.suppress(OSError):
-                self.state_file.unlink()
+            self._stop_components(tuple(components))
             raise
-        return info
+
+    def _stop_components(self, components: Sequence[Component]) -> None:
+        """Workers first, then the master; each only if its pid is still that process."""
+        for c in sorted(components, key=lambda c: c.role != "worker"):
+            cls = WORKER_CLASS if c.role == "worker" else MASTER_CLASS
+            cmd = _cmdline(c.pid)
+            if cls in cmd and c.marker in cmd:
+                self._terminate(c.pid, grace=15)
 
     def _wait_ready(self, proc: subprocess.Popen[bytes], info: ServerInfo, timeout: float) -> None:
         deadline = time.monotonic() + timeout
@@ -269,6 +368,7 @@ class LocalServer:
         if info is None:
             return False
         self._terminate(info.pid, grace=timeout)
+        self._stop_components(info.components)
         with contextlib.suppress(OSError):
             self.state_file.unlink()
         return True
@@ -344,6 +444,29 @@ def tail(path: str, lines: int = 25) -> str:
     except OSError:
         return "(no log)"
     return "\n".join(text.splitlines()[-lines:])
+
+
+def cluster_conf(workers: int, worker_cores: int = 1, executor_memory: str = "512m") -> dict[str, str]:
+    """Spark settings of a Connect server on a standalone cluster (docker/compose.yaml
+    uses the same; a unit test keeps them in step)."""
+    return {
+        "spark.executor.memory": executor_memory,
+        "spark.executor.cores": "1",
+        "spark.cores.max": str(workers * worker_cores),
+        "spark.dynamicAllocation.enabled": "false",
+    }
+
+
+def cluster_status(master_ui: str) -> dict[str, Any]:
+    """The standalone master's JSON status (workers, applications), or {} if unreachable."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"{master_ui}/json/", timeout=5) as resp:
+            return dict(json.loads(resp.read().decode("utf-8")))
+    except (OSError, ValueError, urllib.error.URLError):
+        return {}
 
 
 def running_server_url(directory: Path | str | None = None) -> str | None:
