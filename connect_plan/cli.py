@@ -49,10 +49,10 @@ def _plan_only(doc: Any) -> Any:
 
 def _remote(args: argparse.Namespace, *, start: bool) -> str:
     """--remote, else SPARK_REMOTE, else the local server (started if ``start``)."""
-    if getattr(args, "remote", None):
-        return str(args.remote)
-    if os.environ.get("SPARK_REMOTE"):
-        return os.environ["SPARK_REMOTE"]
+    if getattr(args, "remote", None) or os.environ.get("SPARK_REMOTE"):
+        from .client import resolve_remote
+
+        return resolve_remote(getattr(args, "remote", None))  # also maps 'sail' to an in-process server
     from .server import LocalServer
 
     server = LocalServer()
@@ -306,7 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     def remote_arg(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--remote", help="Spark Connect URL (sc://host:port/;token=...); default: $SPARK_REMOTE, then the local server")
+        p.add_argument("--remote", help="Spark Connect URL (sc://host:port/;token=...) or 'sail' for an in-process Sail server; default: $SPARK_REMOTE, then the local server")
 
     p = sub.add_parser("run", help="run a plan document and print its result")
     p.add_argument("file", help="plan document (JSON: {input, plan}); '-' reads stdin")

@@ -60,13 +60,16 @@ def resolve_remote(remote: str | None) -> str:
     """The server URL: ``remote``, else ``SPARK_REMOTE``, else the local server's.
 
     The local server is the one ``connect-plan server start`` launched (its state file
-    records the port). The library never starts a server by itself.
+    records the port). The library never starts a JVM; ``remote="sail"`` starts an
+    in-process Sail server (``pysail``, no JVM).
     """
+    remote = remote or os.environ.get("SPARK_REMOTE")
+    if remote == "sail":
+        from .sail import in_process_url
+
+        return in_process_url()
     if remote:
         return remote
-    env = os.environ.get("SPARK_REMOTE")
-    if env:
-        return env
     from .server import running_server_url
 
     url = running_server_url()
@@ -141,6 +144,11 @@ def server_error(exc: BaseException, url: str) -> ServerError:
             return ServerUnavailableError(
                 f"cannot reach the Spark Connect server at {redact(url)}: {_first_line(retry_text)}",
                 grpc_status="UNAVAILABLE",
+            )
+        if "unsupported PySpark version" in message:
+            message += (
+                " (Sail reads the version of the PySpark installed next to it; this pysail does not"
+                " support it: use a pysail release that does, or pyspark-client of a supported version)"
             )
         params = exc.getMessageParameters() if hasattr(exc, "getMessageParameters") else None
         return ServerError(

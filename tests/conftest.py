@@ -29,10 +29,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def engine() -> str:
+    """The engine behind the tests' server: 'sail' when SPARK_REMOTE=sail, else 'spark'."""
+    return "sail" if os.environ.get("SPARK_REMOTE") == "sail" else "spark"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    from tests.engines import SAIL_DIFFERENCES
+
     for item in items:
         if "/integration/" in str(item.fspath).replace(os.sep, "/"):
             item.add_marker(pytest.mark.integration)
+        if engine() == "sail":
+            if item.get_closest_marker("spark_only"):
+                item.add_marker(pytest.mark.skip(reason="needs Apache Spark (JVM launcher or cluster)"))
+            reason = SAIL_DIFFERENCES.get(item.nodeid.split("::", 1)[-1]) or SAIL_DIFFERENCES.get(item.nodeid)
+            if reason:
+                item.add_marker(pytest.mark.xfail(reason=f"Sail differs: {reason}", strict=True))
 
 
 @pytest.fixture(scope="session")
@@ -44,7 +57,9 @@ def update_goldens(request: pytest.FixtureRequest) -> bool:
 def spark_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     remote = os.environ.get("SPARK_REMOTE")
     if remote:
-        yield remote
+        from connect_plan.client import resolve_remote
+
+        yield resolve_remote(remote)  # 'sail' starts an in-process Sail server
         return
     from connect_plan.server import LocalServer
 

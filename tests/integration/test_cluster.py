@@ -17,7 +17,7 @@ from .conftest import Differential
 from .test_expressions_differential import FAMILIES, ROWS, SCHEMA
 from .test_ops_differential import CASES, PEOPLE, PEOPLE_SCHEMA
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.spark_only]
 
 REPRESENTATIVE = {
     "group_by_all_aggs", "rollup", "cube_columns_key", "distinct", "order_ascending_list", "join_inner", "join_full",

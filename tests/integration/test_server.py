@@ -18,6 +18,7 @@ from connect_plan.errors import LocalServerError
 from connect_plan.server import LocalServer, ServerInfo, free_port
 
 ROOT = Path(__file__).resolve().parent.parent.parent
+pytestmark = pytest.mark.spark_only
 
 
 def _non_loopback_ipv4() -> list[str]:
