@@ -440,8 +440,7 @@ _ROWS: list[FunctionSpec] = [
     fn("bit_count", "e"),
     fn("bit_get", "e, e pos"),
     fn("getbit", "e, e pos"),
-    fn("rand", "I? seed", nondeterministic=True),
-    fn("random", "I? seed", nondeterministic=True),
+    fn("rand", "I? seed", aliases=("random",), nondeterministic=True),
     fn("randn", "I? seed", nondeterministic=True),
     fn("uuid", "I? seed", nondeterministic=True),
     fn("uniform", "e min, e max, I? seed", nondeterministic=True),
@@ -667,7 +666,7 @@ _ROWS: list[FunctionSpec] = [
     win("ntile", "I n"),
     win("lag", "e, I? offset, L? default", fill={1: 1}),
     win("lead", "e, I? offset, L? default", fill={1: 1}),
-    win("nth_value", "e, I offset, B? ignore_nulls"),
+    win("nth_value", "e, I offset, B? ignore_nulls", fill={2: False}),
     win("counter_diff", "e, e? start_time"),
     # ---- sketches, bitmaps (scalar parts) ----
     *_unary("hll_sketch_estimate", "theta_sketch_estimate", "bitmap_bit_position",

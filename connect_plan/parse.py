@@ -1836,18 +1836,18 @@ def _desugar_log(p: Parser, spec: FunctionSpec, args: list[ir.Expr], loc: str) -
 
 
 def _desugar_interval(p: Parser, spec: FunctionSpec, args: list[ir.Expr], loc: str) -> ir.Expr | None:
-    """robin's durations days(n), hours(n) ... → make_dt_interval / make_ym_interval."""
-    n = args[0]
-    zero = ir.Lit(0, loc)
-    shapes: dict[str, tuple[str, tuple[ir.Expr, ...]]] = {
-        "days": ("make_dt_interval", (n,)),
-        "hours": ("make_dt_interval", (zero, n)),
-        "minutes": ("make_dt_interval", (zero, zero, n)),
-        "months": ("make_ym_interval", (zero, n)),
-        "years": ("make_ym_interval", (n,)),
-    }
-    target, target_args = shapes[spec.name]
-    return ir.Call(target, target_args, loc)
+    """robin's durations days(n), hours(n) ... → make_dt_interval / make_ym_interval, with
+    the other parts zero (as PySpark's make_dt_interval(days=n) sends them)."""
+    target, position = {
+        "days": ("make_dt_interval", 0),
+        "hours": ("make_dt_interval", 1),
+        "minutes": ("make_dt_interval", 2),
+        "months": ("make_ym_interval", 1),
+        "years": ("make_ym_interval", 0),
+    }[spec.name]
+    row = CATALOG[target]
+    parts = [args[0] if i == position else ir.Lit(row.fill[i], loc) for i in range(len(row.params))]
+    return ir.Call(target, tuple(parts), loc)
 
 
 def _desugar_to_char(p: Parser, spec: FunctionSpec, args: list[ir.Expr], loc: str) -> ir.Expr | None:
@@ -1894,13 +1894,27 @@ def _is_string_arg(raw: Any) -> bool:
     return isinstance(raw, str) or (isinstance(raw, Mapping) and isinstance(raw.get("lit"), str) and len(raw) == 1)
 
 
+def _string_value(raw: Any) -> str:
+    return raw if isinstance(raw, str) else str(raw["lit"])
+
+
+#: field names of Spark's extract / date_part (case-insensitive)
+_DATE_FIELDS = frozenset("""
+YEAR Y YEARS YR YRS YEAROFWEEK QUARTER QTR MONTH MON MONS MONTHS WEEK W WEEKS DAY D DAYS
+DAYOFWEEK DOW DAYOFWEEK_ISO DOW_ISO DOY HOUR H HOURS HR HRS MINUTE M MIN MINS MINUTES SECOND S
+SEC SECONDS SECS
+""".split())
+
+
 def _hook_date_part(p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc: str, loc: str, depth: int) -> ir.Expr | None:
     """robin's extract(source, field) or PySpark's extract(field, source): the field is the
     string literal (a bare string in the second position is the field, as in robin)."""
     if len(raw_args) != 2:
         p.err("arity", args_loc, f"function {spec.name!r} takes exactly 2 arguments (source, field), got {len(raw_args)}", raw_args)
         return None
-    if _is_string_arg(raw_args[1]):
+    # the field is the string literal naming a field; prefer robin's order when unsure
+    fields = [_is_string_arg(a) and _string_value(a).upper() in _DATE_FIELDS for a in raw_args]
+    if fields[1] or (not fields[0] and _is_string_arg(raw_args[1])):
         field_i, source_i = 1, 0
     elif _is_string_arg(raw_args[0]):
         field_i, source_i = 0, 1
