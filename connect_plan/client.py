@@ -89,8 +89,21 @@ class _QuietPySparkErrors(logging.Filter):
 
 
 _QUIET = _QuietPySparkErrors()
+
+
+def _query_context_logger(name: str) -> logging.Logger:
+    # PySpark logs with extra keyword arguments (errorClass=...) that only its own logger
+    # class accepts: create the logger as a PySparkLogger, or PySpark's logging call fails
+    # with a TypeError that hides the server's error
+    try:
+        from pyspark.logger import PySparkLogger
+    except ImportError:  # pragma: no cover - PySpark < 4
+        return logging.getLogger(name)
+    return PySparkLogger.getLogger(name)
+
+
 for _name in ("DataFrameQueryContextLogger", "SQLQueryContextLogger"):
-    logging.getLogger(_name).addFilter(_QUIET)
+    _query_context_logger(_name).addFilter(_QUIET)
 
 
 @contextlib.contextmanager

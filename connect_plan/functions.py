@@ -53,6 +53,7 @@ unit test fails when ``pyspark.sql.functions`` has a function in neither.
 
 from __future__ import annotations
 
+import dataclasses
 import decimal
 import re
 from dataclasses import dataclass, field
@@ -113,6 +114,7 @@ class FunctionSpec:
     fill: dict[int, Any] = field(default_factory=dict, hash=False, compare=False)
     distinct: bool = False
     cycle: bool = False
+    group: str = ""
 
     @property
     def min_args(self) -> int:
@@ -253,8 +255,8 @@ _TUPLE_MODE = "sum"
 # ---------------------------------------------------------------------------------------
 # The rows. Grouped roughly as PLAN_FORMAT.md §4 groups them, then PySpark's own sections.
 
-_ROWS: list[FunctionSpec] = [
-    # ---- operators (reached through {"op": ...} and also callable as {"fn": ...}) ----
+_LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/functions.md sections)
+    "Operators",
     fn("==", "e, e", kind="operator", aliases=("eq",)),
     fn(">", "e, e", kind="operator", aliases=("gt",)),
     fn(">=", "e, e", kind="operator", aliases=("ge",)),
@@ -288,7 +290,7 @@ _ROWS: list[FunctionSpec] = [
     fn("isnull", "e", aliases=("is_null", "isNull")),
     fn("isnotnull", "e", aliases=("is_not_null", "isNotNull")),
     fn("isnan", "e", aliases=("isNaN",)),
-    # ---- control, null handling, types (§4.1) ----
+    "Conditionals, nulls and types",
     fn("coalesce", "e+"),
     fn("when", "e, e, e*", special="when",
        notes="when(c, v): null where c is not true; when(c1, v1, c2, v2, ..., else) chains; "
@@ -319,7 +321,7 @@ _ROWS: list[FunctionSpec] = [
     fn("call_function", "S name, e*", special="call_function",
        notes="calls a function registered on the server by name (Spark Connect CallFunction)"),
     fn("unwrap_udt", "e"),
-    # ---- strings (§4.2) ----
+    "Strings, binary, JSON/CSV/XML",
     *_unary("upper", "ucase", "lower", "lcase", "length", "char_length", "character_length",
             "initcap", "reverse", "ascii", "char", "chr", "base64", "unbase64", "sha1", "sha",
             "md5", "soundex", "crc32", "bit_length", "octet_length", "hex", "unhex", "bin",
@@ -406,7 +408,7 @@ _ROWS: list[FunctionSpec] = [
     fn("java_method", "S class_name, S method, e*"),
     fn("reflect", "S class_name, S method, e*"),
     fn("try_reflect", "S class_name, S method, e*"),
-    # ---- math and arithmetic (§4.3) ----
+    "Math and bits",
     *_unary("abs", "sqrt", "exp", "sin", "cos", "tan", "asin", "acos", "atan", "cosh", "sinh",
             "tanh", "cot", "csc", "sec", "degrees", "radians", "cbrt", "expm1", "log1p", "log10",
             "log2", "rint", "factorial", "signum", "sign", "positive", "asinh", "acosh", "atanh",
@@ -445,7 +447,7 @@ _ROWS: list[FunctionSpec] = [
     fn("uuid", "I? seed", nondeterministic=True),
     fn("uniform", "e min, e max, I? seed", nondeterministic=True),
     fn("randstr", "e length, I? seed", nondeterministic=True),
-    # ---- date and time (§4.4) ----
+    "Dates, times and intervals",
     *_unary("year", "month", "day", "dayofmonth", "hour", "minute", "second", "quarter",
             "weekofyear", "dayofweek", "dayofyear", "last_day", "dayname", "monthname",
             "weekday", "unix_date", "date_from_unix_date", "unix_micros", "unix_millis",
@@ -529,7 +531,7 @@ _ROWS: list[FunctionSpec] = [
     fn("time_bucket", "e, e, e?"),
     fn("time_diff", "S unit, e, e"),
     fn("time_trunc", "S unit, e"),
-    # ---- arrays (§4.7) ----
+    "Arrays",
     fn("array", "e*"),
     *_unary("array_max", "array_min", "array_distinct", "array_compact", "array_size", "size",
             "cardinality", "flatten"),
@@ -559,7 +561,7 @@ _ROWS: list[FunctionSpec] = [
     fn("array_sum", "e", special="array_sum",
        notes="no Spark function: aggregate(a, zero, (acc, x) -> acc + coalesce(x, 0)); nulls "
        "are skipped and an empty array sums to 0, as in robin; decimal arrays are not supported"),
-    # ---- higher-order functions ----
+    "Higher-order functions (lambdas)",
     fn("transform", "e, X12"),
     fn("filter", "e, X12"),
     fn("exists", "e, X1"),
@@ -571,7 +573,7 @@ _ROWS: list[FunctionSpec] = [
     fn("transform_keys", "e, X2"),
     fn("transform_values", "e, X2"),
     fn("map_zip_with", "e, e, X3"),
-    # ---- maps and structs (§4.8) ----
+    "Maps and structs",
     fn("create_map", "e? key, e? value", "map", aliases=("createMap",), cycle=True),
     fn("map_keys", "e", aliases=("keys",)),
     fn("map_values", "e"),
@@ -593,7 +595,7 @@ _ROWS: list[FunctionSpec] = [
        notes="Column.withField"),
     fn("drop_fields", "e, S+ fields", aliases=("dropFields",), special="update_fields",
        notes="Column.dropFields"),
-    # ---- generators ----
+    "Generators",
     gen("explode", "e"),
     gen("explode_outer", "e", aliases=("explodeOuter",)),
     gen("posexplode", "e", notes="two output columns: pos and col (key and value for maps)"),
@@ -603,7 +605,7 @@ _ROWS: list[FunctionSpec] = [
     gen("stack", "I n, e+", notes="stack(n, v1, v2, ...): n rows of columns col0, col1, ..."),
     gen("json_tuple", "e, S+ fields", aliases=("jsonTuple",),
         notes="Spark's generator: one string column per field, c0, c1, ... (robin returned a struct)"),
-    # ---- aggregates ----
+    "Aggregates",
     agg("count", "e", notes="count(*) and a count without a column count rows: count(1)"),
     agg("count_distinct", "e+", "count", aliases=("countDistinct",), distinct=True),
     agg("approx_count_distinct", "e, F? rsd", aliases=("approxCountDistinct",)),
@@ -661,14 +663,14 @@ _ROWS: list[FunctionSpec] = [
     *(agg(f"tuple_union_agg_{t}", "e, I? lg_nom_entries, S? mode", fill={1: 12, 2: _TUPLE_MODE})
       for t in ("double", "integer")),
     *(agg(f"tuple_intersection_agg_{t}", "e, S? mode") for t in ("double", "integer")),
-    # ---- window functions (only with a window) ----
+    "Window functions",
     *(win(n, "") for n in ("row_number", "rank", "dense_rank", "percent_rank", "cume_dist")),
     win("ntile", "I n"),
     win("lag", "e, I? offset, L? default", fill={1: 1}),
     win("lead", "e, I? offset, L? default", fill={1: 1}),
     win("nth_value", "e, I offset, B? ignore_nulls", fill={2: False}),
     win("counter_diff", "e, e? start_time"),
-    # ---- sketches, bitmaps (scalar parts) ----
+    "Sketches and bitmaps",
     *_unary("hll_sketch_estimate", "theta_sketch_estimate", "bitmap_bit_position",
             "bitmap_bucket_number", "bitmap_count",
             *(f"kll_sketch_{op}_{t}" for op in ("get_n", "to_string") for t in ("bigint", "double", "float")),
@@ -684,7 +686,7 @@ _ROWS: list[FunctionSpec] = [
     *(fn(f"tuple_union_{k}{t}", "e, e, I? lg_nom_entries, S? mode", fill={2: 12, 3: _TUPLE_MODE})
       for k in ("", "theta_") for t in ("double", "integer")),
     *(fn(f"tuple_sketch_summary_{t}", "e, S? mode") for t in ("double", "integer")),
-    # ---- variant, xml, geospatial, vectors ----
+    "Variant, XPath, geospatial, vectors",
     *_unary("parse_json", "try_parse_json", "is_variant_null", "is_valid_variant",
             "schema_of_variant", "to_variant_object", "st_geogfromwkb", "st_srid"),
     fn("variant_get", "e, S path, S type"),
@@ -705,6 +707,20 @@ _ROWS: list[FunctionSpec] = [
     fn("vector_norm", "e, e? degree"),
     fn("vector_normalize", "e, e? degree"),
 ]
+
+
+def _grouped(listing: list[FunctionSpec | str]) -> list[FunctionSpec]:
+    out: list[FunctionSpec] = []
+    group = ""
+    for item in listing:
+        if isinstance(item, str):
+            group = item
+        else:
+            out.append(dataclasses.replace(item, group=group))
+    return out
+
+
+_ROWS: list[FunctionSpec] = _grouped(_LISTING)
 
 #: sort-order functions: accepted as ``orderBy`` and window ``order_by`` items
 #: (``{"fn": "desc", "args": ["x"]}``), never as values

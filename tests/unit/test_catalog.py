@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pyspark.sql.functions as F
 import pytest
 from pyspark.sql.connect import proto as pb
 from pyspark.sql.connect.functions import builtin as CF
@@ -26,8 +27,6 @@ from connect_plan.functions import CATALOG, EXCLUDED, FunctionSpec, Param
 from connect_plan.parse import Parser
 from connect_plan.translate.expressions import ExprContext, emit
 from connect_plan.translate.scope import Scope
-
-import pyspark.sql.functions as F  # noqa: I001 - after PySpark's connect modules on purpose
 
 # --------------------------------------------------------------------------- completeness
 
