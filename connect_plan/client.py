@@ -288,6 +288,7 @@ class Client:
         *,
         kind: str = "scalar",
         deterministic: bool = True,
+        pickle_by_value: bool | None = None,
     ) -> None:
         """Register a Python function as UDF ``name`` for plans run by this client.
 
@@ -297,12 +298,17 @@ class Client:
         aggregation entry. ``return_type`` is a type string or a PySpark ``DataType``.
         ``kind``: ``scalar`` (row at a time), ``arrow`` (the same, Arrow transfer),
         ``pandas`` (Series → Series), ``grouped_agg`` (Series → scalar, an aggregate).
-        The function travels inline with each plan that calls it and runs in the server's
-        Python workers. Registering a name again replaces it.
+        The function travels inline (cloudpickled) with each plan that calls it and runs in
+        the server's Python workers, which need the same Python minor version (and pandas
+        and pyarrow for pandas UDFs). Functions of your own modules are pickled by value, so
+        the server does not need those modules (``pickle_by_value`` overrides this).
+        Registering a name again replaces it.
         """
         from .udf import make_inline_udf
 
-        self._udfs[name] = make_inline_udf(name, func, return_type, kind=kind, deterministic=deterministic)
+        self._udfs[name] = make_inline_udf(
+            name, func, return_type, kind=kind, deterministic=deterministic, pickle_by_value=pickle_by_value
+        )
 
     def udf(
         self, return_type: Any = "string", *, name: str | None = None, kind: str = "scalar", deterministic: bool = True

@@ -11,8 +11,11 @@ Any other name is called as a function registered on the server.
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Callable
+import sysconfig
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from .errors import ConnectPlanError
@@ -37,8 +40,16 @@ def make_inline_udf(
     *,
     kind: str = "scalar",
     deterministic: bool = True,
+    pickle_by_value: bool | None = None,
 ) -> InlineUdf:
-    """Build the inline form of a Python UDF (no network)."""
+    """Build the inline form of a Python UDF (no network).
+
+    ``pickle_by_value``: cloudpickle sends a function of an importable module as a
+    reference, which the server can only resolve if it has that module. ``None`` (the
+    default) sends functions of the caller's own modules by value (module code outside
+    ``site-packages`` and the standard library) and references to installed packages;
+    ``True``/``False`` force either way.
+    """
     from pyspark.serializers import CloudPickleSerializer
     from pyspark.sql.connect import proto as pb
     from pyspark.sql.connect.types import proto_schema_to_pyspark_data_type, pyspark_types_to_proto_types
@@ -69,6 +80,47 @@ def make_inline_udf(
     udf = pb.PythonUDF()
     udf.output_type.CopyFrom(type_proto)
     udf.eval_type = UDF_KINDS[kind]
-    udf.command = CloudPickleSerializer().dumps((func, spark_type))
+    with _by_value(func, pickle_by_value):
+        try:
+            udf.command = CloudPickleSerializer().dumps((func, spark_type))
+        except Exception as exc:  # PicklingError and whatever a custom __reduce__ raises
+            raise ConnectPlanError(f"UDF {name!r}: the function cannot be pickled: {exc}") from None
     udf.python_ver = f"{sys.version_info[0]}.{sys.version_info[1]}"
     return InlineUdf(name, udf, deterministic, kind == "grouped_agg", ours)
+
+
+def _installed(module_file: str) -> bool:
+    """Is this module file part of an installed package or the standard library?"""
+    path = Path(module_file).resolve()
+    if any(part in ("site-packages", "dist-packages") for part in path.parts):
+        return True
+    for key in ("stdlib", "platstdlib"):
+        root = sysconfig.get_paths().get(key)
+        if root and path.is_relative_to(Path(root).resolve()):
+            return True
+    return False
+
+
+@contextlib.contextmanager
+def _by_value(func: Callable[..., Any], pickle_by_value: bool | None) -> Iterator[None]:
+    """Let cloudpickle serialise the function's own module by value while it pickles."""
+    from pyspark import cloudpickle
+
+    module = sys.modules.get(getattr(func, "__module__", None) or "")
+    if module is None or module.__name__ == "__main__" or pickle_by_value is False:
+        yield
+        return
+    if pickle_by_value is None:
+        module_file = getattr(module, "__file__", None)
+        if not module_file or _installed(module_file):
+            yield
+            return
+    try:
+        cloudpickle.register_pickle_by_value(module)
+    except ValueError:  # not a module cloudpickle can pickle by value
+        yield
+        return
+    try:
+        yield
+    finally:
+        cloudpickle.unregister_pickle_by_value(module)

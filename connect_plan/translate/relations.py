@@ -374,8 +374,14 @@ class Lowerer:
         names: list[str | None] = []
         for k in step.keys:
             names.append(_col_output_name(k, scope))
+        seen = {scope.norm(n) for n in names if n is not None}
         for a in aggs:
-            names.append(a.alias if a.alias is not None else _default_agg_name(a.expr))
+            name = a.alias if a.alias is not None else _default_agg_name(a.expr)
+            if name is not None and scope.norm(name) in seen:
+                self.err("duplicate_column", a.loc, f"{step.op} outputs column {name!r} twice; output names must be unique (add an alias)", name)
+            elif name is not None:
+                seen.add(scope.norm(name))
+            names.append(name)
         return scope.with_names(names)
 
     # -------------------------------------------------------------- binary steps
