@@ -1916,7 +1916,7 @@ def _hook_date_part(p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc
     fields = [_is_string_arg(a) and _string_value(a).upper() in _DATE_FIELDS for a in raw_args]
     if fields[1] or (not fields[0] and _is_string_arg(raw_args[1])):
         field_i, source_i = 1, 0
-    elif _is_string_arg(raw_args[0]):
+    elif fields[0] or (isinstance(raw_args[0], Mapping) and _is_string_arg(raw_args[0])):
         field_i, source_i = 0, 1
     else:
         p.err("literal_expected", args_loc, f"{spec.name}(source, field) needs the field ('year', 'month', ...) as a string literal", raw_args)
