@@ -337,7 +337,8 @@ class Parser:
             return None
         handler = OPS.get(op)
         if handler is None:
-            hint = _NOT_OPS_HINTS.get(op) or (difflib.get_close_matches(op, list(OPS), n=1, cutoff=0.6) or [None])[0]
+            close = difflib.get_close_matches(op, list(OPS), n=1, cutoff=0.6)
+            hint = _NOT_OPS_HINTS.get(op) or (close[0] if close else None)
             extra = f"; did you mean {hint!r}?" if hint else ""
             self.err("unknown_op", f"{loc}/op", f"unsupported op {op!r}{extra} (supported: {', '.join(sorted(OPS))})", op)
             return None
@@ -640,9 +641,9 @@ class Parser:
             if not isinstance(args, (list, tuple)) or len(args) != 1:
                 self.err("arity", f"{loc}/args", f"sort order {sort_fn!r} takes exactly one argument (the column or expression)", args)
                 return None
-            expr = self.expr(args[0], f"{loc}/args/0")
-            asc, nf = SORT_FUNCTIONS[sort_fn]
-            return (expr, asc, nf, loc) if expr is not None else None
+            key_expr = self.expr(args[0], f"{loc}/args/0")
+            direction, nulls = SORT_FUNCTIONS[sort_fn]
+            return (key_expr, direction, nulls, loc) if key_expr is not None else None
         if "expr" in item:
             expr = self.expr(item["expr"], f"{loc}/expr")
         elif any(k in item for k in ("fn", "function", "op", "lit", "udf")):
@@ -782,8 +783,8 @@ class Parser:
             return None
         alias = self._alias(entry, loc, keys=("alias", "name"))
         if "expr" in entry:
-            expr = self.expr(entry["expr"], f"{loc}/expr")
-            return ir.AggItem(expr, alias, loc) if expr is not None else None
+            entry_expr = self.expr(entry["expr"], f"{loc}/expr")
+            return ir.AggItem(entry_expr, alias, loc) if entry_expr is not None else None
         fkey, func = _first(entry, "agg", "func", "function", "fn")
         if fkey is None or not isinstance(func, str):
             self.err("agg_entry", f"{loc}/{fkey or 'agg'}", "an aggregation needs 'agg' (a function name) or 'expr'", func)
@@ -1147,10 +1148,10 @@ class Parser:
             if rkey is None:
                 self.err("missing_key", f"{loc}/right", "getItem needs 'right' (the index or key)")
                 return None
-            key = self._literal_or_expr(rraw, f"{loc}/{rkey}", depth)
-            if left is None or key is None:
+            item_key = self._literal_or_expr(rraw, f"{loc}/{rkey}", depth)
+            if left is None or item_key is None:
                 return None
-            return ir.ExtractValue(left, key, loc)
+            return ir.ExtractValue(left, item_key, loc)
         if op == "startswith":
             left = self._operand(raw, ("left",), loc, depth, op)
             rkey, rraw = _first(raw, "right", "prefix")

@@ -82,7 +82,7 @@ def make_inline_udf(
     udf.eval_type = UDF_KINDS[kind]
     with _by_value(func, pickle_by_value):
         try:
-            udf.command = CloudPickleSerializer().dumps((func, spark_type))
+            udf.command = CloudPickleSerializer().dumps((func, spark_type))  # type: ignore[no-untyped-call]
         except Exception as exc:  # PicklingError and whatever a custom __reduce__ raises
             raise ConnectPlanError(f"UDF {name!r}: the function cannot be pickled: {exc}") from None
     udf.python_ver = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -116,11 +116,11 @@ def _by_value(func: Callable[..., Any], pickle_by_value: bool | None) -> Iterato
             yield
             return
     try:
-        cloudpickle.register_pickle_by_value(module)
+        cloudpickle.register_pickle_by_value(module)  # type: ignore[no-untyped-call]
     except ValueError:  # not a module cloudpickle can pickle by value
         yield
         return
     try:
         yield
     finally:
-        cloudpickle.unregister_pickle_by_value(module)
+        cloudpickle.unregister_pickle_by_value(module)  # type: ignore[no-untyped-call]

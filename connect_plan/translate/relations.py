@@ -248,11 +248,11 @@ class Lowerer:
             elif item.alias is not None:
                 out.append(item.alias)
             elif _is_generator(item.expr):
-                names = _generator_names(item.expr)
-                if names is None:
+                generated = _generator_names(item.expr)
+                if generated is None:
                     unknown = True  # posexplode, inline ...: the column count depends on types
                 else:
-                    out.extend(names)
+                    out.extend(generated)
             elif isinstance(item.expr, ir.Star):
                 if scope.names is None:
                     unknown = True
@@ -264,12 +264,12 @@ class Lowerer:
             else:
                 out.append(None)
         seen: dict[str, int] = {}
-        for i, name in enumerate(out):
-            if name is None:
+        for i, out_name in enumerate(out):
+            if out_name is None:
                 continue
-            key = scope.norm(name)
+            key = scope.norm(out_name)
             if key in seen:
-                self.err("duplicate_column", step.loc, f"select outputs column {name!r} twice; output names must be unique (add an alias)", name)
+                self.err("duplicate_column", step.loc, f"select outputs column {out_name!r} twice; output names must be unique (add an alias)", out_name)
             seen[key] = i
         chain.append(ProjectRel(self.new_id(), [step.index], list(step.items), scope))
         return scope.with_names(None if unknown else out)

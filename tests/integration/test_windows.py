@@ -150,3 +150,8 @@ def test_window_in_filter_is_a_plan_error() -> None:
         parse_plan(ROWS, SCHEMA, plan)
     assert info.value.codes == ("window_in_filter",)
     assert info.value.locs == ("/plan/0/payload/left",)
+
+
+def test_order_by_accepts_sort_function_items(diff: Any) -> None:
+    plan = [{"op": "orderBy", "payload": {"columns": [{"fn": "desc_nulls_last", "args": ["salary"]}, {"fn": "asc", "args": ["id"]}]}}]
+    diff.check(ROWS, SCHEMA, plan, lambda df: df.orderBy(F.col("salary").desc_nulls_last(), F.col("id").asc()), ordered=True)
