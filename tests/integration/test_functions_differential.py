@@ -428,3 +428,14 @@ def test_family(diff: Any, family: str) -> None:
 def test_with_column_steps(diff: Any) -> None:
     """The same expressions work as withColumn steps (merged into one WithColumns)."""
     check_cases(diff, NUM_ROWS, NUM_SCHEMA, [c for c in MATH if not c.id.startswith("ran")][:12], step="withColumn")
+
+
+def test_runtime_errors_keep_sparks_error_class(client: Any) -> None:
+    """An error Spark raises while computing (not while analysing) reaches the caller with
+    Spark's error class, not a logging TypeError from PySpark's query-context logger."""
+    from connect_plan.errors import ServerError
+
+    plan = [{"op": "select", "payload": [{"name": "q", "expr": {"op": "/", "left": "l", "right": "z"}}]}]
+    with pytest.raises(ServerError) as info:
+        client.execute(plan, data=NUM_ROWS, schema=NUM_SCHEMA)
+    assert info.value.error_class == "DIVIDE_BY_ZERO"

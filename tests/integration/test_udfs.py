@@ -75,6 +75,14 @@ def udf_client(spark_url: str) -> Iterator[Any]:
             return shout(s)
 
         c.register_udf("plus_one_arrow", plus_one, "bigint", kind="arrow")
+        try:  # the server's Python workers must be able to run UDFs at all
+            c.execute([{"op": "select", "payload": [{"udf": "double_it", "args": ["x"]}]}], data=ROWS, schema=SCHEMA)
+        except ServerError as exc:
+            pytest.fail(
+                "the Spark Connect server's Python workers cannot run pandas UDFs (they need pyspark, pandas and "
+                "pyarrow; start the server with PYSPARK_PYTHON pointing at such an interpreter, as "
+                f"`connect-plan server start` does): {str(exc).splitlines()[-1][:300]}"
+            )
         yield c
 
 
