@@ -1950,9 +1950,23 @@ def _hook_array_sort(p: Parser, spec: FunctionSpec, raw_args: list[Any], args_lo
     return ir.Call("sort_array", (arr, asc), loc)
 
 
+def _hook_isin(p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc: str, loc: str, depth: int) -> ir.Expr | None:
+    """isin(x, v1, v2, ...); a single list of values is spread, as PySpark's isin([...])."""
+    pairs = [(a, f"{args_loc}/{i}") for i, a in enumerate(raw_args)]
+    if len(raw_args) == 2:
+        values, vloc = raw_args[1], f"{args_loc}/1"
+        if isinstance(values, Mapping) and set(values) == {"lit"} and isinstance(values["lit"], (list, tuple)):
+            values, vloc = values["lit"], f"{vloc}/lit"
+        if isinstance(values, (list, tuple)):
+            pairs = [pairs[0], *((v, f"{vloc}/{i}") for i, v in enumerate(values))]
+    args = p.arguments(spec, pairs, args_loc, depth)
+    return ir.Call(spec.name, tuple(args), loc) if args is not None else None
+
+
 _RAW_HOOKS: dict[str, Callable[[Parser, FunctionSpec, list[Any], str, str, int], ir.Expr | None]] = {
     "date_part": _hook_date_part,
     "array_sort": _hook_array_sort,
+    "isin": _hook_isin,
 }
 
 _unhandled = PARSER_SPECIALS - set(_DESUGAR) - set(_RAW_HOOKS)

@@ -215,6 +215,7 @@ COND = [
     X("between_fn", {"fn": "between", "args": ["d", "e", 3]}, lambda: F.col("d").between(F.col("e"), F.lit(3))),
     X("isin_values", {"op": "isin", "left": "l", "values": [10, 100, None]}, lambda: F.col("l").isin(10, 100, None)),
     X("isin_fn_bare_values", {"fn": "isin", "args": ["i", 1, 5]}, lambda: F.col("i").isin(1, 5)),
+    X("isin_fn_one_list", {"fn": "isin", "args": ["i", {"lit": [2, 5]}]}, lambda: F.col("i").isin([2, 5])),
     X("not_equal", {"op": "ne", "left": "i", "right": 1}, lambda: F.col("i") != 1),
     X("and_or_chain", {"op": "or", "args": [{"op": "gt", "left": "i", "right": 4}, {"op": "lt", "left": "l", "right": 0},
                                             {"op": "eq", "left": "z", "right": 1}]},
