@@ -18,7 +18,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import ir
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from pyspark.sql.connect import proto as pb
 
     from .translator import Translation
+    from .translator.expressions import InlineUdf
 
 __all__ = ["Client", "connect", "redact", "resolve_remote"]
 
@@ -227,6 +228,7 @@ class Client:
         self._closed = False
         self._schema_cache: dict[bytes, list[str]] = {}
         self._case_sensitive = False
+        self._udfs: dict[str, InlineUdf] = {}
         if conf:
             self.set_conf(conf)
 
@@ -283,6 +285,63 @@ class Client:
         """The Spark version of the server (one AnalyzePlan round trip)."""
         return str(self._call(lambda: self._sc._analyze(method="spark_version").spark_version))
 
+    # ------------------------------------------------------------ UDFs
+
+    def register_udf(
+        self,
+        name: str,
+        func: Callable[..., Any],
+        return_type: Any = "string",
+        *,
+        kind: str = "scalar",
+        deterministic: bool = True,
+        pickle_by_value: bool | None = None,
+    ) -> None:
+        """Register a Python function as UDF ``name`` for plans run by this client.
+
+        Plans call it with ``{"udf": name, "args": [...]}``, ``{"op": "udf", ...}``,
+        ``{"fn": "call_udf", "args": [name, ...]}`` (anywhere an expression goes, filters
+        included), or, for ``kind="grouped_agg"``, with the ``python_grouped_udf``
+        aggregation entry. ``return_type`` is a type string or a PySpark ``DataType``.
+        ``kind``: ``scalar`` (row at a time), ``arrow`` (the same, Arrow transfer),
+        ``pandas`` (Series → Series), ``grouped_agg`` (Series → scalar, an aggregate).
+        The function travels inline (cloudpickled) with each plan that calls it and runs in
+        the server's Python workers, which need the same Python minor version (and pandas
+        and pyarrow for pandas UDFs). Functions of your own modules are pickled by value, so
+        the server does not need those modules (``pickle_by_value`` overrides this).
+        Registering a name again replaces it.
+        """
+        from .udf import make_inline_udf
+
+        self._udfs[name] = make_inline_udf(
+            name, func, return_type, kind=kind, deterministic=deterministic, pickle_by_value=pickle_by_value
+        )
+
+    def udf(
+        self, return_type: Any = "string", *, name: str | None = None, kind: str = "scalar", deterministic: bool = True
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator form of :meth:`register_udf` (the name defaults to the function's)::
+
+            @client.udf("bigint")
+            def plus_one(x):
+                return None if x is None else x + 1
+        """
+
+        def register(func: Callable[..., Any]) -> Callable[..., Any]:
+            self.register_udf(name or func.__name__, func, return_type, kind=kind, deterministic=deterministic)
+            return func
+
+        return register
+
+    def unregister_udf(self, name: str) -> bool:
+        """Forget UDF ``name``; True if it was registered."""
+        return self._udfs.pop(name, None) is not None
+
+    @property
+    def udfs(self) -> tuple[str, ...]:
+        """Names of the UDFs registered with this client."""
+        return tuple(self._udfs)
+
     # ------------------------------------------------------------ translation
 
     def translate(self, plan: Any, data: Any = None, schema: Any = None) -> pb.Plan:
@@ -293,7 +352,7 @@ class Client:
     def _translation(self, plan: ir.Plan) -> Translation:
         from .translator import translate_ir
 
-        return translate_ir(plan, case_sensitive=self._case_sensitive, resolver=self._resolve_names)
+        return translate_ir(plan, case_sensitive=self._case_sensitive, resolver=self._resolve_names, udfs=self._udfs)
 
     def _resolve_names(self, relation: pb.Relation) -> list[str]:
         key = relation.SerializeToString(deterministic=True)
@@ -404,7 +463,7 @@ class Client:
         def fails(k: int) -> bool:
             prefix = ir.Plan(plan.source, plan.steps[:k], plan.loc)
             try:
-                tr = translate_ir(prefix, case_sensitive=self._case_sensitive, resolver=self._resolve_names)
+                tr = translate_ir(prefix, case_sensitive=self._case_sensitive, resolver=self._resolve_names, udfs=self._udfs)
                 with _quiet():
                     self._sc.schema(tr.plan)
             except PlanError:

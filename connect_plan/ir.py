@@ -137,11 +137,16 @@ class Lambda:
 
 @dataclass(frozen=True)
 class UdfCall:
-    """A call of a user-defined function by name (registered locally or on the server)."""
+    """A call of a user-defined function by name: one registered with the client is sent
+    inline (its pickled Python function), any other name is called on the server.
+    ``aggregate``: the ``python_grouped_udf`` aggregation entry (a grouped-aggregate UDF),
+    whose declared ``return_type`` (if any) must match the registered one."""
 
     name: str
     args: tuple[Expr, ...]
     loc: str
+    aggregate: bool = False
+    return_type: DataType | None = None
 
 
 Expr = Col | Lit | Call | Cast | When | ExtractValue | Star | Window | Lambda | LambdaVar | UdfCall
@@ -178,8 +183,11 @@ class Filter(Step):
 
 @dataclass(frozen=True)
 class SelectItem:
+    """One select output; ``alias`` is a tuple of names for a generator with several
+    output columns (``posexplode`` → ``("pos", "value")``)."""
+
     expr: Expr
-    alias: str | None
+    alias: str | tuple[str, ...] | None
     loc: str
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from . import ir
 from .data import Field, rows_to_arrow
 from .errors import _MISSING, ErrorDetail, PlanError
-from .functions import CATALOG, FunctionSpec, Param, suggest
+from .functions import CATALOG, PARSER_SPECIALS, SORT_FUNCTIONS, FunctionSpec, Param, suggest
 from .types import TypeParseError, parse_type
 
 __all__ = [
@@ -175,6 +175,8 @@ class Parser:
 
     def __init__(self) -> None:
         self.errors: list[ErrorDetail] = []
+        #: lambda parameters in scope while parsing a lambda body (innermost last)
+        self._lambda_scopes: list[dict[str, str]] = []
 
     # ---------------------------------------------------------------- error helpers
 
@@ -360,7 +362,8 @@ class Parser:
             return None
         handler = OPS.get(op)
         if handler is None:
-            hint = _NOT_OPS_HINTS.get(op) or (difflib.get_close_matches(op, list(OPS), n=1, cutoff=0.6) or [None])[0]
+            close = difflib.get_close_matches(op, list(OPS), n=1, cutoff=0.6)
+            hint = _NOT_OPS_HINTS.get(op) or (close[0] if close else None)
             extra = f"; did you mean {hint!r}?" if hint else ""
             self.err("unknown_op", f"{loc}/op", f"unsupported op {op!r}{extra} (supported: {', '.join(sorted(OPS))})", op)
             return None
@@ -371,7 +374,13 @@ class Parser:
 
     def _filter(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
         cond = self.expr(payload, f"{loc}/payload")
-        return ir.Filter(index, op, loc, cond) if cond is not None else None
+        if cond is None:
+            return None
+        for node in ir.walk(cond):
+            if isinstance(node, ir.Window):
+                self.err("window_in_filter", node.loc, "window functions are not allowed in a filter (Spark evaluates them after WHERE); compute them with withColumn first, then filter on that column")
+                return None
+        return ir.Filter(index, op, loc, cond)
 
     def _select(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
         ploc = f"{loc}/payload"
@@ -407,11 +416,11 @@ class Parser:
         alias = self._alias(item, loc, keys=("alias",))
         if "expr" in item:
             expr = self.expr(item["expr"], f"{loc}/expr")
-            name = self._alias(item, loc, keys=("name", "alias"))
+            name = self._alias(item, loc, keys=("name", "alias"), multi=True)
             return ir.SelectItem(expr, name, loc) if expr is not None else None
         if any(k in item for k in ("fn", "function", "op", "lit", "udf")) or item.get("type") == "window":
             expr = self.expr(item, loc)
-            name = self._alias(item, loc, keys=("alias", "name"))
+            name = self._alias(item, loc, keys=("alias", "name"), multi=True)
             return ir.SelectItem(expr, name, loc) if expr is not None else None
         key, name = _first(item, "col", "column", "name")
         if key is None:
@@ -424,10 +433,17 @@ class Parser:
             return ir.SelectItem(ir.Star(f"{loc}/{key}"), None, loc)
         return ir.SelectItem(ir.Col(name, f"{loc}/{key}"), alias, loc)
 
-    def _alias(self, item: Mapping[str, Any], loc: str, keys: tuple[str, ...]) -> str | None:
+    def _alias(self, item: Mapping[str, Any], loc: str, keys: tuple[str, ...], multi: bool = False) -> Any:
+        """The output name; with ``multi`` a list of names is allowed too (a generator with
+        several output columns, e.g. posexplode → ``["pos", "value"]``)."""
         key, name = _first(item, *keys)
         if key is None or name is None:
             return None
+        if multi and isinstance(name, (list, tuple)):
+            if not name or not all(isinstance(n, str) and n for n in name):
+                self.err("alias", f"{loc}/{key}", "a list of output names must hold non-empty strings", name)
+                return None
+            return name[0] if len(name) == 1 else tuple(name)
         if not isinstance(name, str) or not name:
             self.err("alias", f"{loc}/{key}", "an output name must be a non-empty string", name)
             return None
@@ -582,10 +598,25 @@ class Parser:
         if not isinstance(cols, (list, tuple)) or not cols:
             self.err("payload_type", f"{ploc}/{ckey}", "orderBy 'columns' must be a non-empty list", cols)
             return None
+        keys = self.sort_keys(cols, payload, f"{ploc}/{ckey}", ploc)
+        if keys is None:
+            return None
+        if not keys:
+            self.err("empty", f"{ploc}/{ckey}", "orderBy found no columns to sort by")
+            return None
+        return ir.OrderBy(index, op, loc, tuple(keys))
+
+    def sort_keys(
+        self, items: Any, spec: Mapping[str, Any], items_loc: str, spec_loc: str, single: bool = False
+    ) -> list[ir.SortKey] | None:
+        """Sort items of an orderBy or a window's order_by: names (``"col DESC"``, list
+        reprs), objects with direction / null keys, sort functions (``{"fn": "desc"}``),
+        with ``ascending`` / ``nulls_first`` / ``nulls_last`` lists beside them in ``spec``."""
+        n_errors = len(self.errors)
         # expand items into (expr, explicit ascending, explicit nulls_first, loc)
         entries: list[list[Any]] = []
-        for i, item in enumerate(cols):
-            iloc = f"{ploc}/{ckey}/{i}"
+        for i, item in enumerate(items):
+            iloc = items_loc if single else f"{items_loc}/{i}"
             if isinstance(item, str):
                 word = item.strip().lower()
                 if word in ("asc", "desc") and entries:
@@ -609,10 +640,10 @@ class Parser:
                 if key is not None:
                     entries.append(list(key))
                 continue
-            self.err("sort_item", iloc, "an orderBy item must be a column name ('col', 'col DESC') or an object", item)
-        ascending = self._bool_list(payload, ("ascending", "asc"), len(entries), ploc)
-        nulls_first = self._bool_list(payload, ("nulls_first", "nullsFirst"), len(entries), ploc)
-        nulls_last = self._bool_list(payload, ("nulls_last", "nullsLast"), len(entries), ploc)
+            self.err("sort_item", iloc, "a sort item must be a column name ('col', 'col DESC') or an object", item)
+        ascending = self._bool_list(spec, ("ascending", "asc"), len(entries), spec_loc)
+        nulls_first = self._bool_list(spec, ("nulls_first", "nullsFirst"), len(entries), spec_loc)
+        nulls_last = self._bool_list(spec, ("nulls_last", "nullsLast"), len(entries), spec_loc)
         keys: list[ir.SortKey] = []
         for i, (expr, asc, nf, iloc) in enumerate(entries):
             if asc is None:
@@ -620,16 +651,24 @@ class Parser:
             if nf is None:
                 a, b = (nulls_first[i] if nulls_first else None), (nulls_last[i] if nulls_last else None)
                 if a is not None and b is not None and a == b:
-                    self.err("conflict", ploc, f"column {i}: nulls_first and nulls_last disagree")
+                    self.err("conflict", spec_loc, f"column {i}: nulls_first and nulls_last disagree")
                 nf = a if a is not None else (not b if b is not None else None)
             keys.append(ir.SortKey(expr, asc, nf, iloc))
-        if not keys:
-            self.err("empty", f"{ploc}/{ckey}", "orderBy found no columns to sort by")
+        if len(self.errors) > n_errors:
             return None
-        return ir.OrderBy(index, op, loc, tuple(keys))
+        return keys
 
     def sort_key(self, item: Mapping[str, Any], loc: str) -> tuple[ir.Expr, bool | None, bool | None, str] | None:
         """An object sort item: a column or expression plus direction / null placement keys."""
+        sort_fn = item.get("fn", item.get("function"))
+        if isinstance(sort_fn, str) and sort_fn in SORT_FUNCTIONS:
+            args = item.get("args")
+            if not isinstance(args, (list, tuple)) or len(args) != 1:
+                self.err("arity", f"{loc}/args", f"sort order {sort_fn!r} takes exactly one argument (the column or expression)", args)
+                return None
+            key_expr = self.expr(args[0], f"{loc}/args/0")
+            direction, nulls = SORT_FUNCTIONS[sort_fn]
+            return (key_expr, direction, nulls, loc) if key_expr is not None else None
         if "expr" in item:
             expr = self.expr(item["expr"], f"{loc}/expr")
         elif any(k in item for k in ("fn", "function", "op", "lit", "udf")):
@@ -769,8 +808,8 @@ class Parser:
             return None
         alias = self._alias(entry, loc, keys=("alias", "name"))
         if "expr" in entry:
-            expr = self.expr(entry["expr"], f"{loc}/expr")
-            return ir.AggItem(expr, alias, loc) if expr is not None else None
+            entry_expr = self.expr(entry["expr"], f"{loc}/expr")
+            return ir.AggItem(entry_expr, alias, loc) if entry_expr is not None else None
         fkey, func = _first(entry, "agg", "func", "function", "fn")
         if fkey is None or not isinstance(func, str):
             self.err("agg_entry", f"{loc}/{fkey or 'agg'}", "an aggregation needs 'agg' (a function name) or 'expr'", func)
@@ -782,40 +821,54 @@ class Parser:
         if spec is None or spec.kind != "aggregate":
             near = [n for n in suggest(func) if CATALOG[n].kind == "aggregate"]
             hint = f"; did you mean {near[0]!r}?" if near else ""
-            self.err("unknown_aggregate", floc, f"unknown aggregate function {func!r}{hint}", func)
+            what = "is not an aggregate function" if spec is not None else "is not a known aggregate function"
+            self.err("unknown_aggregate", floc, f"{func!r} {what}{hint}", func)
             return None
-        ckey, column = _first(entry, "column", "col", "columns")
-        args: list[ir.Expr] = []
-        cloc = f"{loc}/{ckey or 'column'}"
-        if ckey is None or column is None:
-            if spec.name != "count":
-                self.err("missing_key", cloc, f"aggregate {func!r} needs a 'column'")
+        # arguments: the column(s), then any further 'args', all checked against the row
+        raw_args: list[tuple[Any, str]] = []
+        ckey, column = _first(entry, "column", "col", "columns", "cols")
+        if ckey is not None and column is not None:
+            if isinstance(column, (list, tuple)) and ckey in ("columns", "cols"):
+                raw_args += [(c, f"{loc}/{ckey}/{i}") for i, c in enumerate(column)]
+            elif isinstance(column, (str, Mapping)):
+                raw_args.append((column, f"{loc}/{ckey}"))
+            else:
+                self.err("column_name", f"{loc}/{ckey}", "'column' must be a column name or an expression", column)
                 return None
-            args.append(ir.Lit(1, cloc))  # count of rows: count(1), as Spark names it
-        elif isinstance(column, str):
-            args.append(ir.Lit(1, cloc) if (column == "*" and spec.name == "count") else ir.Col(column, cloc))
-        elif isinstance(column, Mapping):
-            e = self.expr(column, cloc)
-            if e is None:
+        if "args" in entry:
+            extra = entry["args"]
+            if not isinstance(extra, (list, tuple)):
+                self.err("args_type", f"{loc}/args", "'args' must be a list", extra)
                 return None
-            args.append(e)
-        else:
-            self.err("column_name", cloc, "'column' must be a column name", column)
-            return None
-        if "ignorenulls" in entry or "ignoreNulls" in entry:
-            v = entry.get("ignorenulls", entry.get("ignoreNulls"))
+            raw_args += [(a, f"{loc}/args/{i}") for i, a in enumerate(extra)]
+        if not raw_args and spec.name == "count":
+            raw_args.append(("*", f"{loc}/column"))  # count of rows: count(1), as Spark names it
+        nkey = "ignorenulls" if "ignorenulls" in entry else "ignoreNulls" if "ignoreNulls" in entry else None
+        if nkey is not None:
+            v = entry[nkey]
+            slot = next((i for i, p in enumerate(spec.params) if p.name in ("ignorenulls", "ignore_nulls")), None)
             if not isinstance(v, bool):
-                self.err("bool_expected", f"{loc}/ignorenulls", "'ignorenulls' must be true or false", v)
+                self.err("bool_expected", f"{loc}/{nkey}", f"'{nkey}' must be true or false", v)
                 return None
-            if spec.name not in ("first", "last") and v:
-                self.err("not_applicable", f"{loc}/ignorenulls", f"'ignorenulls' applies to first/last, not {func!r}")
+            if slot is None:
+                if v:
+                    self.err("not_applicable", f"{loc}/{nkey}", f"'{nkey}' applies to first, last, first_value, last_value and any_value, not {func!r}")
+                    return None
+            elif len(raw_args) == slot:
+                raw_args.append((v, f"{loc}/{nkey}"))
+            else:
+                self.err("conflict", f"{loc}/{nkey}", f"'{nkey}' and the arguments of {func!r} both give the ignore-nulls flag")
                 return None
-            if spec.name in ("first", "last"):
-                args.append(ir.Lit(v, f"{loc}/ignorenulls"))
-        if entry.get("distinct") is True:
-            expr: ir.Expr = ir.Call(spec.name, tuple(args), floc, distinct=True)
-        else:
-            expr = ir.Call(spec.name, tuple(args), floc)
+        if not raw_args and spec.min_args > 0:
+            self.err("missing_key", f"{loc}/column", f"aggregate {func!r} needs a 'column' ({spec.arity_text()})")
+            return None
+        args = self.arguments(spec, raw_args, f"{loc}/args" if "args" in entry else f"{loc}/{ckey or 'column'}", 0)
+        if args is None:
+            return None
+        if spec.name in ("count", "count_distinct") and len(args) == 1 and isinstance(args[0], ir.Star):
+            args = [ir.Lit(1, args[0].loc)]
+        distinct = spec.distinct or entry.get("distinct") is True
+        expr: ir.Expr = ir.Call(spec.name, tuple(args), floc, distinct=distinct)
         ckey2, cast_to = _first(entry, "cast", "cast_type")
         if ckey2 is not None and cast_to is not None:
             t = self.type_arg(cast_to, f"{loc}/{ckey2}")
@@ -829,10 +882,16 @@ class Parser:
         if not isinstance(name, str) or not name:
             self.err("missing_key", f"{loc}/udf", "a python_grouped_udf aggregation needs a 'udf' name", name if "udf" in entry else _MISSING)
             return None
+        rkey, rtype = _first(entry, "return_type", "returnType")
+        declared = None
+        if rkey is not None and rtype is not None:
+            declared = self.type_arg(rtype, f"{loc}/{rkey}")
+            if declared is None:
+                return None
         args = self.expr_list(entry.get("args", []), f"{loc}/args")
         if args is None:
             return None
-        return ir.AggItem(ir.UdfCall(name, tuple(args), loc), alias, loc)
+        return ir.AggItem(ir.UdfCall(name, tuple(args), loc, aggregate=True, return_type=declared), alias, loc)
 
     # ---- join / union / crossJoin
 
@@ -972,8 +1031,9 @@ class Parser:
             return None
         return [e for e in out if e is not None]
 
-    def expr(self, raw: Any, loc: str, depth: int = 0) -> ir.Expr | None:
-        """Parse one expression (PLAN_FORMAT.md §3.1 order); None after recording errors."""
+    def expr(self, raw: Any, loc: str, depth: int = 0, *, in_window: bool = False) -> ir.Expr | None:
+        """Parse one expression (PLAN_FORMAT.md §3.1 order); None after recording errors.
+        ``in_window``: the expression is the function of a window (window functions allowed)."""
         if depth > MAX_EXPR_DEPTH:
             self.err("too_deep", loc, f"expression nested more than {MAX_EXPR_DEPTH} levels deep")
             return None
@@ -998,12 +1058,17 @@ class Parser:
             return self.udf_expr(raw, raw["udf"], loc, depth)
         fkey, name = _first(raw, "fn", "function")
         if fkey is not None:
+            if "window" in raw or "over" in raw or raw.get("type") == "window":
+                return self.window_expr(raw, name, loc, depth)
             if not isinstance(name, str):
                 self.err("fn_name", f"{loc}/{fkey}", "a function name must be a string", name)
                 return None
-            if "window" in raw:
-                return self.window_expr(raw, name, loc, depth)
-            return self.call(raw, name, loc, depth)
+            return self.call(raw, name, loc, depth, in_window=in_window)
+        if "var" in raw:
+            return self.lambda_var_ref(raw["var"], f"{loc}/var")
+        if "lambda" in raw:
+            self.err("lambda_not_allowed", loc, "a lambda is only allowed as the function argument of a higher-order function (transform, filter, aggregate, ...)")
+            return None
         t = raw.get("type")
         if t == "column" and isinstance(raw.get("name"), str):
             return self.column_ref(raw["name"], f"{loc}/name")
@@ -1031,7 +1096,23 @@ class Parser:
             return None
         if name == "*":
             return ir.Star(loc)
+        if self._lambda_scopes and side is None:
+            var = self._lambda_var(name)
+            if var is not None:
+                return ir.LambdaVar(var, loc)
         return ir.Col(name, loc, side)
+
+    def lambda_var_ref(self, name: Any, loc: str) -> ir.Expr | None:
+        """``{"var": "x"}``: a lambda parameter, which must be in scope."""
+        if not isinstance(name, str) or not name:
+            self.err("lambda_var", loc, "'var' must name a lambda parameter", name)
+            return None
+        var = self._lambda_var(name)
+        if var is None:
+            where = "no lambda is in scope here" if not self._lambda_scopes else f"parameters in scope: {sorted({v for sc in self._lambda_scopes for v in sc.values()})}"
+            self.err("lambda_var", loc, f"{name!r} is not a lambda parameter ({where})", name)
+            return None
+        return ir.LambdaVar(var, loc)
 
     def literal(self, value: Any, loc: str, type_raw: Any = None, type_loc: str = "") -> ir.Expr | None:
         t = None
@@ -1092,10 +1173,10 @@ class Parser:
             if rkey is None:
                 self.err("missing_key", f"{loc}/right", "getItem needs 'right' (the index or key)")
                 return None
-            key = self._literal_or_expr(rraw, f"{loc}/{rkey}", depth)
-            if left is None or key is None:
+            item_key = self._literal_or_expr(rraw, f"{loc}/{rkey}", depth)
+            if left is None or item_key is None:
                 return None
-            return ir.ExtractValue(left, key, loc)
+            return ir.ExtractValue(left, item_key, loc)
         if op == "startswith":
             left = self._operand(raw, ("left",), loc, depth, op)
             rkey, rraw = _first(raw, "right", "prefix")
@@ -1234,16 +1315,22 @@ class Parser:
 
     # ---- {"fn": ...}
 
-    def call(self, raw: Mapping[str, Any], name: str, loc: str, depth: int, args_key: str = "args", fn_key: str = "fn") -> ir.Expr | None:
+    def call(
+        self, raw: Mapping[str, Any], name: str, loc: str, depth: int, args_key: str = "args",
+        fn_key: str = "fn", *, in_window: bool = False,
+    ) -> ir.Expr | None:
         spec = CATALOG.get(name)
+        fkey = fn_key if fn_key in raw else "function"
         if spec is None:
+            if name in SORT_FUNCTIONS:
+                self.err("sort_order", f"{loc}/{fkey}", f"{name!r} is a sort order: use it as an orderBy or window order_by item, not as a value", name)
+                return None
             near = suggest(name)
             hint = f"; did you mean {near[0]!r}?" if near else ""
-            fkey = fn_key if fn_key in raw else "function"
             self.err("unknown_function", f"{loc}/{fkey}", f"unknown function {name!r}{hint}", name)
             return None
-        if spec.kind == "window":
-            self.err("window_required", loc, f"{name!r} is a window function: give it a 'window' spec")
+        if spec.kind == "window" and not in_window:
+            self.err("window_required", loc, f"{name!r} is a window function: give it a 'window' spec ({{\"fn\": {name!r}, \"args\": [...], \"window\": {{\"partition_by\": [...], \"order_by\": [...]}}}})")
             return None
         akey = args_key
         raw_args = raw.get(akey, _MISSING)
@@ -1256,58 +1343,353 @@ class Parser:
         if not isinstance(raw_args, (list, tuple)):
             self.err("args_type", f"{loc}/{akey}", f"'args' of {name!r} must be a list", raw_args)
             return None
+        hook = _RAW_HOOKS.get(spec.special or "")
+        if hook is not None:
+            return hook(self, spec, list(raw_args), f"{loc}/{akey}", loc, depth)
+        parsed = self.arguments(spec, [(a, f"{loc}/{akey}/{i}") for i, a in enumerate(raw_args)], f"{loc}/{akey}", depth)
+        if parsed is None:
+            return None
+        args = parsed
+        if spec.name in ("count", "count_distinct") and len(args) == 1 and isinstance(args[0], ir.Star):
+            args = [ir.Lit(1, args[0].loc)]  # count(*) counts rows: count(1), as PySpark sends it
+        distinct = spec.distinct or raw.get("distinct") is True or raw.get("isDistinct") is True
+        desugar = _DESUGAR.get(spec.special or "")
+        if desugar is not None:
+            out = desugar(self, spec, args, loc)
+        else:
+            out = ir.Call(spec.name, tuple(args), loc, distinct=distinct)
+        if "otherwise" in raw and out is not None:
+            out = self._otherwise_key(out, raw["otherwise"], f"{loc}/otherwise", depth)
+        return out
+
+    def arguments(self, spec: FunctionSpec, raw_args: list[tuple[Any, str]], loc: str, depth: int) -> list[ir.Expr] | None:
+        """Parse call arguments against the row's slots: arity, literal slots, lambdas,
+        then the literals PySpark sends for omitted optional slots (``fill``)."""
         n = len(raw_args)
-        if n < spec.min_args or (spec.max_args is not None and n > spec.max_args):
-            self.err("arity", f"{loc}/{akey}", f"function {name!r} takes {spec.arity_text()}, got {n}", list(raw_args))
+        indices = spec.slot_indices(n)
+        if indices is None:
+            self.err("arity", loc, f"function {spec.name!r} takes {spec.arity_text()}, got {n}", [a for a, _ in raw_args])
             return None
         args: list[ir.Expr] = []
         ok = True
-        for i, a in enumerate(raw_args):
-            param = spec.param_for(i, n)
-            e = self.argument(a, param, f"{loc}/{akey}/{i}", depth, spec)
+        for (a, aloc), j in zip(raw_args, indices):
+            e = self.argument(a, spec.params[j], aloc, depth, spec)
             if e is None:
                 ok = False
             else:
                 args.append(e)
         if not ok:
             return None
-        distinct = raw.get("distinct") is True or raw.get("isDistinct") is True
-        desugar = _DESUGAR.get(spec.special or "")
-        if desugar is not None:
-            return desugar(self, spec, args, loc)
-        return ir.Call(spec.name, tuple(args), loc, distinct=distinct)
+        if spec.fill and not spec.cycle:
+            args = self._fill_defaults(spec, args, indices, loc)
+        return args
+
+    @staticmethod
+    def _fill_defaults(spec: FunctionSpec, args: list[ir.Expr], indices: list[int], loc: str) -> list[ir.Expr]:
+        have = dict(zip(indices, args))
+        out: list[ir.Expr] = []
+        for j in range(len(spec.params)):
+            if j in have:
+                out.append(have[j])
+            elif j in spec.fill:
+                out.append(ir.Lit(spec.fill[j], loc))
+            else:
+                break
+        return out if len(out) >= len(args) else args
 
     def argument(self, raw: Any, param: Param, loc: str, depth: int, spec: FunctionSpec) -> ir.Expr | None:
         if param.code == "e":
             return self.expr(raw, loc, depth + 1)
+        if param.code == "X":
+            return self.lambda_arg(raw, param, loc, depth, spec)
         if param.code == "T":
             t = self.type_arg(raw, loc)
             return ir.Lit(raw["lit"] if isinstance(raw, Mapping) else raw, loc, t) if t is not None else None
+        if param.code == "M":
+            return self.options_arg(raw, loc, depth, spec)
         # literal slot: bare values (and {"lit"}) are checked against the slot's kind;
         # other expression objects pass through for Spark to type-check
         value, vloc = raw, loc
         if isinstance(raw, Mapping):
             if "lit" not in raw:
+                if "lambda" in raw:
+                    self.err("lambda_not_allowed", loc, f"argument ({param.name or 'value'}) of {spec.name!r} is not a function slot")
+                    return None
                 return self.expr(raw, loc, depth + 1)
             value, vloc = raw["lit"], f"{loc}/lit"
+        if isinstance(value, (list, tuple)) and param.code in ("F", "I", "N", "S", "B", "L"):
+            # a JSON array in a literal slot is an array literal (PySpark's lit([...]))
+            items: list[ir.Expr] = []
+            for i, v in enumerate(value):
+                e = self._slot_literal(v, param, f"{vloc}/{i}", spec, in_array=True)
+                if e is None:
+                    return None
+                items.append(e)
+            return ir.Call("array", tuple(items), vloc)
+        return self._slot_literal(value, param, vloc, spec)
+
+    def _slot_literal(self, value: Any, param: Param, loc: str, spec: FunctionSpec, in_array: bool = False) -> ir.Expr | None:
         if value is None:
-            return ir.Lit(None, vloc)
+            return ir.Lit(None, loc)
         problem = _check_literal(param.code, value)
         if problem:
             what = f" ({param.name})" if param.name else ""
-            self.err("literal_expected", vloc, f"argument{what} of {spec.name!r} must be {problem}", value)
+            each = "each element of " if in_array else ""
+            self.err("literal_expected", loc, f"{each}argument{what} of {spec.name!r} must be {problem}", value)
             return None
-        return self.literal(value, vloc)
+        return self.literal(value, loc)
+
+    def options_arg(self, raw: Any, loc: str, depth: int, spec: FunctionSpec) -> ir.Expr | None:
+        """An options map: a JSON object of scalars → ``map('k', 'v', ...)`` of strings, as
+        PySpark sends ``options={...}`` (values are stringified)."""
+        if not isinstance(raw, Mapping):
+            self.err("options_expected", loc, f"the options of {spec.name!r} must be a JSON object of option names to values", raw)
+            return None
+        items: list[ir.Expr] = []
+        for k, v in raw.items():
+            if v is not None and not isinstance(v, (str, bool, int, float)):
+                self.err("options_expected", f"{loc}/{k}", "an option value must be a string, number or boolean", v)
+                return None
+            text = "true" if v is True else "false" if v is False else str(v) if v is not None else None
+            if text is None:
+                self.err("options_expected", f"{loc}/{k}", "an option value must not be null")
+                return None
+            items += [ir.Lit(str(k), f"{loc}/{k}"), ir.Lit(text, f"{loc}/{k}")]
+        return ir.Call("create_map", tuple(items), loc)
+
+    # ---- lambdas
+
+    def lambda_arg(self, raw: Any, param: Param, loc: str, depth: int, spec: FunctionSpec) -> ir.Expr | None:
+        """``{"lambda": {"params": ["x", "y"], "body": <expr>}}`` (also ``{"params", "body"}``
+        directly). Inside the body ``{"col": "x"}``, ``{"var": "x"}`` and the bare string
+        ``"x"`` name the parameter; other names are columns."""
+        inner, iloc = raw, loc
+        if isinstance(raw, Mapping) and "lambda" in raw:
+            inner, iloc = raw["lambda"], f"{loc}/lambda"
+        if not isinstance(inner, Mapping) or "body" not in inner:
+            self.err("lambda_expected", loc, f"argument ({param.name or 'function'}) of {spec.name!r} must be a lambda: {{\"lambda\": {{\"params\": [\"x\"], \"body\": ...}}}}", raw)
+            return None
+        pkey, params = _first(inner, "params", "args", "parameters")
+        if pkey is None:
+            self.err("lambda_expected", f"{iloc}/params", "a lambda needs 'params', a list of parameter names")
+            return None
+        ploc = f"{iloc}/{pkey}"
+        if isinstance(params, str):
+            params = [params]
+        if not isinstance(params, (list, tuple)) or not params:
+            self.err("lambda_params", ploc, "a lambda's 'params' must be a non-empty list of names", params)
+            return None
+        names: list[str] = []
+        for i, p in enumerate(params):
+            if not isinstance(p, str) or not _IDENT.match(p):
+                self.err("lambda_params", f"{ploc}/{i}", "a lambda parameter must be a simple name (letters, digits, _)", p)
+                return None
+            if p.lower() in (n.lower() for n in names):
+                self.err("lambda_params", f"{ploc}/{i}", f"lambda parameter {p!r} appears twice", p)
+                return None
+            names.append(p)
+        if param.arities and len(names) not in param.arities:
+            want = " or ".join(str(a) for a in param.arities)
+            self.err("lambda_arity", ploc, f"the lambda of {spec.name!r} ({param.name or 'function'}) takes {want} parameter{'s' if param.arities != (1,) else ''}, got {len(names)}", list(params))
+            return None
+        self._lambda_scopes.append({n.lower(): n for n in names})
+        try:
+            body = self.expr(inner["body"], f"{iloc}/body", depth + 1)
+        finally:
+            self._lambda_scopes.pop()
+        if body is None:
+            return None
+        return ir.Lambda(tuple(names), body, iloc)
+
+    def _lambda_var(self, name: str) -> str | None:
+        key = name.lower()
+        for scope in reversed(self._lambda_scopes):
+            if key in scope:
+                return scope[key]
+        return None
+
+    # ---- conditionals
+
+    def _otherwise_key(self, expr: ir.Expr, raw: Any, loc: str, depth: int) -> ir.Expr | None:
+        value = self.expr(raw, loc, depth + 1)
+        if value is None:
+            return None
+        return _with_otherwise(self, expr, value, loc)
+
+    # ---- UDFs
 
     def udf_expr(self, raw: Mapping[str, Any], name: str, loc: str, depth: int) -> ir.Expr | None:
-        args = self.expr_list(raw.get("args", []), f"{loc}/args", depth)
+        raw_args = raw.get("args", [])
+        args = self.expr_list(raw_args, f"{loc}/args", depth)
         if args is None:
             return None
         return ir.UdfCall(name, tuple(args), loc)
 
-    def window_expr(self, raw: Mapping[str, Any], name: str, loc: str, depth: int) -> ir.Expr | None:
-        self.err("unsupported", f"{loc}/window", "window expressions are not supported yet")
-        return None
+    # ---- windows
+
+    def window_expr(self, raw: Mapping[str, Any], name: Any, loc: str, depth: int) -> ir.Expr | None:
+        """``{"fn": f, "args": [...], "window": {...}}`` and the Sparkless
+        ``{"type": "window", "function": f | <expr>, "window": {...}}``."""
+        wkey, spec_raw = _first(raw, "window", "over")
+        if wkey is None:
+            # Sparkless may put the spec keys on the node itself
+            spec_raw, wloc = {k: v for k, v in raw.items() if k in _WINDOW_SPEC_KEYS}, loc
+        else:
+            wloc = f"{loc}/{wkey}"
+        if not isinstance(spec_raw, Mapping):
+            self.err("window_spec", wloc, "a window spec must be an object {\"partition_by\": [...], \"order_by\": [...], \"rows_between\": [start, end]}", spec_raw)
+            return None
+        fkey = "fn" if "fn" in raw else "function"
+        func: ir.Expr | None
+        fname: str | None = None
+        if isinstance(name, str):
+            fname = name
+            spec = CATALOG.get(name)
+            if spec is not None and spec.kind not in ("window", "aggregate"):
+                self.err("not_window_function", f"{loc}/{fkey}", f"{name!r} is not a window or aggregate function, so it cannot have a window", name)
+                return None
+            func = self.call(raw, name, loc, depth, in_window=True)
+        elif isinstance(name, Mapping):
+            func = self.expr(name, f"{loc}/{fkey}", depth + 1, in_window=True)
+            if isinstance(func, ir.Call):
+                fname = func.fn
+        else:
+            self.err("fn_name", f"{loc}/{fkey}", "a window function must be a function name or a function expression", name)
+            return None
+        spec_ir = self.window_spec(spec_raw, wloc, depth)
+        if func is None or spec_ir is None:
+            return None
+        partition, order, frame = spec_ir
+        if not order and fname is not None and fname in _NEEDS_ORDER:
+            # robin: a ranking function without order_by is ordered by the partition
+            # columns; with neither, the order is a constant (ties everywhere)
+            if partition:
+                order = tuple(ir.SortKey(p, True, None, wloc) for p in partition)
+            else:
+                order = (ir.SortKey(ir.Lit(1, wloc), True, None, wloc),)
+        return ir.Window(func, partition, order, frame, loc)
+
+    def window_spec(self, raw: Mapping[str, Any], loc: str, depth: int) -> tuple[tuple[ir.Expr, ...], tuple[ir.SortKey, ...], ir.Frame | None] | None:
+        unknown = [k for k in raw if k not in _WINDOW_SPEC_KEYS]
+        if unknown:
+            self.err("window_spec", f"{loc}/{unknown[0]}", f"unknown window spec key {unknown[0]!r} (expected partition_by, order_by, rows_between, range_between, frame)", unknown[0])
+            return None
+        ok = True
+        partition: list[ir.Expr] = []
+        pkey, praw = _first(raw, "partition_by", "partitionBy", "partition")
+        if pkey is not None and praw is not None:
+            items = [praw] if isinstance(praw, (str, Mapping)) else praw
+            if not isinstance(items, (list, tuple)):
+                self.err("window_spec", f"{loc}/{pkey}", "'partition_by' must be a list of columns or expressions", praw)
+                return None
+            for i, item in enumerate(items):
+                iloc = f"{loc}/{pkey}/{i}" if items is praw else f"{loc}/{pkey}"
+                e = self._partition_item(item, iloc, depth)
+                if e is None:
+                    ok = False
+                else:
+                    partition.append(e)
+        order: list[ir.SortKey] = []
+        okey, oraw = _first(raw, "order_by", "orderBy", "order")
+        if okey is not None and oraw is not None:
+            items = [oraw] if isinstance(oraw, (str, Mapping)) else oraw
+            if not isinstance(items, (list, tuple)):
+                self.err("window_spec", f"{loc}/{okey}", "'order_by' must be a list of columns or sort items", oraw)
+                return None
+            keys = self.sort_keys(items, raw, f"{loc}/{okey}", loc, single=items is not oraw)
+            if keys is None:
+                ok = False
+            else:
+                order = keys
+        frame = self.frame(raw, loc)
+        if frame is _FAILED or not ok:
+            return None
+        return tuple(partition), tuple(order), frame  # type: ignore[return-value]
+
+    def _partition_item(self, item: Any, loc: str, depth: int) -> ir.Expr | None:
+        if isinstance(item, Mapping) and not any(k in item for k in ("fn", "function", "op", "lit", "udf", "expr")):
+            name = self.column_name(item, loc)
+            return ir.Col(name, loc) if name is not None else None
+        if isinstance(item, Mapping) and "expr" in item:
+            return self.expr(item["expr"], f"{loc}/expr", depth + 1)
+        return self.expr(item, loc, depth + 1)
+
+    _FRAME_KEYS = (("rows_between", "rows"), ("rowsBetween", "rows"), ("range_between", "range"), ("rangeBetween", "range"))
+
+    def frame(self, raw: Mapping[str, Any], loc: str) -> ir.Frame | object | None:
+        found = [(k, kind) for k, kind in self._FRAME_KEYS if k in raw and raw[k] is not None]
+        if "frame" in raw and raw["frame"] is not None:
+            f = raw["frame"]
+            floc = f"{loc}/frame"
+            if not isinstance(f, Mapping):
+                self.err("window_frame", floc, "'frame' must be {\"type\": \"rows\"|\"range\", \"start\": ..., \"end\": ...}", f)
+                return _FAILED
+            tkey, kind = _first(f, "type", "kind", "frame_type")
+            inner = [(k, fk) for k, fk in (("rows", "rows"), ("range", "range")) if k in f]
+            if tkey is None and len(inner) == 1:
+                return self._bounds(f[inner[0][0]], inner[0][1], f"{floc}/{inner[0][0]}")
+            if not isinstance(kind, str) or kind.lower() not in ("rows", "range", "row"):
+                self.err("window_frame", f"{floc}/{tkey or 'type'}", "a frame's 'type' must be 'rows' or 'range'", kind)
+                return _FAILED
+            found.append(("frame", "range" if kind.lower() == "range" else "rows"))
+        if not found:
+            return None
+        if len(found) > 1:
+            self.err("window_frame", loc, f"a window has one frame; found {[k for k, _ in found]}")
+            return _FAILED
+        key, kind = found[0]
+        return self._bounds(raw[key], kind, f"{loc}/{key}")
+
+    def _bounds(self, raw: Any, kind: str, loc: str) -> ir.Frame | object:
+        if isinstance(raw, (list, tuple)) and len(raw) == 2:
+            (lo, lo_loc), (hi, hi_loc) = (raw[0], f"{loc}/0"), (raw[1], f"{loc}/1")
+        elif isinstance(raw, Mapping):
+            lk, lo = _first(raw, "start", "lower", "from")
+            hk, hi = _first(raw, "end", "upper", "to")
+            if lk is None or hk is None:
+                self.err("window_frame", loc, "a frame needs 'start' and 'end'", raw)
+                return _FAILED
+            lo_loc, hi_loc = f"{loc}/{lk}", f"{loc}/{hk}"
+        else:
+            self.err("window_frame", loc, "a frame is [start, end] or {\"start\": ..., \"end\": ...}", raw)
+            return _FAILED
+        lower = self._boundary(lo, lo_loc, "start")
+        upper = self._boundary(hi, hi_loc, "end")
+        if lower is _FAILED or upper is _FAILED:
+            return _FAILED
+        if isinstance(lower, int) and isinstance(upper, int) and lower > upper:
+            self.err("window_frame", loc, f"the frame starts after it ends ({lower} > {upper})", raw)
+            return _FAILED
+        return ir.Frame(kind, lower, upper, loc)  # type: ignore[arg-type]
+
+    def _boundary(self, v: Any, loc: str, side: str) -> int | object | None:
+        """A frame boundary: None = unbounded on that side, 0 = current row, else an offset
+        (negative = preceding). Markers in any spelling; PySpark's huge sentinel values too."""
+        if isinstance(v, Mapping) and "lit" in v:
+            v = v["lit"]
+        if v is None:
+            return None
+        if isinstance(v, str):
+            word = re.sub(r"[\s_-]", "", v).lower()
+            if word in ("currentrow", "current"):
+                return 0
+            if word == "unbounded" or word == f"unbounded{'preceding' if side == 'start' else 'following'}":
+                return None
+            if word in ("unboundedpreceding", "unboundedfollowing"):
+                self.err("window_frame", loc, f"a frame cannot {side} at {v!r}", v)
+                return _FAILED
+            self.err("window_frame", loc, "a frame boundary is an integer offset, 'currentRow', 'unboundedPreceding' or 'unboundedFollowing'", v)
+            return _FAILED
+        if isinstance(v, bool) or not isinstance(v, int):
+            self.err("window_frame", loc, "a frame boundary offset must be an integer", v)
+            return _FAILED
+        if v <= -(2**31) or v >= 2**31 - 1:
+            # PySpark's Window.unboundedPreceding / unboundedFollowing are ±sys.maxsize-ish
+            if (v < 0) != (side == "start"):
+                self.err("window_frame", loc, f"a frame cannot {side} unbounded on that side", v)
+                return _FAILED
+            return None
+        return v
 
 
 _SORT_KEYS = {"asc", "ascending", "desc", "descending", "nulls_first", "nulls_last", "nullsFirst", "nullsLast", "direction"}
@@ -1429,11 +1811,210 @@ def _desugar_not_equal(p: Parser, spec: FunctionSpec, args: list[ir.Expr], loc: 
     return ir.Call("not", (ir.Call("==", tuple(args), loc),), loc)
 
 
+def _with_otherwise(p: Parser, expr: ir.Expr, value: ir.Expr, loc: str) -> ir.Expr | None:
+    if not isinstance(expr, ir.When):
+        p.err("otherwise_target", loc, "'otherwise' gives the else branch of a when: its first argument (or the object carrying the key) must be a when expression")
+        return None
+    if expr.otherwise is not None:
+        p.err("otherwise_twice", loc, "this when already has an else branch")
+        return None
+    return ir.When(expr.branches, value, expr.loc)
+
+
+def _desugar_otherwise(p: Parser, spec: FunctionSpec, args: list[ir.Expr], loc: str) -> ir.Expr | None:
+    return _with_otherwise(p, args[0], args[1], loc)
+
+
+def _string_lit(p: Parser, e: ir.Expr, what: str) -> str | None:
+    if isinstance(e, ir.Lit) and isinstance(e.value, str) and e.value and e.type is None:
+        return e.value
+    p.err("literal_expected", e.loc, f"{what} must be a non-empty string literal")
+    return None
+
+
+def _desugar_udf(p: Parser, spec: FunctionSpec, args: list[ir.Expr], loc: str) -> ir.Expr | None:
+    name = _string_lit(p, args[0], "the UDF name (first argument of call_udf)")
+    return ir.UdfCall(name, tuple(args[1:]), loc) if name is not None else None
+
+
+def _desugar_call_function(p: Parser, spec: FunctionSpec, args: list[ir.Expr], loc: str) -> ir.Expr | None:
+    if _string_lit(p, args[0], "the function name (first argument of call_function)") is None:
+        return None
+    return ir.Call(spec.name, tuple(args), loc)
+
+
+def _desugar_extract(p: Parser, spec: FunctionSpec, args: list[ir.Expr], loc: str) -> ir.Expr | None:
+    return ir.ExtractValue(args[0], args[1], loc)
+
+
+def _desugar_get(p: Parser, spec: FunctionSpec, args: list[ir.Expr], loc: str) -> ir.Expr | None:
+    """An integer literal index: Spark's get (0-based, null out of range); else x[key]."""
+    key = args[1]
+    if isinstance(key, ir.Lit) and isinstance(key.value, int) and not isinstance(key.value, bool):
+        return ir.Call(spec.name, tuple(args), loc)
+    return ir.ExtractValue(args[0], key, loc)
+
+
+def _desugar_log(p: Parser, spec: FunctionSpec, args: list[ir.Expr], loc: str) -> ir.Expr | None:
+    """Canonical order (value, base): robin's log(value, base), or PySpark's log(base, value)
+    when only the first argument is a number literal."""
+    if len(args) == 2:
+        first, second = args
+
+        def number(e: ir.Expr) -> bool:
+            return isinstance(e, ir.Lit) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool)
+
+        if number(first) and not number(second):
+            args = [second, first]
+    return ir.Call(spec.name, tuple(args), loc)
+
+
+def _desugar_interval(p: Parser, spec: FunctionSpec, args: list[ir.Expr], loc: str) -> ir.Expr | None:
+    """robin's durations days(n), hours(n) ... → make_dt_interval / make_ym_interval, with
+    the other parts zero (as PySpark's make_dt_interval(days=n) sends them)."""
+    target, position = {
+        "days": ("make_dt_interval", 0),
+        "hours": ("make_dt_interval", 1),
+        "minutes": ("make_dt_interval", 2),
+        "months": ("make_ym_interval", 1),
+        "years": ("make_ym_interval", 0),
+    }[spec.name]
+    row = CATALOG[target]
+    parts = [args[0] if i == position else ir.Lit(row.fill[i], loc) for i in range(len(row.params))]
+    return ir.Call(target, tuple(parts), loc)
+
+
+def _desugar_to_char(p: Parser, spec: FunctionSpec, args: list[ir.Expr], loc: str) -> ir.Expr | None:
+    if len(args) == 1:  # robin: no format = cast to string
+        return ir.Cast(args[0], parse_type("string"), loc)
+    return ir.Call(spec.name, tuple(args), loc)
+
+
+def _desugar_to_number(p: Parser, spec: FunctionSpec, args: list[ir.Expr], loc: str) -> ir.Expr | None:
+    if len(args) == 1:  # robin: no format = cast to double
+        return ir.Cast(args[0], parse_type("double"), loc, "try" if spec.name == "try_to_number" else "cast")
+    return ir.Call(spec.name, tuple(args), loc)
+
+
+def _desugar_array_sum(p: Parser, spec: FunctionSpec, args: list[ir.Expr], loc: str) -> ir.Expr | None:
+    """aggregate(a, zero, (acc, x) -> acc + coalesce(x, 0)); zero has the element type."""
+    arr = args[0]
+    zero_lit = ir.Lit(0, loc)
+    first = ir.Call("try_element_at", (arr, ir.Lit(1, loc)), loc)
+    zero = ir.Call("coalesce", (ir.Call("*", (first, zero_lit), loc), zero_lit), loc)
+    acc, x = ir.LambdaVar("acc", loc), ir.LambdaVar("x", loc)
+    body = ir.Call("+", (acc, ir.Call("coalesce", (x, zero_lit), loc)), loc)
+    return ir.Call("aggregate", (arr, zero, ir.Lambda(("acc", "x"), body, loc)), loc)
+
+
 _DESUGAR: dict[str, Callable[[Parser, FunctionSpec, list[ir.Expr], str], ir.Expr | None]] = {
     "cast": _desugar_cast,
     "when": _desugar_when,
+    "otherwise": _desugar_otherwise,
     "not_equal": _desugar_not_equal,
+    "udf": _desugar_udf,
+    "call_function": _desugar_call_function,
+    "extract": _desugar_extract,
+    "get": _desugar_get,
+    "log": _desugar_log,
+    "interval": _desugar_interval,
+    "to_char": _desugar_to_char,
+    "to_number": _desugar_to_number,
+    "array_sum": _desugar_array_sum,
 }
+
+
+def _is_string_arg(raw: Any) -> bool:
+    return isinstance(raw, str) or (isinstance(raw, Mapping) and isinstance(raw.get("lit"), str) and len(raw) == 1)
+
+
+def _string_value(raw: Any) -> str:
+    return raw if isinstance(raw, str) else str(raw["lit"])
+
+
+#: field names of Spark's extract / date_part (case-insensitive)
+_DATE_FIELDS = frozenset("""
+YEAR Y YEARS YR YRS YEAROFWEEK QUARTER QTR MONTH MON MONS MONTHS WEEK W WEEKS DAY D DAYS
+DAYOFWEEK DOW DAYOFWEEK_ISO DOW_ISO DOY HOUR H HOURS HR HRS MINUTE M MIN MINS MINUTES SECOND S
+SEC SECONDS SECS
+""".split())
+
+
+def _hook_date_part(p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc: str, loc: str, depth: int) -> ir.Expr | None:
+    """robin's extract(source, field) or PySpark's extract(field, source): the field is the
+    string literal (a bare string in the second position is the field, as in robin)."""
+    if len(raw_args) != 2:
+        p.err("arity", args_loc, f"function {spec.name!r} takes exactly 2 arguments (source, field), got {len(raw_args)}", raw_args)
+        return None
+    # the field is the string literal naming a field; prefer robin's order when unsure
+    fields = [_is_string_arg(a) and _string_value(a).upper() in _DATE_FIELDS for a in raw_args]
+    if fields[1] or (not fields[0] and _is_string_arg(raw_args[1])):
+        field_i, source_i = 1, 0
+    elif fields[0] or (isinstance(raw_args[0], Mapping) and _is_string_arg(raw_args[0])):
+        field_i, source_i = 0, 1
+    else:
+        p.err("literal_expected", args_loc, f"{spec.name}(source, field) needs the field ('year', 'month', ...) as a string literal", raw_args)
+        return None
+    field = p.argument(raw_args[field_i], Param("S", "field"), f"{args_loc}/{field_i}", depth, spec)
+    source = p.expr(raw_args[source_i], f"{args_loc}/{source_i}", depth + 1)
+    if field is None or source is None:
+        return None
+    return ir.Call(spec.name, (field, source), loc)
+
+
+def _hook_array_sort(p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc: str, loc: str, depth: int) -> ir.Expr | None:
+    """array_sort(a) / array_sort(a, asc) → sort_array (robin's null placement);
+    array_sort(a, lambda) → Spark's array_sort with a comparator."""
+    if len(raw_args) not in (1, 2):
+        p.err("arity", args_loc, f"function 'array_sort' takes 1 or 2 arguments, got {len(raw_args)}", raw_args)
+        return None
+    arr = p.expr(raw_args[0], f"{args_loc}/0", depth + 1)
+    if len(raw_args) == 1:
+        return ir.Call("sort_array", (arr, ir.Lit(True, loc)), loc) if arr is not None else None
+    second = raw_args[1]
+    if isinstance(second, Mapping) and ("lambda" in second or "body" in second):
+        fn_arg = p.lambda_arg(second, spec.params[1], f"{args_loc}/1", depth, spec)
+        if arr is None or fn_arg is None:
+            return None
+        return ir.Call("array_sort", (arr, fn_arg), loc)
+    asc = p.argument(second, Param("B", "ascending"), f"{args_loc}/1", depth, spec)
+    if arr is None or asc is None:
+        return None
+    return ir.Call("sort_array", (arr, asc), loc)
+
+
+def _hook_isin(p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc: str, loc: str, depth: int) -> ir.Expr | None:
+    """isin(x, v1, v2, ...); a single list of values is spread, as PySpark's isin([...])."""
+    pairs = [(a, f"{args_loc}/{i}") for i, a in enumerate(raw_args)]
+    if len(raw_args) == 2:
+        values, vloc = raw_args[1], f"{args_loc}/1"
+        if isinstance(values, Mapping) and set(values) == {"lit"} and isinstance(values["lit"], (list, tuple)):
+            values, vloc = values["lit"], f"{vloc}/lit"
+        if isinstance(values, (list, tuple)):
+            pairs = [pairs[0], *((v, f"{vloc}/{i}") for i, v in enumerate(values))]
+    args = p.arguments(spec, pairs, args_loc, depth)
+    return ir.Call(spec.name, tuple(args), loc) if args is not None else None
+
+
+_RAW_HOOKS: dict[str, Callable[[Parser, FunctionSpec, list[Any], str, str, int], ir.Expr | None]] = {
+    "date_part": _hook_date_part,
+    "array_sort": _hook_array_sort,
+    "isin": _hook_isin,
+}
+
+_unhandled = PARSER_SPECIALS - set(_DESUGAR) - set(_RAW_HOOKS)
+if _unhandled:  # pragma: no cover - a developer error caught by importing the module
+    raise RuntimeError(f"special forms the parser should handle but does not: {sorted(_unhandled)}")
+
+#: functions Spark needs an ordered window for (robin orders them by the partition columns)
+_NEEDS_ORDER = frozenset({"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead", "nth_value"})
+_WINDOW_SPEC_KEYS = frozenset({
+    "partition_by", "partitionBy", "partition", "order_by", "orderBy", "order",
+    "rows_between", "rowsBetween", "range_between", "rangeBetween", "frame",
+    "ascending", "asc", "nulls_first", "nullsFirst", "nulls_last", "nullsLast",
+})
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_FAILED = object()
 
 OPS: dict[str, Callable[..., ir.Step | None]] = {
     "filter": Parser._filter,

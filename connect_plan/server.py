@@ -23,6 +23,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -253,6 +254,10 @@ class LocalServer:
         env["SPARK_HOME"] = str(home)
         env["JAVA_HOME"] = str(Path(java).resolve().parent.parent)
         env.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        # Python UDFs run in the server's Python workers: by default the interpreter that
+        # launches the server, which has pyspark, pandas and pyarrow (the system python3
+        # Spark would pick otherwise often has none of them)
+        env.setdefault("PYSPARK_PYTHON", sys.executable)
         env.pop("SPARK_REMOTE", None)
         env.pop("PYSPARK_SUBMIT_ARGS", None)
         settings = {**DEFAULT_CONF, **(conf or {})}

@@ -7,12 +7,14 @@ plan always gives the same proto (golden files stay stable).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from pyspark.sql.connect import proto as pb
 
 from .. import ir
 from ..errors import PlanError
+from .expressions import InlineUdf, udf_registry
 from .relations import Lowerer, Rel, Resolver, check_depth, emit_chain
 
 __all__ = ["Translation", "translate_ir"]
@@ -41,15 +43,22 @@ def _index(chain: list[Rel], out: dict[int, tuple[int, ...]]) -> None:
 
 
 def translate_ir(
-    plan: ir.Plan, *, case_sensitive: bool = False, resolver: Resolver | None = None
+    plan: ir.Plan,
+    *,
+    case_sensitive: bool = False,
+    resolver: Resolver | None = None,
+    udfs: Mapping[str, InlineUdf] | None = None,
 ) -> Translation:
-    lowerer = Lowerer(case_sensitive=case_sensitive, resolver=resolver)
-    chain, scope = lowerer.plan(plan)
-    if lowerer.errors:
-        raise PlanError(lowerer.errors)
-    check_depth(chain, plan.loc)
-    out = pb.Plan()
-    emit_chain(chain, out.root)
+    """``udfs``: Python UDFs registered with the client, sent inline where the plan calls
+    them by name (other names are called on the server)."""
+    with udf_registry(udfs):
+        lowerer = Lowerer(case_sensitive=case_sensitive, resolver=resolver)
+        chain, scope = lowerer.plan(plan)
+        if lowerer.errors:
+            raise PlanError(lowerer.errors)
+        check_depth(chain, plan.loc)
+        out = pb.Plan()
+        emit_chain(chain, out.root)
     by_id: dict[int, tuple[int, ...]] = {}
     _index(chain, by_id)
     return Translation(

@@ -8,18 +8,22 @@ are given instead of returning a new one, so nothing is ever copied.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import decimal
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Any
 
 from pyspark.sql.connect import proto as pb
 
 from .. import ir
-from ..functions import CATALOG, SPECIAL_FORMS, FunctionSpec
-from ..types import spark_type_proto
+from ..errors import PlanError
+from ..functions import CATALOG, PARSER_SPECIALS, SPECIAL_FORMS, FunctionSpec
+from ..types import DataType, spark_type_proto, type_string
 from .scope import Scope
 
-__all__ = ["BUILDERS", "ExprContext", "emit", "quote_identifier"]
+__all__ = ["BUILDERS", "ExprContext", "InlineUdf", "emit", "quote_identifier", "udf_registry"]
 
 _INT32 = (-(2**31), 2**31 - 1)
 _INT64 = (-(2**63), 2**63 - 1)
@@ -33,6 +37,32 @@ class ExprContext:
     scope: Scope
     prefer: str | None = None
     lambda_vars: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class InlineUdf:
+    """A Python UDF registered with a client, ready to travel inline in a plan as a
+    ``CommonInlineUserDefinedFunction`` (its ``PythonUDF`` proto holds the pickled function)."""
+
+    name: str
+    python_udf: pb.PythonUDF
+    deterministic: bool
+    aggregate: bool  # a grouped-aggregate pandas UDF
+    return_type: DataType | None = None
+
+
+#: the UDFs of the client translating the current plan (set by translate_ir for one call)
+_UDFS: ContextVar[Mapping[str, InlineUdf] | None] = ContextVar("connect_plan_udfs", default=None)
+
+
+@contextmanager
+def udf_registry(udfs: Mapping[str, InlineUdf] | None) -> Iterator[None]:
+    """Make ``udfs`` visible to the builders while one plan is translated."""
+    token = _UDFS.set(dict(udfs or {}))
+    try:
+        yield
+    finally:
+        _UDFS.reset(token)
 
 
 def quote_identifier(name: str) -> str:
@@ -97,6 +127,11 @@ def fill_literal(value: Any, out: pb.Expression.Literal) -> None:
         out.double = value
     elif isinstance(value, str):
         out.string = value
+    elif isinstance(value, decimal.Decimal):
+        # only catalog fill values (PySpark's lit(Decimal(0)) is a DecimalType() literal)
+        out.decimal.value = str(value)
+        out.decimal.precision = 10
+        out.decimal.scale = 0
     else:  # the parser only lets JSON scalars through
         raise TypeError(f"unsupported literal {value!r}")
 
@@ -191,6 +226,42 @@ def _build_not_equal(call: ir.Call, spec: FunctionSpec, out: pb.Expression, ctx:
     function("==", call.args, fn.arguments.add(), ctx)
 
 
+def _build_call_function(call: ir.Call, spec: FunctionSpec, out: pb.Expression, ctx: ExprContext) -> None:
+    """call_function(name, args...): Spark Connect's CallFunction (a server function by name)."""
+    name, *args = call.args
+    assert isinstance(name, ir.Lit) and isinstance(name.value, str)
+    cf = out.call_function
+    cf.function_name = name.value
+    for a in args:
+        emit(a, cf.arguments.add(), ctx)
+
+
+def _build_update_fields(call: ir.Call, spec: FunctionSpec, out: pb.Expression, ctx: ExprContext) -> None:
+    """with_field(struct, name, value) / drop_fields(struct, names...): UpdateFields, as
+    PySpark's Column.withField / Column.dropFields build it (one level per dropped field)."""
+    struct, *rest = call.args
+    if spec.name == "with_field":
+        name, value = rest
+        uf = out.update_fields
+        emit(struct, uf.struct_expression, ctx)
+        uf.field_name = _field_name(name)
+        emit(value, uf.value_expression, ctx)
+        return
+    # drop_fields: the last field dropped is the outermost UpdateFields
+    target = out
+    for name in reversed(rest):
+        uf = target.update_fields
+        uf.field_name = _field_name(name)
+        target = uf.struct_expression
+    emit(struct, target, ctx)
+
+
+def _field_name(e: ir.Expr) -> str:
+    if isinstance(e, ir.Lit) and isinstance(e.value, str):
+        return e.value
+    raise PlanError.single("literal_expected", e.loc, "a struct field name must be a string literal")
+
+
 SPECIAL_BUILDERS: dict[str, Callable[[ir.Call, FunctionSpec, pb.Expression, ExprContext], None]] = {
     "logical_chain": _build_logical_chain,
     "between": _build_between,
@@ -198,10 +269,9 @@ SPECIAL_BUILDERS: dict[str, Callable[[ir.Call, FunctionSpec, pb.Expression, Expr
     "single_passthrough": _build_single_passthrough,
     "log": _build_log,
     "not_equal": _build_not_equal,
+    "call_function": _build_call_function,
+    "update_fields": _build_update_fields,
 }
-
-#: special forms the parser rewrites into other IR nodes (never reach build_call)
-PARSER_FORMS = frozenset({"cast", "when"})
 
 
 # ------------------------------------------------------------------ other nodes
@@ -231,10 +301,34 @@ def build_extract_value(node: ir.ExtractValue, out: pb.Expression, ctx: ExprCont
 
 
 def build_udf_call(node: ir.UdfCall, out: pb.Expression, ctx: ExprContext) -> None:
-    call = out.call_function
-    call.function_name = node.name
+    """A UDF registered with the client goes inline (CommonInlineUserDefinedFunction, as
+    PySpark sends it); any other name is a call of a function registered on the server."""
+    udfs = _UDFS.get() or {}
+    udf = udfs.get(node.name) or udfs.get(node.name.lower())
+    if udf is None:
+        call = out.call_function
+        call.function_name = node.name
+        for a in node.args:
+            emit(a, call.arguments.add(), ctx)
+        return
+    if node.aggregate and not udf.aggregate:
+        raise PlanError.single(
+            "udf_kind", node.loc,
+            f"UDF {node.name!r} is a scalar UDF; a python_grouped_udf aggregation needs a grouped-aggregate "
+            "UDF (register it with kind='grouped_agg')",
+        )
+    if node.return_type is not None and udf.return_type is not None and node.return_type != udf.return_type:
+        raise PlanError.single(
+            "udf_return_type", node.loc,
+            f"the plan declares return_type {type_string(node.return_type)!r} but UDF {node.name!r} was "
+            f"registered returning {type_string(udf.return_type)!r}",
+        )
+    fn = out.common_inline_user_defined_function
+    fn.function_name = udf.name
+    fn.deterministic = udf.deterministic
     for a in node.args:
-        emit(a, call.arguments.add(), ctx)
+        emit(a, fn.arguments.add(), ctx)
+    fn.python_udf.CopyFrom(udf.python_udf)
 
 
 def build_lambda_var(node: ir.LambdaVar, out: pb.Expression, ctx: ExprContext) -> None:
@@ -263,17 +357,21 @@ def build_window(node: ir.Window, out: pb.Expression, ctx: ExprContext) -> None:
             if node.frame.kind == "rows"
             else pb.Expression.Window.WindowFrame.FRAME_TYPE_RANGE
         )
-        _fill_boundary(node.frame.lower, frame.lower)
-        _fill_boundary(node.frame.upper, frame.upper)
+        _fill_boundary(node.frame.lower, frame.lower, node.frame.kind)
+        _fill_boundary(node.frame.upper, frame.upper, node.frame.kind)
 
 
-def _fill_boundary(bound: int | None, out: pb.Expression.Window.WindowFrame.FrameBoundary) -> None:
+def _fill_boundary(bound: int | None, out: pb.Expression.Window.WindowFrame.FrameBoundary, kind: str) -> None:
+    """As PySpark sends them: unbounded / current row markers, else an int (rows) or a
+    long (range) literal offset."""
     if bound is None:
         out.unbounded = True
     elif bound == 0:
         out.current_row = True
+    elif kind == "rows":
+        out.value.literal.integer = bound
     else:
-        fill_literal(bound, out.value.literal)
+        out.value.literal.long = bound
 
 
 def fill_sort_order(key: ir.SortKey, out: pb.Expression.SortOrder, ctx: ExprContext) -> None:
@@ -302,6 +400,6 @@ BUILDERS: dict[type, Callable[[Any, pb.Expression, ExprContext], None]] = {
 _missing = set(ir.EXPR_CLASSES) - set(BUILDERS)
 if _missing:  # pragma: no cover - a developer error caught by importing the module
     raise RuntimeError(f"no expression builder for {sorted(c.__name__ for c in _missing)}")
-_unhandled = SPECIAL_FORMS - set(SPECIAL_BUILDERS) - PARSER_FORMS
+_unhandled = SPECIAL_FORMS - set(SPECIAL_BUILDERS) - PARSER_SPECIALS
 if _unhandled:  # pragma: no cover
     raise RuntimeError(f"catalog special forms without a builder: {sorted(_unhandled)}")

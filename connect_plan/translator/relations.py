@@ -243,8 +243,16 @@ class Lowerer:
         out: list[str | None] = []
         unknown = False
         for item in step.items:
-            if item.alias is not None:
+            if isinstance(item.alias, tuple):
+                out.extend(item.alias)
+            elif item.alias is not None:
                 out.append(item.alias)
+            elif _is_generator(item.expr):
+                generated = _generator_names(item.expr)
+                if generated is None:
+                    unknown = True  # posexplode, inline ...: the column count depends on types
+                else:
+                    out.extend(generated)
             elif isinstance(item.expr, ir.Star):
                 if scope.names is None:
                     unknown = True
@@ -256,12 +264,12 @@ class Lowerer:
             else:
                 out.append(None)
         seen: dict[str, int] = {}
-        for i, name in enumerate(out):
-            if name is None:
+        for i, out_name in enumerate(out):
+            if out_name is None:
                 continue
-            key = scope.norm(name)
+            key = scope.norm(out_name)
             if key in seen:
-                self.err("duplicate_column", step.loc, f"select outputs column {name!r} twice; output names must be unique (add an alias)", name)
+                self.err("duplicate_column", step.loc, f"select outputs column {out_name!r} twice; output names must be unique (add an alias)", out_name)
             seen[key] = i
         chain.append(ProjectRel(self.new_id(), [step.index], list(step.items), scope))
         return scope.with_names(None if unknown else out)
@@ -366,8 +374,14 @@ class Lowerer:
         names: list[str | None] = []
         for k in step.keys:
             names.append(_col_output_name(k, scope))
+        seen = {scope.norm(n) for n in names if n is not None}
         for a in aggs:
-            names.append(a.alias if a.alias is not None else _default_agg_name(a.expr))
+            name = a.alias if a.alias is not None else _default_agg_name(a.expr)
+            if name is not None and scope.norm(name) in seen:
+                self.err("duplicate_column", a.loc, f"{step.op} outputs column {name!r} twice; output names must be unique (add an alias)", name)
+            elif name is not None:
+                seen.add(scope.norm(name))
+            names.append(name)
         return scope.with_names(names)
 
     # -------------------------------------------------------------- binary steps
@@ -476,22 +490,68 @@ def _col_output_name(expr: ir.Expr, scope: Scope) -> str | None:
     return None
 
 
+def _is_generator(expr: ir.Expr) -> bool:
+    return isinstance(expr, ir.Call) and CATALOG[expr.fn].kind == "generator"
+
+
+def _generator_names(expr: ir.Expr) -> list[str] | None:
+    """Spark's output names of an unaliased generator when they do not depend on types."""
+    assert isinstance(expr, ir.Call)
+    if expr.fn == "json_tuple":
+        return [f"c{i}" for i in range(len(expr.args) - 1)]
+    if expr.fn == "stack" and expr.args:
+        n = expr.args[0]
+        if isinstance(n, ir.Lit) and isinstance(n.value, int) and not isinstance(n.value, bool) and n.value > 0:
+            width = -(-(len(expr.args) - 1) // n.value)
+            return [f"col{i}" for i in range(width)]
+    return None
+
+
+#: aggregates whose unaliased column Spark names ``<spark name>(<column>)`` (checked
+#: against a server by tests/integration/test_aggregates.py); values: the name Spark uses
+#: and a suffix inside the parentheses
+_AGG_NAMES: dict[str, tuple[str, str]] = {
+    **{n: (n, "") for n in (
+        "count", "approx_count_distinct", "sum", "avg", "try_avg", "try_sum", "min", "max", "first",
+        "last", "first_value", "last_value", "any_value", "collect_list", "collect_set",
+        "collect_union", "count_if", "bool_and", "bool_or", "every", "some", "product", "median",
+        "mode", "stddev", "std", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop",
+        "kurtosis", "skewness", "bit_and", "bit_or", "bit_xor",
+    )},
+    "array_agg": ("collect_list", ""),
+    "listagg": ("listagg", ", NULL"),
+    "string_agg": ("string_agg", ", NULL"),
+}
+
+
 def _default_agg_name(expr: ir.Expr) -> str | None:
-    """Spark's name for the simple aggregate shapes (``sum(v)``, ``count(1)``), else None."""
+    """Spark's name for an unaliased aggregate of one column (``sum(v)``, ``count(1)``,
+    ``count(DISTINCT v)``) when it is certain, else None (Spark names it; tracking knows
+    only that a column is there)."""
     if not isinstance(expr, ir.Call):
         return None
     spec = CATALOG[expr.fn]
+    known = _AGG_NAMES.get(spec.spark)
+    if known is None:
+        return None
     args = list(expr.args)
-    if spec.name in ("first", "last") and len(args) == 2 and isinstance(args[1], ir.Lit):
-        args = args[:1]
-    if len(args) != 1 or expr.distinct:
+    # trailing arguments equal to what PySpark fills in by default do not show in the name
+    while len(args) > 1 and isinstance(args[-1], ir.Lit) and spec.fill.get(len(args) - 1, _NO_FILL) == args[-1].value \
+            and type(args[-1].value) is type(spec.fill.get(len(args) - 1)):
+        args.pop()
+    if len(args) != 1:
         return None
     a = args[0]
+    name, suffix = known
+    distinct = "DISTINCT " if expr.distinct else ""
     if isinstance(a, ir.Col) and "." not in a.name and "`" not in a.name:
-        return f"{spec.spark}({a.name})"
+        return f"{name}({distinct}{a.name}{suffix})"
     if isinstance(a, ir.Lit) and isinstance(a.value, int) and not isinstance(a.value, bool) and a.type is None:
-        return f"{spec.spark}({a.value})"
+        return f"{name}({distinct}{a.value}{suffix})"
     return None
+
+
+_NO_FILL = object()
 
 
 LOWERINGS: dict[type, Callable[[Lowerer, Any, list[Rel], Scope], Scope]] = {
@@ -540,7 +600,7 @@ def build_project(rel: ProjectRel, out: pb.Relation) -> pb.Relation:
     for item in rel.items:
         target = p.expressions.add()
         if item.alias is not None:
-            target.alias.name.append(item.alias)
+            target.alias.name.extend(item.alias if isinstance(item.alias, tuple) else (item.alias,))
             emit(item.expr, target.alias.expr, ctx)
         else:
             emit(item.expr, target, ctx)
