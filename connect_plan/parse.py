@@ -1234,14 +1234,14 @@ class Parser:
                         self.err("sql_parameter", aloc, "SQL parameter names must be identifiers (used as :name in the query)", name)
                         ok = False
                         continue
-                    e = self._literal_or_expr(v, f"{aloc}/{name}", 0)
+                    e = self._sql_arg(v, f"{aloc}/{name}")
                     if e is None:
                         ok = False
                     else:
                         named.append((name, e))
             elif isinstance(args, (list, tuple)):
                 for i, v in enumerate(args):
-                    e = self._literal_or_expr(v, f"{aloc}/{i}", 0)
+                    e = self._sql_arg(v, f"{aloc}/{i}")
                     if e is None:
                         ok = False
                     else:
@@ -1250,6 +1250,20 @@ class Parser:
                 self.err("sql_parameter", aloc, "'args' must be an object (named :parameters) or a list (positional ? parameters)", args)
                 ok = False
         return ir.SqlSource(query, tuple(named), tuple(positional), loc) if ok else None
+
+    def _sql_arg(self, raw: Any, loc: str) -> ir.Expr | None:
+        """A SQL parameter: a bare value or ``{"lit", "type"?}`` is a literal (a string is
+        the string, never SQL); other expression objects (``array``/``map`` calls) pass."""
+        e = self._literal_or_expr(raw, loc, 0)
+        if isinstance(e, ir.Lit) and e.type is not None and e.value is not None:
+            from .data import _Bad, coerce_value
+
+            try:
+                coerce_value(e.value, e.type)
+            except _Bad as exc:
+                self.err("literal_type", loc, f"the parameter does not fit its type: {exc}", e.value)
+                return None
+        return e
 
     def _ref_source(self, raw: Mapping[str, Any], loc: str) -> ir.Source | None:
         name = raw["ref"]
@@ -1489,6 +1503,8 @@ class Parser:
             self.err("payload_type", ploc, f"{op} needs {{\"n\"?: partitions, \"columns\"?: [...]}}", payload)
             return None
         nkey, n = _first(payload, "n", "num_partitions", "numPartitions")
+        if nkey is None:
+            n = None
         if n is not None and (isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 2**31 - 1):
             self.err("bad_count", f"{ploc}/{nkey}", "the number of partitions must be a positive 32-bit integer", n)
             return None

@@ -347,6 +347,12 @@ class Lowerer:
         """Ask the server for the names when static tracking lost them (rare)."""
         if scope.complete or self.resolver is None:
             return scope
+        last = chain[-1] if chain else None
+        if isinstance(last, SharedUseRel):  # resolve the shared sub-plan once, for every use
+            shared = last.shared
+            if not shared.scope.complete:
+                shared.scope = self.resolve(shared.chain, shared.scope)
+            return shared.scope
         rel = pb.Relation()
         emit_chain(chain, rel)
         names = self.resolver(rel)
@@ -854,10 +860,27 @@ def build_sql(rel: SqlRel, out: pb.Relation) -> None:
     q.query = rel.source.query
     ctx = ExprContext(Scope(None))
     for name, expr in rel.source.named_args:
-        emit(expr, q.named_arguments[name], ctx)
+        _emit_sql_arg(expr, q.named_arguments[name], ctx)
     for expr in rel.source.pos_args:
-        emit(expr, q.pos_arguments.add(), ctx)
+        _emit_sql_arg(expr, q.pos_arguments.add(), ctx)
     return None
+
+
+def _emit_sql_arg(expr: ir.Expr, out: pb.Expression, ctx: ExprContext) -> None:
+    """SQL parameters must be literals, so a typed literal is a typed ``Literal`` proto
+    here (PySpark's own literal builder), not the cast other slots use."""
+    if isinstance(expr, ir.Lit) and expr.type is not None and expr.value is not None:
+        from pyspark.sql.connect.expressions import LiteralExpression
+        from pyspark.sql.connect.types import proto_schema_to_pyspark_data_type
+
+        from ..data import coerce_value
+        from ..types import spark_type_proto
+
+        value = coerce_value(expr.value, expr.type)
+        data_type = proto_schema_to_pyspark_data_type(spark_type_proto(expr.type))
+        out.CopyFrom(LiteralExpression(value, data_type).to_plan(None))  # type: ignore[arg-type]
+        return
+    emit(expr, out, ctx)
 
 
 def build_shared_use(rel: SharedUseRel, out: pb.Relation) -> None:
