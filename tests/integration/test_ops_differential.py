@@ -316,7 +316,6 @@ def test_every_op_is_covered() -> None:
     """The cases above (and those of test_sources_differential) exercise every op name
     connect_plan accepts."""
     import connect_plan
-
     from tests.integration.test_sources_differential import OPS_USED
 
     used = {step["op"] for case in CASES for step in case.plan} | OPS_USED
