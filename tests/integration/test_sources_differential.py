@@ -247,6 +247,14 @@ CASES: list[Case] = [
     _set_case("except", lambda a, b: a.subtract(b)),
     _set_case("subtract", lambda a, b: a.subtract(b)),
     _set_case("exceptAll", lambda a, b: a.exceptAll(b)),
+    Case("intersection_primary_three_inputs", lambda e: {"input": _inline(BAG_A, BAG_SCHEMA), "plan": [
+        {"op": "intersect", "payload": {"other": {"input": _inline(BAG_B, BAG_SCHEMA), "plan": [
+            {"op": "union", "payload": {"other": {"input": _inline([[4, "d"]], BAG_SCHEMA), "plan": []}}}]}}}]},
+         lambda e: e.df(BAG_A, BAG_SCHEMA).intersect(e.df(BAG_B, BAG_SCHEMA).union(e.df([[4, "d"]], BAG_SCHEMA)))),
+    Case("minus_primary_chained", lambda e: {"input": _inline(BAG_A, BAG_SCHEMA), "plan": [
+        {"op": "except", "payload": {"other": {"input": _inline(BAG_B, BAG_SCHEMA), "plan": []}}},
+        {"op": "except", "payload": {"other": {"input": _inline([[4, "d"]], BAG_SCHEMA), "plan": []}}}]},
+         lambda e: e.df(BAG_A, BAG_SCHEMA).subtract(e.df(BAG_B, BAG_SCHEMA)).subtract(e.df([[4, "d"]], BAG_SCHEMA))),
     Case("union_by_name_with_table", lambda e: {"input": {"table": e.stores_table}, "plan": [
         {"op": "unionByName", "payload": {"other": {"input": _inline([["DE", "x", 1]], [{"name": "region", "type": "string"}, {"name": "store", "type": "string"}, {"name": "id", "type": "bigint"}]), "plan": []}}}]},
          lambda e: e.spark.table(e.stores_table).unionByName(e.df([["DE", "x", 1]], [{"name": "region", "type": "string"}, {"name": "store", "type": "string"}, {"name": "id", "type": "bigint"}]))),
