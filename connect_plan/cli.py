@@ -41,9 +41,12 @@ def _read_document(path: str) -> Any:
 
 
 def _plan_only(doc: Any) -> Any:
-    """A fixture file also carries 'expected'; the plan document is input + plan."""
+    """A fixture file also carries 'expected' (and maybe 'setup'/'then'); the plan document
+    is the rest: input, plan and the document extensions (with, conf, output)."""
     if isinstance(doc, dict) and "plan" in doc:
-        return {k: doc[k] for k in ("input", "plan") if k in doc}
+        from .fixtures import plan_document
+
+        return plan_document(doc)
     return doc
 
 

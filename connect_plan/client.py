@@ -194,9 +194,17 @@ def load_plan(plan: Any, data: Any = None, schema: Any = None) -> ir.Plan:
                 "the plan document has its own 'input'; do not also pass data or schema",
             )
         return parse_document(plan)
-    if schema is None:
+    if schema is None and not _starts_with_read(plan):
         raise PlanError.single("missing_key", "/input/schema", "a schema is needed for the data (pass schema=...)")
     return parse_plan([] if data is None else data, schema, plan)
+
+
+def _starts_with_read(plan: Any) -> bool:
+    """A step list whose first step is ``read`` brings its own source (no data/schema)."""
+    return (
+        isinstance(plan, (list, tuple)) and bool(plan)
+        and isinstance(plan[0], Mapping) and plan[0].get("op") == "read"
+    )
 
 
 class Client:
@@ -352,7 +360,44 @@ class Client:
     def _translation(self, plan: ir.Plan) -> Translation:
         from .translator import translate_ir
 
-        return translate_ir(plan, case_sensitive=self._case_sensitive, resolver=self._resolve_names, udfs=self._udfs)
+        return translate_ir(plan, case_sensitive=self._case_sensitive_for(plan), resolver=self._resolve_names, udfs=self._udfs)
+
+    def _case_sensitive_for(self, plan: ir.Plan) -> bool:
+        """The plan document's own ``spark.sql.caseSensitive`` wins over the session's."""
+        for k, v in plan.conf:
+            if k == "spark.sql.caseSensitive":
+                return v.lower() == "true"
+        return self._case_sensitive
+
+    @contextlib.contextmanager
+    def _plan_conf(self, conf: tuple[tuple[str, str], ...]) -> Iterator[None]:
+        """Apply a plan document's ``conf`` for one execution, then restore the previous
+        values (keys that were unset are unset again). The configuration belongs to the
+        session, so concurrent executions on one client see each other's settings."""
+        if not conf:
+            yield
+            return
+        from pyspark.sql.connect import proto as pb
+
+        keys = [k for k, _ in conf]
+        get = pb.ConfigRequest.Operation()
+        get.get_option.keys.extend(keys)
+        before = dict(self._call(lambda: self._sc.config(get)).pairs)
+        self.set_conf(dict(conf))
+        try:
+            yield
+        finally:
+            restore = {k: v for k, v in before.items() if v is not None}
+            unset = [k for k in keys if before.get(k) is None]
+            with contextlib.suppress(ConnectPlanError):
+                if restore:
+                    self.set_conf(restore)
+                if unset:
+                    op = pb.ConfigRequest.Operation()
+                    op.unset.keys.extend(unset)
+                    self._call(lambda: self._sc.config(op))
+            if "spark.sql.caseSensitive" in dict(conf):
+                self._case_sensitive = str(before.get("spark.sql.caseSensitive") or "false").lower() == "true"
 
     def _resolve_names(self, relation: pb.Relation) -> list[str]:
         key = relation.SerializeToString(deterministic=True)
@@ -373,13 +418,41 @@ class Client:
     # ------------------------------------------------------------ execution
 
     def execute(self, plan: Any, data: Any = None, schema: Any = None) -> pa.Table:
-        """Run a plan and return its result as one ``pyarrow.Table``."""
+        """Run a plan and return its result as one ``pyarrow.Table``.
+
+        A plan with an output (a final ``write``/``createOrReplaceTempView`` step or a
+        document ``output``) returns a one-row report of what it wrote instead."""
         ir_plan = load_plan(plan, data, schema)
-        tr = self._translation(ir_plan)
-        try:
-            return self._collect(tr.plan)
-        except ServerError as err:
-            raise self._locate(err, ir_plan) from err.__cause__
+        with self._plan_conf(ir_plan.conf):
+            tr = self._translation(ir_plan)
+            try:
+                if ir_plan.output is not None:
+                    return self._run_output(tr, ir_plan.output)
+                return self._collect(tr.plan)
+            except ServerError as err:
+                raise self._locate(err, ir_plan) from err.__cause__
+
+    def _run_output(self, tr: Translation, output: ir.Output) -> pa.Table:
+        import pyarrow as pa
+
+        from .translator.outputs import METRICS_NAME, ROWS_METRIC, describe
+
+        _, _, info = self._call(lambda: self._sc.execute_command(tr.plan.command))
+        rows = None
+        for observed in getattr(info, "_observations", None) or []:
+            if observed.name == METRICS_NAME:
+                values = dict(zip(observed.keys, observed.metrics))
+                if ROWS_METRIC in values:
+                    rows = int(values[ROWS_METRIC].long)
+        report = describe(output)
+        return pa.table({
+            "operation": pa.array([report["operation"]], pa.string()),
+            "target": pa.array([report["target"]], pa.string()),
+            "format": pa.array([report["format"]], pa.string()),
+            "mode": pa.array([report["mode"]], pa.string()),
+            "partition_by": pa.array([report["partition_by"]], pa.list_(pa.string())),
+            "rows": pa.array([rows], pa.int64()),
+        })
 
     def explain(self, plan: Any, data: Any = None, schema: Any = None, mode: str = "extended") -> str:
         """Spark's explain string for the plan (the server's analyzed/optimized plans)."""
@@ -456,14 +529,14 @@ class Client:
     def _locate(self, err: ServerError, plan: ir.Plan) -> ServerError:
         """Find the first plan step whose prefix fails analysis (binary search, O(log n)
         AnalyzePlan calls); only for analysis errors, which a prefix reproduces."""
-        if err.op_index is not None or not plan.steps or not _is_analysis_error(err):
+        if err.op_index is not None or not _is_analysis_error(err):
             return err
         from .translator import translate_ir
 
         def fails(k: int) -> bool:
-            prefix = ir.Plan(plan.source, plan.steps[:k], plan.loc)
+            prefix = ir.Plan(plan.source, plan.steps[:k], plan.loc, conf=plan.conf)
             try:
-                tr = translate_ir(prefix, case_sensitive=self._case_sensitive, resolver=self._resolve_names, udfs=self._udfs)
+                tr = translate_ir(prefix, case_sensitive=self._case_sensitive_for(plan), resolver=self._resolve_names, udfs=self._udfs)
                 with _quiet():
                     self._sc.schema(tr.plan)
             except PlanError:
@@ -473,7 +546,9 @@ class Client:
             return False
 
         lo, hi = 0, len(plan.steps)  # prefix of lo steps passes, of hi steps fails
-        if fails(0):
+        if plan.output is not None and not fails(hi):
+            return err.with_step(plan.output.index, plan.output.op)  # the write itself failed
+        if not plan.steps or fails(0):
             return err
         while hi - lo > 1:
             mid = (lo + hi) // 2

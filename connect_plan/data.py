@@ -94,7 +94,10 @@ def _coerce_float(v: Any, t: Primitive) -> float:
     if isinstance(v, bool):
         raise _Bad("expected a number, got a boolean")
     if isinstance(v, (int, float, decimal.Decimal)):
-        return float(v)
+        try:
+            return float(v)
+        except OverflowError:
+            raise _Bad("number too large for a floating-point column") from None
     if isinstance(v, str):
         try:
             return float(v)

@@ -5,6 +5,22 @@ these column names and types and these rows (in order when the plan sorts, as a 
 otherwise) — or ``{"error": {"code"?, "loc"?, "error_class"?, "contains"?}}`` — the plan
 must fail with a matching :class:`~connect_plan.errors.PlanError` detail or
 :class:`~connect_plan.errors.ServerError`.
+
+Fixtures that need server state (files, tables, views) or check what a write left behind
+may also carry (all optional):
+
+``setup``
+    plan documents run first, in order (typically writes or temp views);
+``then``
+    fixture-like documents ``{"input"?, "plan", "expected"?}`` run after the plan and
+    checked the same way (reading back what the plan wrote);
+``cleanup``
+    ``{"tables": [...], "views": [...]}`` dropped at the end, pass or fail (table names
+    travel as SQL parameters, never as SQL text).
+
+Every string of such a fixture may use ``${tmp}`` (a fresh directory for this run, which a
+local server can read and write) and ``${run}`` (a unique token, for table names).
+Other keys of the document (``with``, ``conf``, ``output``) pass through to the plan.
 """
 
 from __future__ import annotations
@@ -75,16 +91,97 @@ def _sorts(doc: Mapping[str, Any]) -> bool:
         op = step.get("op") if isinstance(step, Mapping) else None
         if op == "orderBy":
             ordered = True
-        elif op in ("groupBy", "rollup", "cube", "agg", "join", "union", "unionByName", "distinct", "crossJoin", "cross_join"):
+        elif op in ("groupBy", "rollup", "cube", "agg", "join", "union", "unionByName", "distinct", "crossJoin", "cross_join",
+                    "groupingSets", "intersect", "intersectAll", "except", "exceptAll", "subtract", "unionAll", "repartition", "coalesce"):
             ordered = False
     return ordered
 
 
+#: fixture keys that are not part of the plan document
+_FIXTURE_KEYS = ("name", "description", "expected", "setup", "then", "cleanup")
+
+
+def plan_document(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The plan document inside a fixture (everything but the fixture's own keys)."""
+    return {k: v for k, v in doc.items() if k not in _FIXTURE_KEYS}
+
+
+def substitute(doc: Any, values: Mapping[str, str]) -> Any:
+    """``doc`` with ``${key}`` replaced in every string (iteratively, any depth)."""
+    def fix(v: Any) -> Any:
+        if isinstance(v, str) and "${" in v:
+            for k, val in values.items():
+                v = v.replace("${" + k + "}", val)
+        return v
+
+    root: list[Any] = [doc]
+    stack: list[tuple[Any, Any]] = [(root, 0)]
+    while stack:
+        parent, key = stack.pop()
+        value = parent[key]
+        if isinstance(value, Mapping):
+            value = dict(value)
+            parent[key] = value
+            stack.extend((value, k) for k in value)
+        elif isinstance(value, (list, tuple)):
+            value = list(value)
+            parent[key] = value
+            stack.extend((value, i) for i in range(len(value)))
+        else:
+            parent[key] = fix(value)
+    return root[0]
+
+
+def _needs_state(doc: Mapping[str, Any]) -> bool:
+    return any(k in doc for k in ("setup", "then", "cleanup"))
+
+
 def run_fixture(client: Client, doc: Mapping[str, Any], path: str = "") -> FixtureResult:
+    if not _needs_state(doc):
+        return _run_one(client, doc, path)
+    import shutil
+    import tempfile
+    import uuid
+
+    tmp = tempfile.mkdtemp(prefix="connect-plan-fixture-")
+    doc = substitute(doc, {"tmp": tmp, "run": uuid.uuid4().hex[:10]})
+    name = str(doc.get("name") or Path(path).stem)
+    start = time.perf_counter()
+    try:
+        for i, setup in enumerate(doc.get("setup") or []):
+            try:
+                client.execute(setup)
+            except ConnectPlanError as exc:
+                return FixtureResult(path, name, False, f"setup {i} failed: {type(exc).__name__}: {exc}", time.perf_counter() - start)
+        result = _run_one(client, doc, path)
+        if not result.ok:
+            return result
+        for i, then in enumerate(doc.get("then") or []):
+            sub = _run_one(client, then, path)
+            if not sub.ok:
+                return FixtureResult(path, name, False, f"then {i}: {sub.message}", time.perf_counter() - start)
+        return FixtureResult(path, name, True, result.message, time.perf_counter() - start)
+    finally:
+        _cleanup(client, doc.get("cleanup") or {})
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _cleanup(client: Client, what: Mapping[str, Any]) -> None:
+    import contextlib
+
+    for table in what.get("tables") or []:
+        with contextlib.suppress(ConnectPlanError):
+            client.execute({"input": {"sql": "DROP TABLE IF EXISTS IDENTIFIER(:t)", "args": {"t": table}}, "plan": []})
+    for view in what.get("views") or []:
+        with contextlib.suppress(ConnectPlanError):
+            client.execute({"input": {"sql": "DROP VIEW IF EXISTS IDENTIFIER(:v)", "args": {"v": view}}, "plan": []})
+
+
+def _run_one(client: Client, doc: Mapping[str, Any], path: str = "") -> FixtureResult:
     name = str(doc.get("name") or Path(path).stem)
     start = time.perf_counter()
     expected = doc.get("expected")
-    plan_doc = {"input": doc.get("input"), "plan": doc.get("plan")}
+    plan_doc = plan_document(doc)
     try:
         table = client.execute(plan_doc)
     except ConnectPlanError as exc:

@@ -15,7 +15,10 @@ Relations (plan steps)
     :class:`GroupBy`, :class:`Agg`, :class:`Join`, :class:`SetOp`, :class:`CrossJoin`,
     :class:`Stop`
 Sources
-    :class:`InlineData`
+    :class:`InlineData`, :class:`TableSource`, :class:`FileSource`, :class:`RangeSource`,
+    :class:`SqlSource`, :class:`SharedPlan` (a sub-plan used more than once)
+Outputs
+    :class:`Write` (files or a table), :class:`TempView`
 """
 
 from __future__ import annotations
@@ -162,7 +165,60 @@ class InlineData:
     loc: str
 
 
-Source = InlineData
+@dataclass(frozen=True)
+class TableSource:
+    """A named table or view (Spark Connect ``Read.named_table``); columns unknown statically."""
+
+    name: str
+    options: tuple[tuple[str, str], ...]
+    loc: str
+
+
+@dataclass(frozen=True)
+class FileSource:
+    """Files read by a data source (``Read.data_source``). ``schema`` is a DDL string or
+    None (inferred by Spark); ``columns`` are its names when given as fields."""
+
+    paths: tuple[str, ...]
+    format: str | None
+    options: tuple[tuple[str, str], ...]
+    schema: str | None
+    columns: tuple[str, ...] | None
+    loc: str
+
+
+@dataclass(frozen=True)
+class RangeSource:
+    """``id`` from ``start`` (inclusive) to ``end`` (exclusive) by ``step`` (Spark ``Range``)."""
+
+    start: int
+    end: int
+    step: int
+    num_partitions: int | None
+    loc: str
+
+
+@dataclass(frozen=True)
+class SqlSource:
+    """The user's own SQL query; parameters travel as literal expressions, never as text."""
+
+    query: str
+    named_args: tuple[tuple[str, Expr], ...]
+    pos_args: tuple[Expr, ...]
+    loc: str
+
+
+@dataclass(frozen=True, eq=False)
+class SharedPlan:
+    """A sub-plan referenced from more than one place (``"with"`` definitions, or the same
+    nested document written twice). Compared by identity: one object per definition."""
+
+    name: str
+    plan: Plan
+    loc: str
+
+
+Source = InlineData | TableSource | FileSource | RangeSource | SqlSource | SharedPlan
 
 # --------------------------------------------------------------------------- steps
 
@@ -244,9 +300,11 @@ class AggItem:
 class GroupBy(Step):
     """``groupBy``/``rollup``/``cube``; ``aggs`` is None when a separate ``agg`` follows."""
 
-    kind: str  # "groupby" | "rollup" | "cube"
+    kind: str  # "groupby" | "rollup" | "cube" | "grouping_sets"
     keys: tuple[Expr, ...]
     aggs: tuple[AggItem, ...] | None
+    #: for ``grouping_sets``: each set as indices into ``keys``
+    sets: tuple[tuple[int, ...], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -257,12 +315,49 @@ class Agg(Step):
 
 
 @dataclass(frozen=True)
+class Write(Step):
+    """Where a plan's result goes (Substrait Write): files (``path`` + ``format``) or a table
+    (``table`` with ``method`` ``save_as_table``/``insert_into``)."""
+
+    format: str | None
+    path: str | None
+    table: str | None
+    method: str | None  # "save_as_table" | "insert_into" | None (files)
+    mode: str  # "error" | "append" | "overwrite" | "ignore"
+    partition_by: tuple[str, ...]
+    options: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class TempView(Step):
+    """``createOrReplaceTempView`` (and friends): register the result under ``name``."""
+
+    name: str
+    replace: bool
+    is_global: bool
+
+
+@dataclass(frozen=True)
+class Read(Step):
+    """A first ``read`` step: the plan's source given as a step (the parser moves it to
+    :attr:`Plan.source`; it never reaches the translator)."""
+
+    source: Source
+
+
+Output = Write | TempView
+
+
+@dataclass(frozen=True)
 class Plan:
-    """A source and the steps applied to it, in order."""
+    """A source and the steps applied to it, in order; optionally an output (the result is
+    written instead of returned) and session configuration for the execution."""
 
     source: Source
     steps: tuple[Step, ...]
     loc: str
+    output: Output | None = None
+    conf: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -274,6 +369,8 @@ class Join(Step):
     how: str
     keys: tuple[str, ...]
     condition: Expr | None
+    #: a hint for the right input (``"broadcast"``), from the payload's ``broadcast: true``
+    right_hint: str | None = None
 
 
 @dataclass(frozen=True)
@@ -281,7 +378,7 @@ class SetOp(Step):
     """``union`` (by position) / ``unionByName`` (by name, missing columns allowed)."""
 
     right: Plan
-    kind: str  # "union"
+    kind: str  # "union" | "intersect" | "except"
     by_name: bool
     allow_missing: bool
     distinct: bool = False
@@ -295,6 +392,44 @@ class CrossJoin(Step):
 @dataclass(frozen=True)
 class Stop(Step):
     """``stop``: a no-op here (robin stopped its session)."""
+
+
+@dataclass(frozen=True)
+class Fetch(Step):
+    """Substrait Fetch: skip ``offset`` rows, then keep ``count`` (None: all the rest)."""
+
+    offset: int
+    count: int | None
+
+
+@dataclass(frozen=True)
+class Sample(Step):
+    """Bernoulli (or Poisson, with replacement) sample of the rows in [lower, upper)."""
+
+    lower: float
+    upper: float
+    with_replacement: bool
+    seed: int | None
+
+
+@dataclass(frozen=True)
+class Repartition(Step):
+    """``repartition(n)``, ``repartition(n?, *keys)`` or ``coalesce(n)`` (``shuffle`` False)."""
+
+    n: int | None
+    keys: tuple[Expr, ...]
+    shuffle: bool
+
+
+@dataclass(frozen=True)
+class Hint(Step):
+    name: str
+    parameters: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Tail(Step):
+    n: int
 
 
 STEP_CLASSES: tuple[type[Step], ...] = (
@@ -313,6 +448,11 @@ STEP_CLASSES: tuple[type[Step], ...] = (
     SetOp,
     CrossJoin,
     Stop,
+    Fetch,
+    Sample,
+    Repartition,
+    Hint,
+    Tail,
 )
 
 EXPR_CLASSES: tuple[type, ...] = (

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from dataclasses import replace
+from typing import Any, ClassVar
 
 from . import ir
 from .data import Field, rows_to_arrow
@@ -177,6 +179,10 @@ class Parser:
         self.errors: list[ErrorDetail] = []
         #: lambda parameters in scope while parsing a lambda body (innermost last)
         self._lambda_scopes: list[dict[str, str]] = []
+        #: ``with`` definitions by name; nested documents by their canonical JSON
+        self._named: dict[str, ir.SharedPlan] = {}
+        self._nested_cache: dict[str, ir.SharedPlan] = {}
+        self._nesting = 0
 
     # ---------------------------------------------------------------- error helpers
 
@@ -194,6 +200,14 @@ class Parser:
         if not isinstance(doc, Mapping):
             self.err("document_type", loc or "/", "a plan document must be a JSON object with 'input' and 'plan'", doc)
             return None
+        if _is_extended_document(doc):
+            checked = {k: v for k, v in doc.items() if k != "input"}
+            inp = doc.get("input")
+            if isinstance(inp, Mapping):  # inline rows are checked value by value when converted
+                checked["input"] = {k: v for k, v in inp.items() if k not in ("rows", "data")}
+            if not self.valid_unicode(checked, loc):
+                return None
+            return self.extended_document(doc, loc)
         inp = doc.get("input")
         steps_raw = doc.get("plan", _MISSING)
         if steps_raw is _MISSING:
@@ -216,11 +230,16 @@ class Parser:
     ) -> ir.Plan | None:
         if not (self.valid_unicode(schema, schema_loc) & self.valid_unicode(steps_raw, plan_loc)):
             return None
+        if _raw_starts_with_read(steps_raw) and not rows and schema in (None, [], _MISSING):
+            steps = self.steps(steps_raw, plan_loc)
+            if not steps or not isinstance(steps[0], ir.Read):
+                return None
+            return self.finish(steps[0].source, steps, plan_loc, allow_read_first=True)
         source = self.inline(rows, schema, rows_loc, schema_loc)
         steps = self.steps(steps_raw, plan_loc)
         if source is None:
             return None
-        return ir.Plan(source, steps, plan_loc)
+        return self.finish(source, steps, plan_loc)
 
     def valid_unicode(self, raw: Any, loc: str) -> bool:
         """Every string (and object key) must be encodable as UTF-8: protobuf and Arrow
@@ -798,6 +817,8 @@ class Parser:
         out = []
         for i, entry in enumerate(raw):
             item = self.agg_entry(entry, f"{loc}/{i}")
+            if item is not None and isinstance(entry, Mapping) and ("filter" in entry or "where" in entry):
+                item = self.filtered_agg(item, entry, f"{loc}/{i}")
             if item is not None:
                 out.append(item)
         return tuple(out) if len(out) == len(raw) else None
@@ -895,7 +916,8 @@ class Parser:
 
     # ---- join / union / crossJoin
 
-    _OTHER_KEYS = ("other_data", "otherData", "other_schema", "otherSchema", "on", "how")
+    _OTHER_KEYS = ("other_data", "otherData", "other_schema", "otherSchema", "on", "how",
+                   "other", "other_plan", "otherPlan", "other_table", "otherTable", "broadcast", "distinct")
 
     def _binary_payload(self, loc: str, payload: Any, raw: Mapping[str, Any], op: str) -> tuple[dict[str, Any], dict[str, str]] | None:
         """The payload with op-level keys merged in, and where each key came from."""
@@ -912,6 +934,9 @@ class Parser:
         return merged, where
 
     def _right_side(self, merged: Mapping[str, Any], where: Mapping[str, str], loc: str, op: str) -> ir.Plan | None:
+        nested = self.nested_right(merged, where, loc, op)
+        if nested is not _MISSING:
+            return nested  # type: ignore[no-any-return]
         dkey, rows = _first(merged, "other_data", "otherData")
         skey, schema = _first(merged, "other_schema", "otherSchema")
         if dkey is None:
@@ -934,7 +959,9 @@ class Parser:
         right = self._right_side(merged, where, loc, op)
         how_raw = merged.get("how", "inner")
         how = _JOIN_TYPES.get(how_raw.lower().replace(" ", "")) if isinstance(how_raw, str) else None
-        if how is None:
+        if how is None and isinstance(how_raw, str) and how_raw.lower().replace(" ", "") in _SINGLE_JOIN:
+            self.err("unsupported_join_type", where.get("how", f"{loc}/payload/how"), _SINGLE_JOIN_MESSAGE, how_raw)
+        elif how is None:
             self.err("join_type", where.get("how", f"{loc}/payload/how"), f"unknown join type {how_raw!r} (expected one of {', '.join(sorted(_JOIN_TYPES))})", how_raw)
         on_key = "on" if "on" in merged else None
         keys: list[str] = []
@@ -949,7 +976,7 @@ class Parser:
         cond: ir.Expr | None = None
         if conds:
             cond = conds[0] if len(conds) == 1 else ir.Call("and", tuple(conds), where["on"])
-        return ir.Join(index, op, loc, right, how, tuple(keys), cond)
+        return ir.Join(index, op, loc, right, how, tuple(keys), cond, right_hint=self._hint_flag(merged, where))
 
     def _has_errors_under(self, loc: str) -> bool:
         return any(d.loc == loc or d.loc.startswith(loc + "/") for d in self.errors)
@@ -998,7 +1025,11 @@ class Parser:
         allow = True
         if by_name and "allowMissingColumns" in merged:
             allow = bool(merged["allowMissingColumns"])
-        return ir.SetOp(index, op, loc, right, "union", by_name, by_name and allow)
+        distinct = merged.get("distinct", False)
+        if not isinstance(distinct, bool):
+            self.err("bool_expected", where["distinct"], "'distinct' must be true or false", distinct)
+            return None
+        return ir.SetOp(index, op, loc, right, "union", by_name, by_name and allow, distinct)
 
     def _cross_join(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
         got = self._binary_payload(loc, payload, raw, op)
@@ -1007,6 +1038,737 @@ class Parser:
         merged, where = got
         right = self._right_side(merged, where, loc, op)
         return ir.CrossJoin(index, op, loc, right) if right is not None else None
+
+    # ---------------------------------------------------------------- sources, plan trees, outputs
+    # (PLAN_FORMAT extensions; docs/plan-format.md §Sources, §Plan trees, §Outputs)
+
+    def extended_document(self, doc: Mapping[str, Any], loc: str) -> ir.Plan | None:
+        """A plan document using an extension: a non-inline ``input``, no ``input`` (the
+        plan starts with ``read``), ``with`` definitions, ``conf`` or ``output``."""
+        top = self._nesting == 0
+        conf = self.conf(doc["conf"], f"{loc}/conf") if "conf" in doc else ()
+        if "conf" in doc and not top:
+            self.err("nested_conf", f"{loc}/conf", "'conf' applies to a whole execution; put it on the outermost document")
+        if "with" in doc:
+            self.definitions(doc["with"], f"{loc}/with", top)
+        steps_raw = doc.get("plan", _MISSING)
+        if steps_raw is _MISSING:
+            self.err("missing_key", f"{loc}/plan", "a plan document needs a 'plan' array")
+            steps_raw = []
+        inp = doc.get("input", _MISSING)
+        starts_with_read = _raw_starts_with_read(steps_raw)
+        source: ir.Source | None
+        if inp is _MISSING or inp is None:
+            if not starts_with_read:
+                self.err("missing_key", f"{loc}/input", "a plan document needs an 'input' (rows and schema, a table, files, a range, SQL or a ref) or a first 'read' step")
+                self.steps(steps_raw, f"{loc}/plan")
+                return None
+            source = None
+        else:
+            if starts_with_read:
+                self.err("conflicting_input", f"{loc}/plan/0", "the plan has both an 'input' and a first 'read' step; keep one")
+            source = self.source(inp, f"{loc}/input")
+        steps = self.steps(steps_raw, f"{loc}/plan")
+        if source is None and starts_with_read and steps and isinstance(steps[0], ir.Read):
+            source = steps[0].source
+        if source is None:
+            return None
+        plan = self.finish(source, steps, f"{loc}/plan", allow_read_first=starts_with_read)
+        if plan is None:
+            return None
+        if "output" in doc:
+            if plan.output is not None:
+                self.err("conflicting_output", f"{loc}/output", "the plan ends with an output step and the document has 'output'; keep one")
+            else:
+                out = self.output(doc["output"], f"{loc}/output", len(plan.steps), "output")
+                if out is not None:
+                    plan = replace(plan, output=out)
+            if not top:
+                self.err("nested_output", f"{loc}/output", "a nested plan cannot write; only the outermost plan has an output")
+        return replace(plan, conf=conf) if conf else plan
+
+    def finish(self, source: ir.Source, steps: tuple[ir.Step, ...], plan_loc: str, *, allow_read_first: bool = False) -> ir.Plan | None:
+        """Take a leading ``read`` and a trailing output step out of the step list."""
+        body = list(steps)
+        if allow_read_first and body and isinstance(body[0], ir.Read):
+            body = body[1:]
+        output: ir.Output | None = None
+        for i, step in enumerate(body):
+            if isinstance(step, ir.Read):
+                self.err("read_not_first", step.loc, "a 'read' step can only be the first step of a plan that has no 'input'")
+            elif isinstance(step, (ir.Write, ir.TempView)):
+                if i != len(body) - 1:
+                    self.err("output_not_last", step.loc, f"{step.op!r} must be the last step (it writes the result, nothing follows it)")
+                elif self._nesting > 0:
+                    self.err("nested_output", step.loc, f"a nested plan cannot end with {step.op!r}; only the outermost plan writes")
+                else:
+                    output = step
+        body = [s for s in body if not isinstance(s, (ir.Read, ir.Write, ir.TempView))]
+        return ir.Plan(source, tuple(body), plan_loc, output=output)
+
+    def conf(self, raw: Any, loc: str) -> tuple[tuple[str, str], ...]:
+        if not isinstance(raw, Mapping):
+            self.err("conf_type", loc, "'conf' must be an object of Spark configuration keys and values", raw)
+            return ()
+        out: list[tuple[str, str]] = []
+        for k, v in raw.items():
+            if not isinstance(k, str) or not k:
+                self.err("conf_key", loc, "configuration keys must be non-empty strings", k)
+            elif isinstance(v, bool):
+                out.append((k, "true" if v else "false"))
+            elif isinstance(v, (int, float, str)) and v is not None:
+                out.append((k, str(v)))
+            else:
+                self.err("conf_value", f"{loc}/{k}", "a configuration value must be a string, number or boolean", v)
+        return tuple(out)
+
+    def options(self, raw: Any, loc: str) -> tuple[tuple[str, str], ...] | None:
+        if raw is None:
+            return ()
+        if not isinstance(raw, Mapping):
+            self.err("options_type", loc, "'options' must be an object of string keys and scalar values", raw)
+            return None
+        out: list[tuple[str, str]] = []
+        ok = True
+        for k, v in raw.items():
+            if not isinstance(k, str) or not k:
+                self.err("option_key", loc, "option names must be non-empty strings", k)
+                ok = False
+            elif isinstance(v, bool):
+                out.append((k, "true" if v else "false"))
+            elif isinstance(v, (int, float, str)):
+                out.append((k, str(v)))
+            else:
+                self.err("option_value", f"{loc}/{k}", "an option value must be a string, number or boolean", v)
+                ok = False
+        return tuple(out) if ok else None
+
+    def definitions(self, raw: Any, loc: str, top: bool) -> None:
+        """``"with": {"name": <plan document>, ...}``: named sub-plans, each usable through
+        ``{"ref": "name"}`` by later definitions and by the plan (shared, not copied)."""
+        if not top:
+            self.err("nested_with", loc, "'with' definitions belong on the outermost document")
+            return
+        if not isinstance(raw, Mapping):
+            self.err("with_type", loc, "'with' must be an object mapping names to plan documents", raw)
+            return
+        for name, sub in raw.items():
+            at = f"{loc}/{name}"
+            if not isinstance(name, str) or not name:
+                self.err("ref_name", loc, "a definition name must be a non-empty string", name)
+                continue
+            if name in self._named:
+                self.err("duplicate_definition", at, f"{name!r} is defined twice", name)
+                continue
+            shared = self.nested_document(sub, at, name=name)
+            if shared is not None:
+                self._named[name] = shared
+
+    def nested_document(self, raw: Any, loc: str, name: str | None = None) -> ir.SharedPlan | None:
+        """A plan document inside another one (a join/union right side, a definition).
+        Identical documents written twice become one shared sub-plan."""
+        if not isinstance(raw, Mapping):
+            self.err("document_type", loc, "a nested plan must be a plan document object {\"input\": ..., \"plan\": [...]}", raw)
+            return None
+        if self._nesting >= MAX_PLAN_NESTING:
+            self.err("too_deep", loc, f"plans nested more than {MAX_PLAN_NESTING} levels deep")
+            return None
+        key: str | None
+        try:
+            key = json.dumps(raw, sort_keys=True, default=repr)
+        except (TypeError, ValueError, RecursionError):
+            key = None
+        if name is None and key is not None and key in self._nested_cache:
+            return self._nested_cache[key]
+        self._nesting += 1
+        try:
+            plan = self.document(raw, loc)
+        finally:
+            self._nesting -= 1
+        if plan is None:
+            return None
+        shared = ir.SharedPlan(name or loc, plan, loc)
+        if key is not None:
+            self._nested_cache.setdefault(key, shared)
+        return shared
+
+    _SOURCE_KEYS = ("rows", "data", "table", "files", "path", "paths", "range", "sql", "ref", "plan", "format")
+
+    def source(self, raw: Any, loc: str) -> ir.Source | None:
+        """An input: inline rows, a table, files, a range, SQL, a ref or a nested document."""
+        if not isinstance(raw, Mapping):
+            self.err("input_type", loc, "an input must be an object: {\"schema\", \"rows\"}, {\"table\"}, {\"files\", \"format\"}, {\"range\"}, {\"sql\"}, {\"ref\"} or a plan document", raw)
+            return None
+        if "plan" in raw:
+            return self.nested_document(raw, loc)
+        kinds = [k for k in ("table", "range", "sql", "ref") if k in raw]
+        if any(k in raw for k in ("files", "path", "paths")) or ("format" in raw and "schema" not in raw and not kinds):
+            kinds.append("files")
+        if "rows" in raw or "data" in raw or ("schema" in raw and not kinds):
+            kinds.append("inline")
+        if not kinds:
+            self.err("input_kind", loc, "an input needs one of 'rows'+'schema', 'table', 'files' (+ 'format'), 'range', 'sql', 'ref' or 'input'+'plan'", raw)
+            return None
+        if len(kinds) > 1:
+            self.err("input_kind", loc, f"an input must be one kind of source, this one mixes {kinds}", raw)
+            return None
+        kind = kinds[0]
+        if kind == "inline":
+            rows_key, rows = _first(raw, "rows", "data")
+            if rows_key is None:
+                rows, rows_key = [], "rows"
+            if "schema" not in raw:
+                self.err("missing_key", f"{loc}/schema", "input needs a 'schema' list")
+                return None
+            return self.inline(rows, raw["schema"], f"{loc}/{rows_key}", f"{loc}/schema")
+        return _SOURCE_PARSERS[kind](self, raw, loc)
+
+    def _table_source(self, raw: Mapping[str, Any], loc: str) -> ir.Source | None:
+        name = raw["table"]
+        if not isinstance(name, str) or not name.strip():
+            self.err("table_name", f"{loc}/table", "'table' must be a non-empty table or view name", name)
+            return None
+        opts = self.options(raw.get("options"), f"{loc}/options")
+        return ir.TableSource(name, opts, loc) if opts is not None else None
+
+    def _file_source(self, raw: Mapping[str, Any], loc: str) -> ir.Source | None:
+        pkey, paths = _first(raw, "files", "paths", "path")
+        if pkey is None:
+            paths, pkey = [], "files"
+        if isinstance(paths, str):
+            paths = [paths]
+        ok = True
+        if not isinstance(paths, (list, tuple)) or not all(isinstance(p, str) and p for p in paths):
+            self.err("paths", f"{loc}/{pkey}", "'files' must be a path (glob) string or a list of them", paths)
+            ok = False
+        fmt = raw.get("format")
+        if fmt is not None and (not isinstance(fmt, str) or not fmt):
+            self.err("format", f"{loc}/format", "'format' must be a data source name such as 'parquet', 'csv', 'json', 'orc' or 'text'", fmt)
+            ok = False
+        if fmt is None and not paths:
+            self.err("missing_key", f"{loc}/format", "a data source read needs 'files' or a 'format'")
+            ok = False
+        opts = self.options(raw.get("options"), f"{loc}/options")
+        ddl, columns = None, None
+        if raw.get("schema") is not None:
+            got = self.read_schema(raw["schema"], f"{loc}/schema")
+            if got is None:
+                ok = False
+            else:
+                ddl, columns = got
+        if not ok or opts is None:
+            return None
+        return ir.FileSource(tuple(paths), fmt, opts, ddl, columns, loc)
+
+    def read_schema(self, raw: Any, loc: str) -> tuple[str, tuple[str, ...] | None] | None:
+        """A read schema: a DDL string (passed to Spark as is) or schema fields."""
+        if isinstance(raw, str):
+            if not raw.strip():
+                self.err("schema_type", loc, "a schema string must not be empty", raw)
+                return None
+            return raw, None
+        fields = self.schema(raw, loc)
+        if fields is None:
+            return None
+        from .types import type_string
+
+        ddl = ", ".join(f"{_quote_name(f.name)} {type_string(f.type)}" for f in fields)
+        return ddl, tuple(f.name for f in fields)
+
+    def _range_source(self, raw: Mapping[str, Any], loc: str) -> ir.Source | None:
+        spec = raw["range"]
+        rloc = f"{loc}/range"
+        if isinstance(spec, int) and not isinstance(spec, bool):
+            spec = {"end": spec}
+        elif isinstance(spec, (list, tuple)) and 1 <= len(spec) <= 3:
+            spec = dict(zip(("start", "end", "step"), spec if len(spec) > 1 else [0, *spec]))
+        if not isinstance(spec, Mapping):
+            self.err("range", rloc, "'range' must be {\"start\"?, \"end\", \"step\"?, \"num_partitions\"?}, [start, end, step?] or an end", spec)
+            return None
+        values: dict[str, int | None] = {}
+        for key, default in (("start", 0), ("end", None), ("step", 1), ("num_partitions", None)):
+            k, v = _first(spec, key, {"num_partitions": "numPartitions"}.get(key, key))
+            if k is None:
+                if key == "end":
+                    self.err("missing_key", f"{rloc}/end", "'range' needs an 'end'")
+                    return None
+                values[key] = default
+                continue
+            if isinstance(v, bool) or not isinstance(v, int) or not -(2**63) <= v < 2**63:
+                self.err("range", f"{rloc}/{k}", f"range '{key}' must be a 64-bit integer", v)
+                return None
+            values[key] = v
+        if values["step"] == 0:
+            self.err("range", f"{rloc}/step", "range 'step' must not be 0", 0)
+            return None
+        np = values["num_partitions"]
+        if np is not None and not 1 <= np <= 2**31 - 1:
+            self.err("range", f"{rloc}/num_partitions", "'num_partitions' must be a positive 32-bit integer", np)
+            return None
+        assert values["start"] is not None and values["end"] is not None and values["step"] is not None
+        return ir.RangeSource(values["start"], values["end"], values["step"], np, loc)
+
+    def _sql_source(self, raw: Mapping[str, Any], loc: str) -> ir.Source | None:
+        query = raw["sql"]
+        if not isinstance(query, str) or not query.strip():
+            self.err("sql", f"{loc}/sql", "'sql' must be a non-empty SQL query string", query)
+            return None
+        akey, args = _first(raw, "args", "params", "parameters")
+        named: list[tuple[str, ir.Expr]] = []
+        positional: list[ir.Expr] = []
+        ok = True
+        if akey is not None and args is not None:
+            aloc = f"{loc}/{akey}"
+            if isinstance(args, Mapping):
+                for name, v in args.items():
+                    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                        self.err("sql_parameter", aloc, "SQL parameter names must be identifiers (used as :name in the query)", name)
+                        ok = False
+                        continue
+                    e = self._sql_arg(v, f"{aloc}/{name}")
+                    if e is None:
+                        ok = False
+                    else:
+                        named.append((name, e))
+            elif isinstance(args, (list, tuple)):
+                for i, v in enumerate(args):
+                    e = self._sql_arg(v, f"{aloc}/{i}")
+                    if e is None:
+                        ok = False
+                    else:
+                        positional.append(e)
+            else:
+                self.err("sql_parameter", aloc, "'args' must be an object (named :parameters) or a list (positional ? parameters)", args)
+                ok = False
+        return ir.SqlSource(query, tuple(named), tuple(positional), loc) if ok else None
+
+    def _sql_arg(self, raw: Any, loc: str) -> ir.Expr | None:
+        """A SQL parameter: a bare value or ``{"lit", "type"?}`` is a literal (a string is
+        the string, never SQL); other expression objects (``array``/``map`` calls) pass."""
+        e = self._literal_or_expr(raw, loc, 0)
+        if isinstance(e, ir.Lit) and e.type is not None and e.value is not None:
+            from .data import _Bad, coerce_value
+
+            try:
+                coerce_value(e.value, e.type)
+            except _Bad as exc:
+                self.err("literal_type", loc, f"the parameter does not fit its type: {exc}", e.value)
+                return None
+        return e
+
+    def _ref_source(self, raw: Mapping[str, Any], loc: str) -> ir.Source | None:
+        name = raw["ref"]
+        shared = self._named.get(name) if isinstance(name, str) else None
+        if shared is None:
+            known = ", ".join(sorted(self._named)) or "none"
+            self.err("unknown_ref", f"{loc}/ref", f"no sub-plan named {name!r} in 'with' (defined so far: {known})", name)
+            return None
+        return shared
+
+    def _read(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
+        source = self.source(payload, f"{loc}/payload")
+        return ir.Read(index, op, loc, source) if source is not None else None
+
+    # ---- right sides given as plans or tables
+
+    _RIGHT_PLAN_KEYS = ("other", "other_plan", "otherPlan", "other_table", "otherTable")
+
+    def nested_right(self, merged: Mapping[str, Any], where: Mapping[str, str], loc: str, op: str) -> ir.Plan | Any | None:
+        """The right side of a binary op given as a nested plan, a table or a source;
+        ``_MISSING`` when the payload uses the inline ``other_data``/``other_schema`` form."""
+        present = [k for k in self._RIGHT_PLAN_KEYS if k in merged]
+        if not present:
+            return _MISSING
+        has_data = any(k in merged for k in ("other_data", "otherData"))
+        if len(present) > 1:
+            self.err("conflicting_input", where[present[1]], f"{op} takes one right side; got {present}")
+            return None
+        key = present[0]
+        val, vloc = merged[key], where[key]
+        if key in ("other_plan", "otherPlan") and isinstance(val, (list, tuple, str)):
+            # Sparkless style: other_data/other_schema are the right input, other_plan its steps
+            if not has_data:
+                self.err("missing_key", f"{loc}/payload/other_data", f"{op}: a step list in {key!r} applies to 'other_data'/'other_schema', which are missing")
+                return None
+            dkey, rows = _first(merged, "other_data", "otherData")
+            skey, schema = _first(merged, "other_schema", "otherSchema")
+            if skey is None:
+                self.err("missing_key", f"{loc}/payload/other_schema", f"{op} needs 'other_schema' (the right side's schema)")
+                return None
+            assert dkey is not None
+            self._nesting += 1
+            try:
+                inline = self.inline(rows, schema, where[dkey], where[skey])
+                steps = self.steps(val, vloc)
+            finally:
+                self._nesting -= 1
+            if inline is None:
+                return None
+            sub = self.finish(inline, steps, vloc)
+            return sub
+        if has_data:
+            self.err("conflicting_input", vloc, f"{op} takes one right side: either 'other_data'/'other_schema' or {key!r}")
+            return None
+        if key in ("other_table", "otherTable"):
+            if not isinstance(val, str) or not val.strip():
+                self.err("table_name", vloc, f"{key!r} must be a table or view name", val)
+                return None
+            return ir.Plan(ir.TableSource(val, (), vloc), (), vloc)
+        if isinstance(val, str):  # "other": "db.table"
+            if not val.strip():
+                self.err("table_name", vloc, "a table name must not be empty", val)
+                return None
+            return ir.Plan(ir.TableSource(val, (), vloc), (), vloc)
+        source = self.source(val, vloc)
+        if source is None:
+            return None
+        return ir.Plan(source, (), vloc)
+
+    def _hint_flag(self, merged: Mapping[str, Any], where: Mapping[str, str]) -> str | None:
+        val = merged.get("broadcast")
+        if val is None or val is False:
+            return None
+        if val is True:
+            return "broadcast"
+        self.err("bool_expected", where.get("broadcast", ""), "'broadcast' must be true or false", val)
+        return None
+
+    # ---- set operations beyond union
+
+    _SET_OPS: ClassVar[dict[str, Any]] = {
+        "intersect": ("intersect", True),
+        "intersectAll": ("intersect", False),
+        "except": ("except", True),
+        "subtract": ("except", True),
+        "exceptAll": ("except", False),
+        "unionAll": ("union", False),
+    }
+
+    def _set_op(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
+        got = self._binary_payload(loc, payload, raw, op)
+        if got is None:
+            return None
+        merged, where = got
+        right = self._right_side(merged, where, loc, op)
+        kind, distinct = self._SET_OPS[op]
+        if "distinct" in merged and merged["distinct"] is not distinct:
+            self.err("conflict", where["distinct"], f"{op!r} is always {'DISTINCT' if distinct else 'ALL'}; use the op of the other kind", merged["distinct"])
+            return None
+        if right is None:
+            return None
+        return ir.SetOp(index, op, loc, right, kind, False, False, distinct)
+
+    # ---- fetch, grouping sets, sample, repartition, hint, tail
+
+    def _fetch(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
+        ploc = f"{loc}/payload"
+        if not isinstance(payload, Mapping):
+            self.err("payload_type", ploc, "fetch needs {\"offset\"?: n, \"count\"?: n}", payload)
+            return None
+        offset, count = 0, None
+        ok = True
+        for names, target in ((("offset", "skip"), "offset"), (("count", "n", "limit"), "count")):
+            k, v = _first(payload, *names)
+            if k is None or (v is None and target == "count"):
+                continue
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 2**31 - 1:
+                self.err("bad_count", f"{ploc}/{k}", f"fetch {target!r} must be a non-negative 32-bit integer", v)
+                ok = False
+            elif target == "offset":
+                offset = v
+            else:
+                count = v
+        return ir.Fetch(index, op, loc, offset, count) if ok else None
+
+    def group_item(self, g: Any, gloc: str) -> ir.Expr | None:
+        if isinstance(g, str):
+            return ir.Col(g, gloc)
+        if isinstance(g, Mapping) and "expr" in g:
+            return self.expr(g["expr"], f"{gloc}/expr")
+        if isinstance(g, Mapping) and any(k in g for k in ("col", "column", "name")) and not any(k in g for k in ("fn", "function", "op")):
+            name = self.column_name(g, gloc)
+            return ir.Col(name, gloc) if name is not None else None
+        if isinstance(g, Mapping):
+            return self.expr(g, gloc)
+        self.err("group_item", gloc, "a grouping item must be a column name or an object", g)
+        return None
+
+    def _grouping_sets(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
+        ploc = f"{loc}/payload"
+        if not isinstance(payload, Mapping):
+            self.err("payload_type", ploc, "groupingSets needs {\"sets\": [[...], ...], \"aggs\": [...]}", payload)
+            return None
+        skey, sets_raw = _first(payload, "sets", "grouping_sets", "groupingSets")
+        if skey is None or not isinstance(sets_raw, (list, tuple)) or not sets_raw:
+            self.err("missing_key" if skey is None else "payload_type", f"{ploc}/{skey or 'sets'}", "groupingSets needs 'sets': a non-empty list of lists of grouping columns", sets_raw)
+            return None
+        keys: list[ir.Expr] = []
+        index_of: dict[str, int] = {}
+        explicit = False
+        gkey, groups = _first(payload, "group_by", "groupBy", "columns", "cols")
+        if gkey is not None:
+            if not isinstance(groups, (list, tuple)):
+                self.err("payload_type", f"{ploc}/{gkey}", "'group_by' must be a list", groups)
+                return None
+            explicit = True
+            for i, g in enumerate(groups):
+                e = self.group_item(g, f"{ploc}/{gkey}/{i}")
+                if e is not None:
+                    index_of.setdefault(_group_key(g), len(keys))
+                    keys.append(e)
+        sets: list[tuple[int, ...]] = []
+        for i, s in enumerate(sets_raw):
+            sloc = f"{ploc}/{skey}/{i}"
+            if isinstance(s, str):
+                s = [s]
+            if not isinstance(s, (list, tuple)):
+                self.err("payload_type", sloc, "each grouping set must be a list of grouping columns (empty for the grand total)", s)
+                continue
+            members: list[int] = []
+            for j, g in enumerate(s):
+                gk = _group_key(g)
+                if gk not in index_of:
+                    if explicit:
+                        self.err("unknown_column", f"{sloc}/{j}", "a grouping set member must be one of 'group_by'", g)
+                        continue
+                    e = self.group_item(g, f"{sloc}/{j}")
+                    if e is None:
+                        continue
+                    index_of[gk] = len(keys)
+                    keys.append(e)
+                members.append(index_of[gk])
+            sets.append(tuple(members))
+        akey, aggs_raw = _first(payload, "aggs", "aggregations", "agg")
+        if akey is None:
+            self.err("missing_key", f"{ploc}/aggs", "groupingSets needs an 'aggs' list")
+            return None
+        aggs = self.aggs(aggs_raw, f"{ploc}/{akey}")
+        if aggs is None or self._has_errors_under(ploc):
+            return None
+        return ir.GroupBy(index, op, loc, "grouping_sets", tuple(keys), aggs, tuple(sets))
+
+    def _sample(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
+        ploc = f"{loc}/payload"
+        if isinstance(payload, (int, float)) and not isinstance(payload, bool):
+            payload = {"fraction": payload}
+        if not isinstance(payload, Mapping):
+            self.err("payload_type", ploc, "sample needs {\"fraction\", \"withReplacement\"?, \"seed\"?}", payload)
+            return None
+        wkey, repl = _first(payload, "withReplacement", "with_replacement", "replace")
+        if repl is None or wkey is None:
+            repl = False
+        if not isinstance(repl, bool):
+            self.err("bool_expected", f"{ploc}/{wkey}", "'withReplacement' must be true or false", repl)
+            return None
+        lower, upper = 0.0, None
+        if "fraction" in payload:
+            upper = payload["fraction"]
+            ukey = "fraction"
+        else:
+            ukey, upper = _first(payload, "upper_bound", "upperBound")
+            _, lower = _first(payload, "lower_bound", "lowerBound")
+            lower = 0.0 if lower is _MISSING or lower is None else lower
+        if ukey is None:
+            self.err("missing_key", f"{ploc}/fraction", "sample needs a 'fraction'")
+            return None
+        for v, k in ((lower, "lower_bound"), (upper, ukey)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not _finite_number(v) or v < 0 or (v > 1 and not repl):
+                self.err("fraction", f"{ploc}/{k}", "a sampling fraction must be a number in [0, 1] (≥ 0 with replacement)", v)
+                return None
+        if lower > upper:
+            self.err("fraction", f"{ploc}/lower_bound", "'lower_bound' must not exceed the upper bound", lower)
+            return None
+        seed = payload.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not -(2**63) <= seed < 2**63):
+            self.err("seed", f"{ploc}/seed", "'seed' must be a 64-bit integer", seed)
+            return None
+        return ir.Sample(index, op, loc, float(lower), float(upper), repl, seed)
+
+    def _repartition(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
+        ploc = f"{loc}/payload"
+        if isinstance(payload, int) and not isinstance(payload, bool):
+            payload = {"n": payload}
+        elif isinstance(payload, (list, tuple)):
+            payload = {"columns": payload}
+        if not isinstance(payload, Mapping):
+            self.err("payload_type", ploc, f"{op} needs {{\"n\"?: partitions, \"columns\"?: [...]}}", payload)
+            return None
+        nkey, n = _first(payload, "n", "num_partitions", "numPartitions")
+        if nkey is None:
+            n = None
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 2**31 - 1):
+            self.err("bad_count", f"{ploc}/{nkey}", "the number of partitions must be a positive 32-bit integer", n)
+            return None
+        ckey, cols = _first(payload, "columns", "cols", "partition_by", "partitionBy")
+        keys: list[ir.Expr] = []
+        if ckey is not None and cols is not None:
+            if op == "coalesce":
+                self.err("not_applicable", f"{ploc}/{ckey}", "coalesce only reduces the number of partitions; use repartition to partition by columns")
+                return None
+            if isinstance(cols, str):
+                cols = [cols]
+            if not isinstance(cols, (list, tuple)):
+                self.err("payload_type", f"{ploc}/{ckey}", "'columns' must be a list", cols)
+                return None
+            for i, c in enumerate(cols):
+                e = self.group_item(c, f"{ploc}/{ckey}/{i}")
+                if e is None:
+                    return None
+                keys.append(e)
+        if n is None and not keys:
+            self.err("missing_key", f"{ploc}/n", f"{op} needs 'n' (the number of partitions) or 'columns'")
+            return None
+        return ir.Repartition(index, op, loc, n, tuple(keys), op != "coalesce")
+
+    def _hint(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
+        ploc = f"{loc}/payload"
+        if isinstance(payload, str):
+            payload = {"name": payload}
+        if not isinstance(payload, Mapping) or not isinstance(payload.get("name"), str) or not payload["name"]:
+            self.err("payload_type", ploc, "hint needs {\"name\": \"broadcast\" | ..., \"parameters\"?: [...]}", payload)
+            return None
+        params_raw = payload.get("parameters", payload.get("params", []))
+        if not isinstance(params_raw, (list, tuple)):
+            self.err("payload_type", f"{ploc}/parameters", "'parameters' must be a list", params_raw)
+            return None
+        params = [self._literal_or_expr(p, f"{ploc}/parameters/{i}", 0) for i, p in enumerate(params_raw)]
+        if any(p is None for p in params):
+            return None
+        return ir.Hint(index, op, loc, payload["name"], tuple(p for p in params if p is not None))
+
+    def _tail(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
+        n = self._count_arg(op, loc, payload, None)
+        return ir.Tail(index, op, loc, n) if n is not None else None
+
+    # ---- outputs: write, temp views
+
+    _MODES: ClassVar[dict[str, Any]] = {"error": "error", "errorifexists": "error", "default": "error", "append": "append", "overwrite": "overwrite", "ignore": "ignore"}
+
+    def _write(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
+        return self.output(payload, f"{loc}/payload", index, op, step_loc=loc)
+
+    def output(self, raw: Any, loc: str, index: int, op: str, step_loc: str | None = None) -> ir.Write | None:
+        """A write: ``{"path", "format"?, "mode"?, "partition_by"?, "options"?}`` or a table
+        ``{"table" | "saveAsTable" | "insertInto": name, ...}``."""
+        if not isinstance(raw, Mapping):
+            self.err("payload_type", loc, "a write needs {\"path\", \"format\", \"mode\"?} or {\"table\", \"mode\"?}", raw)
+            return None
+        ok = True
+        targets = [k for k in ("path", "table", "saveAsTable", "insertInto") if k in raw]
+        if len(targets) != 1:
+            self.err("write_target", loc, "a write needs exactly one of 'path' (files), 'table'/'saveAsTable' or 'insertInto'", raw)
+            return None
+        tkey = targets[0]
+        target = raw[tkey]
+        if not isinstance(target, str) or not target.strip():
+            self.err("write_target", f"{loc}/{tkey}", f"{tkey!r} must be a non-empty string", target)
+            return None
+        method = None if tkey == "path" else "insert_into" if tkey == "insertInto" else "save_as_table"
+        mkey = raw.get("method")
+        if mkey is not None:
+            m = {"saveastable": "save_as_table", "save_as_table": "save_as_table", "insertinto": "insert_into", "insert_into": "insert_into"}.get(str(mkey).lower())
+            if m is None or tkey == "path":
+                self.err("write_method", f"{loc}/method", "'method' is 'saveAsTable' or 'insertInto' and needs a 'table'", mkey)
+                ok = False
+            else:
+                method = m
+        mode_raw = raw.get("mode", "error")
+        mode = self._MODES.get(mode_raw.lower()) if isinstance(mode_raw, str) else None
+        if raw.get("overwrite") is True and method == "insert_into":
+            mode = "overwrite" if "mode" not in raw else mode
+        if mode is None:
+            self.err("write_mode", f"{loc}/mode", "'mode' must be one of error, errorifexists, append, overwrite, ignore", mode_raw)
+            ok = False
+        elif method == "insert_into" and mode not in ("append", "overwrite", "error"):
+            self.err("write_mode", f"{loc}/mode", "insertInto appends or overwrites; use mode 'append' or 'overwrite'", mode_raw)
+            ok = False
+        if method == "insert_into" and "mode" not in raw and raw.get("overwrite") is not True:
+            mode = "append"
+        fmt = raw.get("format")
+        if fmt is not None and (not isinstance(fmt, str) or not fmt):
+            self.err("format", f"{loc}/format", "'format' must be a data source name such as 'parquet'", fmt)
+            ok = False
+        if tkey == "path" and fmt is None:
+            self.err("missing_key", f"{loc}/format", "a file write needs a 'format' (parquet, csv, json, orc, text ...)")
+            ok = False
+        pkey, parts = _first(raw, "partition_by", "partitionBy")
+        cols: list[str] = []
+        if pkey is not None and parts is not None:
+            if isinstance(parts, str):
+                parts = [parts]
+            if not isinstance(parts, (list, tuple)):
+                self.err("payload_type", f"{loc}/{pkey}", "'partition_by' must be a list of column names", parts)
+                ok = False
+            else:
+                for i, p in enumerate(parts):
+                    name = self.column_name(p, f"{loc}/{pkey}/{i}")
+                    if name is None:
+                        ok = False
+                    else:
+                        cols.append(name)
+            if method == "insert_into" and cols:
+                self.err("not_applicable", f"{loc}/{pkey}", "insertInto uses the table's own partitioning; drop 'partition_by'")
+                ok = False
+        opts = self.options(raw.get("options"), f"{loc}/options")
+        if not ok or opts is None or mode is None:
+            return None
+        return ir.Write(index, op, step_loc or loc, fmt, target if tkey == "path" else None,
+                        None if tkey == "path" else target, method, mode, tuple(cols), opts)
+
+    _VIEW_OPS: ClassVar[dict[str, Any]] = {
+        "createOrReplaceTempView": (True, False),
+        "createTempView": (False, False),
+        "createOrReplaceGlobalTempView": (True, True),
+        "createGlobalTempView": (False, True),
+    }
+
+    def _temp_view(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
+        ploc = f"{loc}/payload"
+        name = payload
+        if isinstance(payload, Mapping):
+            key, name = _first(payload, "name", "viewName", "view")
+            ploc = f"{ploc}/{key or 'name'}"
+        if not isinstance(name, str) or not name.strip():
+            self.err("view_name", ploc, f"{op} needs a view 'name'", name)
+            return None
+        replace_, is_global = self._VIEW_OPS[op]
+        return ir.TempView(index, op, loc, name, replace_, is_global)
+
+    def filtered_agg(self, item: ir.AggItem, entry: Mapping[str, Any], loc: str) -> ir.AggItem | None:
+        """``{"agg": ..., "filter": <condition>}`` = SQL ``agg(x) FILTER (WHERE condition)``.
+
+        Spark Connect's function call has no filter slot (and we never send SQL text), so
+        the measure becomes ``agg(CASE WHEN condition THEN x END)``: identical for aggregates
+        that skip nulls, which are the only ones accepted here."""
+        fkey = "filter" if "filter" in entry else "where"
+        cond = self.expr(entry[fkey], f"{loc}/{fkey}")
+        if cond is None:
+            return None
+        expr = item.expr
+        cast: ir.Cast | None = None
+        if isinstance(expr, ir.Cast):
+            cast, expr = expr, expr.expr
+        spec = CATALOG.get(expr.fn) if isinstance(expr, ir.Call) else None
+        if not isinstance(expr, ir.Call) or spec is None or spec.kind != "aggregate":
+            self.err("agg_filter", f"{loc}/{fkey}", "a filter applies to an aggregate function call")
+            return None
+        null_flag = spec.name in ("first", "last") and not (
+            len(expr.args) > 1 and isinstance(expr.args[1], ir.Lit) and expr.args[1].value is True
+        )
+        if spec.spark not in NULL_SKIPPING_AGGREGATES and not (spec.name in ("first", "last") and not null_flag):
+            what = f"{spec.name!r} without ignorenulls" if null_flag else repr(spec.name)
+            self.err("agg_filter", f"{loc}/{fkey}",
+                     f"a filter is supported for aggregates that skip nulls ({', '.join(sorted(NULL_SKIPPING_AGGREGATES))}, first/last with ignorenulls); {what} does not")
+            return None
+        slots = spec.slots(len(expr.args)) or [None] * len(expr.args)
+        args = tuple(
+            ir.When(((cond, a),), None, a.loc) if slot is not None and slot.code == "e" else a
+            for slot, a in zip(slots, expr.args)
+        )
+        new: ir.Expr = replace(expr, args=args)
+        if cast is not None:
+            new = replace(cast, expr=new)
+        return replace(item, expr=new)
 
     # ---------------------------------------------------------------- expressions
 
@@ -1716,6 +2478,14 @@ def _check_literal(code: str, value: Any) -> str | None:
     return None
 
 
+def _finite_number(v: int | float) -> bool:
+    """True for numbers a double holds finitely (10**400 or NaN are not)."""
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:
+        return False
+
+
 def _encodable(text: str) -> bool:
     try:
         text.encode("utf-8")
@@ -1789,6 +2559,76 @@ def _arrow_input(rows: Any) -> Any:
 
         return pa.Table.from_pandas(rows, preserve_index=False)
     return None
+
+
+#: nesting of plan documents inside plan documents (right sides, definitions)
+MAX_PLAN_NESTING = 50
+
+#: Spark aggregates that ignore null inputs: ``agg(x) FILTER (WHERE c)`` equals
+#: ``agg(CASE WHEN c THEN x END)`` for exactly these
+NULL_SKIPPING_AGGREGATES = frozenset({
+    "count", "sum", "avg", "mean", "min", "max", "count_distinct", "approx_count_distinct",
+    "collect_list", "collect_set", "array_agg", "stddev", "stddev_samp", "stddev_pop", "std",
+    "variance", "var_samp", "var_pop", "skewness", "kurtosis", "corr", "covar_samp", "covar_pop",
+    "bool_and", "bool_or", "every", "some", "any", "bit_and", "bit_or", "bit_xor", "median",
+    "percentile", "percentile_approx", "approx_percentile", "count_if", "product", "sum_distinct",
+})
+
+_SINGLE_JOIN = {"single", "leftsingle", "left_single"}
+_SINGLE_JOIN_MESSAGE = (
+    "Spark has no single join (Substrait 'single': at most one right match per left row, "
+    "null when none); write a 'left' join, after making the right side unique on the join "
+    "keys (distinct, or groupBy on the keys) when more than one match is possible"
+)
+
+_EXTENSION_KEYS = ("conf", "with", "output")
+
+
+def _is_extended_document(doc: Mapping[str, Any]) -> bool:
+    """Does the document use anything beyond ``{"input": {"schema", "rows"}, "plan"}``?"""
+    if any(k in doc for k in _EXTENSION_KEYS):
+        return True
+    inp = doc.get("input")
+    if not isinstance(inp, Mapping):
+        return inp is None and _raw_starts_with_read(doc.get("plan"))
+    return any(k in inp for k in ("table", "files", "path", "paths", "range", "sql", "ref", "plan")) or (
+        "format" in inp and "schema" not in inp
+    )
+
+
+def _raw_starts_with_read(steps: Any) -> bool:
+    return (
+        isinstance(steps, (list, tuple)) and bool(steps)
+        and isinstance(steps[0], Mapping) and steps[0].get("op") == "read"
+    )
+
+
+def _quote_name(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _group_key(g: Any) -> str:
+    """How grouping-set members are matched to grouping columns: by (case-insensitive)
+    column name, else by the expression's JSON."""
+    if isinstance(g, str):
+        return "col:" + g.lower()
+    if isinstance(g, Mapping) and not any(k in g for k in ("fn", "function", "op", "expr")):
+        for k in ("col", "column", "name"):
+            if isinstance(g.get(k), str):
+                return "col:" + g[k].lower()
+    try:
+        return "expr:" + json.dumps(g, sort_keys=True, default=repr)
+    except (TypeError, ValueError, RecursionError):
+        return "expr:" + repr(g)
+
+
+_SOURCE_PARSERS: dict[str, Callable[[Parser, Mapping[str, Any], str], ir.Source | None]] = {
+    "table": Parser._table_source,
+    "files": Parser._file_source,
+    "range": Parser._range_source,
+    "sql": Parser._sql_source,
+    "ref": Parser._ref_source,
+}
 
 
 # ---------------------------------------------------------------- desugaring of special forms
@@ -2036,6 +2876,26 @@ OPS: dict[str, Callable[..., ir.Step | None]] = {
     "crossJoin": Parser._cross_join,
     "cross_join": Parser._cross_join,
     "stop": Parser._stop,
+    # extensions (docs/plan-format.md)
+    "read": Parser._read,
+    "intersect": Parser._set_op,
+    "intersectAll": Parser._set_op,
+    "except": Parser._set_op,
+    "exceptAll": Parser._set_op,
+    "subtract": Parser._set_op,
+    "unionAll": Parser._set_op,
+    "fetch": Parser._fetch,
+    "groupingSets": Parser._grouping_sets,
+    "sample": Parser._sample,
+    "repartition": Parser._repartition,
+    "coalesce": Parser._repartition,
+    "hint": Parser._hint,
+    "tail": Parser._tail,
+    "write": Parser._write,
+    "createOrReplaceTempView": Parser._temp_view,
+    "createTempView": Parser._temp_view,
+    "createOrReplaceGlobalTempView": Parser._temp_view,
+    "createGlobalTempView": Parser._temp_view,
 }
 
 # ---------------------------------------------------------------- public entry points

@@ -34,12 +34,14 @@ class Translation:
 
 
 def _index(chain: list[Rel], out: dict[int, tuple[int, ...]]) -> None:
-    from .relations import JoinRel, SetOpRel
+    from .relations import JoinRel, SetOpRel, SharedUseRel
 
     for rel in chain:
         out[rel.plan_id] = tuple(rel.steps)
         if isinstance(rel, (JoinRel, SetOpRel)):
             _index(rel.right, out)
+        elif isinstance(rel, SharedUseRel) and rel.shared.chain[-1].plan_id not in out:
+            _index(rel.shared.chain, out)
 
 
 def translate_ir(
@@ -58,7 +60,12 @@ def translate_ir(
             raise PlanError(lowerer.errors)
         check_depth(chain, plan.loc)
         out = pb.Plan()
-        emit_chain(chain, out.root)
+        if plan.output is not None:
+            from .outputs import emit_output
+
+            emit_output(plan.output, chain, lowerer.new_id(), out)
+        else:
+            emit_chain(chain, out.root)
     by_id: dict[int, tuple[int, ...]] = {}
     _index(chain, by_id)
     return Translation(

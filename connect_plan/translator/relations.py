@@ -116,6 +116,7 @@ class AggregateRel(Rel):
     keys: list[ir.Expr]
     aggs: list[ir.AggItem]
     scope: Scope
+    sets: tuple[tuple[int, ...], ...] | None = None
 
 
 @dataclass
@@ -133,6 +134,70 @@ class SetOpRel(Rel):
     by_name: bool
     allow_missing: bool
     is_all: bool
+    kind: str = "union"
+
+
+@dataclass
+class ReadTableRel(Rel):
+    name: str
+    options: tuple[tuple[str, str], ...]
+
+
+@dataclass
+class ReadFilesRel(Rel):
+    source: ir.FileSource
+
+
+@dataclass
+class RangeRel(Rel):
+    source: ir.RangeSource
+
+
+@dataclass
+class SqlRel(Rel):
+    source: ir.SqlSource
+
+
+@dataclass
+class SharedRelation:
+    """A sub-plan used more than once: lowered once, emitted once, copied to each use."""
+
+    chain: list[Rel]
+    scope: Scope
+    proto: pb.Relation | None = None
+
+
+@dataclass
+class SharedUseRel(Rel):
+    """One use of a shared sub-plan: a ``Project(*)`` with its own plan id (so join
+    conditions can tell two uses apart) over the shared relation."""
+
+    shared: SharedRelation
+
+
+@dataclass
+class SampleRel(Rel):
+    step: ir.Sample
+
+
+@dataclass
+class RepartitionRel(Rel):
+    n: int | None
+    keys: list[ir.Expr]
+    shuffle: bool
+    scope: Scope
+
+
+@dataclass
+class HintRel(Rel):
+    name: str
+    parameters: list[ir.Expr]
+    scope: Scope
+
+
+@dataclass
+class TailRel(Rel):
+    n: int
 
 
 # ------------------------------------------------------------------ lowering
@@ -151,6 +216,12 @@ _GROUP_TYPES = {
     "groupby": pb.Aggregate.GROUP_TYPE_GROUPBY,
     "rollup": pb.Aggregate.GROUP_TYPE_ROLLUP,
     "cube": pb.Aggregate.GROUP_TYPE_CUBE,
+    "grouping_sets": pb.Aggregate.GROUP_TYPE_GROUPING_SETS,
+}
+_SET_OP_TYPES = {
+    "union": pb.SetOperation.SET_OP_TYPE_UNION,
+    "intersect": pb.SetOperation.SET_OP_TYPE_INTERSECT,
+    "except": pb.SetOperation.SET_OP_TYPE_EXCEPT,
 }
 
 
@@ -182,6 +253,9 @@ class Lowerer:
         self.resolver = resolver
         self.errors: list[ErrorDetail] = []
         self._next_id = 0
+        #: shared sub-plans: uses counted before lowering, lowered once (by identity)
+        self._uses: dict[int, int] = {}
+        self._shared: dict[int, SharedRelation] = {}
 
     def new_id(self) -> int:
         pid = self._next_id
@@ -194,6 +268,8 @@ class Lowerer:
     # -------------------------------------------------------------- plans
 
     def plan(self, plan: ir.Plan) -> tuple[list[Rel], Scope]:
+        if not self._uses:
+            self.count_uses(plan)
         chain: list[Rel] = []
         scope = self.source(plan.source, chain)
         pending: ir.GroupBy | None = None
@@ -214,14 +290,69 @@ class Lowerer:
             self.err("groupby_without_aggs", pending.loc, f"{pending.op} has no 'aggs' and is the last step; add 'aggs' or an 'agg' step")
         return chain, scope
 
+    def count_uses(self, plan: ir.Plan) -> None:
+        """How often each shared sub-plan is used (iteratively: plans nest without limit)."""
+        stack = [plan]
+        seen: set[int] = set()
+        while stack:
+            p = stack.pop()
+            if isinstance(p.source, ir.SharedPlan):
+                key = id(p.source)
+                self._uses[key] = self._uses.get(key, 0) + 1
+                if key not in seen:
+                    seen.add(key)
+                    stack.append(p.source.plan)
+            for step in p.steps:
+                if isinstance(step, (ir.Join, ir.SetOp, ir.CrossJoin)):
+                    stack.append(step.right)
+
     def source(self, source: ir.Source, chain: list[Rel]) -> Scope:
+        return SOURCE_LOWERINGS[type(source)](self, source, chain)
+
+    def inline_source(self, source: ir.InlineData, chain: list[Rel]) -> Scope:
         chain.append(LocalRel(self.new_id(), [], source.table))
         return Scope(tuple(source.table.column_names), self.case_sensitive)
+
+    def table_source(self, source: ir.TableSource, chain: list[Rel]) -> Scope:
+        chain.append(ReadTableRel(self.new_id(), [], source.name, source.options))
+        return Scope(None, self.case_sensitive)
+
+    def file_source(self, source: ir.FileSource, chain: list[Rel]) -> Scope:
+        chain.append(ReadFilesRel(self.new_id(), [], source))
+        return Scope(source.columns, self.case_sensitive)
+
+    def range_source(self, source: ir.RangeSource, chain: list[Rel]) -> Scope:
+        chain.append(RangeRel(self.new_id(), [], source))
+        return Scope(("id",), self.case_sensitive)
+
+    def sql_source(self, source: ir.SqlSource, chain: list[Rel]) -> Scope:
+        chain.append(SqlRel(self.new_id(), [], source))
+        return Scope(None, self.case_sensitive)
+
+    def shared_source(self, source: ir.SharedPlan, chain: list[Rel]) -> Scope:
+        key = id(source)
+        if self._uses.get(key, 0) <= 1:
+            sub_chain, scope = self.plan(source.plan)
+            chain.extend(sub_chain)
+            return scope
+        shared = self._shared.get(key)
+        if shared is None:
+            sub_chain, scope = self.plan(source.plan)
+            shared = SharedRelation(sub_chain, scope)
+            self._shared[key] = shared
+        chain.append(SharedUseRel(self.new_id(), [], shared))
+        return shared.scope
 
     def resolve(self, chain: list[Rel], scope: Scope) -> Scope:
         """Ask the server for the names when static tracking lost them (rare)."""
         if scope.complete or self.resolver is None:
             return scope
+        last = chain[-1] if chain else None
+        if isinstance(last, SharedUseRel):  # resolve the shared sub-plan once, for every use
+            shared = last.shared
+            if not shared.scope.complete:
+                shared.scope = self.resolve(shared.chain, shared.scope)
+            return shared.scope
         rel = pb.Relation()
         emit_chain(chain, rel)
         names = self.resolver(rel)
@@ -370,7 +501,7 @@ class Lowerer:
 
     def aggregate(self, step: ir.GroupBy, aggs: tuple[ir.AggItem, ...], chain: list[Rel], scope: Scope, extra_step: int | None = None) -> Scope:
         steps = [step.index] + ([extra_step] if extra_step is not None else [])
-        chain.append(AggregateRel(self.new_id(), steps, step.kind, list(step.keys), list(aggs), scope))
+        chain.append(AggregateRel(self.new_id(), steps, step.kind, list(step.keys), list(aggs), scope, step.sets))
         names: list[str | None] = []
         for k in step.keys:
             names.append(_col_output_name(k, scope))
@@ -391,6 +522,8 @@ class Lowerer:
 
     def join(self, step: ir.Join, chain: list[Rel], scope: Scope) -> Scope:
         right_chain, right = self._right(step.right)
+        if step.right_hint is not None:
+            right_chain.append(HintRel(self.new_id(), [step.index], step.right_hint, [], right))
         left = scope
         how = step.how
         semi = how in ("left_semi", "left_anti")
@@ -457,7 +590,7 @@ class Lowerer:
 
     def set_op(self, step: ir.SetOp, chain: list[Rel], scope: Scope) -> Scope:
         right_chain, right = self._right(step.right)
-        chain.append(SetOpRel(self.new_id(), [step.index], right_chain, step.by_name, step.allow_missing, not step.distinct))
+        chain.append(SetOpRel(self.new_id(), [step.index], right_chain, step.by_name, step.allow_missing, not step.distinct, step.kind))
         if not step.by_name or scope.names is None:
             return scope
         if not scope.complete or not right.complete:
@@ -466,6 +599,30 @@ class Lowerer:
         return scope.with_names([*scope.known(), *(extra if step.allow_missing else [])])
 
     def stop(self, step: ir.Stop, chain: list[Rel], scope: Scope) -> Scope:
+        return scope
+
+    def fetch(self, step: ir.Fetch, chain: list[Rel], scope: Scope) -> Scope:
+        # Substrait Fetch = Spark's Offset then Limit (df.offset(o).limit(n))
+        if step.offset:
+            chain.append(OffsetRel(self.new_id(), [step.index], step.offset))
+        if step.count is not None:
+            chain.append(LimitRel(self.new_id(), [step.index], step.count))
+        return scope
+
+    def sample(self, step: ir.Sample, chain: list[Rel], scope: Scope) -> Scope:
+        chain.append(SampleRel(self.new_id(), [step.index], step))
+        return scope
+
+    def repartition(self, step: ir.Repartition, chain: list[Rel], scope: Scope) -> Scope:
+        chain.append(RepartitionRel(self.new_id(), [step.index], step.n, list(step.keys), step.shuffle, scope))
+        return scope
+
+    def hint(self, step: ir.Hint, chain: list[Rel], scope: Scope) -> Scope:
+        chain.append(HintRel(self.new_id(), [step.index], step.name, list(step.parameters), scope))
+        return scope
+
+    def tail(self, step: ir.Tail, chain: list[Rel], scope: Scope) -> Scope:
+        chain.append(TailRel(self.new_id(), [step.index], step.n))
         return scope
 
 
@@ -570,6 +727,20 @@ LOWERINGS: dict[type, Callable[[Lowerer, Any, list[Rel], Scope], Scope]] = {
     ir.SetOp: Lowerer.set_op,
     ir.CrossJoin: Lowerer.cross_join,
     ir.Stop: Lowerer.stop,
+    ir.Fetch: Lowerer.fetch,
+    ir.Sample: Lowerer.sample,
+    ir.Repartition: Lowerer.repartition,
+    ir.Hint: Lowerer.hint,
+    ir.Tail: Lowerer.tail,
+}
+
+SOURCE_LOWERINGS: dict[type, Callable[[Lowerer, Any, list[Rel]], Scope]] = {
+    ir.InlineData: Lowerer.inline_source,
+    ir.TableSource: Lowerer.table_source,
+    ir.FileSource: Lowerer.file_source,
+    ir.RangeSource: Lowerer.range_source,
+    ir.SqlSource: Lowerer.sql_source,
+    ir.SharedPlan: Lowerer.shared_source,
 }
 
 # ------------------------------------------------------------------ emission (top-down)
@@ -670,6 +841,10 @@ def build_aggregate(rel: AggregateRel, out: pb.Relation) -> pb.Relation:
     ctx = _ctx(rel.scope)
     for k in rel.keys:
         emit(k, a.grouping_expressions.add(), ctx)
+    for members in rel.sets or ():
+        group = a.grouping_sets.add()
+        for i in members:
+            emit(rel.keys[i], group.grouping_set.add(), ctx)
     for item in rel.aggs:
         target = a.aggregate_expressions.add()
         if item.alias is not None:
@@ -696,13 +871,133 @@ def build_join(rel: JoinRel, out: pb.Relation) -> pb.Relation:
 def build_set_operation(rel: SetOpRel, out: pb.Relation) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     s = out.set_op
-    s.set_op_type = pb.SetOperation.SET_OP_TYPE_UNION
+    s.set_op_type = _SET_OP_TYPES[rel.kind]
     s.is_all = rel.is_all
     s.by_name = rel.by_name
     if rel.by_name:
         s.allow_missing_columns = rel.allow_missing
     emit_chain(rel.right, s.right_input)
     return s.left_input
+
+
+def build_read_table(rel: ReadTableRel, out: pb.Relation) -> None:
+    out.common.plan_id = rel.plan_id
+    t = out.read.named_table
+    t.unparsed_identifier = rel.name
+    for k, v in rel.options:
+        t.options[k] = v
+    return None
+
+
+def build_read_files(rel: ReadFilesRel, out: pb.Relation) -> None:
+    out.common.plan_id = rel.plan_id
+    d = out.read.data_source
+    src = rel.source
+    if src.format is not None:
+        d.format = src.format
+    if src.schema is not None:
+        d.schema = src.schema
+    d.paths.extend(src.paths)
+    for k, v in src.options:
+        d.options[k] = v
+    return None
+
+
+def build_range(rel: RangeRel, out: pb.Relation) -> None:
+    out.common.plan_id = rel.plan_id
+    r = out.range
+    r.start = rel.source.start
+    r.end = rel.source.end
+    r.step = rel.source.step
+    if rel.source.num_partitions is not None:
+        r.num_partitions = rel.source.num_partitions
+    return None
+
+
+def build_sql(rel: SqlRel, out: pb.Relation) -> None:
+    out.common.plan_id = rel.plan_id
+    q = out.sql
+    q.query = rel.source.query
+    ctx = ExprContext(Scope(None))
+    for name, expr in rel.source.named_args:
+        _emit_sql_arg(expr, q.named_arguments[name], ctx)
+    for expr in rel.source.pos_args:
+        _emit_sql_arg(expr, q.pos_arguments.add(), ctx)
+    return None
+
+
+def _emit_sql_arg(expr: ir.Expr, out: pb.Expression, ctx: ExprContext) -> None:
+    """SQL parameters must be literals, so a typed literal is a typed ``Literal`` proto
+    here (PySpark's own literal builder), not the cast other slots use."""
+    if isinstance(expr, ir.Lit) and expr.type is not None and expr.value is not None:
+        from pyspark.sql.connect.expressions import LiteralExpression
+        from pyspark.sql.connect.types import proto_schema_to_pyspark_data_type
+
+        from ..data import coerce_value
+        from ..types import spark_type_proto
+
+        value = coerce_value(expr.value, expr.type)
+        data_type = proto_schema_to_pyspark_data_type(spark_type_proto(expr.type))
+        out.CopyFrom(LiteralExpression(value, data_type).to_plan(None))  # type: ignore[arg-type]
+        return
+    emit(expr, out, ctx)
+
+
+def build_shared_use(rel: SharedUseRel, out: pb.Relation) -> None:
+    out.common.plan_id = rel.plan_id
+    p = out.project
+    p.expressions.add().unresolved_star.SetInParent()
+    shared = rel.shared
+    if shared.proto is None:
+        emit_chain(shared.chain, p.input)
+        shared.proto = p.input
+    else:
+        p.input.CopyFrom(shared.proto)
+    return None
+
+
+def build_sample(rel: SampleRel, out: pb.Relation) -> pb.Relation:
+    out.common.plan_id = rel.plan_id
+    s = out.sample
+    s.lower_bound = rel.step.lower
+    s.upper_bound = rel.step.upper
+    s.with_replacement = rel.step.with_replacement
+    if rel.step.seed is not None:
+        s.seed = rel.step.seed
+    return s.input
+
+
+def build_repartition(rel: RepartitionRel, out: pb.Relation) -> pb.Relation:
+    out.common.plan_id = rel.plan_id
+    if not rel.keys:
+        r = out.repartition
+        assert rel.n is not None
+        r.num_partitions = rel.n
+        r.shuffle = rel.shuffle
+        return r.input
+    e = out.repartition_by_expression
+    ctx = _ctx(rel.scope)
+    for k in rel.keys:
+        emit(k, e.partition_exprs.add(), ctx)
+    if rel.n is not None:
+        e.num_partitions = rel.n
+    return e.input
+
+
+def build_hint(rel: HintRel, out: pb.Relation) -> pb.Relation:
+    out.common.plan_id = rel.plan_id
+    h = out.hint
+    h.name = rel.name
+    ctx = _ctx(rel.scope)
+    for p in rel.parameters:
+        emit(p, h.parameters.add(), ctx)
+    return h.input
+
+
+def build_tail(rel: TailRel, out: pb.Relation) -> pb.Relation:
+    out.common.plan_id = rel.plan_id
+    out.tail.limit = rel.n
+    return out.tail.input
 
 
 RELATION_BUILDERS: dict[type, Callable[[Any, pb.Relation], pb.Relation | None]] = {
@@ -719,6 +1014,15 @@ RELATION_BUILDERS: dict[type, Callable[[Any, pb.Relation], pb.Relation | None]] 
     AggregateRel: build_aggregate,
     JoinRel: build_join,
     SetOpRel: build_set_operation,
+    ReadTableRel: build_read_table,
+    ReadFilesRel: build_read_files,
+    RangeRel: build_range,
+    SqlRel: build_sql,
+    SharedUseRel: build_shared_use,
+    SampleRel: build_sample,
+    RepartitionRel: build_repartition,
+    HintRel: build_hint,
+    TailRel: build_tail,
 }
 
 _rel_classes = {c for c in list(globals().values()) if isinstance(c, type) and issubclass(c, Rel) and c is not Rel}
@@ -744,6 +1048,8 @@ def chain_depth(chain: list[Rel]) -> int:
         depth += 1
         if isinstance(rel, (JoinRel, SetOpRel)):
             best = max(best, depth + chain_depth(rel.right))
+        elif isinstance(rel, SharedUseRel):
+            best = max(best, depth + chain_depth(rel.shared.chain))
     return max(best, depth)
 
 

@@ -313,8 +313,10 @@ def test_op(diff: Any, case: Case) -> None:
 
 
 def test_every_op_is_covered() -> None:
-    """The cases above exercise every op name connect_plan accepts."""
+    """The cases above (and those of test_sources_differential) exercise every op name
+    connect_plan accepts."""
     import connect_plan
+    from tests.integration.test_sources_differential import OPS_USED
 
-    used = {step["op"] for case in CASES for step in case.plan}
+    used = {step["op"] for case in CASES for step in case.plan} | OPS_USED
     assert set(connect_plan.supported_plan_operations()) <= used

@@ -27,7 +27,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = [json.loads(p.read_text()) for p in sorted((ROOT / "fixtures" / "plans").glob("*.json"))]
-SEEDS = [{"input": d["input"], "plan": d["plan"]} for d in SEEDS]
+SEEDS = [{k: d[k] for k in ("input", "plan", "with", "conf", "output") if k in d} for d in SEEDS]
 
 NAMES = st.sampled_from(["a", "b.c", "`x`", "with space", "select", "ünï", "漢字", "a`b", "'q'", '"dq"', "", "*", "\x00", "\ud800"])
 SCALARS = st.one_of(
@@ -153,3 +153,11 @@ def test_deeply_nested_json_text_is_a_plan_error() -> None:
             connect_plan.translate([], [("a", "int")], text)
         except PlanError as err:
             assert err.codes[0] in ("json_too_deep", "json_syntax", "too_deep", "plan_type", "step_type")
+
+
+@given(op=st.sampled_from(sorted(connect_plan.supported_plan_operations())), payload=JSON, extra=st.dictionaries(st.sampled_from(
+    ["other_data", "otherData", "other_schema", "on", "how", "other", "table", "fraction", "seed", "n", "columns"]), JSON, max_size=3))
+def test_every_op_with_random_payloads(op: str, payload: Any, extra: dict[str, Any]) -> None:
+    """Each op's parser, given arbitrary JSON, only ever raises located PlanErrors."""
+    assert_only_plan_errors([[1, "x"]], [("a", "int"), ("b", "string")], [{"op": op, "payload": payload, **extra}])
+    assert_only_plan_errors([[1, "x"]], [("a", "int"), ("b", "string")], [{"op": op, **extra}])

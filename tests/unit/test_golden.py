@@ -11,6 +11,7 @@ import pytest
 
 import connect_plan
 from connect_plan.cli import plan_text
+from connect_plan.fixtures import plan_document
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANS = sorted((ROOT / "fixtures" / "plans").glob("*.json"))
@@ -27,11 +28,17 @@ def _check(path: Path, text: str, update: bool) -> None:
 
 
 def _document(path: Path) -> dict:
-    doc = json.loads(path.read_text())
-    return {"input": doc["input"], "plan": doc["plan"]}
+    return plan_document(json.loads(path.read_text()))
 
 
-TRANSLATABLE = [p for p in PLANS if json.loads(p.read_text()).get("expected", {}).get("error", {}).get("kind") != "plan"]
+def _translatable(doc: dict) -> bool:
+    """Plans that translate without a server: not expected to be invalid, and not reading
+    state that a 'setup' creates on the server (tables and views have no static columns,
+    so their joins need the server's answer; test_fixtures runs those)."""
+    return doc.get("expected", {}).get("error", {}).get("kind") != "plan" and "setup" not in doc
+
+
+TRANSLATABLE = [p for p in PLANS if _translatable(json.loads(p.read_text()))]
 
 
 @pytest.mark.parametrize("path", TRANSLATABLE, ids=[p.stem for p in TRANSLATABLE])
