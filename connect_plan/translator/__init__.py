@@ -13,9 +13,9 @@ from pyspark.sql.connect import proto as pb
 
 from .. import ir
 from ..errors import PlanError
-from .relations import Lowerer, Rel, Resolver, check_depth, emit_chain
+from .relations import Emitter, LimitRel, LocalData, Lowerer, Rel, Resolver, check_depth
 
-__all__ = ["Translation", "translate_ir"]
+__all__ = ["LocalData", "Translation", "translate_ir"]
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,8 @@ class Translation:
     columns: tuple[str | None, ...] | None = None
     #: op name of each top-level step, by index
     op_names: dict[int, str] = field(default_factory=dict)
+    #: every inline table and the relation carrying it, in emission order
+    local_data: tuple[LocalData, ...] = ()
 
 
 def _index(chain: list[Rel], out: dict[int, tuple[int, ...]]) -> None:
@@ -41,17 +43,31 @@ def _index(chain: list[Rel], out: dict[int, tuple[int, ...]]) -> None:
 
 
 def translate_ir(
-    plan: ir.Plan, *, case_sensitive: bool = False, resolver: Resolver | None = None
+    plan: ir.Plan,
+    *,
+    case_sensitive: bool = False,
+    resolver: Resolver | None = None,
+    inline_data: bool = True,
+    limit: int | None = None,
 ) -> Translation:
-    lowerer = Lowerer(case_sensitive=case_sensitive, resolver=resolver)
+    """Lower and emit ``plan``.
+
+    ``inline_data=False`` leaves each ``local_relation`` empty and lists it in
+    ``Translation.local_data`` for the executor to fill (inline, or as a cached artifact).
+    ``limit`` adds a ``Limit`` relation on top (a bounded preview; not a plan step).
+    """
+    lowerer = Lowerer(case_sensitive=case_sensitive, resolver=resolver, inline_data=inline_data)
     chain, scope = lowerer.plan(plan)
     if lowerer.errors:
         raise PlanError(lowerer.errors)
+    if limit is not None:
+        chain.append(LimitRel(lowerer.new_id(), [], limit))
     check_depth(chain, plan.loc)
     out = pb.Plan()
-    emit_chain(chain, out.root)
+    em = Emitter(inline_data)
+    em.chain(chain, out.root)
     by_id: dict[int, tuple[int, ...]] = {}
     _index(chain, by_id)
     return Translation(
-        out, by_id, scope.names, {s.index: s.op for s in plan.steps}
+        out, by_id, scope.names, {s.index: s.op for s in plan.steps}, tuple(em.local)
     )

@@ -31,7 +31,7 @@ from .scope import Scope
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["MAX_RELATION_DEPTH", "Lowerer", "Rel", "emit_chain"]
+__all__ = ["MAX_RELATION_DEPTH", "Emitter", "LocalData", "Lowerer", "Rel", "emit_chain"]
 
 #: Spark Connect servers reject protos nested ~1024 messages deep (two per relation)
 MAX_RELATION_DEPTH = 400
@@ -41,8 +41,9 @@ NONDETERMINISTIC = frozenset(
     {"rand", "randn", "uuid", "shuffle", "monotonically_increasing_id", "random", "spark_partition_id", "input_file_name"}
 )
 
-#: a resolver asks a server for the column names of a relation (None: not available)
-Resolver = Callable[[pb.Relation], "list[str]"]
+#: a resolver asks a server for the column names of a relation (None: not available); it
+#: gets the relation and its inline tables (unfilled when translating with inline_data=False)
+Resolver = Callable[[pb.Relation, "list[LocalData]"], "list[str]"]
 
 
 # ------------------------------------------------------------------ lowered relations
@@ -177,9 +178,12 @@ def _expr_refs(expr: ir.Expr) -> tuple[set[str], bool, bool, bool]:
 class Lowerer:
     """Forward pass: IR steps → a chain of ``Rel`` with names tracked (see module doc)."""
 
-    def __init__(self, *, case_sensitive: bool = False, resolver: Resolver | None = None) -> None:
+    def __init__(
+        self, *, case_sensitive: bool = False, resolver: Resolver | None = None, inline_data: bool = True
+    ) -> None:
         self.case_sensitive = case_sensitive
         self.resolver = resolver
+        self.inline_data = inline_data
         self.errors: list[ErrorDetail] = []
         self._next_id = 0
 
@@ -223,8 +227,8 @@ class Lowerer:
         if scope.complete or self.resolver is None:
             return scope
         rel = pb.Relation()
-        emit_chain(chain, rel)
-        names = self.resolver(rel)
+        local = emit_chain(chain, rel, inline_data=self.inline_data)
+        names = self.resolver(rel, local)
         return Scope(tuple(names), self.case_sensitive)
 
     # -------------------------------------------------------------- steps
@@ -519,13 +523,15 @@ def _ctx(scope: Scope) -> ExprContext:
     return ExprContext(scope)
 
 
-def build_local(rel: LocalRel, out: pb.Relation) -> None:
+def build_local(rel: LocalRel, out: pb.Relation, em: Emitter) -> None:
     out.common.plan_id = rel.plan_id
-    out.local_relation.data = serialize_ipc(rel.table)
+    if em.inline_data:
+        out.local_relation.data = serialize_ipc(rel.table)
+    em.local.append(LocalData(out, rel.table))
     return None
 
 
-def build_filter(rel: FilterRel, out: pb.Relation) -> pb.Relation:
+def build_filter(rel: FilterRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     f = out.filter
     cond = rel.conditions[0] if len(rel.conditions) == 1 else ir.Call("and", tuple(rel.conditions), "")
@@ -533,7 +539,7 @@ def build_filter(rel: FilterRel, out: pb.Relation) -> pb.Relation:
     return f.input
 
 
-def build_project(rel: ProjectRel, out: pb.Relation) -> pb.Relation:
+def build_project(rel: ProjectRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     p = out.project
     ctx = _ctx(rel.scope)
@@ -547,7 +553,7 @@ def build_project(rel: ProjectRel, out: pb.Relation) -> pb.Relation:
     return p.input
 
 
-def build_with_columns(rel: WithColumnsRel, out: pb.Relation) -> pb.Relation:
+def build_with_columns(rel: WithColumnsRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     w = out.with_columns
     ctx = _ctx(rel.scope)
@@ -558,7 +564,7 @@ def build_with_columns(rel: WithColumnsRel, out: pb.Relation) -> pb.Relation:
     return w.input
 
 
-def build_with_columns_renamed(rel: RenameRel, out: pb.Relation) -> pb.Relation:
+def build_with_columns_renamed(rel: RenameRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     r = out.with_columns_renamed
     for old, new in rel.pairs:
@@ -568,32 +574,32 @@ def build_with_columns_renamed(rel: RenameRel, out: pb.Relation) -> pb.Relation:
     return r.input
 
 
-def build_drop(rel: DropRel, out: pb.Relation) -> pb.Relation:
+def build_drop(rel: DropRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     d = out.drop
     d.column_names.extend(rel.names)
     return d.input
 
 
-def build_deduplicate(rel: DedupRel, out: pb.Relation) -> pb.Relation:
+def build_deduplicate(rel: DedupRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     out.deduplicate.all_columns_as_keys = True
     return out.deduplicate.input
 
 
-def build_limit(rel: LimitRel, out: pb.Relation) -> pb.Relation:
+def build_limit(rel: LimitRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     out.limit.limit = rel.n
     return out.limit.input
 
 
-def build_offset(rel: OffsetRel, out: pb.Relation) -> pb.Relation:
+def build_offset(rel: OffsetRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     out.offset.offset = rel.n
     return out.offset.input
 
 
-def build_sort(rel: SortRel, out: pb.Relation) -> pb.Relation:
+def build_sort(rel: SortRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     s = out.sort
     s.is_global = True
@@ -603,7 +609,7 @@ def build_sort(rel: SortRel, out: pb.Relation) -> pb.Relation:
     return s.input
 
 
-def build_aggregate(rel: AggregateRel, out: pb.Relation) -> pb.Relation:
+def build_aggregate(rel: AggregateRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     a = out.aggregate
     a.group_type = _GROUP_TYPES[rel.kind]
@@ -620,7 +626,7 @@ def build_aggregate(rel: AggregateRel, out: pb.Relation) -> pb.Relation:
     return a.input
 
 
-def build_join(rel: JoinRel, out: pb.Relation) -> pb.Relation:
+def build_join(rel: JoinRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     j = out.join
     j.join_type = _JOIN_TYPES[rel.how]
@@ -629,11 +635,11 @@ def build_join(rel: JoinRel, out: pb.Relation) -> pb.Relation:
     if rel.condition is not None:
         assert rel.cond_scope is not None
         emit(rel.condition, j.join_condition, ExprContext(rel.cond_scope))
-    emit_chain(rel.right, j.right)
+    em.chain(rel.right, j.right)
     return j.left
 
 
-def build_set_operation(rel: SetOpRel, out: pb.Relation) -> pb.Relation:
+def build_set_operation(rel: SetOpRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     s = out.set_op
     s.set_op_type = pb.SetOperation.SET_OP_TYPE_UNION
@@ -641,11 +647,11 @@ def build_set_operation(rel: SetOpRel, out: pb.Relation) -> pb.Relation:
     s.by_name = rel.by_name
     if rel.by_name:
         s.allow_missing_columns = rel.allow_missing
-    emit_chain(rel.right, s.right_input)
+    em.chain(rel.right, s.right_input)
     return s.left_input
 
 
-RELATION_BUILDERS: dict[type, Callable[[Any, pb.Relation], pb.Relation | None]] = {
+RELATION_BUILDERS: dict[type, Callable[[Any, pb.Relation, Emitter], pb.Relation | None]] = {
     LocalRel: build_local,
     FilterRel: build_filter,
     ProjectRel: build_project,
@@ -668,12 +674,39 @@ if set(ir.STEP_CLASSES) - set(LOWERINGS):  # pragma: no cover
     raise RuntimeError(f"no lowering for {sorted(c.__name__ for c in set(ir.STEP_CLASSES) - set(LOWERINGS))}")
 
 
-def emit_chain(chain: list[Rel], out: pb.Relation) -> None:
-    """Fill ``out`` with the chain, outermost relation first (no copies)."""
-    slot: pb.Relation | None = out
-    for rel in reversed(chain):
-        assert slot is not None
-        slot = RELATION_BUILDERS[type(rel)](rel, slot)
+@dataclass(frozen=True)
+class LocalData:
+    """An inline table and the relation that carries it.
+
+    With ``inline_data=False`` the relation is left as an empty ``local_relation`` for the
+    executor to fill: inline Arrow IPC, or a reference to a cached artifact when the table
+    is large (the swap needs the server, so it is no part of translation).
+    """
+
+    relation: pb.Relation
+    table: pa.Table
+
+
+@dataclass
+class Emitter:
+    """Top-down emission of ``Rel`` chains; collects every inline table it places."""
+
+    inline_data: bool = True
+    local: list[LocalData] = field(default_factory=list)
+
+    def chain(self, chain: list[Rel], out: pb.Relation) -> None:
+        """Fill ``out`` with the chain, outermost relation first (no copies)."""
+        slot: pb.Relation | None = out
+        for rel in reversed(chain):
+            assert slot is not None
+            slot = RELATION_BUILDERS[type(rel)](rel, slot, self)
+
+
+def emit_chain(chain: list[Rel], out: pb.Relation, *, inline_data: bool = True) -> list[LocalData]:
+    """Fill ``out`` with the chain (see :class:`Emitter`); returns the inline tables placed."""
+    em = Emitter(inline_data)
+    em.chain(chain, out)
+    return em.local
 
 
 def chain_depth(chain: list[Rel]) -> int:
