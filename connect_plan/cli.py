@@ -204,8 +204,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     plan = load_plan(_plan_only(_read_document(args.file)))
     if args.analyzed or args.remote or os.environ.get("SPARK_REMOTE"):
         with Client(_remote(args, start=args.analyzed)) as client:
-            tr = client._translation(plan)
-            print(plan_text(tr.plan))
+            print(plan_text(client.translate(plan)))
             if args.analyzed:
                 print("== Spark ==")
                 print(client.explain(plan, mode="extended"))

@@ -18,7 +18,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import ir
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql.connect import proto as pb
 
-    from .translator import Translation
+    from .translator import LocalData, Translation
 
 __all__ = ["Client", "connect", "redact", "resolve_remote"]
 
@@ -227,6 +227,9 @@ class Client:
         self._closed = False
         self._schema_cache: dict[bytes, list[str]] = {}
         self._case_sensitive = False
+        from .inputs import InputPlacer
+
+        self._inputs = InputPlacer(self._sc, self._call)
         if conf:
             self.set_conf(conf)
 
@@ -288,14 +291,25 @@ class Client:
     def translate(self, plan: Any, data: Any = None, schema: Any = None) -> pb.Plan:
         """Like :func:`connect_plan.translate`, but asks the server for column names the
         translator cannot know statically (only when a join needs them)."""
-        return self._translation(load_plan(plan, data, schema)).plan
-
-    def _translation(self, plan: ir.Plan) -> Translation:
         from .translator import translate_ir
 
-        return translate_ir(plan, case_sensitive=self._case_sensitive, resolver=self._resolve_names)
+        return translate_ir(
+            load_plan(plan, data, schema), case_sensitive=self._case_sensitive, resolver=self._resolve_names
+        ).plan
 
-    def _resolve_names(self, relation: pb.Relation) -> list[str]:
+    def _prepare(self, plan: ir.Plan, limit: int | None = None) -> Translation:
+        """Translate for execution: inline tables are placed by the session's
+        :class:`~connect_plan.inputs.InputPlacer` (inline, or cached artifacts)."""
+        from .translator import translate_ir
+
+        tr = translate_ir(
+            plan, case_sensitive=self._case_sensitive, resolver=self._resolve_names, inline_data=False, limit=limit
+        )
+        self._inputs.fill(tr.plan, tr.local_data)
+        return tr
+
+    def _resolve_names(self, relation: pb.Relation, local: Sequence[LocalData] = ()) -> list[str]:
+        self._inputs.fill(relation, local)
         key = relation.SerializeToString(deterministic=True)
         cached = self._schema_cache.get(key)
         if cached is not None:
@@ -313,25 +327,71 @@ class Client:
 
     # ------------------------------------------------------------ execution
 
-    def execute(self, plan: Any, data: Any = None, schema: Any = None) -> pa.Table:
-        """Run a plan and return its result as one ``pyarrow.Table``."""
+    def execute(
+        self, plan: Any, data: Any = None, schema: Any = None, *, max_rows: int | None = None, max_bytes: int | None = None
+    ) -> pa.Table:
+        """Run a plan and return its result as one ``pyarrow.Table``.
+
+        The table is assembled from the same batches :meth:`stream` yields, without copies.
+        ``max_rows``/``max_bytes`` bound the result as in :meth:`stream`.
+        """
+        import pyarrow as pa
+
+        result_schema, batches = self._open(plan, data, schema, max_rows, max_bytes)
+        return pa.Table.from_batches(list(batches), result_schema)
+
+    def stream(
+        self, plan: Any, data: Any = None, schema: Any = None, *, max_rows: int | None = None, max_bytes: int | None = None
+    ) -> pa.RecordBatchReader:
+        """Run a plan and return a ``pyarrow.RecordBatchReader`` over its result.
+
+        Batches are yielded as they arrive from the server, so client memory is bounded by
+        a few batches, not by the result (write it to parquet with ``pyarrow.parquet``, or
+        iterate it). The call returns once the first batch (or the empty result's schema)
+        has arrived, so plan and analysis errors are raised here; a failure later in the
+        stream is raised by the read that meets it. Closing the reader early releases the
+        execution on the server.
+
+        ``max_rows`` adds a ``Limit`` on top of the plan (the server computes no more);
+        ``max_bytes`` stops reading once that many bytes of Arrow data have arrived (the last
+        batch is cut to fit) and releases the rest of the execution.
+        """
+        import pyarrow as pa
+
+        result_schema, batches = self._open(plan, data, schema, max_rows, max_bytes)
+        return pa.RecordBatchReader.from_batches(result_schema, batches)
+
+    def _open(
+        self,
+        plan: Any,
+        data: Any,
+        schema: Any,
+        max_rows: int | None,
+        max_bytes: int | None,
+        on_close: Callable[[], None] | None = None,
+    ) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
+        for name, value in (("max_rows", max_rows), ("max_bytes", max_bytes)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
         ir_plan = load_plan(plan, data, schema)
-        tr = self._translation(ir_plan)
+        tr = self._prepare(ir_plan, limit=max_rows)
+        results = self._results(tr.plan, max_bytes, on_close)
         try:
-            return self._collect(tr.plan)
+            result_schema = next(results)
         except ServerError as err:
             raise self._locate(err, ir_plan) from err.__cause__
+        return result_schema, results
 
     def explain(self, plan: Any, data: Any = None, schema: Any = None, mode: str = "extended") -> str:
         """Spark's explain string for the plan (the server's analyzed/optimized plans)."""
-        tr = self._translation(load_plan(plan, data, schema))
+        tr = self._prepare(load_plan(plan, data, schema))
         return str(self._call(lambda: self._sc.explain_string(tr.plan, mode)))
 
     def schema(self, plan: Any, data: Any = None, schema: Any = None) -> pa.Schema:
         """The Arrow schema of the plan's result, from the server's analysis."""
         from pyspark.sql.pandas.types import to_arrow_schema
 
-        tr = self._translation(load_plan(plan, data, schema))
+        tr = self._prepare(load_plan(plan, data, schema))
         struct = self._call(lambda: self._sc.schema(tr.plan))
         return to_arrow_schema(struct)
 
@@ -346,65 +406,90 @@ class Client:
         except Exception as exc:
             raise server_error(exc, self._url) from exc
 
-    def _batches(self, plan: pb.Plan) -> Iterator[Any]:
-        """Yield the announced Spark schema (if any) and then every Arrow batch, checked."""
+    def _results(
+        self, plan: pb.Plan, max_bytes: int | None, on_close: Callable[[], None] | None = None
+    ) -> Iterator[Any]:
+        """Yield the result's Arrow schema, then every Arrow batch as it arrives, checked.
+
+        The transport is PySpark's ``to_table_as_iterator``: it builds the request, runs
+        it reattachably (retries, reattach after a broken or server-ended stream,
+        ReleaseExecute of consumed responses), checks row counts and start offsets,
+        assembles chunked batches and yields each batch as it is decoded (zero-copy from
+        the response bytes; the one-batch ``Table`` it wraps each batch in costs ~µs).
+        Here: the schema is the first batch's, every later batch must match it, names
+        must be unique, and ``max_bytes`` cuts the stream.
+        """
         from pyspark.sql.types import StructType
 
         if self._closed:
             raise ConnectPlanError("this connect_plan.Client is closed")
-        first: pa.Schema | None = None
+        source = self._sc.to_table_as_iterator(plan, {})
+        pending: list[pa.RecordBatch] = []
+        try:
+            announced: StructType | None = None
+            while not pending:
+                item = self._next(source)
+                if item is None:
+                    break
+                if isinstance(item, StructType):
+                    announced = item
+                else:
+                    pending = item.to_batches()
+            if pending:
+                first = pending[0].schema
+            elif announced is not None:
+                from pyspark.sql.pandas.types import to_arrow_schema
+
+                first = to_arrow_schema(announced)
+            else:
+                raise ResultIntegrityError("the server sent neither a schema nor any Arrow batch")
+            check_unique_names(first)
+            yield first
+            budget = max_bytes
+            while True:
+                for batch in pending:
+                    if not batch.schema.equals(first):
+                        raise ResultIntegrityError(
+                            f"the server changed the result schema mid-stream: {first} then {batch.schema}"
+                        )
+                    if budget is not None:
+                        size = batch.nbytes
+                        if size > budget:
+                            cut = _head_within(batch, budget)
+                            if cut.num_rows:
+                                yield cut
+                            return
+                        budget -= size
+                    yield batch
+                item = self._next(source)
+                if item is None:
+                    return
+                pending = [] if isinstance(item, StructType) else item.to_batches()
+        finally:
+            with _quiet(), contextlib.suppress(Exception):
+                source.close()  # releases the execution on the server if we stopped early
+            if on_close is not None:
+                on_close()
+
+    def _next(self, source: Iterator[Any]) -> Any:
         try:
             with _quiet():
-                for item in self._sc.to_table_as_iterator(plan, {}):
-                    if isinstance(item, StructType):
-                        yield item
-                        continue
-                    for batch in item.to_batches():
-                        if first is None:
-                            first = batch.schema
-                        elif not batch.schema.equals(first):
-                            raise ResultIntegrityError(
-                                f"the server changed the result schema mid-stream: {first} then {batch.schema}"
-                            )
-                        yield batch
-        except (ConnectPlanError, GeneratorExit):
+                return next(source, None)
+        except ConnectPlanError:
             raise
         except Exception as exc:
             raise server_error(exc, self._url) from exc
-
-    def _collect(self, plan: pb.Plan) -> pa.Table:
-        import pyarrow as pa
-        from pyspark.sql.types import StructType
-
-        batches: list[pa.RecordBatch] = []
-        announced: StructType | None = None
-        for item in self._batches(plan):
-            if isinstance(item, StructType):
-                announced = item
-            else:
-                batches.append(item)
-        if batches:
-            table = pa.Table.from_batches(batches)
-        elif announced is not None:
-            from pyspark.sql.pandas.types import to_arrow_schema
-
-            table = to_arrow_schema(announced).empty_table()
-        else:
-            raise ResultIntegrityError("the server sent neither a schema nor any Arrow batch")
-        check_unique_names(table.schema)
-        return table
 
     def _locate(self, err: ServerError, plan: ir.Plan) -> ServerError:
         """Find the first plan step whose prefix fails analysis (binary search, O(log n)
         AnalyzePlan calls); only for analysis errors, which a prefix reproduces."""
         if err.op_index is not None or not plan.steps or not _is_analysis_error(err):
             return err
-        from .translator import translate_ir
 
         def fails(k: int) -> bool:
             prefix = ir.Plan(plan.source, plan.steps[:k], plan.loc)
             try:
-                tr = translate_ir(prefix, case_sensitive=self._case_sensitive, resolver=self._resolve_names)
+                tr = self._prepare(prefix)
                 with _quiet():
                     self._sc.schema(tr.plan)
             except PlanError:
@@ -428,6 +513,18 @@ class Client:
 
 def _is_analysis_error(err: ServerError) -> bool:
     return bool(err.sqlstate and err.sqlstate[:2] == "42") or "AnalysisException" in err.message
+
+
+def _head_within(batch: pa.RecordBatch, budget: int) -> pa.RecordBatch:
+    """The longest head of ``batch`` whose Arrow data fits in ``budget`` bytes."""
+    lo, hi = 0, batch.num_rows  # head of lo rows fits, of hi rows does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if batch.slice(0, mid).nbytes <= budget:
+            lo = mid
+        else:
+            hi = mid
+    return batch.slice(0, lo)
 
 
 def check_unique_names(schema: pa.Schema) -> None:
