@@ -194,7 +194,11 @@ def load_plan(plan: Any, data: Any = None, schema: Any = None) -> ir.Plan:
             )
         return parse_document(plan)
     if schema is None:
-        raise PlanError.single("missing_key", "/input/schema", "a schema is needed for the data (pass schema=...)")
+        from .parse import is_table_input
+
+        if not is_table_input(data):
+            raise PlanError.single("missing_key", "/input/schema", "a schema is needed for the data (pass schema=...)")
+        schema = []  # Arrow/pandas data carries its own schema
     return parse_plan([] if data is None else data, schema, plan)
 
 

@@ -21,6 +21,7 @@ import base64
 import binascii
 import datetime as dt
 import decimal
+import functools
 import json
 import math
 import re
@@ -543,9 +544,17 @@ def serialize_ipc(table: pa.Table) -> bytes:
     import pyarrow as pa
 
     sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
+    # explicit options: without them pyarrow reads two environment variables per call
+    with pa.ipc.new_stream(sink, table.schema, options=_ipc_options()) as writer:
         writer.write_table(table)
     return sink.getvalue().to_pybytes()
+
+
+@functools.cache
+def _ipc_options() -> pa.ipc.IpcWriteOptions:
+    import pyarrow as pa
+
+    return pa.ipc.IpcWriteOptions()
 
 
 def ipc_chunks(table: pa.Table, max_rows: int, max_bytes: int) -> Iterator[bytes]:

@@ -32,6 +32,7 @@ name); ``order`` reorders arguments where the plan format's order differs from S
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -77,11 +78,12 @@ class FunctionSpec:
     notes: str = ""
     signature: str = ""
 
-    @property
+    # cached: read for every call the parser sees (rows are immutable)
+    @functools.cached_property
     def min_args(self) -> int:
         return sum(1 for p in self.params if not p.optional)
 
-    @property
+    @functools.cached_property
     def max_args(self) -> int | None:
         if any(p.variadic for p in self.params):
             return None

@@ -316,9 +316,38 @@ class Parser:
 
             try:
                 target = pa.schema([pa.field(f.name, arrow_type(f.type)) for f in fields])
-                table = table.cast(target)
+                if table.schema.types != target.types:  # casting to the same types still costs ~5 µs a column
+                    table = table.cast(target)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError, TypeParseError) as exc:
                 self.err("schema_mismatch", schema_loc, f"the Arrow data cannot be cast to the schema: {exc}")
+                return None
+            return ir.InlineData(table, rows_loc)
+        return self._spark_readable(table, rows_loc)
+
+    def _spark_readable(self, table: Any, rows_loc: str) -> ir.InlineData | None:
+        """Arrow data without a declared schema, with each column cast to the Arrow type
+        Spark reads for its Spark type: unsigned ints widen, nanosecond timestamps become
+        microseconds, dictionaries (pandas categoricals) are decoded, large/view strings
+        become plain strings. Spark rejects the original types (or, for dictionaries, reads
+        the indices)."""
+        import pyarrow as pa
+
+        from .types import arrow_type, from_arrow
+
+        fields = []
+        for i, f in enumerate(table.schema):
+            try:
+                fields.append(pa.field(f.name, arrow_type(from_arrow(f.type))))
+            except TypeParseError as exc:
+                self.err("unsupported_type", f"{rows_loc}/columns/{i}", f"column {f.name!r}: {exc}", str(f.type))
+        if len(fields) != table.num_columns:
+            return None
+        target = pa.schema(fields)
+        if table.schema.types != target.types:
+            try:
+                table = table.cast(target)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+                self.err("unsupported_type", rows_loc, f"the Arrow data cannot be converted to Spark's types {target}: {exc}")
                 return None
         return ir.InlineData(table, rows_loc)
 
@@ -977,6 +1006,13 @@ class Parser:
         if depth > MAX_EXPR_DEPTH:
             self.err("too_deep", loc, f"expression nested more than {MAX_EXPR_DEPTH} levels deep")
             return None
+        if type(raw) is dict and len(raw) == 1:
+            # fast paths for the commonest leaves; same results as the general rules below
+            if "lit" in raw:
+                return self.literal(raw["lit"], f"{loc}/lit")
+            name = raw.get("col")
+            if type(name) is str:
+                return self.column_ref(name, f"{loc}/col")
         if isinstance(raw, str):
             return self.column_ref(raw, loc)
         if raw is None or isinstance(raw, (bool, int, float)):
@@ -1262,9 +1298,13 @@ class Parser:
             return None
         args: list[ir.Expr] = []
         ok = True
+        params = spec.params if spec.max_args is not None else None  # fixed slots: argument i fills slot i
         for i, a in enumerate(raw_args):
-            param = spec.param_for(i, n)
-            e = self.argument(a, param, f"{loc}/{akey}/{i}", depth, spec)
+            param = params[i] if params is not None else spec.param_for(i, n)
+            if param.code == "e":
+                e = self.expr(a, f"{loc}/{akey}/{i}", depth + 1)
+            else:
+                e = self.argument(a, param, f"{loc}/{akey}/{i}", depth, spec)
             if e is None:
                 ok = False
             else:
@@ -1392,6 +1432,16 @@ def _normalise_eq(item: Mapping[str, Any]) -> Mapping[str, Any]:
     return item
 
 
+def is_table_input(rows: Any) -> bool:
+    """Whether ``rows`` is a pyarrow Table/RecordBatch or a pandas DataFrame (no conversion)."""
+    mod = type(rows).__module__
+    if mod.startswith("pyarrow"):
+        import pyarrow as pa
+
+        return isinstance(rows, (pa.Table, pa.RecordBatch))
+    return mod.startswith("pandas") and type(rows).__name__ == "DataFrame"
+
+
 def _arrow_input(rows: Any) -> Any:
     """A pyarrow Table/RecordBatch (or pandas DataFrame) given as data, else None."""
     mod = type(rows).__module__
@@ -1507,4 +1557,4 @@ def parse_document(doc: Any) -> ir.Plan:
     return result
 
 
-__all__ += ["Parser"]
+__all__ += ["Parser", "is_table_input"]

@@ -64,6 +64,8 @@ class LocalRel(Rel):
 class FilterRel(Rel):
     conditions: list[ir.Expr]
     scope: Scope
+    #: a condition is non-deterministic (then nothing more is merged in)
+    nondet: bool = False
 
 
 @dataclass
@@ -77,6 +79,10 @@ class WithColumnsRel(Rel):
     items: list[tuple[str, ir.Expr]]
     scope: Scope
     defined: set[str] = field(default_factory=set)
+    #: ``defined`` lower-cased (expression references are compared lower-cased)
+    defined_lower: set[str] = field(default_factory=set)
+    #: an item holds a generator (then nothing more is merged in)
+    generator: bool = False
 
 
 @dataclass
@@ -160,18 +166,28 @@ def _expr_refs(expr: ir.Expr) -> tuple[set[str], bool, bool, bool]:
     star, a non-deterministic call, or a generator."""
     names: set[str] = set()
     star = nondet = generator = False
-    for node in ir.walk(expr):
-        if isinstance(node, ir.Col):
-            names.add(node.name.lower())
-            names.add(node.name.split(".", 1)[0].lower())
-        elif isinstance(node, ir.Star):
-            star = True
-        elif isinstance(node, ir.Call):
-            spec = CATALOG[node.fn]
+    stack: list[ir.Expr] = [expr]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ir.Lit:
+            continue
+        if kind is ir.Col:
+            name = node.name.lower()  # type: ignore[union-attr]
+            names.add(name)
+            if "." in name:
+                names.add(name.split(".", 1)[0])
+        elif kind is ir.Call:
+            spec = CATALOG[node.fn]  # type: ignore[union-attr]
             nondet = nondet or spec.nondeterministic or spec.spark in NONDETERMINISTIC
             generator = generator or spec.kind == "generator"
-        elif isinstance(node, ir.UdfCall):
-            nondet = True  # UDFs may be non-deterministic; never merged
+            stack.extend(node.args)  # type: ignore[union-attr]
+        elif kind is ir.Star:
+            star = True
+        else:
+            if kind is ir.UdfCall:
+                nondet = True  # UDFs may be non-deterministic; never merged
+            stack.extend(ir.children(node))
     return names, star, nondet, generator
 
 
@@ -236,11 +252,11 @@ class Lowerer:
     def filter(self, step: ir.Filter, chain: list[Rel], scope: Scope) -> Scope:
         last = chain[-1]
         _, _, nondet, _ = _expr_refs(step.condition)
-        if isinstance(last, FilterRel) and not nondet and not any(_expr_refs(c)[2] for c in last.conditions):
+        if isinstance(last, FilterRel) and not nondet and not last.nondet:
             last.conditions.append(step.condition)
             last.steps.append(step.index)
         else:
-            chain.append(FilterRel(self.new_id(), [step.index], [step.condition], scope))
+            chain.append(FilterRel(self.new_id(), [step.index], [step.condition], scope, nondet))
         return scope
 
     def select(self, step: ir.Select, chain: list[Rel], scope: Scope) -> Scope:
@@ -279,14 +295,17 @@ class Lowerer:
             and not star
             and not generator
             and key not in last.defined
-            and not (refs & {d.lower() for d in last.defined})
-            and not any(_expr_refs(e)[3] for _, e in last.items)
+            and not (refs & last.defined_lower)
+            and not last.generator
         ):
             last.items.append((step.name, step.expr))
             last.defined.add(key)
+            last.defined_lower.add(key.lower())
             last.steps.append(step.index)
         else:
-            chain.append(WithColumnsRel(self.new_id(), [step.index], [(step.name, step.expr)], scope, {key}))
+            chain.append(
+                WithColumnsRel(self.new_id(), [step.index], [(step.name, step.expr)], scope, {key}, {key.lower()}, generator)
+            )
         if scope.names is None:
             return scope
         names = list(scope.names)

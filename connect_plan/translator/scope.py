@@ -10,6 +10,7 @@ known (a table read), ``names`` is ``None``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -33,17 +34,26 @@ class Scope:
     def norm(self, name: str) -> str:
         return name if self.case_sensitive else name.lower()
 
-    @property
+    @functools.cached_property
     def complete(self) -> bool:
         return self.names is not None and all(n is not None for n in self.names)
+
+    @functools.cached_property
+    def _positions(self) -> dict[str, int]:
+        """Normalised name → first position (built once per scope, on first lookup)."""
+        names = self.names or ()
+        keys = names if self.case_sensitive else [n and n.lower() for n in names]
+        # built from the end so that the first position of a repeated name wins
+        out: dict[str | None, int] = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1)))
+        out.pop(None, None)
+        return out  # type: ignore[return-value]
 
     def known(self) -> list[str]:
         return [n for n in self.names or () if n is not None]
 
     def has(self, name: str) -> bool | None:
         """True/False if the column ``name`` exists; None if that cannot be known."""
-        key = self.norm(name)
-        if self.names is not None and any(n is not None and self.norm(n) == key for n in self.names):
+        if self.names is not None and self.norm(name) in self._positions:
             return True
         return False if self.complete else None
 
@@ -89,8 +99,4 @@ class Scope:
     def index_of(self, name: str) -> int | None:
         if self.names is None:
             return None
-        key = self.norm(name)
-        for i, n in enumerate(self.names):
-            if n is not None and self.norm(n) == key:
-                return i
-        return None
+        return self._positions.get(self.norm(name))
