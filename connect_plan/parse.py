@@ -158,9 +158,13 @@ def _type_name(v: Any) -> str:
         return "string"
     if isinstance(v, (list, tuple)):
         return "array"
-    if isinstance(v, Mapping):
+    if isinstance(v, _MAP):
         return "object"
     return type(v).__name__
+
+
+#: isinstance(x, _MAP) accepts any Mapping but decides dicts without the slow ABC check
+_MAP = (dict, Mapping)
 
 
 def _first(d: Mapping[str, Any], *keys: str) -> tuple[str | None, Any]:
@@ -189,7 +193,7 @@ class Parser:
 
     def document(self, doc: Any, loc: str = "") -> ir.Plan | None:
         """A plan document ``{"input": {"schema", "rows"}, "plan": [...]}``."""
-        if not isinstance(doc, Mapping):
+        if not isinstance(doc, _MAP):
             self.err("document_type", loc or "/", "a plan document must be a JSON object with 'input' and 'plan'", doc)
             return None
         inp = doc.get("input")
@@ -197,7 +201,7 @@ class Parser:
         if steps_raw is _MISSING:
             self.err("missing_key", f"{loc}/plan", "a plan document needs a 'plan' array")
             steps_raw = []
-        if not isinstance(inp, Mapping):
+        if not isinstance(inp, _MAP):
             self.err("missing_key", f"{loc}/input", "a plan document needs an 'input' object with 'schema' and 'rows'", inp if inp is not None else _MISSING)
             return None
         rows_key, rows = _first(inp, "rows", "data")
@@ -244,7 +248,7 @@ class Parser:
         return ok
 
     def schema(self, raw: Any, loc: str) -> list[Field] | None:
-        if isinstance(raw, Mapping) and isinstance(raw.get("fields"), list):
+        if isinstance(raw, _MAP) and isinstance(raw.get("fields"), list):
             raw, loc = raw["fields"], f"{loc}/fields"  # Spark's StructType JSON
         if not isinstance(raw, (list, tuple)):
             self.err("schema_type", loc, "a schema must be a list of {\"name\", \"type\"} objects or [name, type] pairs", raw)
@@ -256,10 +260,10 @@ class Parser:
             at = f"{loc}/{i}"
             name: Any
             tval: Any
-            if isinstance(item, Mapping):
+            if isinstance(item, _MAP):
                 _, name = _first(item, "name", "fieldName")
                 _, tval = _first(item, "type", "dataType")
-                if isinstance(tval, Mapping):
+                if isinstance(tval, _MAP):
                     tval = tval.get("typeName", tval.get("type", _MISSING))
             elif isinstance(item, (list, tuple)) and len(item) == 2:
                 name, tval = item
@@ -380,7 +384,7 @@ class Parser:
             return None
 
     def step(self, raw: Any, index: int, loc: str) -> ir.Step | None:
-        if not isinstance(raw, Mapping):
+        if not isinstance(raw, _MAP):
             self.err("step_type", loc, "each plan step must be a JSON object {\"op\": ..., \"payload\": ...}", raw)
             return None
         op = raw.get("op")
@@ -405,7 +409,7 @@ class Parser:
     def _select(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
         ploc = f"{loc}/payload"
         items_raw = payload
-        if isinstance(payload, Mapping) and "columns" in payload:
+        if isinstance(payload, _MAP) and "columns" in payload:
             items_raw, ploc = payload["columns"], f"{ploc}/columns"
         elif isinstance(payload, str):
             items_raw = [payload]
@@ -427,7 +431,7 @@ class Parser:
     def select_item(self, item: Any, loc: str) -> ir.SelectItem | None:
         if isinstance(item, str):
             return self._select_string(item, loc)
-        if not isinstance(item, Mapping):
+        if not isinstance(item, _MAP):
             if isinstance(item, (bool, int, float)) or item is None:
                 lit = self.expr(item, loc)
                 return ir.SelectItem(lit, None, loc) if lit is not None else None
@@ -496,7 +500,7 @@ class Parser:
 
     def _with_column(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
         ploc = f"{loc}/payload"
-        if not isinstance(payload, Mapping):
+        if not isinstance(payload, _MAP):
             self.err("payload_type", ploc, "withColumn needs {\"name\": ..., \"expr\": ...}", payload)
             return None
         key, name = _first(payload, "name", "alias", "colName")
@@ -514,7 +518,7 @@ class Parser:
 
     def _rename(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
         ploc = f"{loc}/payload"
-        if not isinstance(payload, Mapping):
+        if not isinstance(payload, _MAP):
             self.err("payload_type", ploc, "withColumnRenamed needs {\"old\": ..., \"new\": ...}", payload)
             return None
         okey, old = _first(payload, "old", "existing")
@@ -529,7 +533,7 @@ class Parser:
     def _drop(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
         ploc = f"{loc}/payload"
         items = payload
-        if isinstance(payload, Mapping):
+        if isinstance(payload, _MAP):
             key, items = _first(payload, "columns", "cols")
             if key is None:
                 self.err("missing_key", f"{ploc}/columns", "drop needs a 'columns' list")
@@ -547,7 +551,7 @@ class Parser:
 
     def column_name(self, item: Any, loc: str, keys: tuple[str, ...] = ("col", "column", "name")) -> str | None:
         """A plain column name: a string or ``{"col"|"column"|"name": ...}``."""
-        if isinstance(item, Mapping):
+        if isinstance(item, _MAP):
             key, item = _first(item, *keys)
             if key is None:
                 self.err("column_name", loc, f"expected a column name or an object with one of {list(keys)}", item)
@@ -568,7 +572,7 @@ class Parser:
         ploc = f"{loc}/payload"
         n: Any = payload
         nloc = ploc
-        if isinstance(payload, Mapping):
+        if isinstance(payload, _MAP):
             if "n" not in payload and default is not None:
                 return default
             n, nloc = payload.get("n", _MISSING), f"{ploc}/n"
@@ -599,7 +603,7 @@ class Parser:
         ploc = f"{loc}/payload"
         if isinstance(payload, (list, tuple, str)):
             payload = {"columns": payload if not isinstance(payload, str) else [payload]}
-        if not isinstance(payload, Mapping):
+        if not isinstance(payload, _MAP):
             self.err("payload_type", ploc, "orderBy needs {\"columns\": [...], \"ascending\"?: [...]}", payload)
             return None
         ckey, cols = _first(payload, "columns", "cols")
@@ -633,7 +637,7 @@ class Parser:
                 else:
                     entries.append([ir.Col(item, iloc), None, None, iloc])
                 continue
-            if isinstance(item, Mapping):
+            if isinstance(item, _MAP):
                 key = self.sort_key(item, iloc)
                 if key is not None:
                     entries.append(list(key))
@@ -727,7 +731,7 @@ class Parser:
         kind = {"groupBy": "groupby", "rollup": "rollup", "cube": "cube"}[op]
         if isinstance(payload, (list, tuple)):
             payload = {"group_by": payload}
-        if not isinstance(payload, Mapping):
+        if not isinstance(payload, _MAP):
             self.err("payload_type", ploc, f"{op} needs {{\"group_by\": [...], \"aggs\": [...]}}", payload)
             return None
         gkey, groups = _first(payload, "group_by", "groupBy", "columns", "cols")
@@ -744,15 +748,15 @@ class Parser:
             gloc = f"{ploc}/{gkey}/{i}"
             if isinstance(g, str):
                 keys.append(ir.Col(g, gloc))
-            elif isinstance(g, Mapping) and "expr" in g:
+            elif isinstance(g, _MAP) and "expr" in g:
                 e = self.expr(g["expr"], f"{gloc}/expr")
                 if e is not None:
                     keys.append(e)
-            elif isinstance(g, Mapping) and any(k in g for k in ("col", "column", "name")) and not any(k in g for k in ("fn", "function", "op")):
+            elif isinstance(g, _MAP) and any(k in g for k in ("col", "column", "name")) and not any(k in g for k in ("fn", "function", "op")):
                 name = self.column_name(g, gloc)
                 if name is not None:
                     keys.append(ir.Col(name, gloc))
-            elif isinstance(g, Mapping):
+            elif isinstance(g, _MAP):
                 e = self.expr(g, gloc)
                 if e is not None:
                     keys.append(e)
@@ -770,7 +774,7 @@ class Parser:
         ploc = f"{loc}/payload"
         if isinstance(payload, (list, tuple)):
             aggs = self.aggs(payload, ploc)
-        elif isinstance(payload, Mapping):
+        elif isinstance(payload, _MAP):
             key, val = _first(payload, "aggs", "aggregations")
             if key is None:
                 self.err("missing_key", f"{ploc}/aggs", "agg needs an 'aggs' list")
@@ -793,7 +797,7 @@ class Parser:
         return tuple(out) if len(out) == len(raw) else None
 
     def agg_entry(self, entry: Any, loc: str) -> ir.AggItem | None:
-        if not isinstance(entry, Mapping):
+        if not isinstance(entry, _MAP):
             self.err("agg_entry", loc, "each aggregation must be an object", entry)
             return None
         alias = self._alias(entry, loc, keys=("alias", "name"))
@@ -823,7 +827,7 @@ class Parser:
             args.append(ir.Lit(1, cloc))  # count of rows: count(1), as Spark names it
         elif isinstance(column, str):
             args.append(ir.Lit(1, cloc) if (column == "*" and spec.name == "count") else ir.Col(column, cloc))
-        elif isinstance(column, Mapping):
+        elif isinstance(column, _MAP):
             e = self.expr(column, cloc)
             if e is None:
                 return None
@@ -871,7 +875,7 @@ class Parser:
         """The payload with op-level keys merged in, and where each key came from."""
         merged: dict[str, Any] = {}
         where: dict[str, str] = {}
-        if payload is not None and not isinstance(payload, Mapping):
+        if payload is not None and not isinstance(payload, _MAP):
             self.err("payload_type", f"{loc}/payload", f"{op} needs an object payload", payload)
             return None
         for k in self._OTHER_KEYS:
@@ -940,7 +944,7 @@ class Parser:
             if isinstance(item, str):
                 keys.append(item)
                 continue
-            if isinstance(item, Mapping):
+            if isinstance(item, _MAP):
                 same = _same_name_equality(item)
                 if same is not None:
                     keys.append(same)
@@ -981,7 +985,7 @@ class Parser:
     # ---------------------------------------------------------------- expressions
 
     def type_arg(self, raw: Any, loc: str) -> Any:
-        if isinstance(raw, Mapping) and "lit" in raw:
+        if isinstance(raw, _MAP) and "lit" in raw:
             raw, loc = raw["lit"], f"{loc}/lit"
         if not isinstance(raw, str):
             self.err("type_expected", loc, "expected a type name string such as 'int' or 'decimal(10,2)'", raw)
@@ -1006,18 +1010,25 @@ class Parser:
         if depth > MAX_EXPR_DEPTH:
             self.err("too_deep", loc, f"expression nested more than {MAX_EXPR_DEPTH} levels deep")
             return None
-        if type(raw) is dict and len(raw) == 1:
-            # fast paths for the commonest leaves; same results as the general rules below
-            if "lit" in raw:
-                return self.literal(raw["lit"], f"{loc}/lit")
-            name = raw.get("col")
-            if type(name) is str:
-                return self.column_ref(name, f"{loc}/col")
+        if type(raw) is dict:
+            # fast paths for the commonest shapes; same results as the general rules below
+            if len(raw) == 1:
+                if "lit" in raw:
+                    return self.literal(raw["lit"], f"{loc}/lit")
+                name = raw.get("col")
+                if type(name) is str:
+                    return self.column_ref(name, f"{loc}/col")
+            elif "col" not in raw and "column" not in raw and "lit" not in raw:
+                if type(raw.get("op")) is str:
+                    return self.op_expr(raw, loc, depth)
+                name = raw.get("fn")
+                if type(name) is str and "udf" not in raw and "window" not in raw:
+                    return self.call(raw, name, loc, depth)
         if isinstance(raw, str):
             return self.column_ref(raw, loc)
         if raw is None or isinstance(raw, (bool, int, float)):
             return self.literal(raw, loc)
-        if not isinstance(raw, Mapping):
+        if not isinstance(raw, _MAP):
             what = "arrays are not expressions (use {\"fn\": \"array\", \"args\": [...]})" if isinstance(raw, (list, tuple)) else "expected an expression object"
             self.err("expr_type", loc, what, raw)
             return None
@@ -1183,7 +1194,7 @@ class Parser:
                 return None
             pending.append((node["right"], f"{nloc}/right"))
             left = node["left"]
-            if isinstance(left, Mapping) and left.get("op") == op and spine < MAX_STEPS:
+            if isinstance(left, _MAP) and left.get("op") == op and spine < MAX_STEPS:
                 node, nloc = left, f"{nloc}/left"
                 spine += 1
                 continue
@@ -1229,7 +1240,7 @@ class Parser:
             self.err("missing_key", f"{loc}/values", "isin needs 'values' (a list)")
             return None
         vloc = f"{loc}/{vkey}"
-        if isinstance(values, Mapping) and "lit" in values:
+        if isinstance(values, _MAP) and "lit" in values:
             values, vloc = values["lit"], f"{vloc}/lit"
         if not isinstance(values, (list, tuple)):
             values = [values]
@@ -1322,11 +1333,11 @@ class Parser:
             return self.expr(raw, loc, depth + 1)
         if param.code == "T":
             t = self.type_arg(raw, loc)
-            return ir.Lit(raw["lit"] if isinstance(raw, Mapping) else raw, loc, t) if t is not None else None
+            return ir.Lit(raw["lit"] if isinstance(raw, _MAP) else raw, loc, t) if t is not None else None
         # literal slot: bare values (and {"lit"}) are checked against the slot's kind;
         # other expression objects pass through for Spark to type-check
         value, vloc = raw, loc
-        if isinstance(raw, Mapping):
+        if isinstance(raw, _MAP):
             if "lit" not in raw:
                 return self.expr(raw, loc, depth + 1)
             value, vloc = raw["lit"], f"{loc}/lit"
@@ -1414,7 +1425,7 @@ def _same_name_equality(item: Mapping[str, Any]) -> str | None:
     left, right = item.get("left"), item.get("right")
 
     def name(v: Any) -> str | None:
-        if isinstance(v, Mapping) and "side" not in v:
+        if isinstance(v, _MAP) and "side" not in v:
             n = v.get("col", v.get("column"))
             return n if isinstance(n, str) else None
         return None
