@@ -55,8 +55,26 @@ class Sample:
     value: Any = None
 
 
-def run_measured(fn: Callable[[], Any]) -> Sample:
+def release_memory() -> None:
+    """Hand freed memory back to the OS (pyarrow's pool, glibc's heap), so that the RSS
+    before a run does not depend on what earlier runs left cached in the allocators."""
     gc.collect()
+    try:
+        import pyarrow as pa
+
+        pa.default_memory_pool().release_unused()
+    except Exception:
+        pass
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except Exception:
+        pass
+
+
+def run_measured(fn: Callable[[], Any]) -> Sample:
+    release_memory()
     probe = reset_peak()
     rss0 = current_rss()
     c0, t0 = time.process_time(), time.perf_counter()

@@ -429,6 +429,7 @@ class Client:
             raise ConnectPlanError("this connect_plan.Client is closed")
         source = self._sc.to_table_as_iterator(plan, {})
         pending: list[pa.RecordBatch] = []
+        started = False
         try:
             announced: StructType | None = None
             while not pending:
@@ -448,6 +449,7 @@ class Client:
             else:
                 raise ResultIntegrityError("the server sent neither a schema nor any Arrow batch")
             check_unique_names(first)
+            started = True
             yield first
             budget = max_bytes
             while True:
@@ -472,7 +474,7 @@ class Client:
         finally:
             with _quiet(), contextlib.suppress(Exception):
                 source.close()  # releases the execution on the server if we stopped early
-            if on_close is not None:
+            if on_close is not None and started:  # before that, the caller handles the error
                 on_close()
 
     def _next(self, source: Iterator[Any]) -> Any:

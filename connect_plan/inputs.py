@@ -203,7 +203,13 @@ class InputPlacer:
         return True
 
     def _upload(self, table: pa.Table, s: CacheSettings) -> tuple[str, ...]:
-        chunks = ipc_chunks(table, s.chunk_rows, s.chunk_bytes) if s.chunked else iter([serialize_ipc(table)])
+        if s.chunked:
+            chunks = ipc_chunks(table, s.chunk_rows, s.chunk_bytes)
+        else:
+            # a CachedLocalRelation's artifact is a serialised LocalRelation message
+            from pyspark.sql.connect import proto as pb
+
+            chunks = iter([pb.LocalRelation(data=serialize_ipc(table)).SerializeToString()])
         hashes: list[str] = []
         pending: list[bytes] = []
         pending_bytes = 0
