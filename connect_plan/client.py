@@ -415,33 +415,32 @@ class Client:
     ) -> Iterator[Any]:
         """Yield the result's Arrow schema, then every Arrow batch as it arrives, checked.
 
-        The transport is PySpark's ``to_table_as_iterator``: it builds the request, runs
-        it reattachably (retries, reattach after a broken or server-ended stream,
-        ReleaseExecute of consumed responses), checks row counts and start offsets,
-        assembles chunked batches and yields each batch as it is decoded (zero-copy from
-        the response bytes; the one-batch ``Table`` it wraps each batch in costs ~µs).
-        Here: the schema is the first batch's, every later batch must match it, names
+        The transport is :func:`connect_plan.results.arrow_stream` (PySpark's reattachable
+        execution, decoded zero-copy to batches). Here: the schema is the first batch's
+        (or the announced one for an empty result), every later batch must match it, names
         must be unique, and ``max_bytes`` cuts the stream.
         """
         from pyspark.sql.types import StructType
 
+        from .results import arrow_stream
+
         if self._closed:
             raise ConnectPlanError("this connect_plan.Client is closed")
-        source = self._sc.to_table_as_iterator(plan, {})
-        pending: list[pa.RecordBatch] = []
+        source = arrow_stream(self._sc, plan)
+        first_batch: pa.RecordBatch | None = None
         started = False
         try:
             announced: StructType | None = None
-            while not pending:
+            while first_batch is None:
                 item = self._next(source)
                 if item is None:
                     break
                 if isinstance(item, StructType):
                     announced = item
                 else:
-                    pending = item.to_batches()
-            if pending:
-                first = pending[0].schema
+                    first_batch = item
+            if first_batch is not None:
+                first = first_batch.schema
             elif announced is not None:
                 from pyspark.sql.pandas.types import to_arrow_schema
 
@@ -452,8 +451,9 @@ class Client:
             started = True
             yield first
             budget = max_bytes
-            while True:
-                for batch in pending:
+            batch = first_batch
+            while batch is not None:
+                if not isinstance(batch, StructType):
                     if not batch.schema.equals(first):
                         raise ResultIntegrityError(
                             f"the server changed the result schema mid-stream: {first} then {batch.schema}"
@@ -467,10 +467,7 @@ class Client:
                             return
                         budget -= size
                     yield batch
-                item = self._next(source)
-                if item is None:
-                    return
-                pending = [] if isinstance(item, StructType) else item.to_batches()
+                batch = self._next(source)
         finally:
             with _quiet(), contextlib.suppress(Exception):
                 source.close()  # releases the execution on the server if we stopped early

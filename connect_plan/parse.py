@@ -13,6 +13,7 @@ choices are documented in ``docs/plan-format.md``.
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -336,18 +337,18 @@ class Parser:
         the indices)."""
         import pyarrow as pa
 
-        from .types import arrow_type, from_arrow
+        try:
+            target = _spark_readable_schema(table.schema)
+        except TypeParseError:
+            from .types import from_arrow
 
-        fields = []
-        for i, f in enumerate(table.schema):
-            try:
-                fields.append(pa.field(f.name, arrow_type(from_arrow(f.type))))
-            except TypeParseError as exc:
-                self.err("unsupported_type", f"{rows_loc}/columns/{i}", f"column {f.name!r}: {exc}", str(f.type))
-        if len(fields) != table.num_columns:
+            for i, f in enumerate(table.schema):
+                try:
+                    from_arrow(f.type)
+                except TypeParseError as exc:
+                    self.err("unsupported_type", f"{rows_loc}/columns/{i}", f"column {f.name!r}: {exc}", str(f.type))
             return None
-        target = pa.schema(fields)
-        if table.schema.types != target.types:
+        if target is not None:
             try:
                 table = table.cast(target)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
@@ -1441,6 +1442,18 @@ def _normalise_eq(item: Mapping[str, Any]) -> Mapping[str, Any]:
     if "operator" in item and "op" not in item:
         item = {**{k: v for k, v in item.items() if k != "operator"}, "op": item["operator"]}
     return item
+
+
+@functools.lru_cache(maxsize=256)
+def _spark_readable_schema(schema: Any) -> Any:
+    """``schema`` with each type replaced by the Arrow type Spark reads for its Spark type,
+    or None when nothing changes; cached, as inputs repeat their schemas."""
+    import pyarrow as pa
+
+    from .types import arrow_type, from_arrow
+
+    target = pa.schema([pa.field(f.name, arrow_type(from_arrow(f.type))) for f in schema])
+    return None if target.types == schema.types else target
 
 
 def is_table_input(rows: Any) -> bool:

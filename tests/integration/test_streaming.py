@@ -165,3 +165,49 @@ def test_execute_plan_can_stream(spark_url: str) -> None:
     assert reader.read_all().column("id").to_pylist() == list(range(10_000))
     head = connect_plan.execute_plan(rows, schema, ordered(plan), remote=spark_url, max_rows=3)
     assert head.column("id").to_pylist() == [0, 1, 2]
+
+
+def test_without_reattachable_execution_the_result_is_the_same(spark_url: str) -> None:
+    rows, schema, plan = generated(3, 10_000)
+    with connect_plan.connect(spark_url) as c:
+        expected = c.execute(ordered(plan), rows, schema)
+        c._sc.disable_reattachable_execute()  # PySpark's switch: plain ExecutePlan with retries
+        assert c.execute(ordered(plan), rows, schema).equals(expected)
+        assert pa.Table.from_batches(list(c.stream(ordered(plan), rows, schema))).equals(expected)
+
+
+def test_consumed_responses_are_released_in_bulk(spark_url: str) -> None:
+    """One ReleaseExecute for a small result (PySpark sends one per response), and releases
+    along the way for a large one (every RELEASE_EVERY_BYTES)."""
+    import concurrent.futures
+
+    from connect_plan.results import RELEASE_EVERY_BYTES
+
+    with connect_plan.connect(spark_url) as c:
+        releases: list[str] = []
+        real = c._sc._stub.ReleaseExecute
+
+        class Stub:  # the real stub; ReleaseExecute calls are recorded on the way
+            def __getattr__(self, name: str) -> Any:
+                return getattr(stub, name)
+
+            def ReleaseExecute(self, request: Any, **kw: Any) -> Any:
+                releases.append(request.WhichOneof("release"))
+                return real(request, **kw)
+
+        stub = c._sc._stub
+        c._sc._stub = Stub()
+
+        def settle() -> list[str]:
+            concurrent.futures.wait(list(c._sc._release_futures), timeout=30)
+            out = list(releases)
+            releases.clear()
+            return out
+
+        c.execute([{"op": "limit", "payload": {"n": 2}}], [[1], [2], [3]], [{"name": "a", "type": "bigint"}])
+        assert settle() == ["release_all"]
+        rows, schema, plan = generated(100, 10_000, text_width=32)
+        size = c.execute(plan, rows, schema).nbytes
+        done = settle()
+        assert done[-1] == "release_all"
+        assert 1 <= done.count("release_until") <= size // RELEASE_EVERY_BYTES + 1
