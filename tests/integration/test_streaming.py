@@ -211,3 +211,22 @@ def test_consumed_responses_are_released_in_bulk(spark_url: str) -> None:
         done = settle()
         assert done[-1] == "release_all"
         assert 1 <= done.count("release_until") <= size // RELEASE_EVERY_BYTES + 1
+
+
+def test_cli_run_writes_parquet_batch_by_batch(spark_url: str, tmp_path: Any, monkeypatch: Any) -> None:
+    import json
+
+    import pyarrow.parquet as pq
+
+    from connect_plan.cli import main
+
+    rows, schema, plan = generated(4, 10_000)
+    doc = tmp_path / "plan.json"
+    doc.write_text(json.dumps({"input": {"schema": schema, "rows": rows}, "plan": ordered(plan)}))
+    out = tmp_path / "out.parquet"
+    monkeypatch.setenv("SPARK_REMOTE", spark_url)
+    assert main(["run", str(doc), "--format", "parquet", "-o", str(out)]) == 0
+    table = pq.read_table(out)
+    assert table.column("id").to_pylist() == list(range(40_000))
+    assert main(["run", str(doc), "--format", "parquet", "-o", str(out), "--max-rows", "5"]) == 0
+    assert pq.read_table(out).num_rows == 5
