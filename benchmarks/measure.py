@@ -112,6 +112,14 @@ def ratio(a: float, b: float) -> float:
     return a / b if b else float("nan")
 
 
+def paired(a: Series, b: Series) -> float:
+    """Median over rounds of the per-round ratio a/b. Each round runs both clients back to
+    back, so load from other processes (this machine is shared) hits both sides of a pair
+    alike; a ratio of two medians would mix rounds taken under different loads."""
+    pairs = [x / y for x, y in zip(a.samples, b.samples) if y]
+    return statistics.median(pairs) if pairs else float("nan")
+
+
 def env_info() -> dict[str, Any]:
     import platform
 

@@ -10,7 +10,6 @@ known (a table read), ``names`` is ``None``.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -34,18 +33,22 @@ class Scope:
     def norm(self, name: str) -> str:
         return name if self.case_sensitive else name.lower()
 
-    @functools.cached_property
+    @property
     def complete(self) -> bool:
-        return self.names is not None and all(n is not None for n in self.names)
+        return self.names is not None and None not in self.names
 
-    @functools.cached_property
+    @property
     def _positions(self) -> dict[str, int]:
-        """Normalised name → first position (built once per scope, on first lookup)."""
-        names = self.names or ()
-        keys = names if self.case_sensitive else [n and n.lower() for n in names]
-        # built from the end so that the first position of a repeated name wins
-        out: dict[str | None, int] = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1)))
-        out.pop(None, None)
+        """Normalised name → first position (built once per scope, on first lookup; kept
+        by hand: functools.cached_property takes a lock on every first access in 3.11)."""
+        out: dict[str | None, int] | None = self.__dict__.get("_positions_cache")
+        if out is None:
+            names = self.names or ()
+            keys = names if self.case_sensitive else [n and n.lower() for n in names]
+            # built from the end so that the first position of a repeated name wins
+            out = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1)))
+            out.pop(None, None)
+            object.__setattr__(self, "_positions_cache", out)
         return out  # type: ignore[return-value]
 
     def known(self) -> list[str]:
