@@ -23,6 +23,7 @@ object reuses its hashes without serialising or hashing it again.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import re
@@ -194,8 +195,11 @@ class InputPlacer:
                 log.info("the server does not support artifacts; sending input data inline")
                 self._artifacts = False
                 return False
+            def forget(_: object, key: int = key) -> None:
+                self._by_table.pop(key, None)
+
             with self._lock:
-                self._by_table[key] = (weakref.ref(table, lambda _, k=key: self._by_table.pop(k, None)), s.chunked, hashes)
+                self._by_table[key] = (weakref.ref(table, forget), s.chunked, hashes)
         if s.chunked:
             rel.chunked_cached_local_relation.dataHashes.extend(hashes)
         else:
@@ -234,6 +238,6 @@ class InputPlacer:
         if hasattr(sc, "cache_artifacts"):
             hashes = self._call(lambda: sc.cache_artifacts(blobs))
         else:  # PySpark 4.0: one call per blob
-            hashes = [self._call(lambda b=b: sc.cache_artifact(b)) for b in blobs]
+            hashes = [self._call(functools.partial(sc.cache_artifact, b)) for b in blobs]
         with self._lock:
             self._cached.update(hashes)

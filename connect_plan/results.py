@@ -27,7 +27,7 @@ If this PySpark lacks any internal used here, :func:`arrow_stream` falls back to
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from .errors import ResultIntegrityError
@@ -51,7 +51,7 @@ def _throttled_iterator_class() -> Any:
     if _ITERATOR_CLASS is None:
         from pyspark.sql.connect.client.reattach import ExecutePlanResponseReattachableIterator
 
-        class ThrottledReleaseIterator(ExecutePlanResponseReattachableIterator):  # type: ignore[misc]
+        class ThrottledReleaseIterator(ExecutePlanResponseReattachableIterator):
             """PySpark's reattachable iterator; only ``_release_until`` waits until
             :data:`RELEASE_EVERY_BYTES` of Arrow data were consumed (see module doc)."""
 
@@ -66,7 +66,7 @@ def _throttled_iterator_class() -> Any:
     return _ITERATOR_CLASS
 
 
-def arrow_stream(sc: Any, plan: pb.Plan) -> Iterator[Any]:
+def arrow_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
     """Run ``plan`` and yield the announced result schema (a PySpark ``StructType``, when
     the server sends one) and every Arrow ``RecordBatch`` as it is decoded."""
     try:
@@ -84,7 +84,7 @@ def arrow_stream(sc: Any, plan: pb.Plan) -> Iterator[Any]:
     return _reattachable_stream(sc, plan)
 
 
-def _public_stream(sc: Any, plan: pb.Plan) -> Iterator[Any]:
+def _public_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
     import pyarrow as pa
 
     for item in sc.to_table_as_iterator(plan, {}):
@@ -94,7 +94,7 @@ def _public_stream(sc: Any, plan: pb.Plan) -> Iterator[Any]:
             yield item
 
 
-def _reattachable_stream(sc: Any, plan: pb.Plan) -> Iterator[Any]:
+def _reattachable_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
     import pyarrow as pa
     from pyspark.sql.connect.types import proto_schema_to_pyspark_data_type
 
