@@ -228,6 +228,8 @@ class Parser:
     def valid_unicode(self, raw: Any, loc: str) -> bool:
         """Every string (and object key) must be encodable as UTF-8: protobuf and Arrow
         reject lone surrogates, so they are located here instead of failing later."""
+        if _all_encodable(raw):  # the usual case, checked without building locations
+            return True
         ok = True
         stack: list[tuple[Any, str]] = [(raw, loc)]
         seen = 0
@@ -1384,6 +1386,29 @@ def _check_literal(code: str, value: Any) -> str | None:
     if code == "L":
         return None if isinstance(value, (bool, int, float, str)) else "a literal value"
     return None
+
+
+def _all_encodable(raw: Any) -> bool:
+    """True when every string and key in ``raw`` (plain JSON containers) is valid UTF-8;
+    False also for anything else, which then gets the located walk."""
+    stack = [raw]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is str:
+            if not node.isascii() and not _encodable(node):
+                return False
+        elif kind is dict:
+            for key in node:
+                if type(key) is str and not key.isascii() and not _encodable(key):
+                    return False
+            extend(node.values())
+        elif kind is list or kind is tuple:
+            extend(node)
+        elif isinstance(node, (str, Mapping, list, tuple)):  # subclasses: the located walk decides
+            return False
+    return True
 
 
 def _encodable(text: str) -> bool:
