@@ -161,11 +161,16 @@ class InputPlacer:
             if inline_bytes > limit // 2:  # only then is measuring the whole plan worth it
                 size = message.ByteSize()
                 if size > limit:
+                    if self._can_cache():
+                        why = (
+                            f"each table is under the server's localRelationCacheThreshold "
+                            f"({self.settings().threshold:,} bytes), so all went inline; lower that threshold"
+                        )
+                    else:
+                        why = "the server has no local relation cache (no artifact support); send less data inline"
                     raise InputTooLargeError(
-                        f"the plan with its inline input data is {size:,} bytes, over the gRPC message "
-                        f"limit of {limit:,} bytes, and the server "
-                        + ("has no local relation cache (no artifact support)" if not self._can_cache() else "did not accept the data as cached artifacts")
-                        + "; send less data inline, or read it on the server (e.g. from files)",
+                        f"the plan with its inline input data is {size:,} bytes, over the gRPC message limit of "
+                        f"{limit:,} bytes: {why}, or read the data on the server (e.g. from files)",
                         size=size,
                         limit=limit,
                     )

@@ -165,3 +165,16 @@ def test_arrow_and_pandas_inputs_run_as_they_are(client: Any) -> None:
     ]
     batch = pa.record_batch({"a": pa.array([3, 1, 2], pa.int8())})
     assert client.execute([{"op": "orderBy", "payload": {"columns": ["a"]}}], batch).column("a").to_pylist() == [1, 2, 3]
+
+
+def test_inline_tables_over_the_limit_on_a_caching_server_name_the_threshold(fresh_client: Any) -> None:
+    """Each table under the (raised) cache threshold goes inline; together they do not fit."""
+    limit = 1 << 20
+    settings = fresh_client._inputs.settings()
+    fresh_client._inputs._settings = dataclasses.replace(settings, threshold=1 << 40, max_message=limit)
+    part = json_rows(14_000, seed=9)
+    assert limit // 3 < load_plan([], part, SCHEMA).source.table.nbytes < limit // 2
+    plan = [{"op": "union", "payload": {"other_data": json_rows(14_000, seed=10 + k), "other_schema": SCHEMA}} for k in range(2)]
+    with pytest.raises(connect_plan.InputTooLargeError, match="localRelationCacheThreshold") as err:
+        fresh_client.execute(plan, part, SCHEMA)
+    assert err.value.limit == limit and err.value.size > limit
