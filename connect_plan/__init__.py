@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import (
     ConnectPlanError,
     ErrorDetail,
+    InputTooLargeError,
     LocalServerError,
     PlanError,
     ResultIntegrityError,
@@ -30,6 +31,7 @@ __all__ = [
     "Client",
     "ConnectPlanError",
     "ErrorDetail",
+    "InputTooLargeError",
     "LocalServerError",
     "PlanError",
     "ResultIntegrityError",
@@ -80,13 +82,38 @@ def connect(remote: str | None = None, **kwargs: Any) -> Client:
     return Client(remote, **kwargs)
 
 
-def execute_plan(rows: Any, schema: Any, plan: Any, remote: str | None = None, **kwargs: Any) -> pa.Table:
-    """Run a plan on a Spark Connect server and return the result as a ``pyarrow.Table``.
+def execute_plan(
+    rows: Any,
+    schema: Any,
+    plan: Any,
+    remote: str | None = None,
+    *,
+    stream: bool = False,
+    max_rows: int | None = None,
+    max_bytes: int | None = None,
+    **kwargs: Any,
+) -> pa.Table | pa.RecordBatchReader:
+    """Run a plan on a Spark Connect server and return the result as a ``pyarrow.Table``,
+    or with ``stream=True`` as a ``pyarrow.RecordBatchReader`` that yields batches as they
+    arrive (its connection closes when the reader is exhausted or dropped).
 
-    Same argument shapes as ``robin_sparkless._execute_plan(data, schema, plan_json)``.
+    Same argument shapes as ``robin_sparkless._execute_plan(data, schema, plan_json)``;
+    ``max_rows``/``max_bytes`` bound the result (see :meth:`Client.stream`).
     """
-    with connect(remote, **kwargs) as client:
-        return client.execute(plan, data=rows, schema=schema)
+    client = connect(remote, **kwargs)
+    if not stream:
+        with client:
+            return client.execute(plan, data=rows, schema=schema, max_rows=max_rows, max_bytes=max_bytes)
+    import pyarrow as pa
+
+    try:
+        from .client import load_plan
+
+        result_schema, batches = client._open(load_plan(plan, rows, schema), max_rows, max_bytes, on_close=client.close)
+    except BaseException:
+        client.close()
+        raise
+    return pa.RecordBatchReader.from_batches(result_schema, batches)
 
 
 def __getattr__(name: str) -> Any:

@@ -190,12 +190,42 @@ def _describe_ipc(data: bytes) -> str:
 # ------------------------------------------------------------------ commands
 
 
+def write_stream(reader: pa.RecordBatchReader, fmt: str, output: str | None, out: TextIO) -> None:
+    """Write a streamed result batch by batch (parquet, csv): memory stays at a few batches."""
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        if not output:
+            raise CliError("--format parquet needs --output PATH")
+        rows = 0
+        with pq.ParquetWriter(output, reader.schema) as writer:
+            for batch in reader:
+                writer.write_batch(batch)
+                rows += batch.num_rows
+        print(f"wrote {rows} rows to {output}", file=sys.stderr)
+        return
+    import pyarrow.csv as pcsv
+
+    sink: Any = output if output else sys.stdout.buffer
+    if not output:
+        out.flush()
+    with pcsv.CSVWriter(sink, reader.schema) as writer:
+        for batch in reader:
+            writer.write_batch(batch)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from .client import Client, load_plan
 
     plan = load_plan(_plan_only(_read_document(args.file)))  # invalid plans fail before any server work
+    if args.format == "parquet" and not args.output:
+        raise CliError("--format parquet needs --output PATH")
+    bounds = {"max_rows": args.max_rows, "max_bytes": args.max_bytes}
     with Client(_remote(args, start=True)) as client:
-        table = client.execute(plan)
+        if args.format in ("parquet", "csv") and plan.output is None:  # a write returns a report
+            write_stream(client.stream(plan, **bounds), args.format, args.output, sys.stdout)
+            return EXIT_OK
+        table = client.execute(plan, **bounds)
     write_result(table, args.format, args.output, sys.stdout)
     return EXIT_OK
 
@@ -207,8 +237,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     plan = load_plan(_plan_only(_read_document(args.file)))
     if args.analyzed or args.remote or os.environ.get("SPARK_REMOTE"):
         with Client(_remote(args, start=args.analyzed)) as client:
-            tr = client._translation(plan)
-            print(plan_text(tr.plan))
+            print(plan_text(client.translate(plan)))
             if args.analyzed:
                 print("== Spark ==")
                 print(client.explain(plan, mode="extended"))
@@ -294,6 +323,16 @@ def cmd_server(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
 def _kv(text: str) -> tuple[str, str]:
     if "=" not in text:
         raise CliError(f"--conf needs KEY=VALUE, got {text!r}")
@@ -313,8 +352,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="run a plan document and print its result")
     p.add_argument("file", help="plan document (JSON: {input, plan}); '-' reads stdin")
-    p.add_argument("--format", choices=("table", "json", "csv", "parquet"), default="table")
+    p.add_argument("--format", choices=("table", "json", "csv", "parquet"), default="table",
+                   help="csv and parquet are written batch by batch as the result streams in")
     p.add_argument("--output", "-o", help="write the result to this file")
+    p.add_argument("--max-rows", type=_count, help="preview: at most this many rows (a limit on top of the plan)")
+    p.add_argument("--max-bytes", type=_count, help="preview: stop after this many bytes of Arrow data")
     remote_arg(p)
     p.set_defaults(func=cmd_run)
 

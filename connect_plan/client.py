@@ -18,7 +18,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import ir
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql.connect import proto as pb
 
-    from .translator import Translation
+    from .translator import LocalData, Translation
     from .translator.expressions import InlineUdf
 
 __all__ = ["Client", "connect", "redact", "resolve_remote"]
@@ -194,8 +194,13 @@ def load_plan(plan: Any, data: Any = None, schema: Any = None) -> ir.Plan:
                 "the plan document has its own 'input'; do not also pass data or schema",
             )
         return parse_document(plan)
-    if schema is None and not _starts_with_read(plan):
-        raise PlanError.single("missing_key", "/input/schema", "a schema is needed for the data (pass schema=...)")
+    if schema is None:
+        from .parse import is_table_input
+
+        if is_table_input(data):
+            schema = []  # Arrow/pandas data carries its own schema
+        elif not _starts_with_read(plan):
+            raise PlanError.single("missing_key", "/input/schema", "a schema is needed for the data (pass schema=...)")
     return parse_plan([] if data is None else data, schema, plan)
 
 
@@ -237,6 +242,9 @@ class Client:
         self._schema_cache: dict[bytes, list[str]] = {}
         self._case_sensitive = False
         self._udfs: dict[str, InlineUdf] = {}
+        from .inputs import InputPlacer
+
+        self._inputs = InputPlacer(self._sc, self._call)
         if conf:
             self.set_conf(conf)
 
@@ -354,13 +362,14 @@ class Client:
 
     def translate(self, plan: Any, data: Any = None, schema: Any = None) -> pb.Plan:
         """Like :func:`connect_plan.translate`, but asks the server for column names the
-        translator cannot know statically (only when a join needs them)."""
-        return self._translation(load_plan(plan, data, schema)).plan
-
-    def _translation(self, plan: ir.Plan) -> Translation:
+        translator cannot know statically (only when a join needs them), and sends the
+        Python UDFs registered with this client inline."""
         from .translator import translate_ir
 
-        return translate_ir(plan, case_sensitive=self._case_sensitive_for(plan), resolver=self._resolve_names, udfs=self._udfs)
+        ir_plan = load_plan(plan, data, schema)
+        return translate_ir(
+            ir_plan, case_sensitive=self._case_sensitive_for(ir_plan), resolver=self._resolve_names, udfs=self._udfs
+        ).plan
 
     def _case_sensitive_for(self, plan: ir.Plan) -> bool:
         """The plan document's own ``spark.sql.caseSensitive`` wins over the session's."""
@@ -399,7 +408,24 @@ class Client:
             if "spark.sql.caseSensitive" in dict(conf):
                 self._case_sensitive = str(before.get("spark.sql.caseSensitive") or "false").lower() == "true"
 
-    def _resolve_names(self, relation: pb.Relation) -> list[str]:
+    def _prepare(self, plan: ir.Plan, limit: int | None = None) -> Translation:
+        """Translate for execution: inline tables are placed by the session's
+        :class:`~connect_plan.inputs.InputPlacer` (inline, or cached artifacts)."""
+        from .translator import translate_ir
+
+        tr = translate_ir(
+            plan,
+            case_sensitive=self._case_sensitive_for(plan),
+            resolver=self._resolve_names,
+            udfs=self._udfs,
+            inline_data=False,
+            limit=limit,
+        )
+        self._inputs.fill(tr.plan, tr.local_data)
+        return tr
+
+    def _resolve_names(self, relation: pb.Relation, local: Sequence[LocalData] = ()) -> list[str]:
+        self._inputs.fill(relation, local)
         key = relation.SerializeToString(deterministic=True)
         cached = self._schema_cache.get(key)
         if cached is not None:
@@ -417,20 +443,28 @@ class Client:
 
     # ------------------------------------------------------------ execution
 
-    def execute(self, plan: Any, data: Any = None, schema: Any = None) -> pa.Table:
+    def execute(
+        self, plan: Any, data: Any = None, schema: Any = None, *, max_rows: int | None = None, max_bytes: int | None = None
+    ) -> pa.Table:
         """Run a plan and return its result as one ``pyarrow.Table``.
 
-        A plan with an output (a final ``write``/``createOrReplaceTempView`` step or a
-        document ``output``) returns a one-row report of what it wrote instead."""
+        The table is assembled from the same batches :meth:`stream` yields, without copies.
+        ``max_rows``/``max_bytes`` bound the result as in :meth:`stream`. A plan with an
+        output (a final ``write``/``createOrReplaceTempView`` step or a document ``output``)
+        returns a one-row report of what it wrote instead.
+        """
+        import pyarrow as pa
+
         ir_plan = load_plan(plan, data, schema)
         with self._plan_conf(ir_plan.conf):
-            tr = self._translation(ir_plan)
-            try:
-                if ir_plan.output is not None:
+            if ir_plan.output is not None:
+                tr = self._prepare(ir_plan)
+                try:
                     return self._run_output(tr, ir_plan.output)
-                return self._collect(tr.plan)
-            except ServerError as err:
-                raise self._locate(err, ir_plan) from err.__cause__
+                except ServerError as err:
+                    raise self._locate(err, ir_plan) from err.__cause__
+            result_schema, batches = self._open(ir_plan, max_rows, max_bytes)
+            return pa.Table.from_batches(list(batches), result_schema)
 
     def _run_output(self, tr: Translation, output: ir.Output) -> pa.Table:
         import pyarrow as pa
@@ -453,17 +487,60 @@ class Client:
             "partition_by": pa.array([report["partition_by"]], pa.list_(pa.string())),
             "rows": pa.array([rows], pa.int64()),
         })
+    def stream(
+        self, plan: Any, data: Any = None, schema: Any = None, *, max_rows: int | None = None, max_bytes: int | None = None
+    ) -> pa.RecordBatchReader:
+        """Run a plan and return a ``pyarrow.RecordBatchReader`` over its result.
+
+        Batches are yielded as they arrive from the server, so client memory is bounded by
+        a few batches, not by the result (write it to parquet with ``pyarrow.parquet``, or
+        iterate it). The call returns once the first batch (or the empty result's schema)
+        has arrived, so plan and analysis errors are raised here; a failure later in the
+        stream is raised by the read that meets it. Closing the reader early releases the
+        execution on the server.
+
+        ``max_rows`` adds a ``Limit`` on top of the plan (the server computes no more);
+        ``max_bytes`` stops reading once that many bytes of Arrow data have arrived (the last
+        batch is cut to fit) and releases the rest of the execution.
+        """
+        import pyarrow as pa
+
+        ir_plan = load_plan(plan, data, schema)
+        if ir_plan.output is not None:
+            raise PlanError.single("not_streamable", ir_plan.loc, "a plan that writes has no result to stream; use execute()")
+        # a document's conf holds while the query is planned (until its first batch)
+        with self._plan_conf(ir_plan.conf):
+            result_schema, batches = self._open(ir_plan, max_rows, max_bytes)
+        return pa.RecordBatchReader.from_batches(result_schema, batches)
+
+    def _open(
+        self,
+        ir_plan: ir.Plan,
+        max_rows: int | None,
+        max_bytes: int | None,
+        on_close: Callable[[], None] | None = None,
+    ) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
+        for name, value in (("max_rows", max_rows), ("max_bytes", max_bytes)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        tr = self._prepare(ir_plan, limit=max_rows)
+        results = self._results(tr.plan, max_bytes, on_close)
+        try:
+            result_schema = next(results)
+        except ServerError as err:
+            raise self._locate(err, ir_plan) from err.__cause__
+        return result_schema, results
 
     def explain(self, plan: Any, data: Any = None, schema: Any = None, mode: str = "extended") -> str:
         """Spark's explain string for the plan (the server's analyzed/optimized plans)."""
-        tr = self._translation(load_plan(plan, data, schema))
+        tr = self._prepare(load_plan(plan, data, schema))
         return str(self._call(lambda: self._sc.explain_string(tr.plan, mode)))
 
     def schema(self, plan: Any, data: Any = None, schema: Any = None) -> pa.Schema:
         """The Arrow schema of the plan's result, from the server's analysis."""
         from pyspark.sql.pandas.types import to_arrow_schema
 
-        tr = self._translation(load_plan(plan, data, schema))
+        tr = self._prepare(load_plan(plan, data, schema))
         struct = self._call(lambda: self._sc.schema(tr.plan))
         return to_arrow_schema(struct)
 
@@ -478,65 +555,89 @@ class Client:
         except Exception as exc:
             raise server_error(exc, self._url) from exc
 
-    def _batches(self, plan: pb.Plan) -> Iterator[Any]:
-        """Yield the announced Spark schema (if any) and then every Arrow batch, checked."""
+    def _results(
+        self, plan: pb.Plan, max_bytes: int | None, on_close: Callable[[], None] | None = None
+    ) -> Iterator[Any]:
+        """Yield the result's Arrow schema, then every Arrow batch as it arrives, checked.
+
+        The transport is :func:`connect_plan.results.arrow_stream` (PySpark's reattachable
+        execution, decoded zero-copy to batches). Here: the schema is the first batch's
+        (or the announced one for an empty result), every later batch must match it, names
+        must be unique, and ``max_bytes`` cuts the stream.
+        """
         from pyspark.sql.types import StructType
+
+        from .results import arrow_stream
 
         if self._closed:
             raise ConnectPlanError("this connect_plan.Client is closed")
-        first: pa.Schema | None = None
+        source = arrow_stream(self._sc, plan)
+        first_batch: pa.RecordBatch | None = None
+        started = False
+        try:
+            announced: StructType | None = None
+            while first_batch is None:
+                item = self._next(source)
+                if item is None:
+                    break
+                if isinstance(item, StructType):
+                    announced = item
+                else:
+                    first_batch = item
+            if first_batch is not None:
+                first = first_batch.schema
+            elif announced is not None:
+                from pyspark.sql.pandas.types import to_arrow_schema
+
+                first = to_arrow_schema(announced)
+            else:
+                raise ResultIntegrityError("the server sent neither a schema nor any Arrow batch")
+            check_unique_names(first)
+            started = True
+            yield first
+            budget = max_bytes
+            batch = first_batch
+            while batch is not None:
+                if not isinstance(batch, StructType):
+                    if not batch.schema.equals(first):
+                        raise ResultIntegrityError(
+                            f"the server changed the result schema mid-stream: {first} then {batch.schema}"
+                        )
+                    if budget is not None:
+                        size = batch.nbytes
+                        if size > budget:
+                            cut = _head_within(batch, budget)
+                            if cut.num_rows:
+                                yield cut
+                            return
+                        budget -= size
+                    yield batch
+                batch = self._next(source)
+        finally:
+            with _quiet(), contextlib.suppress(Exception):
+                source.close()  # releases the execution on the server if we stopped early
+            if on_close is not None and started:  # before that, the caller handles the error
+                on_close()
+
+    def _next(self, source: Iterator[Any]) -> Any:
         try:
             with _quiet():
-                for item in self._sc.to_table_as_iterator(plan, {}):
-                    if isinstance(item, StructType):
-                        yield item
-                        continue
-                    for batch in item.to_batches():
-                        if first is None:
-                            first = batch.schema
-                        elif not batch.schema.equals(first):
-                            raise ResultIntegrityError(
-                                f"the server changed the result schema mid-stream: {first} then {batch.schema}"
-                            )
-                        yield batch
-        except (ConnectPlanError, GeneratorExit):
+                return next(source, None)
+        except ConnectPlanError:
             raise
         except Exception as exc:
             raise server_error(exc, self._url) from exc
-
-    def _collect(self, plan: pb.Plan) -> pa.Table:
-        import pyarrow as pa
-        from pyspark.sql.types import StructType
-
-        batches: list[pa.RecordBatch] = []
-        announced: StructType | None = None
-        for item in self._batches(plan):
-            if isinstance(item, StructType):
-                announced = item
-            else:
-                batches.append(item)
-        if batches:
-            table = pa.Table.from_batches(batches)
-        elif announced is not None:
-            from pyspark.sql.pandas.types import to_arrow_schema
-
-            table = to_arrow_schema(announced).empty_table()
-        else:
-            raise ResultIntegrityError("the server sent neither a schema nor any Arrow batch")
-        check_unique_names(table.schema)
-        return table
 
     def _locate(self, err: ServerError, plan: ir.Plan) -> ServerError:
         """Find the first plan step whose prefix fails analysis (binary search, O(log n)
         AnalyzePlan calls); only for analysis errors, which a prefix reproduces."""
         if err.op_index is not None or not _is_analysis_error(err):
             return err
-        from .translator import translate_ir
 
         def fails(k: int) -> bool:
             prefix = ir.Plan(plan.source, plan.steps[:k], plan.loc, conf=plan.conf)
             try:
-                tr = translate_ir(prefix, case_sensitive=self._case_sensitive_for(plan), resolver=self._resolve_names, udfs=self._udfs)
+                tr = self._prepare(prefix)
                 with _quiet():
                     self._sc.schema(tr.plan)
             except PlanError:
@@ -562,6 +663,18 @@ class Client:
 
 def _is_analysis_error(err: ServerError) -> bool:
     return bool(err.sqlstate and err.sqlstate[:2] == "42") or "AnalysisException" in err.message
+
+
+def _head_within(batch: pa.RecordBatch, budget: int) -> pa.RecordBatch:
+    """The longest head of ``batch`` whose Arrow data fits in ``budget`` bytes."""
+    lo, hi = 0, batch.num_rows  # head of lo rows fits, of hi rows does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if batch.slice(0, mid).nbytes <= budget:
+            lo = mid
+        else:
+            hi = mid
+    return batch.slice(0, lo)
 
 
 def check_unique_names(schema: pa.Schema) -> None:

@@ -13,6 +13,9 @@
     │                                     deadline exceeded before any answer)
     ├── ResultIntegrityError              the result stream broke an invariant
     │                                     (schema drift, row counts, truncation)
+    ├── InputTooLargeError                inline input data cannot reach the server:
+    │                                     no artifact cache and over the gRPC
+    │                                     message limit (says the size and limit)
     └── LocalServerError                  the local Spark Connect launcher failed
                                           (no Java, no jars, did not become ready)
 
@@ -31,6 +34,7 @@ from typing import Any
 __all__ = [
     "ConnectPlanError",
     "ErrorDetail",
+    "InputTooLargeError",
     "LocalServerError",
     "PlanError",
     "ResultIntegrityError",
@@ -172,6 +176,16 @@ class ServerUnavailableError(ServerError):
 
 class ResultIntegrityError(ConnectPlanError):
     """The result stream violated an invariant; no partial result is returned."""
+
+
+class InputTooLargeError(ConnectPlanError):
+    """Inline input data is too large to send: the server cannot cache it as an artifact
+    and the plan would exceed the gRPC message limit."""
+
+    def __init__(self, message: str, *, size: int, limit: int) -> None:
+        super().__init__(message)
+        self.size = size
+        self.limit = limit
 
 
 class LocalServerError(ConnectPlanError):

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import dataclasses
 import decimal
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -116,13 +117,14 @@ class FunctionSpec:
     cycle: bool = False
     group: str = ""
 
-    @property
+    # cached: read for every call the parser sees (rows are immutable)
+    @functools.cached_property
     def min_args(self) -> int:
         if self.cycle:
             return 0 if all(p.optional for p in self.params) else len(self.params)
         return sum(1 for p in self.params if not p.optional)
 
-    @property
+    @functools.cached_property
     def max_args(self) -> int | None:
         if self.cycle or any(p.variadic for p in self.params):
             return None

@@ -13,6 +13,7 @@ choices are documented in ``docs/plan-format.md``.
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import math
 import re
@@ -160,9 +161,13 @@ def _type_name(v: Any) -> str:
         return "string"
     if isinstance(v, (list, tuple)):
         return "array"
-    if isinstance(v, Mapping):
+    if isinstance(v, _MAP):
         return "object"
     return type(v).__name__
+
+
+#: isinstance(x, _MAP) accepts any Mapping but decides dicts without the slow ABC check
+_MAP = (dict, Mapping)
 
 
 def _first(d: Mapping[str, Any], *keys: str) -> tuple[str | None, Any]:
@@ -197,7 +202,7 @@ class Parser:
 
     def document(self, doc: Any, loc: str = "") -> ir.Plan | None:
         """A plan document ``{"input": {"schema", "rows"}, "plan": [...]}``."""
-        if not isinstance(doc, Mapping):
+        if not isinstance(doc, _MAP):
             self.err("document_type", loc or "/", "a plan document must be a JSON object with 'input' and 'plan'", doc)
             return None
         if _is_extended_document(doc):
@@ -213,7 +218,7 @@ class Parser:
         if steps_raw is _MISSING:
             self.err("missing_key", f"{loc}/plan", "a plan document needs a 'plan' array")
             steps_raw = []
-        if not isinstance(inp, Mapping):
+        if not isinstance(inp, _MAP):
             self.err("missing_key", f"{loc}/input", "a plan document needs an 'input' object with 'schema' and 'rows'", inp if inp is not None else _MISSING)
             return None
         rows_key, rows = _first(inp, "rows", "data")
@@ -244,6 +249,8 @@ class Parser:
     def valid_unicode(self, raw: Any, loc: str) -> bool:
         """Every string (and object key) must be encodable as UTF-8: protobuf and Arrow
         reject lone surrogates, so they are located here instead of failing later."""
+        if _all_encodable(raw):  # the usual case, checked without building locations
+            return True
         ok = True
         stack: list[tuple[Any, str]] = [(raw, loc)]
         seen = 0
@@ -265,7 +272,7 @@ class Parser:
         return ok
 
     def schema(self, raw: Any, loc: str) -> list[Field] | None:
-        if isinstance(raw, Mapping) and isinstance(raw.get("fields"), list):
+        if isinstance(raw, _MAP) and isinstance(raw.get("fields"), list):
             raw, loc = raw["fields"], f"{loc}/fields"  # Spark's StructType JSON
         if not isinstance(raw, (list, tuple)):
             self.err("schema_type", loc, "a schema must be a list of {\"name\", \"type\"} objects or [name, type] pairs", raw)
@@ -277,10 +284,10 @@ class Parser:
             at = f"{loc}/{i}"
             name: Any
             tval: Any
-            if isinstance(item, Mapping):
+            if isinstance(item, _MAP):
                 _, name = _first(item, "name", "fieldName")
                 _, tval = _first(item, "type", "dataType")
-                if isinstance(tval, Mapping):
+                if isinstance(tval, _MAP):
                     tval = tval.get("typeName", tval.get("type", _MISSING))
             elif isinstance(item, (list, tuple)) and len(item) == 2:
                 name, tval = item
@@ -337,9 +344,38 @@ class Parser:
 
             try:
                 target = pa.schema([pa.field(f.name, arrow_type(f.type)) for f in fields])
-                table = table.cast(target)
+                if table.schema.types != target.types:  # casting to the same types still costs ~5 µs a column
+                    table = table.cast(target)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError, TypeParseError) as exc:
                 self.err("schema_mismatch", schema_loc, f"the Arrow data cannot be cast to the schema: {exc}")
+                return None
+            return ir.InlineData(table, rows_loc)
+        return self._spark_readable(table, rows_loc)
+
+    def _spark_readable(self, table: Any, rows_loc: str) -> ir.InlineData | None:
+        """Arrow data without a declared schema, with each column cast to the Arrow type
+        Spark reads for its Spark type: unsigned ints widen, nanosecond timestamps become
+        microseconds, dictionaries (pandas categoricals) are decoded, large/view strings
+        become plain strings. Spark rejects the original types (or, for dictionaries, reads
+        the indices)."""
+        import pyarrow as pa
+
+        try:
+            target = _spark_readable_schema(table.schema)
+        except TypeParseError:
+            from .types import from_arrow
+
+            for i, f in enumerate(table.schema):
+                try:
+                    from_arrow(f.type)
+                except TypeParseError as exc:
+                    self.err("unsupported_type", f"{rows_loc}/columns/{i}", f"column {f.name!r}: {exc}", str(f.type))
+            return None
+        if target is not None:
+            try:
+                table = table.cast(target)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+                self.err("unsupported_type", rows_loc, f"the Arrow data cannot be converted to Spark's types {target}: {exc}")
                 return None
         return ir.InlineData(table, rows_loc)
 
@@ -372,7 +408,7 @@ class Parser:
             return None
 
     def step(self, raw: Any, index: int, loc: str) -> ir.Step | None:
-        if not isinstance(raw, Mapping):
+        if not isinstance(raw, _MAP):
             self.err("step_type", loc, "each plan step must be a JSON object {\"op\": ..., \"payload\": ...}", raw)
             return None
         op = raw.get("op")
@@ -404,7 +440,7 @@ class Parser:
     def _select(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
         ploc = f"{loc}/payload"
         items_raw = payload
-        if isinstance(payload, Mapping) and "columns" in payload:
+        if isinstance(payload, _MAP) and "columns" in payload:
             items_raw, ploc = payload["columns"], f"{ploc}/columns"
         elif isinstance(payload, str):
             items_raw = [payload]
@@ -426,7 +462,7 @@ class Parser:
     def select_item(self, item: Any, loc: str) -> ir.SelectItem | None:
         if isinstance(item, str):
             return self._select_string(item, loc)
-        if not isinstance(item, Mapping):
+        if not isinstance(item, _MAP):
             if isinstance(item, (bool, int, float)) or item is None:
                 lit = self.expr(item, loc)
                 return ir.SelectItem(lit, None, loc) if lit is not None else None
@@ -502,7 +538,7 @@ class Parser:
 
     def _with_column(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
         ploc = f"{loc}/payload"
-        if not isinstance(payload, Mapping):
+        if not isinstance(payload, _MAP):
             self.err("payload_type", ploc, "withColumn needs {\"name\": ..., \"expr\": ...}", payload)
             return None
         key, name = _first(payload, "name", "alias", "colName")
@@ -520,7 +556,7 @@ class Parser:
 
     def _rename(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
         ploc = f"{loc}/payload"
-        if not isinstance(payload, Mapping):
+        if not isinstance(payload, _MAP):
             self.err("payload_type", ploc, "withColumnRenamed needs {\"old\": ..., \"new\": ...}", payload)
             return None
         okey, old = _first(payload, "old", "existing")
@@ -535,7 +571,7 @@ class Parser:
     def _drop(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
         ploc = f"{loc}/payload"
         items = payload
-        if isinstance(payload, Mapping):
+        if isinstance(payload, _MAP):
             key, items = _first(payload, "columns", "cols")
             if key is None:
                 self.err("missing_key", f"{ploc}/columns", "drop needs a 'columns' list")
@@ -553,7 +589,7 @@ class Parser:
 
     def column_name(self, item: Any, loc: str, keys: tuple[str, ...] = ("col", "column", "name")) -> str | None:
         """A plain column name: a string or ``{"col"|"column"|"name": ...}``."""
-        if isinstance(item, Mapping):
+        if isinstance(item, _MAP):
             key, item = _first(item, *keys)
             if key is None:
                 self.err("column_name", loc, f"expected a column name or an object with one of {list(keys)}", item)
@@ -574,7 +610,7 @@ class Parser:
         ploc = f"{loc}/payload"
         n: Any = payload
         nloc = ploc
-        if isinstance(payload, Mapping):
+        if isinstance(payload, _MAP):
             if "n" not in payload and default is not None:
                 return default
             n, nloc = payload.get("n", _MISSING), f"{ploc}/n"
@@ -605,7 +641,7 @@ class Parser:
         ploc = f"{loc}/payload"
         if isinstance(payload, (list, tuple, str)):
             payload = {"columns": payload if not isinstance(payload, str) else [payload]}
-        if not isinstance(payload, Mapping):
+        if not isinstance(payload, _MAP):
             self.err("payload_type", ploc, "orderBy needs {\"columns\": [...], \"ascending\"?: [...]}", payload)
             return None
         ckey, cols = _first(payload, "columns", "cols")
@@ -654,7 +690,7 @@ class Parser:
                 else:
                     entries.append([ir.Col(item, iloc), None, None, iloc])
                 continue
-            if isinstance(item, Mapping):
+            if isinstance(item, _MAP):
                 key = self.sort_key(item, iloc)
                 if key is not None:
                     entries.append(list(key))
@@ -756,7 +792,7 @@ class Parser:
         kind = {"groupBy": "groupby", "rollup": "rollup", "cube": "cube"}[op]
         if isinstance(payload, (list, tuple)):
             payload = {"group_by": payload}
-        if not isinstance(payload, Mapping):
+        if not isinstance(payload, _MAP):
             self.err("payload_type", ploc, f"{op} needs {{\"group_by\": [...], \"aggs\": [...]}}", payload)
             return None
         gkey, groups = _first(payload, "group_by", "groupBy", "columns", "cols")
@@ -773,15 +809,15 @@ class Parser:
             gloc = f"{ploc}/{gkey}/{i}"
             if isinstance(g, str):
                 keys.append(ir.Col(g, gloc))
-            elif isinstance(g, Mapping) and "expr" in g:
+            elif isinstance(g, _MAP) and "expr" in g:
                 e = self.expr(g["expr"], f"{gloc}/expr")
                 if e is not None:
                     keys.append(e)
-            elif isinstance(g, Mapping) and any(k in g for k in ("col", "column", "name")) and not any(k in g for k in ("fn", "function", "op")):
+            elif isinstance(g, _MAP) and any(k in g for k in ("col", "column", "name")) and not any(k in g for k in ("fn", "function", "op")):
                 name = self.column_name(g, gloc)
                 if name is not None:
                     keys.append(ir.Col(name, gloc))
-            elif isinstance(g, Mapping):
+            elif isinstance(g, _MAP):
                 e = self.expr(g, gloc)
                 if e is not None:
                     keys.append(e)
@@ -799,7 +835,7 @@ class Parser:
         ploc = f"{loc}/payload"
         if isinstance(payload, (list, tuple)):
             aggs = self.aggs(payload, ploc)
-        elif isinstance(payload, Mapping):
+        elif isinstance(payload, _MAP):
             key, val = _first(payload, "aggs", "aggregations")
             if key is None:
                 self.err("missing_key", f"{ploc}/aggs", "agg needs an 'aggs' list")
@@ -824,7 +860,7 @@ class Parser:
         return tuple(out) if len(out) == len(raw) else None
 
     def agg_entry(self, entry: Any, loc: str) -> ir.AggItem | None:
-        if not isinstance(entry, Mapping):
+        if not isinstance(entry, _MAP):
             self.err("agg_entry", loc, "each aggregation must be an object", entry)
             return None
         alias = self._alias(entry, loc, keys=("alias", "name"))
@@ -923,7 +959,7 @@ class Parser:
         """The payload with op-level keys merged in, and where each key came from."""
         merged: dict[str, Any] = {}
         where: dict[str, str] = {}
-        if payload is not None and not isinstance(payload, Mapping):
+        if payload is not None and not isinstance(payload, _MAP):
             self.err("payload_type", f"{loc}/payload", f"{op} needs an object payload", payload)
             return None
         for k in self._OTHER_KEYS:
@@ -997,7 +1033,7 @@ class Parser:
             if isinstance(item, str):
                 keys.append(item)
                 continue
-            if isinstance(item, Mapping):
+            if isinstance(item, _MAP):
                 same = _same_name_equality(item)
                 if same is not None:
                     keys.append(same)
@@ -1773,7 +1809,7 @@ class Parser:
     # ---------------------------------------------------------------- expressions
 
     def type_arg(self, raw: Any, loc: str) -> Any:
-        if isinstance(raw, Mapping) and "lit" in raw:
+        if isinstance(raw, _MAP) and "lit" in raw:
             raw, loc = raw["lit"], f"{loc}/lit"
         if not isinstance(raw, str):
             self.err("type_expected", loc, "expected a type name string such as 'int' or 'decimal(10,2)'", raw)
@@ -1799,11 +1835,25 @@ class Parser:
         if depth > MAX_EXPR_DEPTH:
             self.err("too_deep", loc, f"expression nested more than {MAX_EXPR_DEPTH} levels deep")
             return None
+        if type(raw) is dict:
+            # fast paths for the commonest shapes; same results as the general rules below
+            if len(raw) == 1:
+                if "lit" in raw:
+                    return self.literal(raw["lit"], f"{loc}/lit")
+                name = raw.get("col")
+                if type(name) is str:
+                    return self.column_ref(name, f"{loc}/col")
+            elif "col" not in raw and "column" not in raw and "lit" not in raw:
+                if type(raw.get("op")) is str:
+                    return self.op_expr(raw, loc, depth)
+                name = raw.get("fn")
+                if type(name) is str and "udf" not in raw and "window" not in raw and "over" not in raw and "type" not in raw:
+                    return self.call(raw, name, loc, depth, in_window=in_window)
         if isinstance(raw, str):
             return self.column_ref(raw, loc)
         if raw is None or isinstance(raw, (bool, int, float)):
             return self.literal(raw, loc)
-        if not isinstance(raw, Mapping):
+        if not isinstance(raw, _MAP):
             what = "arrays are not expressions (use {\"fn\": \"array\", \"args\": [...]})" if isinstance(raw, (list, tuple)) else "expected an expression object"
             self.err("expr_type", loc, what, raw)
             return None
@@ -1990,7 +2040,7 @@ class Parser:
                 return None
             pending.append((node["right"], f"{nloc}/right"))
             left = node["left"]
-            if isinstance(left, Mapping) and left.get("op") == op and spine < MAX_STEPS:
+            if isinstance(left, _MAP) and left.get("op") == op and spine < MAX_STEPS:
                 node, nloc = left, f"{nloc}/left"
                 spine += 1
                 continue
@@ -2036,7 +2086,7 @@ class Parser:
             self.err("missing_key", f"{loc}/values", "isin needs 'values' (a list)")
             return None
         vloc = f"{loc}/{vkey}"
-        if isinstance(values, Mapping) and "lit" in values:
+        if isinstance(values, _MAP) and "lit" in values:
             values, vloc = values["lit"], f"{vloc}/lit"
         if not isinstance(values, (list, tuple)):
             values = [values]
@@ -2172,7 +2222,7 @@ class Parser:
         # literal slot: bare values (and {"lit"}) are checked against the slot's kind;
         # other expression objects pass through for Spark to type-check
         value, vloc = raw, loc
-        if isinstance(raw, Mapping):
+        if isinstance(raw, _MAP):
             if "lit" not in raw:
                 if "lambda" in raw:
                     self.err("lambda_not_allowed", loc, f"argument ({param.name or 'value'}) of {spec.name!r} is not a function slot")
@@ -2486,6 +2536,29 @@ def _finite_number(v: int | float) -> bool:
         return False
 
 
+def _all_encodable(raw: Any) -> bool:
+    """True when every string and key in ``raw`` (plain JSON containers) is valid UTF-8;
+    False also for anything else, which then gets the located walk."""
+    stack = [raw]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is str:
+            if not node.isascii() and not _encodable(node):
+                return False
+        elif kind is dict:
+            for key in node:
+                if type(key) is str and not key.isascii() and not _encodable(key):
+                    return False
+            extend(node.values())
+        elif kind is list or kind is tuple:
+            extend(node)
+        elif isinstance(node, (str, Mapping, list, tuple)):  # subclasses: the located walk decides
+            return False
+    return True
+
+
 def _encodable(text: str) -> bool:
     try:
         text.encode("utf-8")
@@ -2526,7 +2599,7 @@ def _same_name_equality(item: Mapping[str, Any]) -> str | None:
     left, right = item.get("left"), item.get("right")
 
     def name(v: Any) -> str | None:
-        if isinstance(v, Mapping) and "side" not in v:
+        if isinstance(v, _MAP) and "side" not in v:
             n = v.get("col", v.get("column"))
             return n if isinstance(n, str) else None
         return None
@@ -2542,6 +2615,28 @@ def _normalise_eq(item: Mapping[str, Any]) -> Mapping[str, Any]:
     if "operator" in item and "op" not in item:
         item = {**{k: v for k, v in item.items() if k != "operator"}, "op": item["operator"]}
     return item
+
+
+@functools.lru_cache(maxsize=256)
+def _spark_readable_schema(schema: Any) -> Any:
+    """``schema`` with each type replaced by the Arrow type Spark reads for its Spark type,
+    or None when nothing changes; cached, as inputs repeat their schemas."""
+    import pyarrow as pa
+
+    from .types import arrow_type, from_arrow
+
+    target = pa.schema([pa.field(f.name, arrow_type(from_arrow(f.type))) for f in schema])
+    return None if target.types == schema.types else target
+
+
+def is_table_input(rows: Any) -> bool:
+    """Whether ``rows`` is a pyarrow Table/RecordBatch or a pandas DataFrame (no conversion)."""
+    mod = type(rows).__module__
+    if mod.startswith("pyarrow"):
+        import pyarrow as pa
+
+        return isinstance(rows, (pa.Table, pa.RecordBatch))
+    return mod.startswith("pandas") and type(rows).__name__ == "DataFrame"
 
 
 def _arrow_input(rows: Any) -> Any:
@@ -2948,4 +3043,4 @@ def parse_document(doc: Any) -> ir.Plan:
     return result
 
 
-__all__ += ["Parser"]
+__all__ += ["Parser", "is_table_input"]

@@ -12,6 +12,7 @@ Semantics are Spark's (PLAN_FORMAT.md, Policy 2): ``int`` is 32-bit, ``float`` i
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -221,6 +222,12 @@ def parse_type(text: str) -> DataType:
     """Parse a type string; raise :class:`TypeParseError` with a reason if it is invalid."""
     if not isinstance(text, str):
         raise TypeParseError(f"a type must be a string, not {type(text).__name__}")
+    return _parse_type(text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_type(text: str) -> DataType:
+    # cached: schemas repeat the same few type strings, and the results are immutable
     if not text.strip():
         raise TypeParseError("empty type string")
     if len(text) > 10_000:
@@ -256,6 +263,7 @@ def type_string(t: DataType | None) -> str:
     return f"struct<{inner}>"
 
 
+@functools.lru_cache(maxsize=1024)
 def arrow_type(t: DataType) -> pa.DataType:
     """Arrow type used for inline data of type ``t`` (as Spark reads it back)."""
     import pyarrow as pa
@@ -300,6 +308,8 @@ def from_arrow(t: pa.DataType) -> DataType:
     import pyarrow as pa
     import pyarrow.types as pat
 
+    if pat.is_dictionary(t):  # e.g. pandas categoricals: the values' type
+        return from_arrow(t.value_type)
     if pat.is_decimal(t):
         return Primitive("decimal", t.precision, t.scale)
     if pat.is_timestamp(t):

@@ -15,9 +15,9 @@ from pyspark.sql.connect import proto as pb
 from .. import ir
 from ..errors import PlanError
 from .expressions import InlineUdf, udf_registry
-from .relations import Lowerer, Rel, Resolver, check_depth, emit_chain
+from .relations import Emitter, LimitRel, LocalData, Lowerer, Rel, Resolver, check_depth
 
-__all__ = ["Translation", "translate_ir"]
+__all__ = ["LocalData", "Translation", "translate_ir"]
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,8 @@ class Translation:
     columns: tuple[str | None, ...] | None = None
     #: op name of each top-level step, by index
     op_names: dict[int, str] = field(default_factory=dict)
+    #: every inline table and the relation carrying it, in emission order
+    local_data: tuple[LocalData, ...] = ()
 
 
 def _index(chain: list[Rel], out: dict[int, tuple[int, ...]]) -> None:
@@ -50,24 +52,35 @@ def translate_ir(
     case_sensitive: bool = False,
     resolver: Resolver | None = None,
     udfs: Mapping[str, InlineUdf] | None = None,
+    inline_data: bool = True,
+    limit: int | None = None,
 ) -> Translation:
-    """``udfs``: Python UDFs registered with the client, sent inline where the plan calls
-    them by name (other names are called on the server)."""
+    """Lower and emit ``plan``.
+
+    ``udfs``: Python UDFs registered with the client, sent inline where the plan calls
+    them by name (other names are called on the server). ``inline_data=False`` leaves each
+    ``local_relation`` empty and lists it in ``Translation.local_data`` for the executor to
+    fill (inline, or as a cached artifact). ``limit`` adds a ``Limit`` relation on top (a
+    bounded preview; not a plan step).
+    """
     with udf_registry(udfs):
-        lowerer = Lowerer(case_sensitive=case_sensitive, resolver=resolver)
+        lowerer = Lowerer(case_sensitive=case_sensitive, resolver=resolver, inline_data=inline_data)
         chain, scope = lowerer.plan(plan)
         if lowerer.errors:
             raise PlanError(lowerer.errors)
+        if limit is not None and plan.output is None:
+            chain.append(LimitRel(lowerer.new_id(), [], limit))
         check_depth(chain, plan.loc)
         out = pb.Plan()
+        em = Emitter(inline_data)
         if plan.output is not None:
             from .outputs import emit_output
 
-            emit_output(plan.output, chain, lowerer.new_id(), out)
+            emit_output(plan.output, chain, lowerer.new_id(), out, em)
         else:
-            emit_chain(chain, out.root)
+            em.chain(chain, out.root)
     by_id: dict[int, tuple[int, ...]] = {}
     _index(chain, by_id)
     return Translation(
-        out, by_id, scope.names, {s.index: s.op for s in plan.steps}
+        out, by_id, scope.names, {s.index: s.op for s in plan.steps}, tuple(em.local)
     )

@@ -79,11 +79,16 @@ def emit(expr: ir.Expr, out: pb.Expression, ctx: ExprContext) -> None:
 
 def build_column(col: ir.Col, out: pb.Expression, ctx: ExprContext) -> None:
     scope = ctx.scope
-    side = col.side
     name = col.name
-    if col.name in ctx.lambda_vars:
-        out.unresolved_named_lambda_variable.name_parts.append(col.name)
+    if ctx.lambda_vars and name in ctx.lambda_vars:
+        out.unresolved_named_lambda_variable.name_parts.append(name)
         return
+    if scope.sides is None and col.side is None:  # the common case: a plain reference
+        out.unresolved_attribute.unparsed_identifier = (
+            name if "." not in name and "`" not in name else scope.identifier(name)
+        )
+        return
+    side = col.side
     target = scope
     if scope.sides is not None:
         side = side or scope.side_of(name, ctx.prefer)
@@ -161,10 +166,15 @@ def function(
     fn.function_name = name
     if distinct:
         fn.is_distinct = True
-    comparison = name in _COMPARISONS and len(args) == 2 and ctx.scope.sides is not None
-    for i, a in enumerate(args):
-        sub = replace(ctx, prefer=("left" if i == 0 else "right")) if comparison else ctx
-        emit(a, fn.arguments.add(), sub)
+    arguments = fn.arguments
+    if ctx.scope.sides is not None and name in _COMPARISONS and len(args) == 2:
+        # in a join condition, a bare column on the left of a comparison prefers the left input
+        emit(args[0], arguments.add(), replace(ctx, prefer="left"))
+        emit(args[1], arguments.add(), replace(ctx, prefer="right"))
+        return
+    builders = BUILDERS
+    for a in args:
+        builders[type(a)](a, arguments.add(), ctx)
 
 
 _COMPARISONS = frozenset({"==", "<=>", ">", ">=", "<", "<=", "!="})

@@ -14,7 +14,7 @@ from typing import Any
 from pyspark.sql.connect import proto as pb
 
 from .. import ir
-from .relations import Rel, emit_chain
+from .relations import Emitter, Rel
 
 __all__ = ["METRICS_NAME", "ROWS_METRIC", "emit_output"]
 
@@ -34,7 +34,7 @@ _METHODS = {
 }
 
 
-def build_write(output: ir.Write, chain: list[Rel], plan_id: int, out: pb.Plan) -> None:
+def build_write(output: ir.Write, chain: list[Rel], plan_id: int, out: pb.Plan, em: Emitter) -> None:
     w = out.command.write_operation
     counted = w.input
     counted.common.plan_id = plan_id
@@ -45,7 +45,7 @@ def build_write(output: ir.Write, chain: list[Rel], plan_id: int, out: pb.Plan) 
     count = metric.expr.unresolved_function
     count.function_name = "count"
     count.arguments.add().literal.integer = 1
-    emit_chain(chain, cm.input)
+    em.chain(chain, cm.input)
     if output.format is not None:
         w.source = output.format
     if output.path is not None:
@@ -60,22 +60,22 @@ def build_write(output: ir.Write, chain: list[Rel], plan_id: int, out: pb.Plan) 
         w.options[k] = v
 
 
-def build_view(output: ir.TempView, chain: list[Rel], plan_id: int, out: pb.Plan) -> None:
+def build_view(output: ir.TempView, chain: list[Rel], plan_id: int, out: pb.Plan, em: Emitter) -> None:
     v = out.command.create_dataframe_view
-    emit_chain(chain, v.input)
+    em.chain(chain, v.input)
     v.name = output.name
     v.is_global = output.is_global
     v.replace = output.replace
 
 
-OUTPUT_BUILDERS: dict[type, Callable[[Any, list[Rel], int, pb.Plan], None]] = {
+OUTPUT_BUILDERS: dict[type, Callable[[Any, list[Rel], int, pb.Plan, Emitter], None]] = {
     ir.Write: build_write,
     ir.TempView: build_view,
 }
 
 
-def emit_output(output: ir.Output, chain: list[Rel], plan_id: int, out: pb.Plan) -> None:
-    OUTPUT_BUILDERS[type(output)](output, chain, plan_id, out)
+def emit_output(output: ir.Output, chain: list[Rel], plan_id: int, out: pb.Plan, em: Emitter) -> None:
+    OUTPUT_BUILDERS[type(output)](output, chain, plan_id, out, em)
 
 
 def describe(output: ir.Output) -> dict[str, Any]:

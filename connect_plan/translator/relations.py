@@ -31,7 +31,7 @@ from .scope import Scope
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["MAX_RELATION_DEPTH", "Lowerer", "Rel", "emit_chain"]
+__all__ = ["MAX_RELATION_DEPTH", "Emitter", "LocalData", "Lowerer", "Rel", "emit_chain"]
 
 #: Spark Connect servers reject protos nested ~1024 messages deep (two per relation)
 MAX_RELATION_DEPTH = 400
@@ -41,8 +41,9 @@ NONDETERMINISTIC = frozenset(
     {"rand", "randn", "uuid", "shuffle", "monotonically_increasing_id", "random", "spark_partition_id", "input_file_name"}
 )
 
-#: a resolver asks a server for the column names of a relation (None: not available)
-Resolver = Callable[[pb.Relation], "list[str]"]
+#: a resolver asks a server for the column names of a relation (None: not available); it
+#: gets the relation and its inline tables (unfilled when translating with inline_data=False)
+Resolver = Callable[[pb.Relation, "list[LocalData]"], "list[str]"]
 
 
 # ------------------------------------------------------------------ lowered relations
@@ -63,6 +64,8 @@ class LocalRel(Rel):
 class FilterRel(Rel):
     conditions: list[ir.Expr]
     scope: Scope
+    #: a condition is non-deterministic (then nothing more is merged in)
+    nondet: bool = False
 
 
 @dataclass
@@ -76,6 +79,10 @@ class WithColumnsRel(Rel):
     items: list[tuple[str, ir.Expr]]
     scope: Scope
     defined: set[str] = field(default_factory=set)
+    #: ``defined`` lower-cased (expression references are compared lower-cased)
+    defined_lower: set[str] = field(default_factory=set)
+    #: an item holds a generator (then nothing more is merged in)
+    generator: bool = False
 
 
 @dataclass
@@ -160,11 +167,11 @@ class SqlRel(Rel):
 
 @dataclass
 class SharedRelation:
-    """A sub-plan used more than once: lowered once, emitted once, copied to each use."""
+    """A sub-plan used more than once: lowered (and its names resolved) once, emitted at
+    each use."""
 
     chain: list[Rel]
     scope: Scope
-    proto: pb.Relation | None = None
 
 
 @dataclass
@@ -230,27 +237,40 @@ def _expr_refs(expr: ir.Expr) -> tuple[set[str], bool, bool, bool]:
     star, a non-deterministic call, or a generator."""
     names: set[str] = set()
     star = nondet = generator = False
-    for node in ir.walk(expr):
-        if isinstance(node, ir.Col):
-            names.add(node.name.lower())
-            names.add(node.name.split(".", 1)[0].lower())
-        elif isinstance(node, ir.Star):
-            star = True
-        elif isinstance(node, ir.Call):
-            spec = CATALOG[node.fn]
+    stack: list[ir.Expr] = [expr]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ir.Lit:
+            continue
+        if kind is ir.Col:
+            name = node.name.lower()  # type: ignore[union-attr]
+            names.add(name)
+            if "." in name:
+                names.add(name.split(".", 1)[0])
+        elif kind is ir.Call:
+            spec = CATALOG[node.fn]  # type: ignore[union-attr]
             nondet = nondet or spec.nondeterministic or spec.spark in NONDETERMINISTIC
             generator = generator or spec.kind == "generator"
-        elif isinstance(node, ir.UdfCall):
-            nondet = True  # UDFs may be non-deterministic; never merged
+            stack.extend(node.args)  # type: ignore[union-attr]
+        elif kind is ir.Star:
+            star = True
+        else:
+            if kind is ir.UdfCall:
+                nondet = True  # UDFs may be non-deterministic; never merged
+            stack.extend(ir.children(node))
     return names, star, nondet, generator
 
 
 class Lowerer:
     """Forward pass: IR steps → a chain of ``Rel`` with names tracked (see module doc)."""
 
-    def __init__(self, *, case_sensitive: bool = False, resolver: Resolver | None = None) -> None:
+    def __init__(
+        self, *, case_sensitive: bool = False, resolver: Resolver | None = None, inline_data: bool = True
+    ) -> None:
         self.case_sensitive = case_sensitive
         self.resolver = resolver
+        self.inline_data = inline_data
         self.errors: list[ErrorDetail] = []
         self._next_id = 0
         #: shared sub-plans: uses counted before lowering, lowered once (by identity)
@@ -354,8 +374,8 @@ class Lowerer:
                 shared.scope = self.resolve(shared.chain, shared.scope)
             return shared.scope
         rel = pb.Relation()
-        emit_chain(chain, rel)
-        names = self.resolver(rel)
+        local = emit_chain(chain, rel, inline_data=self.inline_data)
+        names = self.resolver(rel, local)
         return Scope(tuple(names), self.case_sensitive)
 
     # -------------------------------------------------------------- steps
@@ -363,11 +383,11 @@ class Lowerer:
     def filter(self, step: ir.Filter, chain: list[Rel], scope: Scope) -> Scope:
         last = chain[-1]
         _, _, nondet, _ = _expr_refs(step.condition)
-        if isinstance(last, FilterRel) and not nondet and not any(_expr_refs(c)[2] for c in last.conditions):
+        if isinstance(last, FilterRel) and not nondet and not last.nondet:
             last.conditions.append(step.condition)
             last.steps.append(step.index)
         else:
-            chain.append(FilterRel(self.new_id(), [step.index], [step.condition], scope))
+            chain.append(FilterRel(self.new_id(), [step.index], [step.condition], scope, nondet))
         return scope
 
     def select(self, step: ir.Select, chain: list[Rel], scope: Scope) -> Scope:
@@ -414,14 +434,17 @@ class Lowerer:
             and not star
             and not generator
             and key not in last.defined
-            and not (refs & {d.lower() for d in last.defined})
-            and not any(_expr_refs(e)[3] for _, e in last.items)
+            and not (refs & last.defined_lower)
+            and not last.generator
         ):
             last.items.append((step.name, step.expr))
             last.defined.add(key)
+            last.defined_lower.add(key.lower())
             last.steps.append(step.index)
         else:
-            chain.append(WithColumnsRel(self.new_id(), [step.index], [(step.name, step.expr)], scope, {key}))
+            chain.append(
+                WithColumnsRel(self.new_id(), [step.index], [(step.name, step.expr)], scope, {key}, {key.lower()}, generator)
+            )
         if scope.names is None:
             return scope
         names = list(scope.names)
@@ -750,13 +773,15 @@ def _ctx(scope: Scope) -> ExprContext:
     return ExprContext(scope)
 
 
-def build_local(rel: LocalRel, out: pb.Relation) -> None:
+def build_local(rel: LocalRel, out: pb.Relation, em: Emitter) -> None:
     out.common.plan_id = rel.plan_id
-    out.local_relation.data = serialize_ipc(rel.table)
+    if em.inline_data:
+        out.local_relation.data = serialize_ipc(rel.table)
+    em.local.append(LocalData(out, rel.table))
     return None
 
 
-def build_filter(rel: FilterRel, out: pb.Relation) -> pb.Relation:
+def build_filter(rel: FilterRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     f = out.filter
     cond = rel.conditions[0] if len(rel.conditions) == 1 else ir.Call("and", tuple(rel.conditions), "")
@@ -764,7 +789,7 @@ def build_filter(rel: FilterRel, out: pb.Relation) -> pb.Relation:
     return f.input
 
 
-def build_project(rel: ProjectRel, out: pb.Relation) -> pb.Relation:
+def build_project(rel: ProjectRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     p = out.project
     ctx = _ctx(rel.scope)
@@ -778,7 +803,7 @@ def build_project(rel: ProjectRel, out: pb.Relation) -> pb.Relation:
     return p.input
 
 
-def build_with_columns(rel: WithColumnsRel, out: pb.Relation) -> pb.Relation:
+def build_with_columns(rel: WithColumnsRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     w = out.with_columns
     ctx = _ctx(rel.scope)
@@ -789,7 +814,7 @@ def build_with_columns(rel: WithColumnsRel, out: pb.Relation) -> pb.Relation:
     return w.input
 
 
-def build_with_columns_renamed(rel: RenameRel, out: pb.Relation) -> pb.Relation:
+def build_with_columns_renamed(rel: RenameRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     r = out.with_columns_renamed
     for old, new in rel.pairs:
@@ -799,32 +824,32 @@ def build_with_columns_renamed(rel: RenameRel, out: pb.Relation) -> pb.Relation:
     return r.input
 
 
-def build_drop(rel: DropRel, out: pb.Relation) -> pb.Relation:
+def build_drop(rel: DropRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     d = out.drop
     d.column_names.extend(rel.names)
     return d.input
 
 
-def build_deduplicate(rel: DedupRel, out: pb.Relation) -> pb.Relation:
+def build_deduplicate(rel: DedupRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     out.deduplicate.all_columns_as_keys = True
     return out.deduplicate.input
 
 
-def build_limit(rel: LimitRel, out: pb.Relation) -> pb.Relation:
+def build_limit(rel: LimitRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     out.limit.limit = rel.n
     return out.limit.input
 
 
-def build_offset(rel: OffsetRel, out: pb.Relation) -> pb.Relation:
+def build_offset(rel: OffsetRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     out.offset.offset = rel.n
     return out.offset.input
 
 
-def build_sort(rel: SortRel, out: pb.Relation) -> pb.Relation:
+def build_sort(rel: SortRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     s = out.sort
     s.is_global = True
@@ -834,7 +859,7 @@ def build_sort(rel: SortRel, out: pb.Relation) -> pb.Relation:
     return s.input
 
 
-def build_aggregate(rel: AggregateRel, out: pb.Relation) -> pb.Relation:
+def build_aggregate(rel: AggregateRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     a = out.aggregate
     a.group_type = _GROUP_TYPES[rel.kind]
@@ -855,7 +880,7 @@ def build_aggregate(rel: AggregateRel, out: pb.Relation) -> pb.Relation:
     return a.input
 
 
-def build_join(rel: JoinRel, out: pb.Relation) -> pb.Relation:
+def build_join(rel: JoinRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     j = out.join
     j.join_type = _JOIN_TYPES[rel.how]
@@ -864,11 +889,11 @@ def build_join(rel: JoinRel, out: pb.Relation) -> pb.Relation:
     if rel.condition is not None:
         assert rel.cond_scope is not None
         emit(rel.condition, j.join_condition, ExprContext(rel.cond_scope))
-    emit_chain(rel.right, j.right)
+    em.chain(rel.right, j.right)
     return j.left
 
 
-def build_set_operation(rel: SetOpRel, out: pb.Relation) -> pb.Relation:
+def build_set_operation(rel: SetOpRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     s = out.set_op
     s.set_op_type = _SET_OP_TYPES[rel.kind]
@@ -876,11 +901,11 @@ def build_set_operation(rel: SetOpRel, out: pb.Relation) -> pb.Relation:
     s.by_name = rel.by_name
     if rel.by_name:
         s.allow_missing_columns = rel.allow_missing
-    emit_chain(rel.right, s.right_input)
+    em.chain(rel.right, s.right_input)
     return s.left_input
 
 
-def build_read_table(rel: ReadTableRel, out: pb.Relation) -> None:
+def build_read_table(rel: ReadTableRel, out: pb.Relation, em: Emitter) -> None:
     out.common.plan_id = rel.plan_id
     t = out.read.named_table
     t.unparsed_identifier = rel.name
@@ -889,7 +914,7 @@ def build_read_table(rel: ReadTableRel, out: pb.Relation) -> None:
     return None
 
 
-def build_read_files(rel: ReadFilesRel, out: pb.Relation) -> None:
+def build_read_files(rel: ReadFilesRel, out: pb.Relation, em: Emitter) -> None:
     out.common.plan_id = rel.plan_id
     d = out.read.data_source
     src = rel.source
@@ -903,7 +928,7 @@ def build_read_files(rel: ReadFilesRel, out: pb.Relation) -> None:
     return None
 
 
-def build_range(rel: RangeRel, out: pb.Relation) -> None:
+def build_range(rel: RangeRel, out: pb.Relation, em: Emitter) -> None:
     out.common.plan_id = rel.plan_id
     r = out.range
     r.start = rel.source.start
@@ -914,7 +939,7 @@ def build_range(rel: RangeRel, out: pb.Relation) -> None:
     return None
 
 
-def build_sql(rel: SqlRel, out: pb.Relation) -> None:
+def build_sql(rel: SqlRel, out: pb.Relation, em: Emitter) -> None:
     out.common.plan_id = rel.plan_id
     q = out.sql
     q.query = rel.source.query
@@ -943,20 +968,17 @@ def _emit_sql_arg(expr: ir.Expr, out: pb.Expression, ctx: ExprContext) -> None:
     emit(expr, out, ctx)
 
 
-def build_shared_use(rel: SharedUseRel, out: pb.Relation) -> None:
+def build_shared_use(rel: SharedUseRel, out: pb.Relation, em: Emitter) -> None:
     out.common.plan_id = rel.plan_id
     p = out.project
     p.expressions.add().unresolved_star.SetInParent()
-    shared = rel.shared
-    if shared.proto is None:
-        emit_chain(shared.chain, p.input)
-        shared.proto = p.input
-    else:
-        p.input.CopyFrom(shared.proto)
+    # each use is emitted in full (not copied) so every inline table it holds is known to
+    # the emitter: the executor fills them, or swaps in cached artifacts, before sending
+    em.chain(rel.shared.chain, p.input)
     return None
 
 
-def build_sample(rel: SampleRel, out: pb.Relation) -> pb.Relation:
+def build_sample(rel: SampleRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     s = out.sample
     s.lower_bound = rel.step.lower
@@ -967,7 +989,7 @@ def build_sample(rel: SampleRel, out: pb.Relation) -> pb.Relation:
     return s.input
 
 
-def build_repartition(rel: RepartitionRel, out: pb.Relation) -> pb.Relation:
+def build_repartition(rel: RepartitionRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     if not rel.keys:
         r = out.repartition
@@ -984,7 +1006,7 @@ def build_repartition(rel: RepartitionRel, out: pb.Relation) -> pb.Relation:
     return e.input
 
 
-def build_hint(rel: HintRel, out: pb.Relation) -> pb.Relation:
+def build_hint(rel: HintRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     h = out.hint
     h.name = rel.name
@@ -994,13 +1016,13 @@ def build_hint(rel: HintRel, out: pb.Relation) -> pb.Relation:
     return h.input
 
 
-def build_tail(rel: TailRel, out: pb.Relation) -> pb.Relation:
+def build_tail(rel: TailRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     out.tail.limit = rel.n
     return out.tail.input
 
 
-RELATION_BUILDERS: dict[type, Callable[[Any, pb.Relation], pb.Relation | None]] = {
+RELATION_BUILDERS: dict[type, Callable[[Any, pb.Relation, Emitter], pb.Relation | None]] = {
     LocalRel: build_local,
     FilterRel: build_filter,
     ProjectRel: build_project,
@@ -1032,12 +1054,39 @@ if set(ir.STEP_CLASSES) - set(LOWERINGS):  # pragma: no cover
     raise RuntimeError(f"no lowering for {sorted(c.__name__ for c in set(ir.STEP_CLASSES) - set(LOWERINGS))}")
 
 
-def emit_chain(chain: list[Rel], out: pb.Relation) -> None:
-    """Fill ``out`` with the chain, outermost relation first (no copies)."""
-    slot: pb.Relation | None = out
-    for rel in reversed(chain):
-        assert slot is not None
-        slot = RELATION_BUILDERS[type(rel)](rel, slot)
+@dataclass(frozen=True)
+class LocalData:
+    """An inline table and the relation that carries it.
+
+    With ``inline_data=False`` the relation is left as an empty ``local_relation`` for the
+    executor to fill: inline Arrow IPC, or a reference to a cached artifact when the table
+    is large (the swap needs the server, so it is no part of translation).
+    """
+
+    relation: pb.Relation
+    table: pa.Table
+
+
+@dataclass
+class Emitter:
+    """Top-down emission of ``Rel`` chains; collects every inline table it places."""
+
+    inline_data: bool = True
+    local: list[LocalData] = field(default_factory=list)
+
+    def chain(self, chain: list[Rel], out: pb.Relation) -> None:
+        """Fill ``out`` with the chain, outermost relation first (no copies)."""
+        slot: pb.Relation | None = out
+        for rel in reversed(chain):
+            assert slot is not None
+            slot = RELATION_BUILDERS[type(rel)](rel, slot, self)
+
+
+def emit_chain(chain: list[Rel], out: pb.Relation, *, inline_data: bool = True) -> list[LocalData]:
+    """Fill ``out`` with the chain (see :class:`Emitter`); returns the inline tables placed."""
+    em = Emitter(inline_data)
+    em.chain(chain, out)
+    return em.local
 
 
 def chain_depth(chain: list[Rel]) -> int:

@@ -35,15 +35,28 @@ class Scope:
 
     @property
     def complete(self) -> bool:
-        return self.names is not None and all(n is not None for n in self.names)
+        return self.names is not None and None not in self.names
+
+    @property
+    def _positions(self) -> dict[str, int]:
+        """Normalised name → first position (built once per scope, on first lookup; kept
+        by hand: functools.cached_property takes a lock on every first access in 3.11)."""
+        out: dict[str | None, int] | None = self.__dict__.get("_positions_cache")
+        if out is None:
+            names = self.names or ()
+            keys = names if self.case_sensitive else [n and n.lower() for n in names]
+            # built from the end so that the first position of a repeated name wins
+            out = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1)))
+            out.pop(None, None)
+            object.__setattr__(self, "_positions_cache", out)
+        return out  # type: ignore[return-value]
 
     def known(self) -> list[str]:
         return [n for n in self.names or () if n is not None]
 
     def has(self, name: str) -> bool | None:
         """True/False if the column ``name`` exists; None if that cannot be known."""
-        key = self.norm(name)
-        if self.names is not None and any(n is not None and self.norm(n) == key for n in self.names):
+        if self.names is not None and self.norm(name) in self._positions:
             return True
         return False if self.complete else None
 
@@ -89,8 +102,4 @@ class Scope:
     def index_of(self, name: str) -> int | None:
         if self.names is None:
             return None
-        key = self.norm(name)
-        for i, n in enumerate(self.names):
-            if n is not None and self.norm(n) == key:
-                return i
-        return None
+        return self._positions.get(self.norm(name))

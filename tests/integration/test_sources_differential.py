@@ -362,9 +362,9 @@ def test_shared_sub_plan_is_resolved_once(env: Env, monkeypatch: pytest.MonkeyPa
     calls: list[Any] = []
     real = env.client._resolve_names
 
-    def counting(rel: Any) -> list[str]:
+    def counting(rel: Any, *local: Any) -> list[str]:
         calls.append(rel)
-        return list(real(rel))
+        return list(real(rel, *local))
 
     monkeypatch.setattr(env.client, "_resolve_names", counting)
     env.client._schema_cache.clear()

@@ -1,0 +1,248 @@
+"""Where each inline input table goes: into the plan, or into the server's artifact cache.
+
+Translation is pure, so it leaves every ``local_relation`` empty and lists the tables
+(``translate_ir(inline_data=False)`` → ``Translation.local_data``). Before a plan is sent,
+:meth:`InputPlacer.fill` decides per table, as PySpark's ``createDataFrame`` does:
+
+* below the server's ``spark.sql.session.localRelationCacheThreshold`` → inline Arrow IPC
+  in ``LocalRelation.data``;
+* at or above it → uploaded as cache artifacts (named by SHA-256) with PySpark's own
+  ``cache_artifacts`` call, and referenced as ``ChunkedCachedLocalRelation`` (servers with
+  ``spark.sql.session.localRelationChunkSizeRows``, i.e. Spark ≥ 4.1) or
+  ``CachedLocalRelation`` (one artifact; Spark 3.5/4.0);
+* servers without the cache (no threshold setting, or AddArtifacts unimplemented) get
+  inline data, or :class:`~connect_plan.errors.InputTooLargeError` naming the size and the
+  gRPC message limit when the plan cannot fit.
+
+The settings are read from the server once per client, in one ``Config`` RPC, and only
+when a table of at least :data:`INLINE_ALWAYS` bytes shows up (smaller tables are inline on
+every server, so small queries never pay the round trip). Chunks already uploaded in this
+session are not uploaded again, and re-running a plan over the same ``pyarrow.Table``
+object reuses its hashes without serialising or hashing it again.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import re
+import threading
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .data import ipc_chunks, serialize_ipc
+from .errors import InputTooLargeError, ServerError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from google.protobuf.message import Message
+
+    from .translator import LocalData
+
+__all__ = ["INLINE_ALWAYS", "CacheSettings", "InputPlacer"]
+
+log = logging.getLogger("connect_plan")
+
+#: tables smaller than this always go inline, without asking the server for its settings
+#: (inline data works on every server; this only saves small queries a Config round trip)
+INLINE_ALWAYS = 64 * 1024
+#: most bytes of chunks held in memory for one upload call (PySpark holds up to the
+#: server's localRelationBatchOfChunksSizeBytes, 1 GiB by default)
+UPLOAD_BATCH_BYTES = 64 * 1024 * 1024
+#: gRPC message limit of PySpark's channel when the server does not say
+DEFAULT_MAX_MESSAGE = 128 * 1024 * 1024
+
+_KEYS = (
+    "spark.sql.session.localRelationCacheThreshold",
+    "spark.sql.session.localRelationChunkSizeRows",
+    "spark.sql.session.localRelationChunkSizeBytes",
+    "spark.sql.session.localRelationBatchOfChunksSizeBytes",
+    "spark.connect.grpc.maxInboundMessageSize",
+)
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "t": 1 << 40, "tb": 1 << 40}
+_BYTES_RE = re.compile(r"\s*(\d+)\s*([a-z]*)\s*", re.IGNORECASE)
+
+
+def parse_bytes(text: str | None) -> int | None:
+    """Spark's byte-size strings (``1048576``, ``134217728b``, ``64m``) → bytes."""
+    if text is None:
+        return None
+    m = _BYTES_RE.fullmatch(text)
+    if not m or m.group(2).lower() not in _UNITS:
+        return None
+    return int(m.group(1)) * _UNITS[m.group(2).lower()]
+
+
+@dataclass(frozen=True)
+class CacheSettings:
+    """What the server says about local relations (None threshold: no artifact cache)."""
+
+    threshold: int | None
+    chunked: bool
+    chunk_rows: int
+    chunk_bytes: int
+    batch_bytes: int
+    max_message: int
+
+    @classmethod
+    def from_conf(cls, conf: dict[str, str | None], client_limit: int) -> CacheSettings:
+        threshold, rows, chunk, batch, inbound = (conf.get(k) for k in _KEYS)
+        server_limit = parse_bytes(inbound)
+        return cls(
+            threshold=parse_bytes(threshold),
+            chunked=parse_bytes(rows) is not None,
+            chunk_rows=parse_bytes(rows) or 10_000,
+            chunk_bytes=parse_bytes(chunk) or 16 << 20,
+            batch_bytes=min(parse_bytes(batch) or UPLOAD_BATCH_BYTES, UPLOAD_BATCH_BYTES),
+            max_message=min(client_limit, server_limit) if server_limit else client_limit,
+        )
+
+
+class InputPlacer:
+    """Fills the empty local relations of translated plans for one client session."""
+
+    def __init__(self, sc: Any, call: Callable[[Callable[[], Any]], Any]) -> None:
+        self._sc = sc
+        self._call = call  # runs a PySpark call, mapping its errors to ServerError
+        self._lock = threading.Lock()
+        self._settings: CacheSettings | None = None
+        self._artifacts = True  # False once the server refused AddArtifacts
+        self._cached: set[str] = set()  # artifact hashes uploaded in this session
+        self._by_table: dict[int, tuple[weakref.ref[pa.Table], bool, tuple[str, ...]]] = {}
+
+    # ---------------------------------------------------------------- settings
+
+    def settings(self) -> CacheSettings:
+        if self._settings is None:
+            with self._lock:
+                if self._settings is None:
+                    self._settings = self._read_settings()
+        return self._settings
+
+    def _read_settings(self) -> CacheSettings:
+        from pyspark.sql.connect import proto as pb
+
+        op = pb.ConfigRequest.Operation(get_option=pb.ConfigRequest.GetOption(keys=list(_KEYS)))
+        try:
+            conf = dict(self._call(lambda: self._sc.config(op)).pairs)
+        except ServerError as exc:
+            # servers without these settings (or without GetOption) get inline data only
+            log.debug("no local relation cache settings from the server: %s", exc)
+            conf = {}
+        return CacheSettings.from_conf(conf, self._client_limit())
+
+    def _client_limit(self) -> int:
+        options = dict(getattr(getattr(self._sc, "_builder", None), "_channel_options", None) or [])
+        value = options.get("grpc.max_send_message_length", DEFAULT_MAX_MESSAGE)
+        return int(value) if isinstance(value, int) and value > 0 else DEFAULT_MAX_MESSAGE
+
+    # ---------------------------------------------------------------- placement
+
+    def fill(self, message: Message, local: Sequence[LocalData]) -> None:
+        """Put every table of ``local`` into its relation (inside ``message``, a plan or a
+        relation), inline or as a cached relation; relations already filled are left alone."""
+        inline_bytes = 0
+        for item in local:
+            rel = item.relation
+            if rel.WhichOneof("rel_type") is not None:
+                continue
+            table = item.table
+            size = table.nbytes
+            if size >= INLINE_ALWAYS and self._should_cache(size) and self._place_cached(rel, table):
+                continue
+            data = serialize_ipc(table)
+            rel.local_relation.data = data
+            inline_bytes += len(data)
+        if inline_bytes >= INLINE_ALWAYS:
+            limit = self.settings().max_message
+            if inline_bytes > limit // 2:  # only then is measuring the whole plan worth it
+                size = message.ByteSize()
+                if size > limit:
+                    if self._can_cache():
+                        why = (
+                            f"each table is under the server's localRelationCacheThreshold "
+                            f"({self.settings().threshold:,} bytes), so all went inline; lower that threshold"
+                        )
+                    else:
+                        why = "the server has no local relation cache (no artifact support); send less data inline"
+                    raise InputTooLargeError(
+                        f"the plan with its inline input data is {size:,} bytes, over the gRPC message limit of "
+                        f"{limit:,} bytes: {why}, or read the data on the server (e.g. from files)",
+                        size=size,
+                        limit=limit,
+                    )
+
+    def _can_cache(self) -> bool:
+        return self._artifacts and self.settings().threshold is not None
+
+    def _should_cache(self, size: int) -> bool:
+        s = self.settings()
+        if s.threshold is None or not self._artifacts:
+            return False
+        # also cache what could not travel inline, whatever the threshold says
+        return size >= s.threshold or size > s.max_message // 2
+
+    def _place_cached(self, rel: Any, table: pa.Table) -> bool:
+        s = self.settings()
+        key = id(table)
+        hit = self._by_table.get(key)
+        if hit is not None and hit[0]() is table and hit[1] == s.chunked and set(hit[2]) <= self._cached:
+            hashes = hit[2]
+        else:
+            try:
+                hashes = self._upload(table, s)
+            except ServerError as exc:
+                if exc.grpc_status != "UNIMPLEMENTED" and "UNIMPLEMENTED" not in str(exc)[:200]:
+                    raise
+                log.info("the server does not support artifacts; sending input data inline")
+                self._artifacts = False
+                return False
+            def forget(_: object, key: int = key) -> None:
+                self._by_table.pop(key, None)
+
+            with self._lock:
+                self._by_table[key] = (weakref.ref(table, forget), s.chunked, hashes)
+        if s.chunked:
+            rel.chunked_cached_local_relation.dataHashes.extend(hashes)
+        else:
+            rel.cached_local_relation.hash = hashes[0]
+        return True
+
+    def _upload(self, table: pa.Table, s: CacheSettings) -> tuple[str, ...]:
+        if s.chunked:
+            chunks = ipc_chunks(table, s.chunk_rows, s.chunk_bytes)
+        else:
+            # a CachedLocalRelation's artifact is a serialised LocalRelation message
+            from pyspark.sql.connect import proto as pb
+
+            chunks = iter([pb.LocalRelation(data=serialize_ipc(table)).SerializeToString()])
+        hashes: list[str] = []
+        pending: list[bytes] = []
+        pending_bytes = 0
+        for blob in chunks:
+            digest = hashlib.sha256(blob).hexdigest()
+            hashes.append(digest)
+            if digest in self._cached:
+                continue
+            if pending and pending_bytes + len(blob) > s.batch_bytes:
+                self._send(pending)
+                pending, pending_bytes = [], 0
+            pending.append(blob)
+            pending_bytes += len(blob)
+        if pending:
+            self._send(pending)
+        return tuple(hashes)
+
+    def _send(self, blobs: list[bytes]) -> None:
+        """One ArtifactStatus + one AddArtifacts RPC (PySpark's ``cache_artifacts``; it
+        skips blobs the server already holds and retries transient failures)."""
+        sc = self._sc
+        if hasattr(sc, "cache_artifacts"):
+            hashes = self._call(lambda: sc.cache_artifacts(blobs))
+        else:  # PySpark 4.0: one call per blob
+            hashes = [self._call(functools.partial(sc.cache_artifact, b)) for b in blobs]
+        with self._lock:
+            self._cached.update(hashes)

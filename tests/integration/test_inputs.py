@@ -1,0 +1,180 @@
+"""Inline input data against the real server: tables over the server's cache threshold
+go as cached artifacts (and are not uploaded twice), JSON rows converted column-wise give
+what PySpark's createDataFrame gives, Arrow/pandas inputs run as they are, and servers
+without artifact support get inline data or a clear error.
+
+Where a test needs a server unlike this one (no artifact support, no chunked relations,
+a small message limit), it sets the settings the client would have read from such a
+server (``client._inputs._settings``); everything else is the real server.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+import connect_plan
+from connect_plan.client import load_plan
+from connect_plan.inputs import INLINE_ALWAYS
+
+THRESHOLD_KEY = "spark.sql.session.localRelationCacheThreshold"
+SCHEMA = [
+    {"name": "id", "type": "bigint"},
+    {"name": "x", "type": "double"},
+    {"name": "s", "type": "string"},
+    {"name": "b", "type": "boolean"},
+    {"name": "d", "type": "date"},
+]
+SORTED = [{"op": "orderBy", "payload": {"columns": ["id"]}}]
+SUMMARY = [{"op": "groupBy", "payload": {"group_by": ["b"], "aggs": [
+    {"agg": "count", "alias": "n"}, {"agg": "sum", "column": "id", "alias": "ids"}, {"agg": "max", "column": "s", "alias": "top"},
+]}}, {"op": "orderBy", "payload": {"columns": ["b"]}}]
+
+
+def json_rows(n: int, seed: int) -> list[list[Any]]:
+    rnd = random.Random(seed)
+    rows = [[i, rnd.choice([rnd.random(), 2, None]), rnd.choice([f"name-{i % 977}", None]), rnd.choice([True, False, None]),
+             rnd.choice([f"2021-{1 + i % 12:02d}-{1 + i % 28:02d}", None])] for i in range(n)]
+    return json.loads(json.dumps(rows))
+
+
+def pyspark_df(spark: Any, rows: list[list[Any]]) -> Any:
+    from pyspark.sql.types import BooleanType, DateType, DoubleType, LongType, StringType, StructField, StructType
+
+    struct = StructType([StructField("id", LongType()), StructField("x", DoubleType()), StructField("s", StringType()),
+                         StructField("b", BooleanType()), StructField("d", DateType())])
+    data = [(r[0], None if r[1] is None else float(r[1]), r[2], r[3], None if r[4] is None else dt.date.fromisoformat(r[4])) for r in rows]
+    return spark.createDataFrame(data, struct)
+
+
+def threshold(client: Any) -> int:
+    return int(client.get_conf(THRESHOLD_KEY)[THRESHOLD_KEY])
+
+
+def rows_over(client: Any, factor: float, seed: int) -> list[list[Any]]:
+    """JSON rows whose Arrow table is ``factor`` × the server's cache threshold."""
+    probe = load_plan([], json_rows(1000, seed), SCHEMA).source.table.nbytes / 1000
+    return json_rows(int(threshold(client) * factor / probe) + 1, seed)
+
+
+def source_relation(client: Any, rows: Any, schema: Any = SCHEMA) -> Any:
+    """The relation carrying the input in the plan the client would send."""
+    plan = client._prepare(load_plan([{"op": "limit", "payload": {"n": 1}}], rows, schema)).plan
+    return plan.root.limit.input
+
+
+@pytest.fixture
+def fresh_client(spark_url: str) -> Iterator[Any]:
+    with connect_plan.connect(spark_url) as c:
+        yield c
+
+
+def test_an_input_over_the_cache_threshold_is_a_chunked_cached_relation(client: Any, spark: Any) -> None:
+    rows = rows_over(client, 2.5, seed=1)
+    rel = source_relation(client, rows)
+    assert rel.WhichOneof("rel_type") == "chunked_cached_local_relation"
+    assert len(rel.chunked_cached_local_relation.dataHashes) >= 2
+    ours = client.execute(SUMMARY, rows, SCHEMA)
+    theirs = pyspark_df(spark, rows).groupBy("b").agg({"*": "count", "id": "sum", "s": "max"}).orderBy("b").toArrow()
+    assert ours.to_pylist() == [dict(zip(("b", "n", "ids", "top"), r.values())) for r in theirs.to_pylist()]
+    assert sum(r["n"] for r in ours.to_pylist()) == len(rows)
+
+
+def test_an_input_under_the_threshold_stays_inline(client: Any) -> None:
+    rows = rows_over(client, 0.5, seed=2)
+    assert source_relation(client, rows).WhichOneof("rel_type") == "local_relation"
+
+
+def test_json_rows_converted_column_wise_match_pyspark(client: Any, spark: Any) -> None:
+    """List rows and dict rows, over the threshold (so through the cache), row for row."""
+    rows = rows_over(client, 1.5, seed=3)
+    names = [f["name"] for f in SCHEMA]
+    theirs = pyspark_df(spark, rows).orderBy("id").toArrow()
+    for data in (rows, [dict(zip(names, r)) for r in rows]):
+        ours = client.execute(SORTED, data, SCHEMA)
+        assert ours.schema == theirs.schema
+        assert ours.equals(theirs)
+
+
+def test_the_same_data_is_not_uploaded_twice(fresh_client: Any) -> None:
+    calls: list[int] = []
+    real = fresh_client._sc.cache_artifacts
+
+    def counting(blobs: list[bytes]) -> list[str]:  # the real upload, counted
+        calls.append(len(blobs))
+        return real(blobs)
+
+    fresh_client._sc.cache_artifacts = counting
+    rows = rows_over(fresh_client, 1.5, seed=4)
+    table = load_plan([], rows, SCHEMA).source.table
+    n = [{"op": "agg", "payload": {"aggs": [{"agg": "count", "alias": "n"}]}}]
+    assert fresh_client.execute(n, table).to_pylist() == [{"n": len(rows)}]
+    assert len(calls) == 1
+    fresh_client.execute(n, table)  # same table object: hashes reused, nothing sent
+    fresh_client.execute(n, rows, SCHEMA)  # equal data, new table: hashed, still nothing sent
+    assert len(calls) == 1
+    fresh_client.execute(n, rows_over(fresh_client, 1.5, seed=5), SCHEMA)
+    assert len(calls) == 2
+
+
+def test_servers_without_chunked_relations_get_one_cached_relation(fresh_client: Any) -> None:
+    settings = fresh_client._inputs.settings()
+    fresh_client._inputs._settings = dataclasses.replace(settings, chunked=False)  # a Spark 3.5/4.0 server
+    rows = rows_over(fresh_client, 1.5, seed=6)
+    rel = source_relation(fresh_client, rows)
+    assert rel.WhichOneof("rel_type") == "cached_local_relation" and rel.cached_local_relation.hash
+    assert fresh_client.execute(SORTED, rows, SCHEMA).column("id").to_pylist() == list(range(len(rows)))
+
+
+def test_servers_without_artifacts_get_inline_data_or_a_clear_error(fresh_client: Any) -> None:
+    limit = 1 << 20
+    settings = fresh_client._inputs.settings()
+    fresh_client._inputs._settings = dataclasses.replace(settings, threshold=None, max_message=limit)  # e.g. no AddArtifacts
+    fits = json_rows(10_000, seed=7)
+    assert INLINE_ALWAYS < load_plan([], fits, SCHEMA).source.table.nbytes < limit // 2
+    assert source_relation(fresh_client, fits).WhichOneof("rel_type") == "local_relation"
+    assert fresh_client.execute(SORTED, fits, SCHEMA).num_rows == 10_000
+    too_big = json_rows(60_000, seed=8)
+    with pytest.raises(connect_plan.InputTooLargeError) as err:
+        fresh_client.execute(SORTED, too_big, SCHEMA)
+    assert err.value.limit == limit and err.value.size > limit
+    assert f"{err.value.size:,} bytes" in str(err.value) and f"{limit:,} bytes" in str(err.value)
+
+
+def test_arrow_and_pandas_inputs_run_as_they_are(client: Any) -> None:
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame(
+        {
+            "k": pd.Categorical(["a", "b", "a"]),
+            "u": pd.array([1, 2, 3], dtype="uint16"),
+            "t": pd.to_datetime(["2020-01-01 00:00:00", "2020-01-01 00:00:00.25", "2021-06-30 12:00:00"], format="ISO8601"),
+        }
+    )
+    plan = [{"op": "groupBy", "payload": {"group_by": ["k"], "aggs": [{"agg": "sum", "column": "u", "alias": "su"}, {"agg": "max", "column": "t", "alias": "mt"}]}},
+            {"op": "orderBy", "payload": {"columns": ["k"]}}]
+    assert client.execute(plan, df).to_pylist() == [
+        {"k": "a", "su": 4, "mt": dt.datetime(2021, 6, 30, 12, 0)},
+        {"k": "b", "su": 2, "mt": dt.datetime(2020, 1, 1, 0, 0, 0, 250000)},
+    ]
+    batch = pa.record_batch({"a": pa.array([3, 1, 2], pa.int8())})
+    assert client.execute([{"op": "orderBy", "payload": {"columns": ["a"]}}], batch).column("a").to_pylist() == [1, 2, 3]
+
+
+def test_inline_tables_over_the_limit_on_a_caching_server_name_the_threshold(fresh_client: Any) -> None:
+    """Each table under the (raised) cache threshold goes inline; together they do not fit."""
+    limit = 1 << 20
+    settings = fresh_client._inputs.settings()
+    fresh_client._inputs._settings = dataclasses.replace(settings, threshold=1 << 40, max_message=limit)
+    part = json_rows(14_000, seed=9)
+    assert limit // 3 < load_plan([], part, SCHEMA).source.table.nbytes < limit // 2
+    plan = [{"op": "union", "payload": {"other_data": json_rows(14_000, seed=10 + k), "other_schema": SCHEMA}} for k in range(2)]
+    with pytest.raises(connect_plan.InputTooLargeError, match="localRelationCacheThreshold") as err:
+        fresh_client.execute(plan, part, SCHEMA)
+    assert err.value.limit == limit and err.value.size > limit
