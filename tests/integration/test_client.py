@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import connect_plan
+import connect_plan.transport
 from connect_plan import PlanError, ServerError
 
 SCHEMA = [{"name": "a", "type": "int"}, {"name": "b", "type": "string"}]
@@ -64,7 +65,9 @@ def test_runtime_error_keeps_spark_class(client: Any) -> None:
 
 
 def test_client_repr_hides_token() -> None:
-    c = connect_plan.Client("sc://127.0.0.1:9/;token=secret123;use_ssl=false")
+    # a token over plaintext is refused without the opt-in (tests/unit/test_transport.py)
+    with pytest.warns(connect_plan.transport.InsecureTokenWarning):
+        c = connect_plan.Client("sc://127.0.0.1:9/;token=secret123;use_ssl=false", allow_insecure_token=True)
     try:
         assert "secret123" not in repr(c) and "token=***" in repr(c)
     finally:
