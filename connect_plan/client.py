@@ -28,6 +28,7 @@ import os
 import re
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -126,6 +127,12 @@ def _install_quiet_filter() -> None:
 
 
 _install_quiet_filter()
+
+# PySpark warns "[RETRIES_EXCEEDED]" just before it raises the error that ended its retries;
+# that error reaches the caller as a ServerError saying so, so the warning is only noise
+# (and under warnings-as-errors it would replace the real error)
+warnings.filterwarnings("ignore", message=r"\[RETRIES_EXCEEDED\]", category=UserWarning,
+                        module=r"pyspark\.sql\.connect\.client\.retries")
 
 
 @contextlib.contextmanager

@@ -167,10 +167,10 @@ def _reattachable_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
             yield from checker.feed(resp)
         checker.finish()
     except KeyboardInterrupt:
-        _interrupt(sc, operation_id)
+        _cancel(sc, responses, operation_id)
         raise
     except QueryTimeoutError as err:
-        interrupted = _interrupt(sc, operation_id)
+        interrupted = _cancel(sc, responses, operation_id)
         note = "interrupted on the server" if interrupted else "the server could not be told to interrupt it"
         raise QueryTimeoutError(f"{err.message}; {note}", grpc_status="DEADLINE_EXCEEDED") from None
     except ConnectPlanError:
@@ -180,7 +180,7 @@ def _reattachable_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
     except Exception as error:
         if transport.remaining() is not None and transport.remaining() <= 0:  # type: ignore[operator]
             # the deadline passed inside PySpark's own handling (a gRPC DEADLINE_EXCEEDED)
-            interrupted = _interrupt(sc, operation_id)
+            interrupted = _cancel(sc, responses, operation_id)
             note = "interrupted on the server" if interrupted else "the server could not be told to interrupt it"
             raise QueryTimeoutError(f"{transport.timeout_error().message}; {note}", grpc_status="DEADLINE_EXCEEDED") from error
         sc._handle_error(error)
@@ -190,16 +190,40 @@ def _reattachable_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
             sc._release_futures.update(responses.release_futures)
 
 
-def _interrupt(sc: Any, operation_id: str) -> bool:
-    """Send Interrupt for one operation, with a short deadline of its own; True if the
-    server confirmed it (it lists the operations it interrupted)."""
-    import contextlib
+def _cancel(sc: Any, responses: Any, operation_id: str) -> bool:
+    """Stop an operation the caller gave up on (timeout, Ctrl-C): release it on the server,
+    then send Interrupt, within one short deadline of their own; True if the server
+    answered the Interrupt.
+
+    The order matters: a ReleaseExecute that reaches the server while an interrupted
+    execution is still winding down is refused (Spark 4 reports an illegal state
+    transition) and the operation then lingers as RUNNING until the server's own timeout;
+    a release first ends the execution (release-all interrupts a running one) and the
+    Interrupt after it is a no-op, or stops it if the release was lost.
+    """
+    import concurrent.futures
 
     from . import transport
 
-    with transport.grace(INTERRUPT_GRACE_SECONDS), contextlib.suppress(Exception):
-        return operation_id in (sc.interrupt_operation(operation_id) or [])
-    return False
+    with transport.grace(INTERRUPT_GRACE_SECONDS):
+        if responses is not None:
+            pending = list(responses.release_futures)
+            if pending:  # PySpark's own release-all, sent from its thread pool on errors
+                concurrent.futures.wait(pending, timeout=max(0.0, transport.remaining() or 0.0))
+            if not responses._result_complete:
+                try:
+                    request = responses._create_release_execute_request(None)
+                    sc._stub.ReleaseExecute(request, metadata=sc._builder.metadata())
+                except Exception as exc:
+                    log.info("could not release operation %s: %s", operation_id, exc)
+                responses._result_complete = True  # nothing left for PySpark to release
+        try:
+            ids = sc.interrupt_operation(operation_id)
+        except Exception as exc:
+            log.info("could not interrupt operation %s: %s", operation_id, exc)
+            return False
+    log.debug("interrupted operation %s (the server listed %s)", operation_id, ids)
+    return True
 
 
 class ResultChecker:

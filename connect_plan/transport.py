@@ -43,6 +43,21 @@ __all__ = [
     "remaining",
 ]
 
+#: channel options set unless the caller gives them:
+#: * keepalive pings (PySpark's: every 60 s, 20 s to answer, also between calls) go on
+#:   during a long silent call; gRPC would stop after 2 pings without data, and a
+#:   connection that died during a long query would then go unnoticed (the time to
+#:   answer is applied as ``grpc.http2.ping_timeout_ms`` too, see :func:`ChannelBuilder`);
+#: * a connection attempt to a host that accepts TCP but never answers HTTP/2 (a hung
+#:   server, a black-holed network) gives up after 10 s instead of gRPC's 20 s;
+#: * a channel whose server went away tries again at least every 5 s instead of backing
+#:   off up to 120 s, so a restarted server is found.
+CHANNEL_DEFAULTS: tuple[tuple[str, int], ...] = (
+    ("grpc.http2.max_pings_without_data", 0),
+    ("grpc.min_reconnect_backoff_ms", 10_000),
+    ("grpc.max_reconnect_backoff_ms", 5_000),
+)
+
 #: URL parameters PySpark's builder consumes itself (never sent as headers)
 _RESERVED = frozenset({
     "token", "use_ssl", "user_id", "user_agent", "session_id", "grpc_keepalive_enabled",
@@ -244,7 +259,9 @@ def ChannelBuilder(
 ) -> Any:
     """A PySpark ``DefaultChannelBuilder`` for ``url`` with the credential rules above;
     ``token``/``use_ssl`` given here override the URL's."""
-    builder = _builder_class()(url, channel_options)
+    given = {k for k, _ in channel_options or ()}
+    options = [*(o for o in CHANNEL_DEFAULTS if o[0] not in given), *(channel_options or ())]
+    builder = _builder_class()(url, options)
     if token is not None:
         builder.set(builder.PARAM_TOKEN, token)
     if use_ssl is not None:
@@ -254,6 +271,11 @@ def ChannelBuilder(
         if name in _RESERVED or name == "authorization" or not name or name.startswith(":"):
             raise ConnectPlanError(f"{key!r} cannot be sent as a header (pass tokens with token=...)")
         builder.set(name, str(value))
+    if builder.keepalive_enabled and "grpc.http2.ping_timeout_ms" not in given:
+        # gRPC (1.6x+) waits for every ping's answer for ``grpc.http2.ping_timeout_ms``
+        # (60 s by default) whatever ``grpc.keepalive_timeout_ms`` says: measured, a
+        # keepalive timeout of 1 s still took 60 s to notice a silent connection
+        builder.setChannelOption("grpc.http2.ping_timeout_ms", builder.keepalive_timeout_ms)
     builder.ca = _read_ca(ca_cert)
     builder.allow_insecure_token = allow_insecure_token
     if builder.ca is not None and not builder.secure:

@@ -218,7 +218,7 @@ class TcpProxy:
                     if not data:
                         return
                     (b if s is a else a).sendall(data)
-        except OSError:
+        except (OSError, ValueError):  # a socket closed under us by drop()/close()
             return
         finally:
             for s in socks:
