@@ -289,7 +289,7 @@ class ResultChecker:
             batch_rows = 0
             try:
                 reader = pa.ipc.open_stream(payload)
-            except pa.ArrowInvalid as exc:
+            except (pa.ArrowException, OSError) as exc:
                 raise ResultIntegrityError(f"an Arrow batch could not be read: {exc}") from None
             with reader:
                 self._check_schema(reader.schema)
@@ -298,7 +298,7 @@ class ResultChecker:
                         batch = reader.read_next_batch()
                     except StopIteration:
                         break
-                    except pa.ArrowInvalid as exc:
+                    except (pa.ArrowException, OSError) as exc:
                         raise ResultIntegrityError(f"an Arrow batch could not be read: {exc}") from None
                     batch_rows += batch.num_rows
                     yield batch
