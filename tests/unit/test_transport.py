@@ -134,8 +134,13 @@ def test_bad_transport_options_are_clear_errors(tmp_path: Path) -> None:
 
 
 def test_the_token_never_appears_in_repr_errors_or_logs(tls_server: GrpcTlsProxy, certs: Certificates,
-                                                        caplog: pytest.LogCaptureFixture) -> None:
+                                                        caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pyspark.sql.connect.logging import logger as pyspark_logger
+
+    monkeypatch.setattr(pyspark_logger, "disabled", False)  # PySpark's Connect log is off by default
     caplog.set_level(logging.DEBUG)
+    for name in ("pyspark.sql.connect.logging", "connect_plan", "grpc"):
+        caplog.set_level(logging.DEBUG, logger=name)
     url = f"sc://127.0.0.1:{tls_server.port}/;token={TOKEN}"
     texts: list[str] = []
     with connect_plan.connect(url, ca_cert=certs.ca_pem, retry_policy={"max_retries": 1, "initial_backoff": 10}) as c:
@@ -152,6 +157,7 @@ def test_the_token_never_appears_in_repr_errors_or_logs(tls_server: GrpcTlsProxy
     with pytest.raises(connect_plan.ConnectPlanError) as bad_url:
         connect_plan.connect(f"sc://127.0.0.1:9/path;token={TOKEN}")
     texts += [str(bad_url.value), caplog.text]
+    assert "pyspark.sql.connect" in caplog.text  # PySpark's own debug log was captured too
     assert all(TOKEN not in t for t in texts)
     assert "token=***" in repr(c)
 
