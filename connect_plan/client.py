@@ -653,8 +653,10 @@ class Client:
                     with self._plan_conf(ir_plan.conf):
                         return self._run_output(self._prepare(ir_plan), output)
 
+                # an append may have happened on the server that went away: never twice
+                again = not (isinstance(output, ir.Write) and output.mode == "append")
                 try:
-                    return self._session_retry(run_output)
+                    return self._session_retry(run_output) if again else run_output()
                 except ServerError as err:
                     raise self._locate(err, ir_plan) from err.__cause__
 
