@@ -244,7 +244,8 @@ class Client:
         self._udfs: dict[str, InlineUdf] = {}
         from .inputs import InputPlacer
 
-        self._inputs = InputPlacer(self._sc, self._call)
+        self._server_version: str | None = None
+        self._inputs = InputPlacer(self._sc, self._call, self.server_version)
         if conf:
             self.set_conf(conf)
 
@@ -298,8 +299,11 @@ class Client:
         return dict(self._call(lambda: self._sc.get_config_dict(*keys)))
 
     def server_version(self) -> str:
-        """The Spark version of the server (one AnalyzePlan round trip)."""
-        return str(self._call(lambda: self._sc._analyze(method="spark_version").spark_version))
+        """The Spark version of the server: one AnalyzePlan round trip the first time, then
+        remembered for this session (features are chosen by it, see connect_plan.versions)."""
+        if self._server_version is None:
+            self._server_version = str(self._call(lambda: self._sc._analyze(method="spark_version").spark_version))
+        return self._server_version
 
     # ------------------------------------------------------------ UDFs
 
