@@ -328,6 +328,7 @@ class Client:
         self._session_conf: dict[str, str] = {}  # set_conf() calls, replayed on a new session
         self._udfs: dict[str, InlineUdf] = {}
         self._sessions = 0
+        self._server_version: str | None = None
         self._sc = self._new_session()
         if conf:
             self.set_conf(conf)
@@ -346,7 +347,8 @@ class Client:
         except Exception as exc:
             raise ConnectPlanError(f"cannot connect to {redact(self._url)}: {self._hide(str(exc))}") from None
         sc.set_retry_policies([transport.RetryPolicy(lambda: self._reached, **self._retry_policy)])
-        self._inputs = InputPlacer(sc, self._call)
+        self._server_version = None  # a restarted server may be another version
+        self._inputs = InputPlacer(sc, self._call, self.server_version)
         self._sessions += 1
         return sc
 
@@ -411,11 +413,14 @@ class Client:
             return dict(self._session_retry(lambda: self._call(lambda: self._sc.get_config_dict(*keys))))
 
     def server_version(self, *, timeout: float | None = None) -> str:
-        """The Spark version of the server (one AnalyzePlan round trip)."""
-        with self._operation(timeout):
-            return str(self._session_retry(
-                lambda: self._call(lambda: self._sc._analyze(method="spark_version").spark_version)
-            ))
+        """The Spark version of the server: one AnalyzePlan round trip the first time, then
+        remembered for this session (features are chosen by it, see connect_plan.versions)."""
+        if self._server_version is None:
+            with self._operation(timeout):
+                self._server_version = str(self._session_retry(
+                    lambda: self._call(lambda: self._sc._analyze(method="spark_version").spark_version)
+                ))
+        return self._server_version
 
     # ------------------------------------------------------------ reliability
 

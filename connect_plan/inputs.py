@@ -104,9 +104,10 @@ class CacheSettings:
 class InputPlacer:
     """Fills the empty local relations of translated plans for one client session."""
 
-    def __init__(self, sc: Any, call: Callable[[Callable[[], Any]], Any]) -> None:
+    def __init__(self, sc: Any, call: Callable[[Callable[[], Any]], Any], version: Callable[[], str] | None = None) -> None:
         self._sc = sc
         self._call = call  # runs a PySpark call, mapping its errors to ServerError
+        self._version = version  # the server's Spark version, probed once per session
         self._lock = threading.Lock()
         self._settings: CacheSettings | None = None
         self._artifacts = True  # False once the server refused AddArtifacts
@@ -132,7 +133,19 @@ class InputPlacer:
             # servers without these settings (or without GetOption) get inline data only
             log.debug("no local relation cache settings from the server: %s", exc)
             conf = {}
-        return CacheSettings.from_conf(conf, self._client_limit())
+        settings = CacheSettings.from_conf(conf, self._client_limit())
+        if settings.chunked and self._version is not None:
+            from dataclasses import replace
+
+            from .versions import supports
+
+            try:
+                version = self._version()
+            except ServerError:
+                version = ""
+            if not supports(version, "chunked_cached_local_relation"):
+                settings = replace(settings, chunked=False)
+        return settings
 
     def _client_limit(self) -> int:
         options = dict(getattr(getattr(self._sc, "_builder", None), "_channel_options", None) or [])

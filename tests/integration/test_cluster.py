@@ -83,3 +83,27 @@ def test_expressions_on_cluster(cluster_diff: Differential, family: str) -> None
     items = FAMILIES[family]
     plan = [{"op": "select", "payload": [{"name": "id0", "expr": {"col": "id"}}] + [{"name": n, "expr": e} for n, e, _ in items]}]
     cluster_diff.check(ROWS, SCHEMA, plan, lambda df: df.select(F.col("id").alias("id0"), *[c.alias(n) for n, _, c in items]))
+
+
+@pytest.mark.filterwarnings("ignore:WARN WindowExpression:UserWarning")  # some cases have no partition, on purpose
+def test_windows_on_cluster(cluster_diff: Differential) -> None:
+    """Window functions repartition by key and sort within partitions on the executors."""
+    from .exprdiff import check_cases
+    from .test_windows import CASES as WINDOW_CASES
+    from .test_windows import ROWS as WINDOW_ROWS
+    from .test_windows import SCHEMA as WINDOW_SCHEMA
+
+    assert check_cases(cluster_diff, WINDOW_ROWS, WINDOW_SCHEMA, WINDOW_CASES) == len(WINDOW_CASES)
+
+
+def test_write_on_cluster(cluster_diff: Differential, tmp_path: Path) -> None:
+    """Executors on both workers write parquet partitions; PySpark reads back the same rows."""
+    target = str(tmp_path / "people.parquet")
+    plan = [{"op": "repartition", "payload": {"n": 4}},
+            {"op": "write", "payload": {"format": "parquet", "path": target, "mode": "overwrite", "partition_by": ["dept"]}}]
+    report = cluster_diff.client.execute(plan, data=PEOPLE, schema=PEOPLE_SCHEMA)
+    assert report.column("rows").to_pylist() == [len(PEOPLE)]
+    back = cluster_diff.spark.read.parquet(target).select("id", "name", "dept").toArrow()
+    expected = cluster_diff.df(PEOPLE, PEOPLE_SCHEMA).select("id", "name", "dept").toArrow()
+    key = lambda t: sorted(map(repr, zip(*(c.to_pylist() for c in t.columns))))  # noqa: E731
+    assert key(back) == key(expected)
