@@ -214,6 +214,10 @@ def write_stream(reader: pa.RecordBatchReader, fmt: str, output: str | None, out
             writer.write_batch(batch)
 
 
+def _client_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {"timeout": getattr(args, "timeout", None), "allow_insecure_token": getattr(args, "allow_insecure_token", False)}
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from .client import Client, load_plan
 
@@ -221,7 +225,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.format == "parquet" and not args.output:
         raise CliError("--format parquet needs --output PATH")
     bounds = {"max_rows": args.max_rows, "max_bytes": args.max_bytes}
-    with Client(_remote(args, start=True)) as client:
+    with Client(_remote(args, start=True), **_client_options(args)) as client:
         if args.format in ("parquet", "csv") and plan.output is None:  # a write returns a report
             write_stream(client.stream(plan, **bounds), args.format, args.output, sys.stdout)
             return EXIT_OK
@@ -236,7 +240,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     plan = load_plan(_plan_only(_read_document(args.file)))
     if args.analyzed or args.remote or os.environ.get("SPARK_REMOTE"):
-        with Client(_remote(args, start=args.analyzed)) as client:
+        with Client(_remote(args, start=args.analyzed), **_client_options(args)) as client:
             print(plan_text(client.translate(plan)))
             if args.analyzed:
                 print("== Spark ==")
@@ -264,7 +268,7 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
         raise CliError(f"no fixture files (*.json) under {args.directory}")
     failures = 0
     results = []
-    with Client(_remote(args, start=True)) as client:
+    with Client(_remote(args, start=True), **_client_options(args)) as client:
         for path in paths:
             try:
                 doc = load_fixture(path)
@@ -349,6 +353,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     def remote_arg(p: argparse.ArgumentParser) -> None:
         p.add_argument("--remote", help="Spark Connect URL (sc://host:port/;token=...) or 'sail' for an in-process Sail server; default: $SPARK_REMOTE, then the local server")
+        p.add_argument("--timeout", type=float, metavar="SECONDS",
+                       help="bound each server operation; when it expires the query is interrupted on the server")
+        p.add_argument("--allow-insecure-token", action="store_true",
+                       help="allow sending the URL's token without TLS (use_ssl=false); prefer TLS, and prefer "
+                            "$SPARK_CONNECT_AUTHENTICATE_TOKEN to a token on the command line")
 
     p = sub.add_parser("run", help="run a plan document and print its result")
     p.add_argument("file", help="plan document (JSON: {input, plan}); '-' reads stdin")

@@ -7,8 +7,17 @@ that broke off. connect_plan adds what a plan runner needs on top: translation w
 schema resolution, checks on every Arrow batch, errors mapped to
 :class:`~connect_plan.errors.ServerError` with the failing plan step, and no pandas.
 
-A :class:`Client` is safe to share between threads: gRPC channels are thread-safe and each
-call keeps its state on its own stack.
+Reliability (docs/reliability.md lists each guarantee with the test that proves it):
+``timeout=`` bounds a whole operation (every RPC in it, and the Interrupt sent when it
+expires); a server that restarted is met with a new session and the operation runs again
+once, if nothing of its result had arrived; a token implies TLS (:mod:`connect_plan.transport`).
+
+Threads: one :class:`Client` may be shared by any number of threads. gRPC channels are
+thread-safe, each call keeps its state on its own stack, and the few shared caches
+(schema names, uploaded inputs, the session itself) are replaced under a lock. What is
+*not* isolated between threads is the Spark session: ``set_conf`` and a plan document's
+``conf`` apply to every query running on the client at that moment, and temporary views
+one plan creates are visible to the others. Use one client per thread for those.
 """
 
 from __future__ import annotations
@@ -18,13 +27,17 @@ import logging
 import os
 import re
 import threading
+import time
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import ir
+from . import ir, transport
 from .errors import (
     ConnectPlanError,
     PlanError,
+    PlanTooLargeError,
+    QueryTimeoutError,
     ResultIntegrityError,
     ServerError,
     ServerUnavailableError,
@@ -50,11 +63,19 @@ DEFAULT_RETRY_POLICY: dict[str, Any] = {
 }
 
 _TOKEN_RE = re.compile(r"(?i)(token=)[^;/]*")
+_DETAILS_RE = re.compile(r'details = "([^"]*)"')
 
 
 def redact(url: str) -> str:
     """The URL with any token replaced by ``***`` (safe for logs, errors and repr)."""
     return _TOKEN_RE.sub(r"\1***", url)
+
+
+def _hide(text: str, secrets: Sequence[str]) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
 
 
 def resolve_remote(remote: str | None) -> str:
@@ -107,6 +128,12 @@ def _install_quiet_filter() -> None:
 
 _install_quiet_filter()
 
+# PySpark warns "[RETRIES_EXCEEDED]" just before it raises the error that ended its retries;
+# that error reaches the caller as a ServerError saying so, so the warning is only noise
+# (and under warnings-as-errors it would replace the real error)
+warnings.filterwarnings("ignore", message=r"\[RETRIES_EXCEEDED\]", category=UserWarning,
+                        module=r"pyspark\.sql\.connect\.client\.retries")
+
 
 @contextlib.contextmanager
 def _quiet() -> Iterator[None]:
@@ -127,7 +154,12 @@ def server_error(exc: BaseException, url: str) -> ServerError:
     if isinstance(exc, grpc.RpcError):
         code = exc.code() if hasattr(exc, "code") else None
         details = exc.details() if hasattr(exc, "details") else str(exc)
-        cls = ServerUnavailableError if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED) else ServerError
+        if code == grpc.StatusCode.UNAVAILABLE:
+            return ServerUnavailableError(
+                f"cannot reach the Spark Connect server at {redact(url)}: {_unavailable_reason(str(details))}",
+                grpc_status="UNAVAILABLE",
+            )
+        cls = ServerUnavailableError if code == grpc.StatusCode.DEADLINE_EXCEEDED else ServerError
         return cls(
             f"{details} (server {redact(url)})",
             grpc_status=code.name if code is not None else None,
@@ -140,11 +172,19 @@ def server_error(exc: BaseException, url: str) -> ServerError:
         grpc_status = None
         stack = getattr(exc, "_stackTrace", None)
         retry_text = str(exc)
-        unavailable = "UNAVAILABLE" in retry_text[:200] and error_class is None
+        status = getattr(exc, "_grpc_status_code", None)
+        unavailable = error_class is None and (
+            "UNAVAILABLE" in retry_text[:200] or getattr(status, "name", None) == "UNAVAILABLE"
+        )
         if unavailable or "failed to connect to all addresses" in retry_text:
             return ServerUnavailableError(
-                f"cannot reach the Spark Connect server at {redact(url)}: {_first_line(retry_text)}",
+                f"cannot reach the Spark Connect server at {redact(url)}: {_unavailable_reason(retry_text)}",
                 grpc_status="UNAVAILABLE",
+            )
+        if error_class is None and getattr(status, "name", None) == "UNAUTHENTICATED":
+            return ServerError(
+                f"the Spark Connect server at {redact(url)} refused the credentials: {_grpc_details(retry_text)}",
+                grpc_status="UNAUTHENTICATED",
             )
         if "unsupported PySpark version" in message:
             message += (
@@ -161,6 +201,24 @@ def server_error(exc: BaseException, url: str) -> ServerError:
             message_parameters=params or None,
         )
     return ServerError(f"{type(exc).__name__}: {exc}")
+
+
+def _grpc_details(text: str) -> str:
+    """The ``details`` of a gRPC error's text (PySpark passes on the call's repr)."""
+    m = _DETAILS_RE.search(text)
+    return m.group(1) if m else _first_line(text)
+
+
+def _unavailable_reason(text: str) -> str:
+    details = _grpc_details(text)
+    low = details.lower()
+    if "connection refused" in low:
+        return f"connection refused (is the server running?) [{details}]"
+    if "keepalive" in low or "ping" in low:
+        return f"the connection went silent (keepalive pings unanswered) [{details}]"
+    if "socket closed" in low or "connection reset" in low or "broken pipe" in low or "goaway" in low:
+        return f"the connection was lost [{details}]"
+    return details
 
 
 def _strip_stacktrace(message: str) -> str:
@@ -226,28 +284,76 @@ class Client:
         user_id: str | None = None,
         retry_policy: Mapping[str, Any] | None = None,
         conf: Mapping[str, str] | None = None,
+        token: str | None = None,
+        use_ssl: bool | None = None,
+        ca_cert: str | bytes | os.PathLike[str] | None = None,
+        headers: Mapping[str, str] | None = None,
+        allow_insecure_token: bool = False,
+        timeout: float | None = None,
+        channel_options: Sequence[tuple[str, Any]] | None = None,
     ) -> None:
-        from pyspark.sql.connect.client import SparkConnectClient
+        """``remote`` is an ``sc://host:port/;param=value`` URL (see :func:`resolve_remote`).
 
+        Credentials follow the ``sc://`` convention: a ``token`` (here or in the URL, or
+        ``SPARK_CONNECT_AUTHENTICATE_TOKEN``) is sent as a bearer token and implies TLS;
+        sending it without TLS needs ``use_ssl=False`` *and* ``allow_insecure_token=True``,
+        and warns. ``ca_cert`` (a PEM file path or bytes) replaces the system's root
+        certificates; ``headers`` are sent with every call. ``timeout`` (seconds) is the
+        default bound of every operation (``execute``, ``stream``, ``schema``...), which
+        each call may override. ``retry_policy`` bounds PySpark's retries of transient
+        failures (default :data:`DEFAULT_RETRY_POLICY`, ~7 s in all).
+        """
         self._url = resolve_remote(remote)
+        self._secrets = tuple(t for t in (token,) if t)
         try:
-            self._sc = SparkConnectClient(
-                self._url,
-                user_id=user_id,
-                retry_policy=dict(retry_policy if retry_policy is not None else DEFAULT_RETRY_POLICY),
+            self._builder = transport.ChannelBuilder(
+                self._url, token=token, use_ssl=use_ssl, ca_cert=ca_cert, headers=headers,
+                allow_insecure_token=allow_insecure_token,
+                channel_options=list(channel_options) if channel_options is not None else None,
             )
+        except ConnectPlanError:
+            raise
         except Exception as exc:  # PySparkValueError for malformed URLs
-            raise ConnectPlanError(f"invalid Spark Connect URL {redact(self._url)!r}: {exc}") from None
+            raise ConnectPlanError(f"invalid Spark Connect URL {redact(self._url)!r}: {self._hide(str(exc))}") from None
+        if self._builder.token:
+            self._secrets = (*self._secrets, self._builder.token)
+        self._user_id = user_id
+        self._retry_policy = dict(retry_policy if retry_policy is not None else DEFAULT_RETRY_POLICY)
+        self._timeout = _check_timeout(timeout)
+        self._reached = False  # True once the server answered this client
+        self._lock = threading.Lock()
         self._closed = False
         self._schema_cache: dict[bytes, list[str]] = {}
         self._case_sensitive = False
+        self._session_conf: dict[str, str] = {}  # set_conf() calls, replayed on a new session
         self._udfs: dict[str, InlineUdf] = {}
-        from .inputs import InputPlacer
-
+        self._sessions = 0
         self._server_version: str | None = None
-        self._inputs = InputPlacer(self._sc, self._call, self.server_version)
+        self._sc = self._new_session()
         if conf:
             self.set_conf(conf)
+
+    def _new_session(self) -> Any:
+        """A PySpark ``SparkConnectClient`` (new channel, new session id) for this client."""
+        from pyspark.sql.connect.client import SparkConnectClient
+
+        from .inputs import InputPlacer
+
+        try:
+            with _quiet():
+                sc = SparkConnectClient(self._builder, user_id=self._user_id, retry_policy=self._retry_policy)
+        except ConnectPlanError:
+            raise
+        except Exception as exc:
+            raise ConnectPlanError(f"cannot connect to {redact(self._url)}: {self._hide(str(exc))}") from None
+        sc.set_retry_policies([transport.RetryPolicy(lambda: self._reached, **self._retry_policy)])
+        self._server_version = None  # a restarted server may be another version
+        self._inputs = InputPlacer(sc, self._call, self.server_version)
+        self._sessions += 1
+        return sc
+
+    def _hide(self, text: str) -> str:
+        return _hide(redact(text), self._secrets)
 
     # ------------------------------------------------------------ lifecycle
 
@@ -259,12 +365,12 @@ class Client:
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else "open"
-        return f"<connect_plan.Client {redact(self._url)} {state}>"
+        return f"<connect_plan.Client {self._hide(self._url)} {state}>"
 
     @property
     def url(self) -> str:
         """The server URL with any token redacted."""
-        return redact(self._url)
+        return self._hide(self._url)
 
     @property
     def session_id(self) -> str:
@@ -275,15 +381,22 @@ class Client:
         if self._closed:
             return
         self._closed = True
-        with _quiet(), contextlib.suppress(Exception):
+        with _quiet(), transport.grace(5.0), contextlib.suppress(Exception):
             self._sc.release_session()
         with contextlib.suppress(Exception):
             self._sc.close()
 
     # ------------------------------------------------------------ session
 
-    def set_conf(self, conf: Mapping[str, str]) -> None:
-        """Set Spark SQL configuration on this client's session."""
+    def set_conf(self, conf: Mapping[str, str], *, timeout: float | None = None) -> None:
+        """Set Spark SQL configuration on this client's session (and on any new session
+        the client opens after a server restart)."""
+        values = {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in conf.items()}
+        with self._operation(timeout):
+            self._session_retry(lambda: self._set_conf(values))
+        self._session_conf.update(values)
+
+    def _set_conf(self, conf: Mapping[str, str]) -> None:
         from pyspark.sql.connect import proto as pb
 
         op = pb.ConfigRequest.Operation()
@@ -295,15 +408,79 @@ class Client:
         if "spark.sql.caseSensitive" in conf:
             self._case_sensitive = str(conf["spark.sql.caseSensitive"]).lower() == "true"
 
-    def get_conf(self, *keys: str) -> dict[str, str | None]:
-        return dict(self._call(lambda: self._sc.get_config_dict(*keys)))
+    def get_conf(self, *keys: str, timeout: float | None = None) -> dict[str, str | None]:
+        with self._operation(timeout):
+            return dict(self._session_retry(lambda: self._call(lambda: self._sc.get_config_dict(*keys))))
 
-    def server_version(self) -> str:
+    def server_version(self, *, timeout: float | None = None) -> str:
         """The Spark version of the server: one AnalyzePlan round trip the first time, then
         remembered for this session (features are chosen by it, see connect_plan.versions)."""
         if self._server_version is None:
-            self._server_version = str(self._call(lambda: self._sc._analyze(method="spark_version").spark_version))
+            with self._operation(timeout):
+                self._server_version = str(self._session_retry(
+                    lambda: self._call(lambda: self._sc._analyze(method="spark_version").spark_version)
+                ))
         return self._server_version
+
+    # ------------------------------------------------------------ reliability
+
+    @contextlib.contextmanager
+    def _operation(self, timeout: float | None) -> Iterator[float | None]:
+        """The deadline of one public call: ``timeout``, else the client's default."""
+        seconds = _check_timeout(timeout) if timeout is not None else self._timeout
+        with transport.deadline(seconds) as at:
+            yield at
+
+    def _session_retry(self, run: Callable[[], Any]) -> Any:
+        """``run()``; if the server lost this client's session (it restarted), open a new
+        session and ``run()`` once more. Only the outermost call retries."""
+        if getattr(_RETRYING, "active", False):
+            return run()
+        _RETRYING.active = True
+        try:
+            sc = self._sc
+            try:
+                return run()
+            except ConnectPlanError as err:
+                if not _session_lost(err):
+                    raise
+                self._renew_session(sc)
+            return run()
+        finally:
+            _RETRYING.active = False
+
+    def _renew_session(self, lost: Any) -> None:
+        """Replace the PySpark client whose server session is gone (once, whichever thread
+        notices first): a new channel and session, with ``set_conf`` values applied again."""
+        with self._lock:
+            if self._sc is not lost or self._closed:
+                return
+            log.warning(
+                "the Spark Connect server at %s no longer has this client's session (it restarted?); "
+                "continuing on a new session", self.url,
+            )
+            new = self._new_session()
+            self._sc = new
+            self._schema_cache = {}
+            with contextlib.suppress(Exception):
+                lost.close()
+            if self._session_conf:
+                self._set_conf(self._session_conf)
+
+    def _check_size(self, plan: pb.Plan) -> None:
+        """Refuse a plan the server could not accept: over its gRPC message limit (read once
+        per session, with the input cache settings) — measured only for large plans."""
+        size = plan.ByteSize()
+        if size < _SIZE_CHECK_FROM:
+            return
+        limit = self._inputs.settings().max_message
+        if size > limit - _REQUEST_OVERHEAD:
+            raise PlanTooLargeError(
+                f"the plan is {size:,} bytes serialised, over the server's gRPC message limit of {limit:,} bytes; "
+                "it was not sent. Make it smaller (fewer or shorter literals, inline data read from files instead)",
+                size=size,
+                limit=limit,
+            )
 
     # ------------------------------------------------------------ UDFs
 
@@ -396,7 +573,7 @@ class Client:
         get = pb.ConfigRequest.Operation()
         get.get_option.keys.extend(keys)
         before = dict(self._call(lambda: self._sc.config(get)).pairs)
-        self.set_conf(dict(conf))
+        self._set_conf(dict(conf))
         try:
             yield
         finally:
@@ -404,7 +581,7 @@ class Client:
             unset = [k for k in keys if before.get(k) is None]
             with contextlib.suppress(ConnectPlanError):
                 if restore:
-                    self.set_conf(restore)
+                    self._set_conf(restore)
                 if unset:
                     op = pb.ConfigRequest.Operation()
                     op.unset.keys.extend(unset)
@@ -426,6 +603,7 @@ class Client:
             limit=limit,
         )
         self._inputs.fill(tr.plan, tr.local_data)
+        self._check_size(tr.plan)
         return tr
 
     def _resolve_names(self, relation: pb.Relation, local: Sequence[LocalData] = ()) -> list[str]:
@@ -448,7 +626,14 @@ class Client:
     # ------------------------------------------------------------ execution
 
     def execute(
-        self, plan: Any, data: Any = None, schema: Any = None, *, max_rows: int | None = None, max_bytes: int | None = None
+        self,
+        plan: Any,
+        data: Any = None,
+        schema: Any = None,
+        *,
+        max_rows: int | None = None,
+        max_bytes: int | None = None,
+        timeout: float | None = None,
     ) -> pa.Table:
         """Run a plan and return its result as one ``pyarrow.Table``.
 
@@ -456,19 +641,36 @@ class Client:
         ``max_rows``/``max_bytes`` bound the result as in :meth:`stream`. A plan with an
         output (a final ``write``/``createOrReplaceTempView`` step or a document ``output``)
         returns a one-row report of what it wrote instead.
+
+        ``timeout`` (seconds, default the client's) bounds the whole call; when it expires
+        the operation is interrupted on the server and released, and
+        :class:`~connect_plan.errors.QueryTimeoutError` is raised. Ctrl-C does the same
+        and raises ``KeyboardInterrupt``.
         """
         import pyarrow as pa
 
         ir_plan = load_plan(plan, data, schema)
-        with self._plan_conf(ir_plan.conf):
+        with self._operation(timeout) as at:
             if ir_plan.output is not None:
-                tr = self._prepare(ir_plan)
+                output = ir_plan.output
+
+                def run_output() -> pa.Table:
+                    with self._plan_conf(ir_plan.conf):
+                        return self._run_output(self._prepare(ir_plan), output)
+
+                # an append may have happened on the server that went away: never twice
+                again = not (isinstance(output, ir.Write) and output.mode == "append")
                 try:
-                    return self._run_output(tr, ir_plan.output)
+                    return self._session_retry(run_output) if again else run_output()
                 except ServerError as err:
                     raise self._locate(err, ir_plan) from err.__cause__
-            result_schema, batches = self._open(ir_plan, max_rows, max_bytes)
-            return pa.Table.from_batches(list(batches), result_schema)
+
+            def run() -> pa.Table:
+                with self._plan_conf(ir_plan.conf):
+                    result_schema, batches = self._open(ir_plan, max_rows, max_bytes, at=at)
+                    return pa.Table.from_batches(list(batches), result_schema)
+
+            return self._session_retry(run)
 
     def _run_output(self, tr: Translation, output: ir.Output) -> pa.Table:
         import pyarrow as pa
@@ -491,8 +693,16 @@ class Client:
             "partition_by": pa.array([report["partition_by"]], pa.list_(pa.string())),
             "rows": pa.array([rows], pa.int64()),
         })
+
     def stream(
-        self, plan: Any, data: Any = None, schema: Any = None, *, max_rows: int | None = None, max_bytes: int | None = None
+        self,
+        plan: Any,
+        data: Any = None,
+        schema: Any = None,
+        *,
+        max_rows: int | None = None,
+        max_bytes: int | None = None,
+        timeout: float | None = None,
     ) -> pa.RecordBatchReader:
         """Run a plan and return a ``pyarrow.RecordBatchReader`` over its result.
 
@@ -505,16 +715,22 @@ class Client:
 
         ``max_rows`` adds a ``Limit`` on top of the plan (the server computes no more);
         ``max_bytes`` stops reading once that many bytes of Arrow data have arrived (the last
-        batch is cut to fit) and releases the rest of the execution.
+        batch is cut to fit) and releases the rest of the execution. ``timeout`` bounds the
+        whole stream, from this call to its last batch (see :meth:`execute`).
         """
         import pyarrow as pa
 
         ir_plan = load_plan(plan, data, schema)
         if ir_plan.output is not None:
             raise PlanError.single("not_streamable", ir_plan.loc, "a plan that writes has no result to stream; use execute()")
-        # a document's conf holds while the query is planned (until its first batch)
-        with self._plan_conf(ir_plan.conf):
-            result_schema, batches = self._open(ir_plan, max_rows, max_bytes)
+        with self._operation(timeout) as at:
+
+            def start() -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
+                # a document's conf holds while the query is planned (until its first batch)
+                with self._plan_conf(ir_plan.conf):
+                    return self._open(ir_plan, max_rows, max_bytes, at=at)
+
+            result_schema, batches = self._session_retry(start)
         return pa.RecordBatchReader.from_batches(result_schema, batches)
 
     def _open(
@@ -523,29 +739,39 @@ class Client:
         max_rows: int | None,
         max_bytes: int | None,
         on_close: Callable[[], None] | None = None,
+        at: float | None = None,
     ) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
         for name, value in (("max_rows", max_rows), ("max_bytes", max_bytes)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
                 raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        if at is None:
+            at = transport.remaining()
+            at = None if at is None else time.monotonic() + at
         tr = self._prepare(ir_plan, limit=max_rows)
-        results = self._results(tr.plan, max_bytes, on_close)
+        results = self._results(tr.plan, max_bytes, on_close, at)
         try:
             result_schema = next(results)
         except ServerError as err:
             raise self._locate(err, ir_plan) from err.__cause__
         return result_schema, results
 
-    def explain(self, plan: Any, data: Any = None, schema: Any = None, mode: str = "extended") -> str:
+    def explain(
+        self, plan: Any, data: Any = None, schema: Any = None, mode: str = "extended", *, timeout: float | None = None
+    ) -> str:
         """Spark's explain string for the plan (the server's analyzed/optimized plans)."""
-        tr = self._prepare(load_plan(plan, data, schema))
-        return str(self._call(lambda: self._sc.explain_string(tr.plan, mode)))
+        ir_plan = load_plan(plan, data, schema)
+        with self._operation(timeout):
+            return str(self._session_retry(
+                lambda: self._call(lambda: self._sc.explain_string(self._prepare(ir_plan).plan, mode))
+            ))
 
-    def schema(self, plan: Any, data: Any = None, schema: Any = None) -> pa.Schema:
+    def schema(self, plan: Any, data: Any = None, schema: Any = None, *, timeout: float | None = None) -> pa.Schema:
         """The Arrow schema of the plan's result, from the server's analysis."""
         from pyspark.sql.pandas.types import to_arrow_schema
 
-        tr = self._prepare(load_plan(plan, data, schema))
-        struct = self._call(lambda: self._sc.schema(tr.plan))
+        ir_plan = load_plan(plan, data, schema)
+        with self._operation(timeout):
+            struct = self._session_retry(lambda: self._call(lambda: self._sc.schema(self._prepare(ir_plan).plan)))
         return to_arrow_schema(struct)
 
     def _call(self, fn: Any) -> Any:
@@ -553,21 +779,42 @@ class Client:
             raise ConnectPlanError("this connect_plan.Client is closed")
         try:
             with _quiet():
-                return fn()
+                out = fn()
         except ConnectPlanError:
             raise
         except Exception as exc:
-            raise server_error(exc, self._url) from exc
+            raise self._server_error(exc) from exc
+        self._reached = True
+        return out
+
+    def _server_error(self, exc: BaseException) -> ServerError:
+        import grpc
+
+        if isinstance(exc, grpc.RpcError) and exc.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
+            left = transport.remaining()
+            if left is not None and left <= 0.05:  # our operation deadline, not PySpark's per-RPC one
+                return transport.timeout_error()
+        err = server_error(exc, self._url)
+        if self._secrets and any(s in str(err) or s in (err.server_stacktrace or "") for s in self._secrets):
+            hidden = type(err)(
+                self._hide(err.message), error_class=err.error_class, sqlstate=err.sqlstate, grpc_status=err.grpc_status,
+                server_stacktrace=self._hide(err.server_stacktrace or "") or None,
+                message_parameters={k: self._hide(v) for k, v in err.message_parameters.items()},
+            )
+            return hidden
+        return err
 
     def _results(
-        self, plan: pb.Plan, max_bytes: int | None, on_close: Callable[[], None] | None = None
+        self, plan: pb.Plan, max_bytes: int | None, on_close: Callable[[], None] | None = None, at: float | None = None
     ) -> Iterator[Any]:
         """Yield the result's Arrow schema, then every Arrow batch as it arrives, checked.
 
         The transport is :func:`connect_plan.results.arrow_stream` (PySpark's reattachable
-        execution, decoded zero-copy to batches). Here: the schema is the first batch's
-        (or the announced one for an empty result), every later batch must match it, names
-        must be unique, and ``max_bytes`` cuts the stream.
+        execution, decoded zero-copy to batches and checked by its ``ResultChecker``: row
+        counts and offsets, chunks, schema equal across batches and to the announced one,
+        ``ResultComplete``). Here: the result's schema is the first batch's (or the
+        announced one for an empty result), names must be unique, ``max_bytes`` cuts the
+        stream, and every read runs under the operation's deadline ``at``.
         """
         from pyspark.sql.types import StructType
 
@@ -581,7 +828,7 @@ class Client:
         try:
             announced: StructType | None = None
             while first_batch is None:
-                item = self._next(source)
+                item = self._next(source, at)
                 if item is None:
                     break
                 if isinstance(item, StructType):
@@ -616,21 +863,23 @@ class Client:
                             return
                         budget -= size
                     yield batch
-                batch = self._next(source)
+                batch = self._next(source, at)
         finally:
-            with _quiet(), contextlib.suppress(Exception):
+            with _quiet(), transport.grace(5.0), contextlib.suppress(Exception):
                 source.close()  # releases the execution on the server if we stopped early
             if on_close is not None and started:  # before that, the caller handles the error
                 on_close()
 
-    def _next(self, source: Iterator[Any]) -> Any:
+    def _next(self, source: Iterator[Any], at: float | None = None) -> Any:
         try:
-            with _quiet():
-                return next(source, None)
+            with _quiet(), transport.deadline(at=at):
+                item = next(source, None)
         except ConnectPlanError:
             raise
         except Exception as exc:
-            raise server_error(exc, self._url) from exc
+            raise self._server_error(exc) from exc
+        self._reached = True
+        return item
 
     def _locate(self, err: ServerError, plan: ir.Plan) -> ServerError:
         """Find the first plan step whose prefix fails analysis (binary search, O(log n)
@@ -663,6 +912,32 @@ class Client:
                 lo = mid
         step = plan.steps[hi - 1]
         return err.with_step(step.index, step.op)
+
+
+_RETRYING = threading.local()
+#: plans smaller than this are sent without measuring them against the message limit
+#: (no Connect server's limit is that small; Spark's default is 128 MiB)
+_SIZE_CHECK_FROM = 1024 * 1024
+#: room left in the message for the request around the plan (session, ids, options)
+_REQUEST_OVERHEAD = 64 * 1024
+_SESSION_LOST = ("INVALID_HANDLE.SESSION_CHANGED", "INVALID_HANDLE.SESSION_NOT_FOUND", "NO_ACTIVE_SESSION",
+                 "incorrect server side session identifier")
+
+
+def _session_lost(err: ConnectPlanError) -> bool:
+    """The server no longer knows this client's session (it restarted, or closed it)."""
+    if not isinstance(err, ServerError) or isinstance(err, QueryTimeoutError):
+        return False
+    text = f"{err.error_class or ''} {err.message}"
+    return any(marker in text for marker in _SESSION_LOST)
+
+
+def _check_timeout(timeout: float | None) -> float | None:
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    return float(timeout)
 
 
 def _is_analysis_error(err: ServerError) -> bool:

@@ -9,13 +9,18 @@
     ├── ServerError                       the Spark Connect server refused or failed
     │   │                                 the query: Spark's error class, SQLSTATE,
     │   │                                 message, and the plan step when known
-    │   └── ServerUnavailableError        no server answered (not running, refused,
-    │                                     deadline exceeded before any answer)
+    │   ├── ServerUnavailableError        no server answered (not running, refused,
+    │   │                                 dead connection, deadline before any answer)
+    │   └── QueryTimeoutError (also       the operation outlived its ``timeout=``; it
+    │       TimeoutError)                 was interrupted and released on the server
     ├── ResultIntegrityError              the result stream broke an invariant
     │                                     (schema drift, row counts, truncation)
-    ├── InputTooLargeError                inline input data cannot reach the server:
-    │                                     no artifact cache and over the gRPC
-    │                                     message limit (says the size and limit)
+    ├── PlanTooLargeError                 the plan is over the gRPC message limit
+    │   │                                 (says the size and the limit); not sent
+    │   └── InputTooLargeError            ... because of its inline input data, which
+    │                                     the server cannot cache as an artifact
+    ├── InsecureTransportError (also      a token would travel without TLS and the
+    │   ValueError)                       caller did not opt in to that
     └── LocalServerError                  the local Spark Connect launcher failed
                                           (no Java, no jars, did not become ready)
 
@@ -35,8 +40,11 @@ __all__ = [
     "ConnectPlanError",
     "ErrorDetail",
     "InputTooLargeError",
+    "InsecureTransportError",
     "LocalServerError",
     "PlanError",
+    "PlanTooLargeError",
+    "QueryTimeoutError",
     "ResultIntegrityError",
     "ServerError",
     "ServerUnavailableError",
@@ -174,18 +182,33 @@ class ServerUnavailableError(ServerError):
     """No Spark Connect server answered at the given address."""
 
 
+class QueryTimeoutError(ServerError, TimeoutError):
+    """An operation ran past its ``timeout=``: it was interrupted on the server (when the
+    server could be reached) and its results released; nothing partial is returned."""
+
+
 class ResultIntegrityError(ConnectPlanError):
     """The result stream violated an invariant; no partial result is returned."""
 
 
-class InputTooLargeError(ConnectPlanError):
-    """Inline input data is too large to send: the server cannot cache it as an artifact
-    and the plan would exceed the gRPC message limit."""
+class PlanTooLargeError(ConnectPlanError):
+    """The serialised request is over the gRPC message limit (``size`` and ``limit`` in
+    bytes); it was not sent, since the server would only refuse it."""
 
     def __init__(self, message: str, *, size: int, limit: int) -> None:
         super().__init__(message)
         self.size = size
         self.limit = limit
+
+
+class InputTooLargeError(PlanTooLargeError):
+    """Inline input data is too large to send: the server cannot cache it as an artifact
+    and the plan would exceed the gRPC message limit."""
+
+
+class InsecureTransportError(ConnectPlanError, ValueError):
+    """A bearer token would be sent without TLS (``use_ssl=false``) and the caller did not
+    opt in with ``allow_insecure_token=True``."""
 
 
 class LocalServerError(ConnectPlanError):

@@ -16,9 +16,14 @@ What is PySpark's and what is ours:
     from a thread pool: ~6 extra RPCs for a 3-row query and ~1,000 for 1e7 rows, which
     measured 35-40% of the client's CPU time on both. The server drops sent responses
     beyond its retry buffer by itself, so its memory stays bounded either way.
-  - the Arrow decoding loop (chunked-batch assembly, ``start_offset`` and ``row_count``
-    checks, as PySpark's ``handle_response`` does them) yielding plain ``RecordBatch``
-    objects, zero-copy over the response bytes, instead of wrapping each in a ``Table``.
+  - the Arrow decoding loop (:class:`ResultChecker`: chunked-batch assembly, and every
+    check listed there) yielding plain ``RecordBatch`` objects, zero-copy over the
+    response bytes, instead of wrapping each in a ``Table``.
+  - a bound on PySpark's graceful-reattach loop: a server that keeps ending reattached
+    streams at once with neither a response nor ``ResultComplete`` would make it spin
+    forever; after :data:`MAX_EMPTY_REATTACHES` such streams in a row it is an error.
+  - ``timeout=`` and Ctrl-C: the operation is interrupted on the server (``Interrupt``
+    with a short deadline of its own) and released before the error is raised.
 
 If this PySpark lacks any internal used here, :func:`arrow_stream` falls back to the public
 ``to_table_as_iterator`` (same results, PySpark's release cadence).
@@ -27,21 +32,29 @@ If this PySpark lacks any internal used here, :func:`arrow_stream` falls back to
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from .errors import ResultIntegrityError
+from .errors import ConnectPlanError, QueryTimeoutError, ResultIntegrityError
 
 if TYPE_CHECKING:
     from pyspark.sql.connect import proto as pb
 
-__all__ = ["RELEASE_EVERY_BYTES", "arrow_stream"]
+__all__ = ["MAX_EMPTY_REATTACHES", "RELEASE_EVERY_BYTES", "ResultChecker", "arrow_stream"]
 
 log = logging.getLogger("connect_plan")
 
 #: consumed responses are released on the server after this many bytes of Arrow data (and
 #: always at the end); PySpark releases after every response
 RELEASE_EVERY_BYTES = 16 * 1024 * 1024
+#: reattached streams in a row that may end within :data:`EMPTY_STREAM_SECONDS` with no
+#: response at all (a server that ends them for a reason — its per-stream time or size
+#: limit — holds each open for minutes, so a long query never comes near this)
+MAX_EMPTY_REATTACHES = 20
+EMPTY_STREAM_SECONDS = 1.0
+#: how long the Interrupt sent after a timeout or Ctrl-C may take
+INTERRUPT_GRACE_SECONDS = 5.0
 
 _ITERATOR_CLASS: Any = None
 
@@ -52,15 +65,50 @@ def _throttled_iterator_class() -> Any:
         from pyspark.sql.connect.client.reattach import ExecutePlanResponseReattachableIterator
 
         class ThrottledReleaseIterator(ExecutePlanResponseReattachableIterator):
-            """PySpark's reattachable iterator; only ``_release_until`` waits until
-            :data:`RELEASE_EVERY_BYTES` of Arrow data were consumed (see module doc)."""
+            """PySpark's reattachable iterator; ``_release_until`` waits until
+            :data:`RELEASE_EVERY_BYTES` of Arrow data were consumed, and ``_call_iter``
+            counts streams that end at once and empty (see module doc)."""
 
             unreleased_bytes = 0
+            empty_streams = 0
+            reattaches = 0
+            _stream_opened = 0.0
+            _stream_responses = 0
+
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, **kwargs)
+                self._stream_opened = time.monotonic()
 
             def _release_until(self, until_response_id: str) -> None:
                 if self.unreleased_bytes >= RELEASE_EVERY_BYTES:
                     self.unreleased_bytes = 0
                     super()._release_until(until_response_id)
+
+            def send(self, value: Any) -> Any:
+                response = super().send(value)
+                self._stream_responses += 1
+                self.empty_streams = 0
+                return response
+
+            def _call_iter(self, iter_fun: Any) -> Any:
+                if self._iterator is None:  # a ReattachExecute is opened now
+                    self.reattaches += 1
+                    self._stream_opened = time.monotonic()
+                    self._stream_responses = 0
+                try:
+                    return super()._call_iter(iter_fun)
+                except StopIteration:
+                    quick = time.monotonic() - self._stream_opened < EMPTY_STREAM_SECONDS
+                    if quick and not self._stream_responses:
+                        self.empty_streams += 1
+                        if self.empty_streams > MAX_EMPTY_REATTACHES:
+                            raise ResultIntegrityError(
+                                f"the server ended {self.empty_streams} result streams in a row at once, with no "
+                                "response and without ResultComplete; giving up instead of reattaching forever"
+                            ) from None
+                    else:
+                        self.empty_streams = 0
+                    raise
 
         _ITERATOR_CLASS = ThrottledReleaseIterator
     return _ITERATOR_CLASS
@@ -95,8 +143,7 @@ def _public_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
 
 
 def _reattachable_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
-    import pyarrow as pa
-    from pyspark.sql.connect.types import proto_schema_to_pyspark_data_type
+    from . import transport
 
     req = sc._execute_plan_request_with_metadata()
     req.plan.CopyFrom(plan)
@@ -105,55 +152,214 @@ def _reattachable_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
         req = hook.on_execute_plan(req)
         req.operation_id = operation_id
     deadlines = sc._rpc_deadlines
-    responses = _throttled_iterator_class()(
-        req, sc._stub, sc._retrying, sc._builder.metadata(),
-        reattachable_execute_plan_timeout=deadlines.reattachable_execute_plan,
-        reattach_execute_timeout=deadlines.reattach_execute,
-    )
-    rows_seen = 0
-    chunks: list[bytes] = []
+    checker = ResultChecker()
+    responses: Any = None
     try:
+        responses = _throttled_iterator_class()(
+            req, sc._stub, sc._retrying, sc._builder.metadata(),
+            reattachable_execute_plan_timeout=deadlines.reattachable_execute_plan,
+            reattach_execute_timeout=deadlines.reattach_execute,
+        )
         for resp in responses:
             sc._verify_response_integrity(resp)
-            if resp.HasField("schema"):
-                yield proto_schema_to_pyspark_data_type(resp.schema)
-            if not resp.HasField("arrow_batch"):
-                continue
-            ab = resp.arrow_batch
-            data = ab.data
-            responses.unreleased_bytes += len(data)
-            if chunks:
-                if ab.chunk_index != len(chunks):
-                    raise ResultIntegrityError(f"expected chunk {len(chunks)} of an Arrow batch, got chunk {ab.chunk_index}")
-            else:
-                if ab.HasField("start_offset") and ab.start_offset != rows_seen:
-                    raise ResultIntegrityError(f"an Arrow batch starts at row {ab.start_offset}, expected {rows_seen}")
-                if ab.chunk_index != 0:
-                    raise ResultIntegrityError(f"expected chunk 0 of a new Arrow batch, got chunk {ab.chunk_index}")
-            chunks.append(data)
-            if ab.HasField("num_chunks_in_batch") and ab.num_chunks_in_batch > len(chunks):
-                continue  # more chunks of this batch to come
-            payload = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-            chunks = []
-            batch_rows = 0
-            with pa.ipc.open_stream(payload) as reader:
-                for batch in reader:
-                    batch_rows += batch.num_rows
-                    yield batch
-            if batch_rows != ab.row_count:
-                raise ResultIntegrityError(f"an Arrow batch announced {ab.row_count} rows and held {batch_rows}")
-            rows_seen += batch_rows
-        if chunks:
-            raise ResultIntegrityError(f"the stream ended inside a chunked Arrow batch ({len(chunks)} chunks read)")
+            if resp.HasField("arrow_batch"):
+                responses.unreleased_bytes += len(resp.arrow_batch.data)
+            yield from checker.feed(resp)
+        checker.finish()
     except KeyboardInterrupt:
-        sc.interrupt_operation(operation_id)
+        _cancel(sc, responses, operation_id)
         raise
-    except ResultIntegrityError:
+    except QueryTimeoutError as err:
+        interrupted = _cancel(sc, responses, operation_id)
+        note = "interrupted on the server" if interrupted else "the server could not be told to interrupt it"
+        raise QueryTimeoutError(f"{err.message}; {note}", grpc_status="DEADLINE_EXCEEDED") from None
+    except ConnectPlanError:
         raise
     except GeneratorExit:
         raise
     except Exception as error:
+        if transport.remaining() is not None and transport.remaining() <= 0:  # type: ignore[operator]
+            # the deadline passed inside PySpark's own handling (a gRPC DEADLINE_EXCEEDED)
+            interrupted = _cancel(sc, responses, operation_id)
+            note = "interrupted on the server" if interrupted else "the server could not be told to interrupt it"
+            raise QueryTimeoutError(f"{transport.timeout_error().message}; {note}", grpc_status="DEADLINE_EXCEEDED") from error
         sc._handle_error(error)
     finally:
-        responses.close()  # ReleaseExecute of everything (also when the reader stopped early)
-        sc._release_futures.update(responses.release_futures)
+        if responses is not None:
+            responses.close()  # ReleaseExecute of everything (also when the reader stopped early)
+            sc._release_futures.update(responses.release_futures)
+
+
+def _cancel(sc: Any, responses: Any, operation_id: str) -> bool:
+    """Stop an operation the caller gave up on (timeout, Ctrl-C): release it on the server,
+    then send Interrupt, within one short deadline of their own; True if the server
+    answered the Interrupt.
+
+    The order matters: a ReleaseExecute that reaches the server while an interrupted
+    execution is still winding down is refused (Spark 4 reports an illegal state
+    transition) and the operation then lingers as RUNNING until the server's own timeout;
+    a release first ends the execution (release-all interrupts a running one) and the
+    Interrupt after it is a no-op, or stops it if the release was lost.
+    """
+    import concurrent.futures
+
+    from . import transport
+
+    with transport.grace(INTERRUPT_GRACE_SECONDS):
+        if responses is not None:
+            pending = list(responses.release_futures)
+            if pending:  # PySpark's own release-all, sent from its thread pool on errors
+                concurrent.futures.wait(pending, timeout=max(0.0, transport.remaining() or 0.0))
+            if not responses._result_complete:
+                try:
+                    request = responses._create_release_execute_request(None)
+                    sc._stub.ReleaseExecute(request, metadata=sc._builder.metadata())
+                except Exception as exc:
+                    log.info("could not release operation %s: %s", operation_id, exc)
+                responses._result_complete = True  # nothing left for PySpark to release
+        try:
+            ids = sc.interrupt_operation(operation_id)
+        except Exception as exc:
+            log.info("could not interrupt operation %s: %s", operation_id, exc)
+            return False
+    log.debug("interrupted operation %s (the server listed %s)", operation_id, ids)
+    return True
+
+
+class ResultChecker:
+    """Checks and decodes the ``ExecutePlanResponse`` messages of one result, in order
+    (no I/O: what arrives over the network is fed in, so recorded responses can be too).
+
+    ``feed`` yields the announced schema (a PySpark ``StructType``) and each Arrow
+    ``RecordBatch``; it raises :class:`~connect_plan.errors.ResultIntegrityError` when
+
+    * an Arrow batch's ``start_offset`` is not the number of rows before it, or its
+      ``row_count`` is not the number of rows it holds;
+    * the chunks of a chunked batch do not arrive as 0, 1, ... ``num_chunks_in_batch``-1;
+    * a batch's schema differs from the first batch's, or from the schema the server
+      announced (names, nullability and Arrow types; a timestamp's zone is the session's
+      and is not compared, nor types without an Arrow mapping);
+    * the server announces a different schema a second time, or anything arrives after
+      ``ResultComplete``;
+
+    and ``finish`` raises if the stream ended inside a chunked batch or without
+    ``ResultComplete`` (a truncated result is never returned as whole).
+    """
+
+    def __init__(self) -> None:
+        self.rows_seen = 0
+        self.batches = 0
+        self.announced: Any = None
+        self.schema: Any = None  # of the first batch
+        self.complete = False
+        self._chunks: list[bytes] = []
+        self._announced_proto: Any = None
+
+    def feed(self, resp: Any) -> Generator[Any, None, None]:
+        import pyarrow as pa
+        from pyspark.sql.connect.types import proto_schema_to_pyspark_data_type
+
+        if self.complete:
+            raise ResultIntegrityError("the server sent more responses after ResultComplete")
+        if resp.HasField("schema"):
+            if self._announced_proto is None:
+                self._announced_proto = resp.schema
+                self.announced = proto_schema_to_pyspark_data_type(resp.schema)
+                if self.schema is not None:
+                    _check_announced(self.announced, self.schema)
+                yield self.announced
+            elif resp.schema != self._announced_proto:
+                raise ResultIntegrityError("the server announced a second, different result schema")
+        if resp.HasField("arrow_batch"):
+            ab = resp.arrow_batch
+            chunks = self._chunks
+            if chunks:
+                if ab.chunk_index != len(chunks):
+                    raise ResultIntegrityError(f"expected chunk {len(chunks)} of an Arrow batch, got chunk {ab.chunk_index}")
+            else:
+                if ab.HasField("start_offset") and ab.start_offset != self.rows_seen:
+                    raise ResultIntegrityError(f"an Arrow batch starts at row {ab.start_offset}, expected {self.rows_seen}")
+                if ab.chunk_index != 0:
+                    raise ResultIntegrityError(f"expected chunk 0 of a new Arrow batch, got chunk {ab.chunk_index}")
+            chunks.append(ab.data)
+            if ab.HasField("num_chunks_in_batch") and ab.num_chunks_in_batch > len(chunks):
+                return  # more chunks of this batch to come
+            payload = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+            self._chunks = []
+            batch_rows = 0
+            try:
+                reader = pa.ipc.open_stream(payload)
+            except (pa.ArrowException, OSError) as exc:
+                raise ResultIntegrityError(f"an Arrow batch could not be read: {exc}") from None
+            with reader:
+                self._check_schema(reader.schema)
+                while True:
+                    try:
+                        batch = reader.read_next_batch()
+                    except StopIteration:
+                        break
+                    except (pa.ArrowException, OSError) as exc:
+                        raise ResultIntegrityError(f"an Arrow batch could not be read: {exc}") from None
+                    batch_rows += batch.num_rows
+                    yield batch
+            if batch_rows != ab.row_count:
+                raise ResultIntegrityError(f"an Arrow batch announced {ab.row_count} rows and held {batch_rows}")
+            self.rows_seen += batch_rows
+            self.batches += 1
+        if resp.HasField("result_complete"):
+            if self._chunks:
+                raise ResultIntegrityError("ResultComplete arrived inside a chunked Arrow batch")
+            self.complete = True
+
+    def _check_schema(self, schema: Any) -> None:
+        if self.schema is None:
+            if self.announced is not None:
+                _check_announced(self.announced, schema)
+            self.schema = schema
+        elif not schema.equals(self.schema):
+            raise ResultIntegrityError(f"the server changed the result schema mid-stream: {self.schema} then {schema}")
+
+    def finish(self) -> None:
+        if self._chunks:
+            raise ResultIntegrityError(f"the stream ended inside a chunked Arrow batch ({len(self._chunks)} chunks read)")
+        if not self.complete:
+            raise ResultIntegrityError(
+                f"the result stream ended without ResultComplete after {self.rows_seen} rows; "
+                "the result may be truncated, so none is returned"
+            )
+
+
+def _check_announced(announced: Any, schema: Any) -> None:
+    """The first batch's Arrow schema against the StructType the server announced."""
+    names = [f.name for f in announced.fields]
+    if names != schema.names:
+        raise ResultIntegrityError(f"the Arrow batches have columns {schema.names}, the server announced {names}")
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    for field, arrow in zip(announced.fields, schema):
+        if field.nullable != arrow.nullable:
+            raise ResultIntegrityError(
+                f"column {field.name!r} is {'nullable' if arrow.nullable else 'not nullable'} in the Arrow batches, "
+                f"the server announced the opposite"
+            )
+        try:
+            expected = to_arrow_type(field.dataType, timezone="UTC")
+        except Exception:  # no Arrow mapping in this PySpark (e.g. year-month intervals)
+            continue
+        if not _same_type(expected, arrow.type):
+            raise ResultIntegrityError(
+                f"column {field.name!r} is {arrow.type} in the Arrow batches, the server announced "
+                f"{field.dataType.simpleString()} ({expected})"
+            )
+
+
+def _same_type(a: Any, b: Any) -> bool:
+    import pyarrow as pa
+
+    if a.equals(b):
+        return True
+    if pa.types.is_timestamp(a) and pa.types.is_timestamp(b):
+        return a.unit == b.unit and (a.tz is None) == (b.tz is None)
+    if type(a) is not type(b) or a.num_fields != b.num_fields or a.num_fields == 0:
+        return False
+    return all(_same_type(a.field(i).type, b.field(i).type) for i in range(a.num_fields))

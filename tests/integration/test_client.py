@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import connect_plan
+import connect_plan.transport
 from connect_plan import PlanError, ServerError
 
 SCHEMA = [{"name": "a", "type": "int"}, {"name": "b", "type": "string"}]
@@ -64,7 +65,9 @@ def test_runtime_error_keeps_spark_class(client: Any) -> None:
 
 
 def test_client_repr_hides_token() -> None:
-    c = connect_plan.Client("sc://127.0.0.1:9/;token=secret123;use_ssl=false")
+    # a token over plaintext is refused without the opt-in (tests/unit/test_transport.py)
+    with pytest.warns(connect_plan.transport.InsecureTokenWarning):
+        c = connect_plan.Client("sc://127.0.0.1:9/;token=secret123;use_ssl=false", allow_insecure_token=True)
     try:
         assert "secret123" not in repr(c) and "token=***" in repr(c)
     finally:
@@ -115,3 +118,28 @@ time.sleep(2)
         proc.wait(timeout=60)
     assert first.strip() == '{"rows": 1, "gateway": false, "jvm": false}'
     assert [c for c in children if "java" in c[1]] == [] and children == []
+
+
+def test_server_errors_carry_the_full_message_from_fetch_error_details(spark_url: str) -> None:
+    """The gRPC status carries at most ~2 KiB of message and no error class; PySpark's
+    client fetches the rest with FetchErrorDetails (the server's errorId), which is what a
+    ServerError reports: Spark's class, SQLSTATE, parameters and the whole message, with
+    the step that caused it (an unknown column in step 3)."""
+    name = "q" * 3000
+    plan = [{"op": "limit", "payload": {"n": 5}},
+            {"op": "filter", "payload": {"op": "gt", "left": {"col": "a"}, "right": {"lit": 0}}},
+            {"op": "withColumn", "payload": {"name": "b", "expr": {"lit": 1}}},
+            {"op": "select", "payload": [{"name": "z", "expr": {"col": name}}]}]
+    with connect_plan.connect(spark_url) as c:
+        with pytest.raises(ServerError) as info:
+            c.execute(plan, [[1]], [("a", "int")])
+        err = info.value
+        assert (err.op_index, err.op_name) == (3, "select")
+        assert err.error_class == "UNRESOLVED_COLUMN.WITH_SUGGESTION" and err.sqlstate == "42703"
+        assert name in err.message and name in err.message_parameters["objectName"]
+        assert str(err).startswith("plan step 3 (select): [UNRESOLVED_COLUMN.WITH_SUGGESTION]")
+        # what the status alone says: the same error without the details is cut short
+        c.set_conf({"spark.sql.connect.enrichError.enabled": "false"})
+        with pytest.raises(ServerError) as bare:
+            c.execute(plan, [[1]], [("a", "int")])
+        assert name not in bare.value.message and len(bare.value.message) < len(err.message)

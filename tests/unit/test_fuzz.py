@@ -161,3 +161,93 @@ def test_every_op_with_random_payloads(op: str, payload: Any, extra: dict[str, A
     """Each op's parser, given arbitrary JSON, only ever raises located PlanErrors."""
     assert_only_plan_errors([[1, "x"]], [("a", "int"), ("b", "string")], [{"op": op, "payload": payload, **extra}])
     assert_only_plan_errors([[1, "x"]], [("a", "int"), ("b", "string")], [{"op": op, **extra}])
+
+
+# ---------------------------------------------------------------- issue 6 additions
+# Shapes the generic generators above rarely reach: valid schemas with rows that do not
+# fit them, type strings from the type grammar with random damage, and inputs that are
+# very long or very deep. The contract is the same: success, or a located PlanError.
+
+PRIMITIVES = ["boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "string", "binary", "date",
+              "timestamp", "timestamp_ntz", "decimal(10,2)", "decimal(38,0)", "void"]
+
+
+def _type_strings() -> st.SearchStrategy[str]:
+    def nested(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        return st.one_of(
+            inner.map(lambda t: f"array<{t}>"),
+            st.tuples(st.sampled_from(["string", "int"]), inner).map(lambda kv: f"map<{kv[0]},{kv[1]}>"),
+            st.lists(st.tuples(NAMES.filter(lambda n: n.isidentifier()), inner), min_size=1, max_size=3).map(
+                lambda fs: "struct<" + ",".join(f"{n}:{t}" for n, t in fs) + ">"),
+        )
+    return st.recursive(st.sampled_from(PRIMITIVES), nested, max_leaves=6)
+
+
+VALID_TYPES = _type_strings()
+DAMAGE = st.sampled_from(["drop_last", "drop_first", "double_angle", "comma", "decimal_params", "unicode", "space", "none"])
+
+
+def _damage(text: str, how: str, at: int) -> str:
+    i = at % (len(text) + 1)
+    return {
+        "drop_last": text[:-1], "drop_first": text[1:], "double_angle": text[:i] + "<<" + text[i:],
+        "comma": text[:i] + "," + text[i:], "decimal_params": text.replace("decimal(10,2)", "decimal(99,-1)"),
+        "unicode": text[:i] + "\u00e9\ud800" + text[i:], "space": text[:i] + " " + text[i:], "none": text,
+    }[how]
+
+
+@given(types=st.lists(st.tuples(VALID_TYPES, DAMAGE, st.integers(0, 200)), min_size=1, max_size=4))
+def test_type_strings_from_the_grammar_damaged_at_random(types: list[tuple[str, str, int]]) -> None:
+    schema = [[f"c{i}", _damage(t, how, at)] for i, (t, how, at) in enumerate(types)]
+    assert_only_plan_errors([], schema, [{"op": "select", "payload": [f"c{i}" for i in range(len(schema))]}])
+
+
+CELLS = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70), st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=6), st.binary(max_size=4), st.lists(st.integers(-5, 5), max_size=3),
+    st.dictionaries(st.text(max_size=3), st.integers(-5, 5), max_size=2), st.sampled_from(["2024-02-30", "1e400", "NaN", "\ud800"]),
+)
+
+
+@given(types=st.lists(VALID_TYPES, min_size=1, max_size=4), rows=st.lists(st.lists(CELLS, max_size=5), max_size=6))
+def test_rows_that_do_not_fit_a_valid_schema(types: list[str], rows: list[list[Any]]) -> None:
+    """Each row is a list of random values of random types, often of the wrong length."""
+    schema = [[f"c{i}", t] for i, t in enumerate(types)]
+    assert_only_plan_errors(rows, schema, [{"op": "limit", "payload": {"n": 3}}])
+
+
+@given(types=st.lists(VALID_TYPES, min_size=1, max_size=3), rows=st.lists(st.dictionaries(
+    st.sampled_from(["c0", "c1", "c2", "zz", ""]), CELLS, max_size=4), max_size=5))
+def test_rows_as_objects_that_do_not_fit(types: list[str], rows: list[dict[str, Any]]) -> None:
+    schema = [[f"c{i}", t] for i, t in enumerate(types)]
+    assert_only_plan_errors(rows, schema, [])
+
+
+def test_very_long_and_very_deep_inputs_are_bounded() -> None:
+    """Long lists are accepted (or refused with a PlanError), deep ones are refused with a
+    PlanError naming the limit; nothing raises RecursionError or takes unbounded time."""
+    import time
+
+    schema = [("a", "int"), ("b", "string")]
+    deep_expr: Any = {"col": "a"}
+    for _ in range(5_000):
+        deep_expr = {"fn": "abs", "args": [deep_expr]}
+    deep_json = "[" * 100_000 + "]" * 100_000
+    cases: list[tuple[str, Any, Any]] = [
+        ("10,000 steps", [[1, "x"]], [{"op": "filter", "payload": {"op": "gt", "left": {"col": "a"}, "right": {"lit": i}}}
+                                       for i in range(10_000)]),
+        ("20,000 select items", [[1, "x"]], [{"op": "select", "payload": [{"name": f"c{i}", "expr": {"col": "a"}} for i in range(20_000)]}]),
+        ("100,000 isin values", [[1, "x"]], [{"op": "filter", "payload": {"fn": "isin", "args": [{"col": "a"}, *range(100_000)]}}]),
+        ("100,000 rows", [[i, str(i)] for i in range(100_000)], [{"op": "limit", "payload": {"n": 1}}]),
+        ("5,000-deep expression", [[1, "x"]], [{"op": "withColumn", "payload": {"name": "d", "expr": deep_expr}}]),
+        ("100,000-deep JSON", [[1, "x"]], deep_json),
+        ("2,000 nested joins", [[1, "x"]], [{"op": "crossJoin", "payload": {"other": {"range": 1}}} for _ in range(2_000)]),
+    ]
+    for label, rows, plan in cases:
+        start = time.monotonic()
+        try:
+            connect_plan.translate(rows, schema, plan)
+        except PlanError as err:
+            assert err.details and all(d.code and isinstance(d.loc, str) for d in err.details), label
+        took = time.monotonic() - start
+        assert took < 30, f"{label}: {took:.1f} s"

@@ -1,0 +1,323 @@
+"""How a :class:`~connect_plan.Client` reaches its server: channel, credentials, deadlines, retries.
+
+Everything here is a small layer over PySpark's own Connect client parts:
+
+* **Channel** — :class:`ChannelBuilder` is PySpark's ``DefaultChannelBuilder`` (it parses
+  the ``sc://host:port/;token=...;use_ssl=...;user_id=...`` URL, keepalive settings and
+  extra parameters, which become gRPC headers) with one method changed, ``toChannel``,
+  because its credential choice differs from the ``sc://`` convention in one case: for the
+  host ``localhost`` PySpark sends a token over a *plaintext* connection (gRPC "local"
+  credentials). Here a token always implies TLS; plaintext with a token needs both
+  ``use_ssl=false`` and ``allow_insecure_token=True``, and warns
+  (:class:`InsecureTokenWarning`). ``ca_cert`` (PEM) replaces the system roots for TLS;
+  ``headers`` adds gRPC metadata to every call.
+* **Deadlines** — :func:`deadline` sets a per-thread absolute deadline for one operation
+  (``execute(timeout=...)``); an interceptor on the channel caps the timeout of every RPC
+  started in that thread to what is left of it, and refuses to start one once it has
+  passed (:class:`~connect_plan.errors.QueryTimeoutError`). PySpark's own per-RPC deadlines
+  and keepalive pings stay in force underneath.
+* **Retries** — :class:`RetryPolicy` is PySpark's ``DefaultPolicy`` (bounded by the
+  client's ``retry_policy``) except that a connection refused by a server this client has
+  never reached is not retried: a server that is not running is reported at once.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import os
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from .errors import ConnectPlanError, InsecureTransportError, QueryTimeoutError
+
+__all__ = [
+    "ChannelBuilder",
+    "InsecureTokenWarning",
+    "RetryPolicy",
+    "deadline",
+    "grace",
+    "remaining",
+]
+
+#: channel options set unless the caller gives them:
+#: * keepalive pings (PySpark's: every 60 s, 20 s to answer, also between calls) go on
+#:   during a long silent call; gRPC would stop after 2 pings without data, and a
+#:   connection that died during a long query would then go unnoticed (the time to
+#:   answer is applied as ``grpc.http2.ping_timeout_ms`` too, see :func:`ChannelBuilder`);
+#: * a connection attempt to a host that accepts TCP but never answers HTTP/2 (a hung
+#:   server, a black-holed network) gives up after 10 s instead of gRPC's 20 s;
+#: * a channel whose server went away tries again at least every 5 s instead of backing
+#:   off up to 120 s, so a restarted server is found.
+CHANNEL_DEFAULTS: tuple[tuple[str, int], ...] = (
+    ("grpc.http2.max_pings_without_data", 0),
+    ("grpc.min_reconnect_backoff_ms", 10_000),
+    ("grpc.max_reconnect_backoff_ms", 5_000),
+)
+
+#: URL parameters PySpark's builder consumes itself (never sent as headers)
+_RESERVED = frozenset({
+    "token", "use_ssl", "user_id", "user_agent", "session_id", "grpc_keepalive_enabled",
+    "grpc_keepalive_time_ms", "grpc_keepalive_timeout_ms", "grpc_keepalive_without_calls",
+})
+
+
+class InsecureTokenWarning(UserWarning):
+    """A bearer token is being sent over a plaintext (non-TLS) connection."""
+
+
+# ---------------------------------------------------------------------------- deadlines
+
+_local = threading.local()
+
+
+def remaining() -> float | None:
+    """Seconds left of this thread's operation deadline (None: no deadline)."""
+    at = getattr(_local, "at", None)
+    return None if at is None else at - time.monotonic()
+
+
+@contextlib.contextmanager
+def deadline(seconds: float | None = None, *, at: float | None = None) -> Iterator[float | None]:
+    """Bound every RPC started in this thread inside the block by ``seconds`` from now (or
+    the absolute ``time.monotonic()`` value ``at``); nested deadlines keep the earlier one."""
+    if seconds is None and at is None:
+        yield getattr(_local, "at", None)
+        return
+    if at is None:
+        assert seconds is not None
+        at = time.monotonic() + seconds
+    outer, outer_timeout = getattr(_local, "at", None), getattr(_local, "timeout", None)
+    if outer is None or at < outer:
+        _local.at = at
+        _local.timeout = seconds if seconds is not None else getattr(_local, "timeout", None)
+    try:
+        yield _local.at
+    finally:
+        _local.at, _local.timeout = outer, outer_timeout
+
+
+@contextlib.contextmanager
+def grace(seconds: float) -> Iterator[None]:
+    """A fresh short deadline for clean-up calls (Interrupt, release) made after the
+    operation's own deadline has passed."""
+    outer, outer_timeout = getattr(_local, "at", None), getattr(_local, "timeout", None)
+    _local.at, _local.timeout = time.monotonic() + seconds, seconds
+    try:
+        yield
+    finally:
+        _local.at, _local.timeout = outer, outer_timeout
+
+
+def timeout_error(what: str = "the operation") -> QueryTimeoutError:
+    seconds = getattr(_local, "timeout", None)
+    limit = f"its timeout of {seconds:g} s" if seconds is not None else "its deadline"
+    return QueryTimeoutError(f"{what} ran past {limit}", grpc_status="DEADLINE_EXCEEDED")
+
+
+class _Details(
+    collections.namedtuple("_Details", ("method", "timeout", "metadata", "credentials", "wait_for_ready", "compression")),
+):
+    """A ``grpc.ClientCallDetails`` with the timeout (and metadata) replaced."""
+
+
+def _interceptor_class() -> type:
+    import grpc
+
+    bases: tuple[Any, ...] = (
+        grpc.UnaryUnaryClientInterceptor,
+        grpc.UnaryStreamClientInterceptor,
+        grpc.StreamUnaryClientInterceptor,
+        grpc.StreamStreamClientInterceptor,
+    )
+
+    class CallInterceptor(*bases):  # type: ignore[misc]
+        """Caps each call's timeout by the thread's operation deadline; adds metadata."""
+
+        def __init__(self, metadata: tuple[tuple[str, str], ...] = ()) -> None:
+            self._metadata = metadata
+
+        def _details(self, details: Any) -> Any:
+            timeout = details.timeout
+            left = remaining()
+            if left is not None:
+                if left <= 0:
+                    raise timeout_error()
+                timeout = left if timeout is None else min(timeout, left)
+            metadata = details.metadata
+            if self._metadata:
+                metadata = [*(metadata or ()), *self._metadata]
+            new = _Details(details.method, timeout, metadata, details.credentials,
+                           getattr(details, "wait_for_ready", None), getattr(details, "compression", None))
+            return _as_call_details(new)
+
+        def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+            return continuation(self._details(details), request)
+
+        def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+            return continuation(self._details(details), request)
+
+        def intercept_stream_unary(self, continuation: Any, details: Any, requests: Any) -> Any:
+            return continuation(self._details(details), requests)
+
+        def intercept_stream_stream(self, continuation: Any, details: Any, requests: Any) -> Any:
+            return continuation(self._details(details), requests)
+
+    return CallInterceptor
+
+
+_CALL_DETAILS: Any = None
+
+
+def _as_call_details(details: _Details) -> Any:
+    global _CALL_DETAILS
+    if _CALL_DETAILS is None:
+        import grpc
+
+        class CallDetails(_Details, grpc.ClientCallDetails):  # type: ignore[misc]
+            pass
+
+        _CALL_DETAILS = CallDetails
+    return _CALL_DETAILS(*details)
+
+
+# ---------------------------------------------------------------------------- channel
+
+
+def _read_ca(ca_cert: str | bytes | os.PathLike[str] | None) -> bytes | None:
+    if ca_cert is None:
+        return None
+    if isinstance(ca_cert, bytes):
+        return ca_cert
+    text = os.fspath(ca_cert)
+    if "-----BEGIN" in text:
+        return text.encode("ascii")
+    try:
+        with open(text, "rb") as f:
+            return f.read()
+    except OSError as exc:
+        raise ConnectPlanError(f"cannot read the CA certificate file {text!r}: {exc.strerror}") from None
+
+
+def _builder_class() -> type:
+    import grpc
+    from pyspark.sql.connect.client import DefaultChannelBuilder
+
+    class Builder(DefaultChannelBuilder):
+        """PySpark's builder; only ``toChannel`` (credentials) differs, see module doc."""
+
+        ca: bytes | None = None
+        allow_insecure_token = False
+        plaintext_token_header = False
+
+        def toChannel(self) -> grpc.Channel:
+            token = self.token
+            explicit = self.getDefault(self.PARAM_USE_SSL, "").lower()
+            if token is None:
+                if self.use_ssl:
+                    return self._secure_channel(self.endpoint, grpc.ssl_channel_credentials(root_certificates=self.ca))
+                return self._insecure_channel(self.endpoint)
+            if explicit != "false":  # a token implies TLS
+                creds = grpc.composite_channel_credentials(
+                    grpc.ssl_channel_credentials(root_certificates=self.ca),
+                    grpc.access_token_call_credentials(token),
+                )
+                return self._secure_channel(self.endpoint, creds)
+            if not self.allow_insecure_token:
+                raise InsecureTransportError(
+                    f"refusing to send the token to {self.endpoint} without TLS (use_ssl=false): remove "
+                    "use_ssl=false to use TLS, or pass allow_insecure_token=True to send it in plaintext"
+                )
+            warnings.warn(
+                f"sending a bearer token to {self.endpoint} over a plaintext connection (use_ssl=false); "
+                "anyone who can see the traffic can read it",
+                InsecureTokenWarning,
+                stacklevel=2,
+            )
+            # call credentials need a secure channel in gRPC; on plaintext the header is added
+            # by the interceptor instead (as PySpark does for localhost, without the warning)
+            if not self.plaintext_token_header:
+                self.plaintext_token_header = True
+                self.add_interceptor(_interceptor_class()((("authorization", f"Bearer {token}"),)))
+            return self._insecure_channel(self.endpoint)
+
+    return Builder
+
+
+def ChannelBuilder(
+    url: str,
+    *,
+    token: str | None = None,
+    use_ssl: bool | None = None,
+    ca_cert: str | bytes | os.PathLike[str] | None = None,
+    headers: Mapping[str, str] | None = None,
+    allow_insecure_token: bool = False,
+    channel_options: list[tuple[str, Any]] | None = None,
+) -> Any:
+    """A PySpark ``DefaultChannelBuilder`` for ``url`` with the credential rules above;
+    ``token``/``use_ssl`` given here override the URL's."""
+    given = {k for k, _ in channel_options or ()}
+    options = [*(o for o in CHANNEL_DEFAULTS if o[0] not in given), *(channel_options or ())]
+    builder = _builder_class()(url, options)
+    if token is not None:
+        builder.set(builder.PARAM_TOKEN, token)
+    if use_ssl is not None:
+        builder.set(builder.PARAM_USE_SSL, "true" if use_ssl else "false")
+    for key, value in (headers or {}).items():
+        name = str(key).lower()
+        if name in _RESERVED or name == "authorization" or not name or name.startswith(":"):
+            raise ConnectPlanError(f"{key!r} cannot be sent as a header (pass tokens with token=...)")
+        builder.set(name, str(value))
+    if builder.keepalive_enabled and "grpc.http2.ping_timeout_ms" not in given:
+        # gRPC (1.6x+) waits for every ping's answer for ``grpc.http2.ping_timeout_ms``
+        # (60 s by default) whatever ``grpc.keepalive_timeout_ms`` says: measured, a
+        # keepalive timeout of 1 s still took 60 s to notice a silent connection
+        builder.setChannelOption("grpc.http2.ping_timeout_ms", builder.keepalive_timeout_ms)
+    builder.ca = _read_ca(ca_cert)
+    builder.allow_insecure_token = allow_insecure_token
+    if builder.ca is not None and not builder.secure:
+        raise ConnectPlanError("ca_cert was given but the connection does not use TLS (add use_ssl=true or a token)")
+    builder.add_interceptor(_interceptor_class()())  # operation deadlines
+    return builder
+
+
+# ---------------------------------------------------------------------------- retries
+
+
+def _policy_class() -> type:
+    from pyspark.sql.connect.client.retries import DefaultPolicy
+
+    class Policy(DefaultPolicy):
+        """PySpark's default policy; a refused connection before the first answer from this
+        server is final (nothing is listening: retrying only delays the error)."""
+
+        def __init__(self, reached: Callable[[], bool], **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            self._reached = reached
+
+        def can_retry(self, e: BaseException) -> bool:
+            if not super().can_retry(e):
+                return False
+            return self._reached() or not never_connected(e)
+
+    return Policy
+
+
+def RetryPolicy(reached: Callable[[], bool], **kwargs: Any) -> Any:
+    return _policy_class()(reached, **kwargs)
+
+
+_UNREACHABLE = ("failed to connect to all addresses", "connection refused", "name resolution", "dns resolution")
+
+
+def never_connected(e: BaseException) -> bool:
+    """True for gRPC's "no connection could be made" failures (refused, unresolvable)."""
+    import grpc
+
+    if not isinstance(e, grpc.RpcError) or e.code() != grpc.StatusCode.UNAVAILABLE:
+        return False
+    details = (e.details() if hasattr(e, "details") else str(e)) or ""
+    return any(s in details.lower() for s in _UNREACHABLE)

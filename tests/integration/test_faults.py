@@ -1,0 +1,328 @@
+"""Faults produced for real, on a Spark Connect server of this module's own (never the
+shared one): paused with SIGSTOP, killed mid-query with SIGKILL and started again on the
+same port, connections stalled and dropped by a TCP proxy on loopback, Ctrl-C and
+``timeout=`` during a running query, and a plan over the server's message limit.
+
+A long query that costs no CPU: a Python UDF that sleeps 0.25 s per row and appends a
+line to a file per row, so the test can see from outside whether the server is still
+working on it (the file grows) or has stopped (it does not).
+
+Measured figures are printed (``-s``) and recorded in docs/reliability.md.
+"""
+
+from __future__ import annotations
+
+import _thread
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow.compute as pc
+import pytest
+
+import connect_plan
+from connect_plan import PlanTooLargeError, QueryTimeoutError, ServerUnavailableError
+from connect_plan.server import LocalServer, free_port
+from tests.netparts import TcpProxy
+
+pytestmark = [pytest.mark.spark_only, pytest.mark.slow]
+
+#: the server's own gRPC inbound limit, set low so that a plan can exceed it cheaply
+INBOUND_LIMIT = 8 * 1024 * 1024
+SLOW_ROWS = 400  # × 0.25 s = 100 s if nobody stops it
+
+
+class FaultServer:
+    def __init__(self, directory: Path) -> None:
+        self.local = LocalServer(directory)
+        self.port = free_port()
+        self.starts = 0
+        self.start()
+
+    def start(self) -> None:
+        t = time.monotonic()
+        self.info = self.local.start(port=self.port, driver_memory="1g", conf={
+            "spark.sql.shuffle.partitions": "2",
+            "spark.connect.grpc.maxInboundMessageSize": str(INBOUND_LIMIT),
+        })
+        self.starts += 1
+        print(f"\n[fault server] start #{self.starts} took {time.monotonic() - t:.1f} s")
+
+    @property
+    def url(self) -> str:
+        return self.info.url
+
+    def signal(self, sig: int) -> None:
+        os.killpg(self.info.pid, sig)  # the JVM and its Python workers (one process group)
+
+    def kill(self) -> None:
+        self.signal(signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and self.alive():
+            time.sleep(0.05)
+        assert not self.alive()
+
+    def alive(self) -> bool:
+        try:
+            os.kill(self.info.pid, 0)
+        except ProcessLookupError:
+            return False
+        with open(f"/proc/{self.info.pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+    def stop(self) -> None:
+        self.signal(signal.SIGCONT)
+        self.local.stop()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FaultServer]:
+    s = FaultServer(tmp_path_factory.mktemp("fault-server"))
+    try:
+        yield s
+    finally:
+        s.stop()
+
+
+def slow_plan(client: Any, marker: Path) -> tuple[list[list[int]], list[tuple[str, str]], list[dict[str, Any]]]:
+    """A query that takes SLOW_ROWS × 0.25 s and records each row it works on in ``marker``."""
+
+    def crawl(v, path=str(marker)):  # type: ignore[no-untyped-def]
+        import time as t
+
+        with open(path, "a") as f:
+            f.write(f"{v}\n")
+        t.sleep(0.25)
+        return v
+
+    client.register_udf("crawl", crawl, "bigint")
+    plan = [{"op": "withColumn", "payload": {"name": "c", "expr": {"udf": "crawl", "args": [{"col": "a"}]}}},
+            {"op": "repartition", "payload": {"n": 1}}]
+    return [[i] for i in range(SLOW_ROWS)], [("a", "bigint")], plan
+
+
+def lines(path: Path) -> int:
+    try:
+        return path.read_text().count("\n")
+    except FileNotFoundError:
+        return 0
+
+
+def wait_for(cond: Any, timeout: float = 60, what: str = "") -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def assert_server_stopped_working(marker: Path, within: float = 20, quiet: float = 3) -> None:
+    """The UDF is no longer being called: the marker file (a line every 0.25 s while the
+    query runs) stops growing for ``quiet`` seconds, within ``within`` seconds. Spark stops
+    a Python worker some seconds after its task is cancelled (spark.python.task.killTimeout)."""
+    start = time.monotonic()
+    seen, since = lines(marker), time.monotonic()
+    while time.monotonic() - start < within:
+        time.sleep(0.25)
+        now = lines(marker)
+        if now != seen:
+            seen, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            print(f"[server] stopped after {seen} of {SLOW_ROWS} rows, {since - start:.1f} s after the interrupt")
+            assert seen < SLOW_ROWS
+            return
+    raise AssertionError(f"the server kept working after the interrupt ({seen} rows so far)")
+
+
+def op_states(client: Any) -> list[str]:
+    statuses = client._sc._get_operation_statuses().operation_statuses
+    return [s.DESCRIPTOR.fields_by_name["state"].enum_type.values_by_number[s.state].name for s in statuses]
+
+
+def test_a_plan_over_the_servers_message_limit_is_refused_before_sending(server: FaultServer) -> None:
+    big = "x" * (INBOUND_LIMIT + 1024)
+    with connect_plan.connect(server.url) as c:
+        with pytest.raises(PlanTooLargeError) as info:
+            c.execute([{"op": "withColumn", "payload": {"name": "big", "expr": {"lit": big}}}], [[1]], [("a", "int")])
+        err = info.value
+        assert err.limit == INBOUND_LIMIT and err.size > INBOUND_LIMIT
+        assert f"{INBOUND_LIMIT:,}" in str(err) and f"{err.size:,}" in str(err)
+        # a plan just under the limit still runs: the check is no stricter than the server
+        ok = "y" * (INBOUND_LIMIT // 2)
+        out = c.execute([{"op": "withColumn", "payload": {"name": "big", "expr": {"lit": ok}}},
+                         {"op": "select", "payload": [{"name": "n", "expr": {"fn": "length", "args": [{"col": "big"}]}}]}],
+                        [[1]], [("a", "int")])
+        assert out.column("n").to_pylist() == [len(ok)]
+
+
+def test_timeout_interrupts_the_operation_on_the_server(server: FaultServer, tmp_path: Path) -> None:
+    marker = tmp_path / "rows"
+    with connect_plan.connect(server.url) as c:
+        rows, schema, plan = slow_plan(c, marker)
+        start = time.monotonic()
+        with pytest.raises(QueryTimeoutError, match="interrupted on the server") as info:
+            c.execute(plan, rows, schema, timeout=6)
+        took = time.monotonic() - start
+        print(f"\n[timeout] execute(timeout=6) raised after {took:.2f} s: {info.value}")
+        assert 6 <= took < 6 + 6, took
+        assert isinstance(info.value, TimeoutError)
+        assert lines(marker) > 0, "the query was running when it timed out"
+        assert_server_stopped_working(marker)
+        wait_for(lambda: not set(op_states(c)) & {"OPERATION_STATE_RUNNING", "OPERATION_STATE_TERMINATING"},
+                 30, "the operation to end on the server")
+        assert "OPERATION_STATE_CANCELLED" in op_states(c), op_states(c)
+        # the client is fine afterwards
+        assert c.execute([], [[1]], [("a", "int")], timeout=60).num_rows == 1
+
+
+def test_a_stream_timeout_covers_reading_it(server: FaultServer, tmp_path: Path) -> None:
+    marker = tmp_path / "rows"
+    with connect_plan.connect(server.url, timeout=5) as c:  # the client's default timeout
+        rows, schema, plan = slow_plan(c, marker)
+        start = time.monotonic()
+        with pytest.raises(QueryTimeoutError):
+            c.stream(plan, rows, schema)  # the first batch never comes in time
+        assert 5 <= time.monotonic() - start < 11
+        assert_server_stopped_working(marker)
+
+
+def test_ctrl_c_interrupts_the_operation_on_the_server(server: FaultServer, tmp_path: Path) -> None:
+    marker = tmp_path / "rows"
+    with connect_plan.connect(server.url) as c:
+        rows, schema, plan = slow_plan(c, marker)
+        done = threading.Event()
+
+        def press_ctrl_c() -> None:
+            wait_for(lambda: lines(marker) >= 3 or done.is_set(), 120, "the query to start")
+            if not done.is_set():
+                _thread.interrupt_main()  # what SIGINT does: KeyboardInterrupt in the main thread
+
+        presser = threading.Thread(target=press_ctrl_c, daemon=True)
+        presser.start()
+        start = time.monotonic()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                c.execute(plan, rows, schema)
+        finally:
+            done.set()
+            presser.join()
+        print(f"\n[ctrl-c] execute returned {time.monotonic() - start:.2f} s after it started, {lines(marker)} rows in")
+        assert_server_stopped_working(marker)
+        wait_for(lambda: not set(op_states(c)) & {"OPERATION_STATE_RUNNING", "OPERATION_STATE_TERMINATING"},
+                 30, "the operation to end on the server")
+        assert "OPERATION_STATE_CANCELLED" in op_states(c), op_states(c)
+        assert c.execute([], [[2]], [("a", "int")]).column("a").to_pylist() == [2]
+
+
+def test_a_paused_server_is_met_by_the_timeout(server: FaultServer) -> None:
+    """SIGSTOP: the TCP connection stays up but nothing answers (a hung server)."""
+    with connect_plan.connect(server.url) as c:
+        assert c.execute([], [[1]], [("a", "int")]).num_rows == 1
+        server.signal(signal.SIGSTOP)
+        try:
+            start = time.monotonic()
+            with pytest.raises(QueryTimeoutError, match="could not be told") as info:
+                c.execute([{"op": "limit", "payload": {"n": 1}}], [[1]], [("a", "int")], timeout=3)
+            took = time.monotonic() - start
+            print(f"\n[SIGSTOP] execute(timeout=3) on a paused server raised after {took:.2f} s: {info.value}")
+            assert 3 <= took < 3 + 5 + 2  # the timeout, then at most the Interrupt's own grace
+        finally:
+            server.signal(signal.SIGCONT)
+        assert c.execute([], [[3]], [("a", "int")], timeout=60).column("a").to_pylist() == [3]
+
+
+def test_a_silent_connection_is_detected_by_keepalive(server: FaultServer, tmp_path: Path) -> None:
+    """A proxy that stops forwarding (a black-holed network): with no timeout at all, the
+    keepalive pings notice the dead connection, the bounded retries (each reconnect attempt
+    gives up after 10 s) run out against the still-silent network, and the call fails; it
+    never hangs. Pings every 10 s with 2 s to answer, from the URL (Spark accepts client
+    pings every 10 s at most; PySpark's default is 60 s + 20 s)."""
+    proxy = TcpProxy("127.0.0.1", server.port)
+    marker = tmp_path / "rows"
+    try:
+        url = f"{proxy.url}/;grpc_keepalive_time_ms=10000;grpc_keepalive_timeout_ms=2000"
+        with connect_plan.connect(url, retry_policy={"max_retries": 3, "initial_backoff": 100, "max_backoff": 1000}) as c:
+            rows, schema, plan = slow_plan(c, marker)
+            failed: dict[str, Any] = {}
+
+            def stall_when_running() -> None:
+                wait_for(lambda: lines(marker) >= 2, 120, "the query to start")
+                failed["stalled_at"] = time.monotonic()
+                proxy.mode = "stall"
+
+            staller = threading.Thread(target=stall_when_running, daemon=True)
+            staller.start()
+            with pytest.raises(ServerUnavailableError) as info:
+                c.execute(plan, rows, schema)
+            detected = time.monotonic() - failed["stalled_at"]
+            staller.join()
+            print(f"\n[stall] a silent connection failed the call {detected:.2f} s after the network went quiet: {info.value}")
+            assert detected < 10 + 2 + 10 + 20, detected
+            proxy.mode = "pass"
+            proxy.drop()
+            assert c.execute([], [[4]], [("a", "int")], timeout=60).column("a").to_pylist() == [4]
+    finally:
+        proxy.close()
+
+
+def test_dropped_connections_mid_stream_are_reattached_without_losing_rows(server: FaultServer) -> None:
+    """The proxy resets every connection while a result streams: PySpark's reattach picks
+    the stream up on a new connection after the last response received; every row arrives
+    once, in order."""
+    proxy = TcpProxy("127.0.0.1", server.port)
+    try:
+        with connect_plan.connect(proxy.url) as c:
+            n = 2_000_000
+            plan = [{"op": "withColumn", "payload": {"name": "t", "expr": {"fn": "repeat", "args": [{"lit": "ab"}, {"lit": 16}]}}},
+                    {"op": "orderBy", "payload": {"columns": ["id"]}}]
+            reader = c.stream({"input": {"range": n}, "plan": plan})
+            got = [reader.read_next_batch()]
+            dropped = proxy.drop()
+            assert dropped >= 1
+            for batch in reader:
+                got.append(batch)
+                if len(got) == 3:
+                    proxy.drop()
+            ids = [b.column("id") for b in got]
+            total = sum(len(a) for a in ids)
+            assert total == n
+            assert sum(pc.sum(a).as_py() for a in ids) == n * (n - 1) // 2
+            assert all(pc.all(pc.equal(pc.subtract(a.slice(1), a.slice(0, len(a) - 1)), 1)).as_py() for a in ids if len(a) > 1)
+            print(f"\n[drop] {proxy.connections} connections for one stream of {len(got)} batches")
+            assert proxy.connections >= 2
+    finally:
+        proxy.close()
+
+
+def test_killed_mid_query_then_restarted(server: FaultServer, tmp_path: Path) -> None:
+    """SIGKILL while a query runs: the call fails within a bounded time (the stream breaks,
+    reattach is refused, retries are bounded). After the server is started again on the same
+    port, the same client runs the next plan on a new session."""
+    marker = tmp_path / "rows"
+    with connect_plan.connect(server.url, conf={"spark.sql.session.timeZone": "Asia/Tokyo"}) as c:
+        old_session = c.session_id
+        rows, schema, plan = slow_plan(c, marker)
+        killed: dict[str, float] = {}
+
+        def kill_when_running() -> None:
+            wait_for(lambda: lines(marker) >= 2, 120, "the query to start")
+            killed["at"] = time.monotonic()
+            server.kill()
+
+        killer = threading.Thread(target=kill_when_running, daemon=True)
+        killer.start()
+        with pytest.raises(ServerUnavailableError) as info:
+            c.execute(plan, rows, schema)
+        detected = time.monotonic() - killed["at"]
+        killer.join()
+        print(f"\n[kill] the call failed {detected:.2f} s after SIGKILL: {info.value}")
+        assert detected < 20, detected
+
+        server.start()
+        out = c.execute([{"op": "withColumn", "payload": {"name": "tz", "expr": {"fn": "current_timezone", "args": []}}}],
+                        [[5]], [("a", "int")])
+        assert out.to_pylist() == [{"a": 5, "tz": "Asia/Tokyo"}]  # set_conf was applied to the new session
+        assert c.session_id != old_session

@@ -1,0 +1,277 @@
+"""Result integrity (docs/reliability.md §2): every Arrow batch is checked.
+
+Happy paths run against the real server: a zero-row result, one huge batch, many small
+batches, batches the server splits into chunks. To prove that the checks fire, real
+responses recorded from the server are replayed with one field tampered, into the
+:class:`~connect_plan.results.ResultChecker` directly and, through a seam in front of the
+network (the PySpark client's stub), into ``Client.execute``: each tampering is a
+``ResultIntegrityError``, never a table.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+import connect_plan
+from connect_plan import ResultIntegrityError
+from connect_plan.client import load_plan
+from connect_plan.results import MAX_EMPTY_REATTACHES, ResultChecker
+
+SCHEMA = [("id", "bigint"), ("s", "string")]
+SMALL_BATCHES = {"spark.sql.execution.arrow.maxRecordsPerBatch": "100"}
+
+
+def generated(n: int) -> dict[str, Any]:
+    """A plan document: ``n`` rows made on the server (id, and a string of it)."""
+    return {"input": {"range": n}, "plan": [
+        {"op": "withColumn", "payload": {"name": "s", "expr": {"fn": "cast", "args": [{"col": "id"}, "string"]}}},
+        {"op": "orderBy", "payload": {"columns": ["id"]}},
+    ]}
+
+
+def record(client: Any, doc: Any) -> list[Any]:
+    """The ExecutePlanResponses the server sends for ``doc``, as they came: one reattachable
+    ExecutePlan call (as the client makes them), read to the end, then released."""
+    from pyspark.sql.connect import proto as pb
+
+    ir_plan = load_plan(doc)
+    with client._plan_conf(ir_plan.conf):
+        plan = client._prepare(ir_plan).plan
+        sc = client._sc
+        req = sc._execute_plan_request_with_metadata()
+        req.plan.CopyFrom(plan)
+        req.request_options.append(pb.ExecutePlanRequest.RequestOption(reattach_options=pb.ReattachOptions(reattachable=True)))
+        responses = list(sc._stub.ExecutePlan(req, metadata=sc._builder.metadata()))
+        sc._stub.ReleaseExecute(pb.ReleaseExecuteRequest(
+            session_id=req.session_id, user_context=req.user_context, operation_id=req.operation_id,
+            release_all=pb.ReleaseExecuteRequest.ReleaseAll()), metadata=sc._builder.metadata())
+        return responses
+
+
+def decode(responses: list[Any]) -> pa.Table:
+    checker = ResultChecker()
+    batches = [b for r in responses for b in checker.feed(r) if isinstance(b, pa.RecordBatch)]
+    checker.finish()
+    return pa.Table.from_batches(batches, checker.schema)
+
+
+def arrow_indices(responses: list[Any]) -> list[int]:
+    return [i for i, r in enumerate(responses) if r.HasField("arrow_batch")]
+
+
+# ---------------------------------------------------------------- happy paths, real server
+
+
+def test_zero_rows_still_carry_the_announced_schema(client: Any) -> None:
+    doc = {"input": {"schema": SCHEMA, "rows": [[1, "x"]]}, "plan": [
+        {"op": "filter", "payload": {"op": "lt", "left": {"col": "id"}, "right": {"lit": 0}}}]}
+    table = client.execute(doc)
+    assert table.num_rows == 0 and table.schema == pa.schema([("id", pa.int64()), ("s", pa.string())])
+    responses = record(client, doc)
+    assert responses[0].HasField("schema") and responses[-1].HasField("result_complete")
+    assert sum(r.arrow_batch.row_count for r in responses if r.HasField("arrow_batch")) == 0
+
+
+def test_many_small_batches(client: Any) -> None:
+    doc = {**generated(10_000), "conf": SMALL_BATCHES}
+    responses = record(client, doc)
+    assert len(arrow_indices(responses)) >= 50
+    table = client.execute(doc)
+    assert table.column("id").to_pylist() == list(range(10_000))
+    assert decode(responses).equals(table)
+
+
+def test_one_huge_batch(client: Any) -> None:
+    """One row of 48 MiB: a single batch over Spark's 4 MiB batch target, chunked on the way."""
+    doc = {"input": {"range": 1}, "plan": [
+        {"op": "withColumn", "payload": {"name": "s", "expr": {"fn": "repeat", "args": [{"lit": "0123456789abcdef"}, {"lit": 3 * 2**20}]}}}]}
+    table = client.execute(doc)
+    assert table.num_rows == 1 and len(table.column("s")[0].as_py()) == 48 * 2**20
+
+
+def test_chunked_batches(spark_url: str) -> None:
+    """The client asks for 64 KiB chunks (PySpark's preferred_arrow_chunk_size): batches
+    arrive in several chunks each, reassembled into the same table."""
+    with connect_plan.connect(spark_url) as c:
+        c._sc._preferred_arrow_chunk_size = 64 * 1024
+        doc = generated(200_000)
+        responses = record(c, doc)
+        chunked = [r for r in responses if r.HasField("arrow_batch") and r.arrow_batch.num_chunks_in_batch > 1]
+        assert chunked, "the server should have split the batches into chunks"
+        table = c.execute(doc)
+        assert table.column("id").to_pylist() == list(range(200_000))
+        assert decode(responses).equals(table)
+
+
+# ---------------------------------------------------------------- tampered recordings
+
+
+@pytest.fixture(scope="module")
+def recorded(spark_url: str) -> dict[str, list[Any]]:
+    with connect_plan.connect(spark_url) as c:
+        small = record(c, {**generated(1_000), "conf": SMALL_BATCHES})
+        c._sc._preferred_arrow_chunk_size = 16 * 1024
+        chunked = record(c, generated(50_000))
+    assert len(arrow_indices(small)) >= 5
+    assert any(r.arrow_batch.num_chunks_in_batch > 2 for r in chunked if r.HasField("arrow_batch"))
+    return {"small": small, "chunked": chunked}
+
+
+def _ipc(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as w:
+        w.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def _batch(responses: list[Any], k: int) -> Any:
+    return responses[arrow_indices(responses)[k]]
+
+
+def row_count_off(rs: list[Any]) -> None:
+    _batch(rs, 1).arrow_batch.row_count += 1
+
+
+def start_offset_off(rs: list[Any]) -> None:
+    _batch(rs, 2).arrow_batch.start_offset += 5
+
+
+def batch_lost(rs: list[Any]) -> None:
+    del rs[arrow_indices(rs)[2]]
+
+
+def batch_repeated(rs: list[Any]) -> None:
+    i = arrow_indices(rs)[1]
+    rs.insert(i + 1, copy.deepcopy(rs[i]))
+
+
+def no_result_complete(rs: list[Any]) -> None:
+    rs[:] = [r for r in rs if not r.HasField("result_complete")]
+
+
+def truncated_after_two_batches(rs: list[Any]) -> None:
+    rs[:] = rs[: arrow_indices(rs)[1] + 1]
+
+
+def schema_drift(rs: list[Any]) -> None:
+    ab = _batch(rs, 3).arrow_batch
+    with pa.ipc.open_stream(ab.data) as reader:
+        table = reader.read_all()
+    ab.data = _ipc(table.set_column(0, "id", table.column("id").cast(pa.int32())))
+
+
+def announced_schema_differs(rs: list[Any]) -> None:
+    schema = next(r for r in rs if r.HasField("schema")).schema
+    schema.struct.fields[1].name = "t"
+
+
+def corrupt_arrow(rs: list[Any]) -> None:
+    ab = _batch(rs, 1).arrow_batch
+    ab.data = ab.data[: len(ab.data) // 2]
+
+
+def response_after_complete(rs: list[Any]) -> None:
+    rs.append(copy.deepcopy(_batch(rs, 0)))
+
+
+def chunk_missing(rs: list[Any]) -> None:
+    i = next(i for i in arrow_indices(rs) if rs[i].arrow_batch.chunk_index == 1)
+    del rs[i]
+
+
+def chunks_swapped(rs: list[Any]) -> None:
+    i = next(i for i in arrow_indices(rs) if rs[i].arrow_batch.chunk_index == 1)
+    rs[i], rs[i + 1] = rs[i + 1], rs[i]
+
+
+def ends_inside_chunked_batch(rs: list[Any]) -> None:
+    i = next(i for i in arrow_indices(rs) if rs[i].arrow_batch.chunk_index == 1)
+    rs[:] = rs[: i + 1]
+
+
+TAMPERINGS: list[tuple[str, Callable[[list[Any]], None], str]] = [
+    ("small", row_count_off, "announced .* rows and held"),
+    ("small", start_offset_off, "starts at row"),
+    ("small", batch_lost, "starts at row"),
+    ("small", batch_repeated, "starts at row"),
+    ("small", no_result_complete, "without ResultComplete"),
+    ("small", truncated_after_two_batches, "without ResultComplete"),
+    ("small", schema_drift, "changed the result schema"),
+    ("small", announced_schema_differs, "the server announced"),
+    ("small", corrupt_arrow, "could not be read"),
+    ("small", response_after_complete, "after ResultComplete"),
+    ("chunked", chunk_missing, "expected chunk 1"),
+    ("chunked", chunks_swapped, "expected chunk 1"),
+    ("chunked", ends_inside_chunked_batch, "inside a chunked"),
+]
+
+
+def test_untampered_recordings_pass(recorded: dict[str, list[Any]]) -> None:
+    assert decode(recorded["small"]).column("id").to_pylist() == list(range(1_000))
+    assert decode(recorded["chunked"]).column("id").to_pylist() == list(range(50_000))
+
+
+@pytest.mark.parametrize("source,tamper,message", TAMPERINGS, ids=[t[1].__name__ for t in TAMPERINGS])
+def test_the_checker_catches_each_tampering(
+    recorded: dict[str, list[Any]], source: str, tamper: Callable[[list[Any]], None], message: str
+) -> None:
+    responses = copy.deepcopy(recorded[source])
+    tamper(responses)
+    with pytest.raises(ResultIntegrityError, match=message):
+        decode(responses)
+
+
+class ReplayStub:
+    """The real stub, except that ExecutePlan replays ``responses`` (for this client's
+    session) and ReattachExecute streams end at once, empty."""
+
+    def __init__(self, real: Any, responses: list[Any]) -> None:
+        self.real, self.responses, self.reattaches = real, responses, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def ExecutePlan(self, request: Any, **kw: Any) -> Iterator[Any]:
+        return iter(copy.deepcopy(self.responses))
+
+    def ReattachExecute(self, request: Any, **kw: Any) -> Iterator[Any]:
+        self.reattaches += 1
+        return iter(())
+
+    def ReleaseExecute(self, request: Any, **kw: Any) -> Any:
+        from pyspark.sql.connect import proto as pb
+
+        return pb.ReleaseExecuteResponse(session_id=request.session_id)
+
+
+@pytest.mark.parametrize("tamper,message", [
+    (row_count_off, "announced .* rows and held"),
+    (schema_drift, "changed the result schema"),
+    (announced_schema_differs, "the server announced"),
+    (batch_lost, "starts at row"),
+])
+def test_execute_never_returns_a_tampered_result(spark_url: str, tamper: Callable[[list[Any]], None], message: str) -> None:
+    with connect_plan.connect(spark_url) as c:
+        responses = record(c, {**generated(1_000), "conf": SMALL_BATCHES})
+        tamper(responses)
+        c._sc._stub = ReplayStub(c._sc._stub, responses)
+        with pytest.raises(ResultIntegrityError, match=message):
+            c.execute(generated(1_000))
+
+
+def test_a_stream_cut_short_is_reattached_a_bounded_number_of_times(spark_url: str) -> None:
+    """Without ResultComplete the client reattaches (PySpark's graceful reattach); a server
+    that keeps ending the reattached streams at once and empty is given up on."""
+    with connect_plan.connect(spark_url) as c:
+        responses = record(c, {**generated(1_000), "conf": SMALL_BATCHES})
+        truncated_after_two_batches(responses)
+        stub = ReplayStub(c._sc._stub, responses)
+        c._sc._stub = stub
+        with pytest.raises(ResultIntegrityError, match="giving up instead of reattaching forever"):
+            c.execute(generated(1_000))
+        assert stub.reattaches == MAX_EMPTY_REATTACHES + 1

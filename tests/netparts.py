@@ -1,0 +1,255 @@
+"""Real network parts for the reliability tests, all on loopback and stopped by the tests:
+
+* :func:`make_certificates` — a throwaway CA and a server certificate for 127.0.0.1 and
+  localhost, generated with ``cryptography``;
+* :class:`GrpcTlsProxy` — a TLS-terminating gRPC proxy: a real ``grpc.server`` with the
+  generated certificate that records every call's metadata (so a test can see the token
+  and headers that arrived) and forwards the call to a plaintext Spark Connect server;
+* :class:`TcpProxy` — a TCP proxy that can pass traffic, stall it (connections stay open,
+  nothing moves: a black-holed network), drop every connection, or refuse new ones.
+"""
+
+from __future__ import annotations
+
+import datetime
+import ipaddress
+import select
+import socket
+import threading
+from collections.abc import Iterator
+from concurrent import futures
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Certificates:
+    ca_pem: bytes
+    cert_pem: bytes
+    key_pem: bytes
+
+
+def make_certificates() -> Certificates:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "connect_plan test CA")])
+    ca = (
+        x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True, content_commitment=False,
+                                     key_encipherment=False, data_encipherment=False, key_agreement=False,
+                                     encipher_only=False, decipher_only=False), critical=True)
+        .sign(ca_key, hashes.SHA256())
+    )
+    key = ec.generate_private_key(ec.SECP256R1())
+    cert = (
+        x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")]))
+        .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                       critical=False)
+        .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+    return Certificates(
+        ca_pem=ca.public_bytes(serialization.Encoding.PEM),
+        cert_pem=cert.public_bytes(serialization.Encoding.PEM),
+        key_pem=key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()),
+    )
+
+
+def _method_kinds() -> dict[str, tuple[bool, bool]]:
+    from pyspark.sql.connect.proto import base_pb2
+
+    service = base_pb2.DESCRIPTOR.services_by_name["SparkConnectService"]
+    return {f"/{service.full_name}/{m.name}": (m.client_streaming, m.server_streaming) for m in service.methods}
+
+
+#: metadata the proxy does not pass on (transport-level, or the credential it checked)
+_HOP = {"authorization", "user-agent", "te", "content-type", "grpc-accept-encoding", "accept-encoding"}
+
+
+class GrpcTlsProxy:
+    """Terminates TLS (and, with ``token``, checks the bearer token like a server that
+    requires one) and forwards every Spark Connect call to ``upstream`` in plaintext."""
+
+    def __init__(self, upstream: str, certs: Certificates | None, token: str | None = None) -> None:
+        import grpc
+
+        self.calls: list[tuple[str, dict[str, str]]] = []
+        self._token = token
+        self._channel = grpc.insecure_channel(upstream, options=[("grpc.max_receive_message_length", 256 << 20),
+                                                                 ("grpc.max_send_message_length", 256 << 20)])
+        self._kinds = _method_kinds()
+        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=16), options=[
+            ("grpc.max_receive_message_length", 256 << 20), ("grpc.max_send_message_length", 256 << 20)])
+        self.server.add_generic_rpc_handlers([self._handler()])
+        if certs is None:
+            self.port = self.server.add_insecure_port("127.0.0.1:0")
+        else:
+            creds = grpc.ssl_server_credentials([(certs.key_pem, certs.cert_pem)])
+            self.port = self.server.add_secure_port("127.0.0.1:0", creds)
+        self.server.start()
+
+    def stop(self) -> None:
+        self.server.stop(grace=None)
+        self._channel.close()
+
+    def headers(self) -> list[dict[str, str]]:
+        return [md for _, md in self.calls]
+
+    def _handler(self) -> Any:
+        import grpc
+
+        proxy = self
+
+        class Handler(grpc.GenericRpcHandler):
+            def service(self, details: Any) -> Any:
+                kind = proxy._kinds.get(details.method)
+                if kind is None:
+                    return None
+                metadata = {k: v for k, v in details.invocation_metadata}
+                proxy.calls.append((details.method, metadata))
+                forward = [(k, v) for k, v in details.invocation_metadata if k not in _HOP and not k.startswith("grpc-")]
+                method = details.method
+
+                def check(context: Any) -> None:
+                    if proxy._token is not None and metadata.get("authorization") != f"Bearer {proxy._token}":
+                        context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong bearer token")
+
+                def relay(context: Any, call: Any) -> Any:
+                    try:
+                        return call()
+                    except grpc.RpcError as e:
+                        context.set_trailing_metadata(e.trailing_metadata() or ())
+                        context.abort(e.code(), e.details() or "")
+
+                client_streaming, server_streaming = kind
+                if not client_streaming and not server_streaming:
+                    def unary_unary(request: bytes, context: Any) -> Any:
+                        check(context)
+                        return relay(context, lambda: proxy._channel.unary_unary(method)(
+                            request, metadata=forward, timeout=context.time_remaining()))
+                    return grpc.unary_unary_rpc_method_handler(unary_unary)
+                if not client_streaming:
+                    def unary_stream(request: bytes, context: Any) -> Iterator[Any]:
+                        check(context)
+                        call = proxy._channel.unary_stream(method)(request, metadata=forward, timeout=context.time_remaining())
+                        context.add_callback(call.cancel)
+                        try:
+                            yield from call
+                        except grpc.RpcError as e:
+                            context.set_trailing_metadata(e.trailing_metadata() or ())
+                            context.abort(e.code(), e.details() or "")
+                    return grpc.unary_stream_rpc_method_handler(unary_stream)
+                if not server_streaming:
+                    def stream_unary(requests: Iterator[bytes], context: Any) -> Any:
+                        check(context)
+                        return relay(context, lambda: proxy._channel.stream_unary(method)(
+                            requests, metadata=forward, timeout=context.time_remaining()))
+                    return grpc.stream_unary_rpc_method_handler(stream_unary)
+                return None
+
+        return Handler()
+
+
+class TcpProxy:
+    """Forwards loopback TCP connections to ``(host, port)``; ``mode`` says what happens:
+    ``pass`` (forward), ``stall`` (accept and hold connections, forward nothing),
+    ``refuse`` (close new connections at once). :meth:`drop` resets every open connection."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.target = (host, port)
+        self.mode = "pass"
+        self.connections = 0
+        self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._listener.bind(("127.0.0.1", 0))
+        self._listener.listen(64)
+        self.port = self._listener.getsockname()[1]
+        self._pairs: list[tuple[socket.socket, socket.socket | None]] = []
+        self._lock = threading.Lock()
+        self._closed = False
+        threading.Thread(target=self._accept, name="tcp-proxy-accept", daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"sc://127.0.0.1:{self.port}"
+
+    def _accept(self) -> None:
+        while not self._closed:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            if self.mode == "refuse":
+                _reset(client)
+                continue
+            upstream = None
+            if self.mode == "pass":
+                try:
+                    upstream = socket.create_connection(self.target, timeout=5)
+                except OSError:
+                    _reset(client)
+                    continue
+            with self._lock:
+                self._pairs.append((client, upstream))
+            if upstream is not None:
+                threading.Thread(target=self._pump, args=(client, upstream), daemon=True).start()
+
+    def _pump(self, a: socket.socket, b: socket.socket) -> None:
+        socks = [a, b]
+        try:
+            while not self._closed:
+                if self.mode == "stall":
+                    select.select([], [], [], 0.05)
+                    continue
+                ready, _, _ = select.select(socks, [], [], 0.05)
+                for s in ready:
+                    data = s.recv(65536)
+                    if not data:
+                        return
+                    (b if s is a else a).sendall(data)
+        except (OSError, ValueError):  # a socket closed under us by drop()/close()
+            return
+        finally:
+            for s in socks:
+                _close(s)
+
+    def drop(self) -> int:
+        """Reset every open connection (RST, as a failing middlebox would); how many."""
+        with self._lock:
+            pairs, self._pairs = self._pairs, []
+        for client, upstream in pairs:
+            _reset(client)
+            if upstream is not None:
+                _reset(upstream)
+        return len(pairs)
+
+    def close(self) -> None:
+        self._closed = True
+        _close(self._listener)
+        self.drop()
+
+
+def _reset(s: socket.socket) -> None:
+    try:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+    except OSError:
+        pass
+    _close(s)
+
+
+def _close(s: socket.socket) -> None:
+    try:
+        s.close()
+    except OSError:
+        pass

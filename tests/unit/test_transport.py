@@ -1,0 +1,186 @@
+"""Credentials and transport against real gRPC servers on loopback (no Spark needed): the
+recording proxy of tests/netparts.py sees exactly what arrived, and with no upstream behind
+it every call then fails, which these tests expect.
+
+* a token implies TLS, also for ``localhost`` (where PySpark's own builder would send it in
+  plaintext), so a plaintext server never receives it;
+* plaintext with a token needs ``use_ssl=false`` and ``allow_insecure_token=True``, and warns;
+* a custom CA is used for TLS, and the system roots reject the test certificate;
+* headers reach the server; the token never appears in repr, errors, logs or CLI output.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import connect_plan
+from connect_plan import InsecureTransportError, ServerError
+from connect_plan.server import free_port
+from connect_plan.transport import InsecureTokenWarning
+from tests.netparts import Certificates, GrpcTlsProxy, make_certificates
+
+TOKEN = "tok-9f8e7d6c5b4a"  # a made-up test secret
+DEAD_UPSTREAM = "127.0.0.1:9"  # the proxy forwards here: nothing listens
+
+
+@pytest.fixture(scope="module")
+def certs() -> Certificates:
+    return make_certificates()
+
+
+@pytest.fixture
+def plain_server() -> Iterator[GrpcTlsProxy]:
+    proxy = GrpcTlsProxy(DEAD_UPSTREAM, None)
+    yield proxy
+    proxy.stop()
+
+
+@pytest.fixture
+def tls_server(certs: Certificates) -> Iterator[GrpcTlsProxy]:
+    proxy = GrpcTlsProxy(DEAD_UPSTREAM, certs)
+    yield proxy
+    proxy.stop()
+
+
+def _one_call(client: Any) -> ServerError:
+    with pytest.raises(ServerError) as info:
+        client.server_version()
+    return info.value
+
+
+def test_a_token_implies_tls_even_for_localhost(plain_server: GrpcTlsProxy) -> None:
+    """PySpark's builder would send this token in plaintext (local credentials for
+    'localhost'); ours insists on TLS, so the plaintext server never sees a request."""
+    with connect_plan.connect(f"sc://localhost:{plain_server.port}/;token={TOKEN}", retry_policy={"max_retries": 0}) as c:
+        assert c._builder.secure
+        err = _one_call(c)
+    assert plain_server.calls == []
+    assert TOKEN not in str(err)
+
+
+def test_the_token_parameter_and_the_environment_variable_imply_tls_too(
+    plain_server: GrpcTlsProxy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with connect_plan.connect(f"sc://localhost:{plain_server.port}", token=TOKEN, retry_policy={"max_retries": 0}) as c:
+        _one_call(c)
+    monkeypatch.setenv("SPARK_CONNECT_AUTHENTICATE_TOKEN", TOKEN)
+    with connect_plan.connect(f"sc://localhost:{plain_server.port}", retry_policy={"max_retries": 0}) as c:
+        _one_call(c)
+    assert plain_server.calls == []
+
+
+def test_a_token_over_plaintext_needs_an_explicit_opt_in_and_warns(plain_server: GrpcTlsProxy) -> None:
+    url = f"sc://127.0.0.1:{plain_server.port}/;use_ssl=false;token={TOKEN}"
+    with pytest.raises(InsecureTransportError) as refused:
+        connect_plan.connect(url)
+    assert TOKEN not in str(refused.value) and "allow_insecure_token" in str(refused.value)
+    with pytest.warns(InsecureTokenWarning, match="plaintext") as warned:
+        c = connect_plan.connect(url, allow_insecure_token=True, retry_policy={"max_retries": 0})
+    with c:
+        _one_call(c)
+    assert all(TOKEN not in str(w.message) for w in warned)
+    # opted in: the server did get the bearer token (exactly once per call, in plaintext)
+    assert plain_server.calls and all(md.get("authorization") == f"Bearer {TOKEN}" for md in plain_server.headers())
+
+
+def test_tls_with_a_custom_ca_carries_token_and_headers(tls_server: GrpcTlsProxy, certs: Certificates, tmp_path: Path) -> None:
+    ca = tmp_path / "ca.pem"
+    ca.write_bytes(certs.ca_pem)
+    with connect_plan.connect(
+        f"sc://127.0.0.1:{tls_server.port}", token=TOKEN, ca_cert=ca, headers={"X-Team": "data", "x-request-source": "tests"},
+        retry_policy={"max_retries": 0},
+    ) as c:
+        _one_call(c)  # the proxy has no upstream: the call fails after it arrived
+    assert tls_server.calls
+    for md in tls_server.headers():
+        assert md["authorization"] == f"Bearer {TOKEN}"
+        assert md["x-team"] == "data" and md["x-request-source"] == "tests"
+
+
+def test_the_system_roots_reject_an_unknown_ca(tls_server: GrpcTlsProxy) -> None:
+    with connect_plan.connect(f"sc://127.0.0.1:{tls_server.port}/;use_ssl=true", retry_policy={"max_retries": 0}) as c:
+        err = _one_call(c)
+    assert isinstance(err, connect_plan.ServerUnavailableError)
+    assert tls_server.calls == []  # the handshake failed before any request
+
+
+def test_tls_without_a_token_works_with_use_ssl(tls_server: GrpcTlsProxy, certs: Certificates) -> None:
+    with connect_plan.connect(f"sc://127.0.0.1:{tls_server.port}/;use_ssl=true", ca_cert=certs.ca_pem,
+                              retry_policy={"max_retries": 0}) as c:
+        _one_call(c)
+    assert tls_server.calls and all("authorization" not in md for md in tls_server.headers())
+
+
+def test_bad_transport_options_are_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(connect_plan.ConnectPlanError, match="does not use TLS"):
+        connect_plan.connect("sc://127.0.0.1:9", ca_cert=b"-----BEGIN CERTIFICATE-----")
+    with pytest.raises(connect_plan.ConnectPlanError, match="cannot read the CA"):
+        connect_plan.connect("sc://127.0.0.1:9/;use_ssl=true", ca_cert=tmp_path / "missing.pem")
+    for header in ("authorization", "token", "user_id"):
+        with pytest.raises(connect_plan.ConnectPlanError, match="cannot be sent as a header"):
+            connect_plan.connect("sc://127.0.0.1:9", headers={header: "x"})
+    for bad in (0, -1, "5", True):
+        with pytest.raises(ValueError, match="timeout"):
+            connect_plan.connect("sc://127.0.0.1:9", timeout=bad)
+
+
+def test_the_token_never_appears_in_repr_errors_or_logs(tls_server: GrpcTlsProxy, certs: Certificates,
+                                                        caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pyspark.sql.connect.logging import logger as pyspark_logger
+
+    monkeypatch.setattr(pyspark_logger, "disabled", False)  # PySpark's Connect log is off by default
+    caplog.set_level(logging.DEBUG)
+    for name in ("pyspark.sql.connect.logging", "connect_plan", "grpc"):
+        caplog.set_level(logging.DEBUG, logger=name)
+    url = f"sc://127.0.0.1:{tls_server.port}/;token={TOKEN}"
+    texts: list[str] = []
+    with connect_plan.connect(url, ca_cert=certs.ca_pem, retry_policy={"max_retries": 1, "initial_backoff": 10}) as c:
+        texts += [repr(c), c.url, str(c.__dict__.get("_url", "")).replace(TOKEN, "")]
+        err = _one_call(c)
+        texts += [str(err), repr(err), err.message, str(err.server_stacktrace)]
+        cause: BaseException | None = err
+        while cause is not None:
+            texts.append(str(cause))
+            cause = cause.__cause__ or cause.__context__
+        with pytest.raises(connect_plan.ConnectPlanError) as plan_err:
+            c.explain([{"op": "select", "payload": ["a"]}], [[1]], [("a", "int")])
+        texts.append(str(plan_err.value))
+    with pytest.raises(connect_plan.ConnectPlanError) as bad_url:
+        connect_plan.connect(f"sc://127.0.0.1:9/path;token={TOKEN}")
+    texts += [str(bad_url.value), caplog.text]
+    assert "pyspark.sql.connect" in caplog.text  # PySpark's own debug log was captured too
+    assert all(TOKEN not in t for t in texts)
+    assert "token=***" in repr(c)
+
+
+def test_the_cli_never_prints_the_token(tmp_path: Path) -> None:
+    doc = tmp_path / "plan.json"
+    doc.write_text('{"input": {"schema": [{"name": "a", "type": "int"}], "rows": [[1]]}, "plan": []}')
+    root = Path(__file__).resolve().parent.parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root), "SPARK_REMOTE": f"sc://127.0.0.1:{free_port()}/;token={TOKEN}"}
+    for args in (["run", str(doc)], ["explain", str(doc), "--analyzed"], ["explain", str(doc)],
+                 ["run", str(doc), "--remote", f"sc://127.0.0.1:9/;use_ssl=false;token={TOKEN}"]):
+        out = subprocess.run([sys.executable, "-m", "connect_plan", *args], capture_output=True, text=True, env=env, timeout=120)
+        assert TOKEN not in out.stdout + out.stderr, out.stderr
+        if args[1:] != [str(doc)] or args[0] == "run":  # all but the offline explain reach for the server
+            assert out.returncode != 0 and out.stderr.strip()
+
+
+def test_a_server_that_is_not_running_is_reported_at_once() -> None:
+    """Connection refused before this client ever reached the server is not retried."""
+    with connect_plan.connect(f"sc://127.0.0.1:{free_port()}") as c:
+        start = time.monotonic()
+        with pytest.raises(connect_plan.ServerUnavailableError, match="connection refused") as info:
+            c.execute([], [[1]], [("a", "int")])
+        took = time.monotonic() - start
+    assert took < 1.5, f"took {took:.2f} s"
+    assert "is the server running" in str(info.value)
