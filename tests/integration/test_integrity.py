@@ -185,12 +185,16 @@ def chunk_missing(rs: list[Any]) -> None:
 
 
 def chunks_swapped(rs: list[Any]) -> None:
-    i = next(i for i in arrow_indices(rs) if rs[i].arrow_batch.chunk_index == 1)
-    rs[i], rs[i + 1] = rs[i + 1], rs[i]
+    # swap chunks 1 and 2 of a batch; not with the next response, which may be an
+    # execution_progress message (they interleave with the chunks as timing has it)
+    arrows = arrow_indices(rs)
+    k = next(k for k, i in enumerate(arrows) if rs[i].arrow_batch.chunk_index == 1 and rs[i].arrow_batch.num_chunks_in_batch > 2)
+    i, j = arrows[k], arrows[k + 1]
+    rs[i], rs[j] = rs[j], rs[i]
 
 
 def ends_inside_chunked_batch(rs: list[Any]) -> None:
-    i = next(i for i in arrow_indices(rs) if rs[i].arrow_batch.chunk_index == 1)
+    i = next(i for i in arrow_indices(rs) if rs[i].arrow_batch.chunk_index == 1 and rs[i].arrow_batch.num_chunks_in_batch > 2)
     rs[:] = rs[: i + 1]
 
 
