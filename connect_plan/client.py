@@ -29,6 +29,7 @@ import re
 import threading
 import time
 import warnings
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -323,6 +324,7 @@ class Client:
         self._timeout = _check_timeout(timeout)
         self._reached = False  # True once the server answered this client
         self._observed_writes = True  # False once the server refused CollectMetrics (Sail)
+        self._streams: weakref.WeakSet[Any] = weakref.WeakSet()  # result generators not yet finished
         self._lock = threading.Lock()
         self._closed = False
         self._schema_cache: dict[bytes, list[str]] = {}
@@ -382,6 +384,12 @@ class Client:
         """Release the server session (best effort) and close the channel."""
         if self._closed:
             return
+        # results still open are closed (their executions released) while the channel is
+        # open: a stream left to the garbage collector would release on a closed channel
+        # from PySpark's release thread, which crashed gRPC (seen with pyspark-client 4.2)
+        for stream in list(self._streams):
+            with contextlib.suppress(Exception):
+                stream.close()
         self._closed = True
         with _quiet(), transport.grace(5.0), contextlib.suppress(Exception):
             self._sc.release_session()
@@ -767,6 +775,7 @@ class Client:
             at = None if at is None else time.monotonic() + at
         tr = self._prepare(ir_plan, limit=max_rows)
         results = self._results(tr.plan, max_bytes, on_close, at)
+        self._streams.add(results)
         try:
             result_schema = next(results)
         except ServerError as err:

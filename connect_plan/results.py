@@ -120,7 +120,7 @@ def arrow_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
     try:
         parts = (
             sc._execute_plan_request_with_metadata, sc._session_hooks, sc._stub, sc._retrying,
-            sc._builder.metadata, sc._rpc_deadlines, sc._verify_response_integrity, sc._handle_error,
+            sc._builder.metadata, sc._verify_response_integrity, sc._handle_error,
             sc._release_futures, sc._use_reattachable_execute,
         )
     except AttributeError as exc:  # another PySpark: its public iterator does the same work
@@ -157,15 +157,15 @@ def _reattachable_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
     for hook in sc._session_hooks:
         req = hook.on_execute_plan(req)
         req.operation_id = operation_id
-    deadlines = sc._rpc_deadlines
+    deadlines = getattr(sc, "_rpc_deadlines", None)
+    timeouts = {} if deadlines is None else {
+        "reattachable_execute_plan_timeout": deadlines.reattachable_execute_plan,
+        "reattach_execute_timeout": deadlines.reattach_execute,
+    }
     checker = ResultChecker()
     responses: Any = None
     try:
-        responses = _throttled_iterator_class()(
-            req, sc._stub, sc._retrying, sc._builder.metadata(),
-            reattachable_execute_plan_timeout=deadlines.reattachable_execute_plan,
-            reattach_execute_timeout=deadlines.reattach_execute,
-        )
+        responses = _throttled_iterator_class()(req, sc._stub, sc._retrying, sc._builder.metadata(), **timeouts)
         for resp in responses:
             sc._verify_response_integrity(resp)
             if resp.HasField("arrow_batch"):
