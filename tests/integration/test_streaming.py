@@ -181,11 +181,6 @@ def test_consumed_responses_are_released_in_bulk(spark_url: str) -> None:
     along the way for a large one (every RELEASE_EVERY_BYTES)."""
     import concurrent.futures
 
-    from pyspark.sql.connect.client.core import SparkConnectClient
-
-    if "_rpc_deadlines" not in SparkConnectClient.__init__.__code__.co_names:
-        pytest.skip("PySpark before 4.3 (pyspark-client 4.2 beside Sail): results come through PySpark's own iterator")
-
     from connect_plan.results import RELEASE_EVERY_BYTES
 
     with connect_plan.connect(spark_url) as c:
