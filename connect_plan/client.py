@@ -29,6 +29,7 @@ import re
 import threading
 import time
 import warnings
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -199,6 +200,7 @@ def server_error(exc: BaseException, url: str) -> ServerError:
             grpc_status=grpc_status,
             server_stacktrace=stack if isinstance(stack, str) else None,
             message_parameters=params or None,
+            exception_type=_exception_type(exc),
         )
     return ServerError(f"{type(exc).__name__}: {exc}")
 
@@ -321,6 +323,8 @@ class Client:
         self._retry_policy = dict(retry_policy if retry_policy is not None else DEFAULT_RETRY_POLICY)
         self._timeout = _check_timeout(timeout)
         self._reached = False  # True once the server answered this client
+        self._observed_writes = True  # False once the server refused CollectMetrics (Sail)
+        self._streams: weakref.WeakSet[Any] = weakref.WeakSet()  # result generators not yet finished
         self._lock = threading.Lock()
         self._closed = False
         self._schema_cache: dict[bytes, list[str]] = {}
@@ -380,6 +384,12 @@ class Client:
         """Release the server session (best effort) and close the channel."""
         if self._closed:
             return
+        # results still open are closed (their executions released) while the channel is
+        # open: a stream left to the garbage collector would release on a closed channel
+        # from PySpark's release thread, which crashed gRPC (seen with pyspark-client 4.2)
+        for stream in list(self._streams):
+            with contextlib.suppress(Exception):
+                stream.close()
         self._closed = True
         with _quiet(), transport.grace(5.0), contextlib.suppress(Exception):
             self._sc.release_session()
@@ -677,7 +687,23 @@ class Client:
 
         from .translator.outputs import METRICS_NAME, ROWS_METRIC, describe
 
-        _, _, info = self._call(lambda: self._sc.execute_command(tr.plan.command))
+        command = tr.plan.command
+        counted = command.write_operation.input if command.HasField("write_operation") else None
+        if counted is not None and not counted.HasField("collect_metrics"):
+            counted = None
+        if counted is not None and not self._observed_writes:
+            _drop_observation(counted)
+        try:
+            _, _, info = self._call(lambda: self._sc.execute_command(command))
+        except ServerError as err:
+            if counted is None or not counted.HasField("collect_metrics") or not _no_observations(err):
+                raise
+            # the server cannot observe metrics (Sail): it refused the plan before writing
+            # anything, so the write runs again without the row count ("rows" is null)
+            log.info("the server does not support CollectMetrics; writes report no row count")
+            self._observed_writes = False
+            _drop_observation(counted)
+            _, _, info = self._call(lambda: self._sc.execute_command(command))
         rows = None
         for observed in getattr(info, "_observations", None) or []:
             if observed.name == METRICS_NAME:
@@ -749,6 +775,7 @@ class Client:
             at = None if at is None else time.monotonic() + at
         tr = self._prepare(ir_plan, limit=max_rows)
         results = self._results(tr.plan, max_bytes, on_close, at)
+        self._streams.add(results)
         try:
             result_schema = next(results)
         except ServerError as err:
@@ -900,8 +927,11 @@ class Client:
             return False
 
         lo, hi = 0, len(plan.steps)  # prefix of lo steps passes, of hi steps fails
-        if plan.output is not None and not fails(hi):
-            return err.with_step(plan.output.index, plan.output.op)  # the write itself failed
+        if not fails(hi):
+            # the whole query analyses: the write itself failed, or the error arose only at
+            # execution (Sail checks some expressions, e.g. a filter's type, only then),
+            # where no prefix says which step caused it
+            return err.with_step(plan.output.index, plan.output.op) if plan.output is not None else err
         if not plan.steps or fails(0):
             return err
         while hi - lo > 1:
@@ -940,8 +970,39 @@ def _check_timeout(timeout: float | None) -> float | None:
     return float(timeout)
 
 
+def _no_observations(err: ServerError) -> bool:
+    """Did the server refuse a plan for its CollectMetrics relation? (Sail: an
+    UnsupportedOperationException 'collect metrics'; Spark has them since 3.4)"""
+    return err.error_class is None and "collect metrics" in err.message.lower()
+
+
+def _drop_observation(counted: Any) -> None:
+    """Replace a CollectMetrics relation by its input, in place."""
+    inner = type(counted)()
+    inner.CopyFrom(counted.collect_metrics.input)
+    counted.CopyFrom(inner)
+
+
+def _exception_type(exc: BaseException) -> str | None:
+    """The engine-neutral PySpark error kind of ``exc`` (its class in
+    ``pyspark.errors.exceptions.base``: AnalysisException, ParseException ...)."""
+    for cls in type(exc).__mro__:
+        if cls.__module__ == "pyspark.errors.exceptions.base" and cls.__name__ != "PySparkException":
+            return cls.__name__
+    return None
+
+
+#: PySpark's kinds of analysis error (Spark sends SQLSTATE class 42 with them; servers
+#: without error classes, such as Sail, send only the kind)
+_ANALYSIS_TYPES = frozenset({"AnalysisException", "ParseException", "TempTableAlreadyExistsException"})
+
+
 def _is_analysis_error(err: ServerError) -> bool:
-    return bool(err.sqlstate and err.sqlstate[:2] == "42") or "AnalysisException" in err.message
+    return (
+        bool(err.sqlstate and err.sqlstate[:2] == "42")
+        or err.exception_type in _ANALYSIS_TYPES
+        or "AnalysisException" in err.message
+    )
 
 
 def _head_within(batch: pa.RecordBatch, budget: int) -> pa.RecordBatch:

@@ -553,6 +553,23 @@ def serialize_ipc(table: pa.Table) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
+def fill_local_relation(local: Any, table: pa.Table) -> int:
+    """Put ``table`` into a ``LocalRelation`` message; returns the bytes of data placed.
+
+    A table without rows also gets the relation's ``schema`` (Spark's JSON schema, as
+    PySpark's createDataFrame sends): the IPC stream carries the schema too, but some
+    servers (Sail) read it only from the schema field ("missing schema for local
+    relation"). Spark reads the same types from either.
+    """
+    data = serialize_ipc(table)
+    local.data = data
+    if table.num_rows == 0:
+        from pyspark.sql.pandas.types import from_arrow_schema
+
+        local.schema = from_arrow_schema(table.schema, prefer_timestamp_ntz=True).json()
+    return len(data)
+
+
 @functools.cache
 def _ipc_options() -> pa.ipc.IpcWriteOptions:
     import pyarrow as pa

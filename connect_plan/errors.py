@@ -123,7 +123,9 @@ class ServerError(ConnectPlanError):
 
     ``error_class`` is Spark's error condition (``UNRESOLVED_COLUMN.WITH_SUGGESTION``),
     ``sqlstate`` its SQLSTATE, ``op_index`` the index of the plan step that caused it
-    when it could be determined (else ``None``).
+    when it could be determined (else ``None``). ``exception_type`` is the kind of error
+    PySpark reported (``AnalysisException``, ``NumberFormatException`` ...): servers
+    without error classes (Sail) still send it.
     """
 
     def __init__(
@@ -137,8 +139,10 @@ class ServerError(ConnectPlanError):
         grpc_status: str | None = None,
         server_stacktrace: str | None = None,
         message_parameters: dict[str, str] | None = None,
+        exception_type: str | None = None,
     ) -> None:
         self.message = message
+        self.exception_type = exception_type
         self.error_class = error_class
         self.sqlstate = sqlstate
         self.op_index = op_index
@@ -173,6 +177,7 @@ class ServerError(ConnectPlanError):
             grpc_status=self.grpc_status,
             server_stacktrace=self.server_stacktrace,
             message_parameters=self.message_parameters,
+            exception_type=self.exception_type,
         )
         err.__cause__ = self.__cause__
         return err

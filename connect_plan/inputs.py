@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .data import ipc_chunks, serialize_ipc
+from .data import fill_local_relation, ipc_chunks, serialize_ipc
 from .errors import InputTooLargeError, ServerError
 
 if TYPE_CHECKING:
@@ -101,6 +101,17 @@ class CacheSettings:
         )
 
 
+def _refused(exc: ServerError) -> bool:
+    """Did the server refuse the artifact RPCs themselves (no artifact support)? Spark
+    before 3.5 answers UNIMPLEMENTED; Sail fails ArtifactStatus with a bare INTERNAL
+    status ("handle artifact statuses"). A Spark error (with an error class), an
+    unreachable server or a refused credential is not a refusal: those propagate."""
+    if exc.error_class is not None:
+        return False
+    status = exc.grpc_status or ""
+    return status in ("UNIMPLEMENTED", "INTERNAL", "UNKNOWN") or "UNIMPLEMENTED" in str(exc)[:200]
+
+
 class InputPlacer:
     """Fills the empty local relations of translated plans for one client session."""
 
@@ -111,6 +122,7 @@ class InputPlacer:
         self._lock = threading.Lock()
         self._settings: CacheSettings | None = None
         self._artifacts = True  # False once the server refused AddArtifacts
+        self._refusal = ""  # the server's answer when it did
         self._cached: set[str] = set()  # artifact hashes uploaded in this session
         self._by_table: dict[int, tuple[weakref.ref[pa.Table], bool, tuple[str, ...]]] = {}
 
@@ -166,9 +178,7 @@ class InputPlacer:
             size = table.nbytes
             if size >= INLINE_ALWAYS and self._should_cache(size) and self._place_cached(rel, table):
                 continue
-            data = serialize_ipc(table)
-            rel.local_relation.data = data
-            inline_bytes += len(data)
+            inline_bytes += fill_local_relation(rel.local_relation, table)
         if inline_bytes >= INLINE_ALWAYS:
             limit = self.settings().max_message
             if inline_bytes > limit // 2:  # only then is measuring the whole plan worth it
@@ -180,7 +190,10 @@ class InputPlacer:
                             f"({self.settings().threshold:,} bytes), so all went inline; lower that threshold"
                         )
                     else:
-                        why = "the server has no local relation cache (no artifact support); send less data inline"
+                        why = "the server has no local relation cache (no artifact support"
+                        if self._refusal:
+                            why += f"; it refused the upload: {self._refusal[:200]}"
+                        why += "); send less data inline"
                     raise InputTooLargeError(
                         f"the plan with its inline input data is {size:,} bytes, over the gRPC message limit of "
                         f"{limit:,} bytes: {why}, or read the data on the server (e.g. from files)",
@@ -208,10 +221,11 @@ class InputPlacer:
             try:
                 hashes = self._upload(table, s)
             except ServerError as exc:
-                if exc.grpc_status != "UNIMPLEMENTED" and "UNIMPLEMENTED" not in str(exc)[:200]:
+                if not _refused(exc):
                     raise
-                log.info("the server does not support artifacts; sending input data inline")
+                log.info("the server does not support artifacts (%s); sending input data inline", exc)
                 self._artifacts = False
+                self._refusal = str(exc)
                 return False
             def forget(_: object, key: int = key) -> None:
                 self._by_table.pop(key, None)

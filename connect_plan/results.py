@@ -120,7 +120,7 @@ def arrow_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
     try:
         parts = (
             sc._execute_plan_request_with_metadata, sc._session_hooks, sc._stub, sc._retrying,
-            sc._builder.metadata, sc._rpc_deadlines, sc._verify_response_integrity, sc._handle_error,
+            sc._builder.metadata, sc._verify_response_integrity, sc._handle_error,
             sc._release_futures, sc._use_reattachable_execute,
         )
     except AttributeError as exc:  # another PySpark: its public iterator does the same work
@@ -133,11 +133,17 @@ def arrow_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
 
 
 def _public_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
+    """PySpark's public iterator (other PySpark releases, e.g. pyspark-client 4.2 beside
+    Sail): no integrity checks of our own, but the same Arrow conventions."""
     import pyarrow as pa
 
+    target: Any = None
     for item in sc.to_table_as_iterator(plan, {}):
         if isinstance(item, pa.Table):
-            yield from item.to_batches()
+            if target is None:
+                target = spark_arrow_schema(item.schema)
+            for batch in item.to_batches():
+                yield batch if batch.schema.equals(target) else _cast_batch(batch, target)
         else:
             yield item
 
@@ -151,15 +157,15 @@ def _reattachable_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
     for hook in sc._session_hooks:
         req = hook.on_execute_plan(req)
         req.operation_id = operation_id
-    deadlines = sc._rpc_deadlines
+    deadlines = getattr(sc, "_rpc_deadlines", None)
+    timeouts = {} if deadlines is None else {
+        "reattachable_execute_plan_timeout": deadlines.reattachable_execute_plan,
+        "reattach_execute_timeout": deadlines.reattach_execute,
+    }
     checker = ResultChecker()
     responses: Any = None
     try:
-        responses = _throttled_iterator_class()(
-            req, sc._stub, sc._retrying, sc._builder.metadata(),
-            reattachable_execute_plan_timeout=deadlines.reattachable_execute_plan,
-            reattach_execute_timeout=deadlines.reattach_execute,
-        )
+        responses = _throttled_iterator_class()(req, sc._stub, sc._retrying, sc._builder.metadata(), **timeouts)
         for resp in responses:
             sc._verify_response_integrity(resp)
             if resp.HasField("arrow_batch"):
@@ -254,6 +260,8 @@ class ResultChecker:
         self.complete = False
         self._chunks: list[bytes] = []
         self._announced_proto: Any = None
+        self._arrow_schema: Any = None  # the first batch's, as the server sent it
+        self._target: Any = None  # what batches are cast to (None: they already are)
 
     def feed(self, resp: Any) -> Generator[Any, None, None]:
         import pyarrow as pa
@@ -293,6 +301,7 @@ class ResultChecker:
                 raise ResultIntegrityError(f"an Arrow batch could not be read: {exc}") from None
             with reader:
                 self._check_schema(reader.schema)
+                target = self._target
                 while True:
                     try:
                         batch = reader.read_next_batch()
@@ -301,7 +310,7 @@ class ResultChecker:
                     except (pa.ArrowException, OSError) as exc:
                         raise ResultIntegrityError(f"an Arrow batch could not be read: {exc}") from None
                     batch_rows += batch.num_rows
-                    yield batch
+                    yield batch if target is None else _cast_batch(batch, target)
             if batch_rows != ab.row_count:
                 raise ResultIntegrityError(f"an Arrow batch announced {ab.row_count} rows and held {batch_rows}")
             self.rows_seen += batch_rows
@@ -313,9 +322,20 @@ class ResultChecker:
 
     def _check_schema(self, schema: Any) -> None:
         if self.schema is None:
+            self._arrow_schema = schema
+            canonical = spark_arrow_schema(schema)
+            self._target = None if canonical.equals(schema) else canonical
+            schema = canonical
             if self.announced is not None:
                 _check_announced(self.announced, schema)
             self.schema = schema
+            return
+        if self._target is not None:
+            if not schema.equals(self._arrow_schema):
+                raise ResultIntegrityError(
+                    f"the server changed the result schema mid-stream: {self._arrow_schema} then {schema}"
+                )
+            return
         elif not schema.equals(self.schema):
             raise ResultIntegrityError(f"the server changed the result schema mid-stream: {self.schema} then {schema}")
 
@@ -327,6 +347,46 @@ class ResultChecker:
                 f"the result stream ended without ResultComplete after {self.rows_seen} rows; "
                 "the result may be truncated, so none is returned"
             )
+
+
+def _spark_arrow_type(t: Any) -> Any:
+    import pyarrow as pa
+
+    if pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        return pa.string()
+    if pa.types.is_large_binary(t) or pa.types.is_binary_view(t):
+        return pa.binary()
+    if pa.types.is_decimal256(t) and t.precision <= 38:
+        return pa.decimal128(t.precision, t.scale)
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_list_view(t) or pa.types.is_large_list_view(t):
+        f = t.value_field
+        return pa.list_(pa.field("element", _spark_arrow_type(f.type), f.nullable))
+    if pa.types.is_map(t):
+        k, v = t.key_field, t.item_field
+        key, value = _spark_arrow_type(k.type), _spark_arrow_type(v.type)
+        if (k.name, v.name) == ("key", "value") and key.equals(k.type) and value.equals(v.type):
+            return t
+        return pa.map_(pa.field("key", key, k.nullable), pa.field("value", value, v.nullable))
+    if pa.types.is_struct(t):
+        return pa.struct([f.with_type(_spark_arrow_type(f.type)) for f in t])
+    return t
+
+
+def spark_arrow_schema(schema: Any) -> Any:
+    """``schema`` with Spark's Arrow conventions (what Spark itself sends and PySpark's
+    ``toArrow`` gives): ``string``/``binary``/``list`` rather than their large or view
+    forms, ``decimal128`` up to precision 38, list items named ``element``, map entries
+    ``key``/``value``. Spark's results
+    already are so; other engines' (Sail sends ``large_string``, ``list<item>``) are cast."""
+    import pyarrow as pa
+
+    return pa.schema([f.with_type(_spark_arrow_type(f.type)) for f in schema], metadata=schema.metadata)
+
+
+def _cast_batch(batch: Any, target: Any) -> Any:
+    import pyarrow as pa
+
+    return pa.RecordBatch.from_arrays([c.cast(f.type) for c, f in zip(batch.columns, target)], schema=target)
 
 
 def _check_announced(announced: Any, schema: Any) -> None:

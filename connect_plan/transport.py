@@ -271,7 +271,8 @@ def ChannelBuilder(
         if name in _RESERVED or name == "authorization" or not name or name.startswith(":"):
             raise ConnectPlanError(f"{key!r} cannot be sent as a header (pass tokens with token=...)")
         builder.set(name, str(value))
-    if builder.keepalive_enabled and "grpc.http2.ping_timeout_ms" not in given:
+    # PySpark before 4.3 has no keepalive settings on the builder (pyspark-client 4.2 with Sail)
+    if getattr(builder, "keepalive_enabled", False) and "grpc.http2.ping_timeout_ms" not in given:
         # gRPC (1.6x+) waits for every ping's answer for ``grpc.http2.ping_timeout_ms``
         # (60 s by default) whatever ``grpc.keepalive_timeout_ms`` says: measured, a
         # keepalive timeout of 1 s still took 60 s to notice a silent connection

@@ -31,8 +31,8 @@ INTRO = """\
 
 connect_plan accepts every function name of the robin-sparkless plan format
 (PLAN_FORMAT.md §4, including the window-only names and the seed document's list) and every
-scalar, aggregate, window and generator function of the installed `pyspark.sql.functions`.
-The catalog has **{n_rows} rows** and **{n_names} names** (aliases included); it covers
+scalar, aggregate, window and generator function of the installed `pyspark.sql.functions`
+(this file: PySpark {pyspark_version}). The catalog has **{n_rows} rows** and **{n_names} names** (aliases included); it covers
 **{n_pyspark} PySpark functions**, and **{n_excluded}** PySpark names are deliberately left
 out ([exclusions](#pyspark-functions-without-a-row)). Semantics are Spark's: a function
 runs on the server exactly as PySpark's function of the same name, and for every name the
@@ -299,8 +299,10 @@ def render() -> str:
     covered = sorted(n for n in pyspark_names if n in CATALOG)
     needs_order = "`row_number`, `rank`, `dense_rank`, `percent_rank`, `cume_dist`, `ntile`, `lag`, `lead`, `nth_value`"
     window_names = ", ".join(f"`{s.name}`" for s in specs if s.kind == "window")
+    import pyspark
+
     out = [INTRO.format(
-        n_rows=len(specs), n_names=len(CATALOG), n_pyspark=len(covered), n_excluded=len(EXCLUDED),
+        pyspark_version=".".join(pyspark.__version__.split(".")[:2]), n_rows=len(specs), n_names=len(CATALOG), n_pyspark=len(covered), n_excluded=len(EXCLUDED),
         needs_order=needs_order, window_names=window_names, divergences=divergences(),
     )]
     groups: dict[str, list[FunctionSpec]] = {}

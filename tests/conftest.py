@@ -34,6 +34,13 @@ def engine() -> str:
     return "sail" if os.environ.get("SPARK_REMOTE") == "sail" else "spark"
 
 
+def sail_key(nodeid: str) -> str:
+    """``tests/integration/test_client.py::test_x[p]`` → ``test_client.py::test_x[p]``, the
+    key of tests/engines.py."""
+    path, _, rest = nodeid.partition("::")
+    return f"{path.rsplit('/', 1)[-1]}::{rest}"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     from tests.engines import SAIL_DIFFERENCES
 
@@ -41,9 +48,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if "/integration/" in str(item.fspath).replace(os.sep, "/"):
             item.add_marker(pytest.mark.integration)
         if engine() == "sail":
-            if item.get_closest_marker("spark_only"):
-                item.add_marker(pytest.mark.skip(reason="needs Apache Spark (JVM launcher or cluster)"))
-            reason = SAIL_DIFFERENCES.get(item.nodeid.split("::", 1)[-1]) or SAIL_DIFFERENCES.get(item.nodeid)
+            only = item.get_closest_marker("spark_only")
+            if only:
+                why = only.kwargs.get("reason") or (only.args[0] if only.args else "its JVM launcher or a cluster")
+                item.add_marker(pytest.mark.skip(reason=f"needs Apache Spark: {why}"))
+            reason = SAIL_DIFFERENCES.get(sail_key(item.nodeid))
             if reason:
                 item.add_marker(pytest.mark.xfail(reason=f"Sail differs: {reason}", strict=True))
 

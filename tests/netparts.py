@@ -76,6 +76,14 @@ def _method_kinds() -> dict[str, tuple[bool, bool]]:
 _HOP = {"authorization", "user-agent", "te", "content-type", "grpc-accept-encoding", "accept-encoding"}
 
 
+def _remaining(context: Any) -> float | None:
+    """The caller's deadline for the forwarded call; None when it set none (gRPC Python
+    then reports a time remaining of years, which Sail's server, tonic, reads as an
+    already expired grpc-timeout)."""
+    t = context.time_remaining()
+    return None if t is None or t > 365 * 86400 else t
+
+
 class GrpcTlsProxy:
     """Terminates TLS (and, with ``token``, checks the bearer token like a server that
     requires one) and forwards every Spark Connect call to ``upstream`` in plaintext."""
@@ -136,12 +144,12 @@ class GrpcTlsProxy:
                     def unary_unary(request: bytes, context: Any) -> Any:
                         check(context)
                         return relay(context, lambda: proxy._channel.unary_unary(method)(
-                            request, metadata=forward, timeout=context.time_remaining()))
+                            request, metadata=forward, timeout=_remaining(context)))
                     return grpc.unary_unary_rpc_method_handler(unary_unary)
                 if not client_streaming:
                     def unary_stream(request: bytes, context: Any) -> Iterator[Any]:
                         check(context)
-                        call = proxy._channel.unary_stream(method)(request, metadata=forward, timeout=context.time_remaining())
+                        call = proxy._channel.unary_stream(method)(request, metadata=forward, timeout=_remaining(context))
                         context.add_callback(call.cancel)
                         try:
                             yield from call
@@ -153,7 +161,7 @@ class GrpcTlsProxy:
                     def stream_unary(requests: Iterator[bytes], context: Any) -> Any:
                         check(context)
                         return relay(context, lambda: proxy._channel.stream_unary(method)(
-                            requests, metadata=forward, timeout=context.time_remaining()))
+                            requests, metadata=forward, timeout=_remaining(context)))
                     return grpc.stream_unary_rpc_method_handler(stream_unary)
                 return None
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from pyspark.sql.connect import proto as pb
 
 from .. import ir
-from ..data import serialize_ipc
+from ..data import fill_local_relation
 from ..errors import ErrorDetail, PlanError
 from ..functions import CATALOG
 from .expressions import ExprContext, emit, fill_sort_order
@@ -776,7 +776,7 @@ def _ctx(scope: Scope) -> ExprContext:
 def build_local(rel: LocalRel, out: pb.Relation, em: Emitter) -> None:
     out.common.plan_id = rel.plan_id
     if em.inline_data:
-        out.local_relation.data = serialize_ipc(rel.table)
+        fill_local_relation(out.local_relation, rel.table)
     em.local.append(LocalData(out, rel.table))
     return None
 

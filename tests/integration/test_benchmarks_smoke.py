@@ -21,7 +21,11 @@ def test_every_scenario_runs_at_tiny_sizes(spark_url: str) -> None:
         assert r.get("same_result", True), f"{r['scenario']} {r['case']}: the clients' results differ"
         for name, metric in r["metrics"].items():
             assert metric["samples"], f"{r['scenario']} {r['case']} {name}: no samples"
-            assert all(math.isfinite(v) and v >= 0 for v in metric["samples"]), (r["case"], name, metric)
+            # a marginal sample is a difference of two CPU timings of one round (n ops minus
+            # the 0-op baseline): at tiny sizes a GC pause in the baseline makes it negative
+            # (seen: -45 µs/op for 10 ops on a loaded machine); only its median is reported
+            low = -math.inf if "marginal" in name else 0
+            assert all(math.isfinite(v) and v >= low for v in metric["samples"]), (r["case"], name, metric)
         for key, value in r["ratios"].items():
             assert math.isfinite(value) and value > 0, (r["case"], key, value)
     assert "## throughput" in summary_markdown(report)

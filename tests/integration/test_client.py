@@ -38,7 +38,7 @@ def test_invalid_plan_fails_before_any_network_call(monkeypatch: pytest.MonkeyPa
         connect_plan.execute_plan(ROWS, SCHEMA, [{"op": "limit", "payload": {"n": -1}}], remote="sc://127.0.0.1:9")
 
 
-@pytest.mark.parametrize(
+STEP_ERRORS = pytest.mark.parametrize(
     "plan,step,error_class",
     [
         ([{"op": "select", "payload": ["a"]}, {"op": "withColumn", "payload": {"name": "c", "expr": {"col": "b"}}}], 1, "UNRESOLVED_COLUMN"),
@@ -47,14 +47,27 @@ def test_invalid_plan_fails_before_any_network_call(monkeypatch: pytest.MonkeyPa
         ([{"op": "groupBy", "payload": {"group_by": ["zz"], "aggs": [{"agg": "count"}]}}], 0, "UNRESOLVED_COLUMN"),
     ],
 )
+
+
+@STEP_ERRORS
 def test_server_errors_name_the_step(client: Any, plan: list[Any], step: int, error_class: str) -> None:
+    """The failing step is found on any engine (Spark: SQLSTATE class 42; others: the
+    AnalysisException kind PySpark reports)."""
     with pytest.raises(ServerError) as info:
         client.execute(plan, data=ROWS, schema=SCHEMA)
     err = info.value
     assert err.op_index == step and err.op_name == plan[step]["op"]
+    assert err.exception_type == "AnalysisException"
+    assert "JVM stacktrace" not in str(err)
+
+
+@STEP_ERRORS
+def test_server_errors_carry_spark_error_classes(client: Any, plan: list[Any], step: int, error_class: str) -> None:
+    with pytest.raises(ServerError) as info:
+        client.execute(plan, data=ROWS, schema=SCHEMA)
+    err = info.value
     assert err.error_class and err.error_class.startswith(error_class)
     assert err.sqlstate and len(err.sqlstate) == 5
-    assert "JVM stacktrace" not in str(err)
 
 
 def test_runtime_error_keeps_spark_class(client: Any) -> None:
@@ -91,11 +104,13 @@ def _children(pid: int) -> list[tuple[int, str]]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
-def test_no_jvm_in_the_client_process(spark_url: str) -> None:
+def test_no_jvm_in_the_client_process(spark_url: str, tmp_path: Path) -> None:
     """translate and execute start no child process at all (so no java, no py4j gateway)."""
     import subprocess
     import sys
 
+    # a script file, not ``python -c``: pyspark-client takes a ``-c`` main module for a
+    # doctest run and exits when it finds no SPARK_HOME (pyspark/sql/connect/utils.py)
     code = f"""
 import os, json, connect_plan
 connect_plan.translate([[1]], [("a", "int")], [{{"op": "select", "payload": ["a"]}}])
@@ -110,7 +125,11 @@ import time
 print(os.getpid(), flush=True)
 time.sleep(2)
 """
-    with subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env={**os.environ, "SPARK_REMOTE": ""}) as proc:
+    script = tmp_path / "no_jvm.py"
+    script.write_text(code)
+    root = str(Path(__file__).resolve().parents[2])  # this checkout's connect_plan
+    env = {**os.environ, "SPARK_REMOTE": "", "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    with subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env) as proc:
         assert proc.stdout is not None
         first = proc.stdout.readline()
         pid = int(proc.stdout.readline())

@@ -54,6 +54,15 @@ def pyspark_df(spark: Any, rows: list[list[Any]]) -> Any:
     return spark.createDataFrame(data, struct)
 
 
+def needs_artifact_cache(client: Any) -> None:
+    """Fail at once, before building inputs the size of the threshold, when the server
+    cannot cache artifacts (Sail: ArtifactStatus fails, and it reports a 2 GiB threshold)."""
+    try:
+        client._sc.cache_artifacts([b"connect_plan artifact probe"])
+    except Exception as exc:  # the server's refusal, whatever PySpark raised it as
+        pytest.fail(f"the server has no artifact cache: {str(exc).splitlines()[0][:200]}")
+
+
 def threshold(client: Any) -> int:
     return int(client.get_conf(THRESHOLD_KEY)[THRESHOLD_KEY])
 
@@ -77,6 +86,7 @@ def fresh_client(spark_url: str) -> Iterator[Any]:
 
 
 def test_an_input_over_the_cache_threshold_is_a_chunked_cached_relation(client: Any, spark: Any) -> None:
+    needs_artifact_cache(client)
     rows = rows_over(client, 2.5, seed=1)
     rel = source_relation(client, rows)
     assert rel.WhichOneof("rel_type") == "chunked_cached_local_relation"
@@ -88,12 +98,14 @@ def test_an_input_over_the_cache_threshold_is_a_chunked_cached_relation(client: 
 
 
 def test_an_input_under_the_threshold_stays_inline(client: Any) -> None:
+    needs_artifact_cache(client)
     rows = rows_over(client, 0.5, seed=2)
     assert source_relation(client, rows).WhichOneof("rel_type") == "local_relation"
 
 
 def test_json_rows_converted_column_wise_match_pyspark(client: Any, spark: Any) -> None:
     """List rows and dict rows, over the threshold (so through the cache), row for row."""
+    needs_artifact_cache(client)
     rows = rows_over(client, 1.5, seed=3)
     names = [f["name"] for f in SCHEMA]
     theirs = pyspark_df(spark, rows).orderBy("id").toArrow()
@@ -104,6 +116,7 @@ def test_json_rows_converted_column_wise_match_pyspark(client: Any, spark: Any) 
 
 
 def test_the_same_data_is_not_uploaded_twice(fresh_client: Any) -> None:
+    needs_artifact_cache(fresh_client)
     calls: list[int] = []
     real = fresh_client._sc.cache_artifacts
 
@@ -125,6 +138,7 @@ def test_the_same_data_is_not_uploaded_twice(fresh_client: Any) -> None:
 
 
 def test_servers_without_chunked_relations_get_one_cached_relation(fresh_client: Any) -> None:
+    needs_artifact_cache(fresh_client)
     settings = fresh_client._inputs.settings()
     fresh_client._inputs._settings = dataclasses.replace(settings, chunked=False)  # a Spark 3.5/4.0 server
     rows = rows_over(fresh_client, 1.5, seed=6)
