@@ -22,6 +22,8 @@ one plan creates are visible to the others. Use one client per thread for those.
 
 from __future__ import annotations
 
+from . import _pyspark_import  # noqa: F401  (first: PySpark's import-time check of __main__)
+
 import contextlib
 import logging
 import os

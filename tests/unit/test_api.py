@@ -33,6 +33,20 @@ def test_import_is_lazy() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_works_under_python_dash_c() -> None:
+    """``python -c`` (and embedded interpreters) look like PySpark's doctest runner to
+    ``pyspark.sql.connect``: it then imports ``pyspark.testing``, which exits the process in
+    the thin install. connect_plan imports PySpark so that this check passes."""
+    code = (
+        "import sys, connect_plan\n"
+        "p = connect_plan.translate([[1]], [('a', 'bigint')], [{'op': 'select', 'payload': ['a']}])\n"
+        "print(p.root.WhichOneof('rel_type'), 'pyspark.testing' in sys.modules, hasattr(sys, 'ps1'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["project", "False", "False"], out.stdout + out.stderr
+
+
 def test_error_tree() -> None:
     assert issubclass(connect_plan.PlanError, connect_plan.ConnectPlanError)
     assert issubclass(connect_plan.PlanError, ValueError)
