@@ -22,8 +22,6 @@ one plan creates are visible to the others. Use one client per thread for those.
 
 from __future__ import annotations
 
-from . import _pyspark_import  # noqa: F401  (first: PySpark's import-time check of __main__)
-
 import contextlib
 import logging
 import os
@@ -35,7 +33,11 @@ import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import ir, transport
+from . import (
+    _pyspark_import,  # noqa: F401  (before any PySpark import: its check of __main__)
+    ir,
+    transport,
+)
 from .errors import (
     ConnectPlanError,
     PlanError,

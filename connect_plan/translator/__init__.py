@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .. import _pyspark_import  # noqa: F401, I001  (before PySpark: its import-time check of __main__)
+from .. import _pyspark_import  # noqa: F401  (before PySpark: its import-time check of __main__)
+
+# isort: split
 from pyspark.sql.connect import proto as pb
 
 from .. import ir
