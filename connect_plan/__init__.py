@@ -60,11 +60,16 @@ def supported_plan_operations() -> tuple[str, ...]:
 
 
 def validate(rows: Any, schema: Any, plan: Any) -> None:
-    """Parse and check a plan without translating it; raise :class:`PlanError` if invalid."""
+    """Check a plan without a server; raise :class:`PlanError` listing every problem.
+
+    Everything is checked that can be known without a server; the column names of a table,
+    files or SQL input are the server's to tell, so a join that must rename colliding columns
+    of such an input passes here (``translate`` without a client reports ``needs_schema``).
+    """
     from .client import load_plan
     from .translator import translate_ir
 
-    translate_ir(load_plan(plan, rows, schema))
+    translate_ir(load_plan(plan, rows, schema), check_only=True)
 
 
 def translate(rows: Any, schema: Any, plan: Any, *, case_sensitive: bool = False) -> pb.Plan:

@@ -254,7 +254,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from .client import load_plan
     from .translator import translate_ir
 
-    translate_ir(load_plan(_plan_only(_read_document(args.file))))
+    translate_ir(load_plan(_plan_only(_read_document(args.file))), check_only=True)
     print("ok")
     return EXIT_OK
 

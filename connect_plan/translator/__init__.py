@@ -57,6 +57,7 @@ def translate_ir(
     udfs: Mapping[str, InlineUdf] | None = None,
     inline_data: bool = True,
     limit: int | None = None,
+    check_only: bool = False,
 ) -> Translation:
     """Lower and emit ``plan``.
 
@@ -64,10 +65,14 @@ def translate_ir(
     them by name (other names are called on the server). ``inline_data=False`` leaves each
     ``local_relation`` empty and lists it in ``Translation.local_data`` for the executor to
     fill (inline, or as a cached artifact). ``limit`` adds a ``Limit`` relation on top (a
-    bounded preview; not a plan step).
+    bounded preview; not a plan step). ``check_only=True`` validates without a server: what
+    only a server can tell (the column names of a table joined without a schema) is not
+    reported as ``needs_schema``, and the returned proto is not meant to be sent.
     """
     with udf_registry(udfs):
-        lowerer = Lowerer(case_sensitive=case_sensitive, resolver=resolver, inline_data=inline_data)
+        lowerer = Lowerer(
+            case_sensitive=case_sensitive, resolver=resolver, inline_data=inline_data, check_only=check_only
+        )
         chain, scope = lowerer.plan(plan)
         if lowerer.errors:
             raise PlanError(lowerer.errors)

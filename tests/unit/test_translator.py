@@ -87,6 +87,21 @@ def test_join_after_unnamed_expression_needs_the_server() -> None:
     assert info.value.codes == ("needs_schema",)
 
 
+def test_validate_leaves_server_side_names_to_the_server() -> None:
+    # a table's columns are known only to the server: validate passes, translate (no client)
+    # cannot emit the renames and says so; real errors around the join are still reported
+    doc = {"input": {"schema": [{"name": "id", "type": "bigint"}], "rows": [[1]]},
+           "plan": [{"op": "join", "payload": {"other": {"table": "t"}, "on": ["id"]}}]}
+    connect_plan.validate(None, None, doc)
+    with pytest.raises(PlanError) as info:
+        connect_plan.translate(None, None, doc)
+    assert info.value.codes == ("needs_schema",)
+    bad = {**doc, "plan": [*doc["plan"], {"op": "limit", "payload": -1}]}
+    with pytest.raises(PlanError) as info:
+        connect_plan.validate(None, None, bad)
+    assert info.value.codes == ("bad_count",)
+
+
 def test_plan_ids_are_unique_and_deterministic() -> None:
     plan = [{"op": "join", "payload": {"other_data": [[1]], "other_schema": [("id", "bigint")], "on": "id"}},
             {"op": "orderBy", "payload": {"columns": ["id"]}}]
