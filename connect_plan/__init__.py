@@ -115,16 +115,14 @@ def execute_plan(
     if not stream:
         with client:
             return client.execute(plan, data=rows, schema=schema, max_rows=max_rows, max_bytes=max_bytes)
-    import pyarrow as pa
-
     try:
         from .client import load_plan
 
-        result_schema, batches = client._open(load_plan(plan, rows, schema), max_rows, max_bytes, on_close=client.close)
+        # the reader owns the client: its connection closes with the stream
+        return client._stream(load_plan(plan, rows, schema), max_rows, max_bytes, None, on_close=client.close)
     except BaseException:
         client.close()
         raise
-    return pa.RecordBatchReader.from_batches(result_schema, batches)
 
 
 def __getattr__(name: str) -> Any:

@@ -423,8 +423,22 @@ class Client:
             self._case_sensitive = str(conf["spark.sql.caseSensitive"]).lower() == "true"
 
     def get_conf(self, *keys: str, timeout: float | None = None) -> dict[str, str | None]:
+        """The session's values of ``keys`` (a registered key that is not set reads as its
+        default; an unknown one as None). With no keys: every key set for the session, the
+        server's own Spark configuration included (a key at its default is not listed)."""
         with self._operation(timeout):
-            return dict(self._session_retry(lambda: self._call(lambda: self._sc.get_config_dict(*keys))))
+            if keys:
+                return dict(self._session_retry(lambda: self._call(lambda: self._sc.get_config_dict(*keys))))
+            return dict(self._session_retry(self._explicit_conf))
+
+    def _explicit_conf(self) -> list[tuple[str, str | None]]:
+        # GetAll lists only what the session has set; GetOption would answer a registered
+        # key's default, and restoring that would pin the key instead of unsetting it
+        from pyspark.sql.connect import proto as pb
+
+        op = pb.ConfigRequest.Operation()
+        op.get_all.SetInParent()
+        return list(self._call(lambda: self._sc.config(op)).pairs)
 
     def server_version(self, *, timeout: float | None = None) -> str:
         """The Spark version of the server: one AnalyzePlan round trip the first time, then
@@ -584,9 +598,8 @@ class Client:
         from pyspark.sql.connect import proto as pb
 
         keys = [k for k, _ in conf]
-        get = pb.ConfigRequest.Operation()
-        get.get_option.keys.extend(keys)
-        before = dict(self._call(lambda: self._sc.config(get)).pairs)
+        wanted = set(keys)
+        before = {k: v for k, v in self._explicit_conf() if k in wanted}
         self._set_conf(dict(conf))
         try:
             yield
@@ -748,9 +761,18 @@ class Client:
         batch is cut to fit) and releases the rest of the execution. ``timeout`` bounds the
         whole stream, from this call to its last batch (see :meth:`execute`).
         """
+        return self._stream(load_plan(plan, data, schema), max_rows, max_bytes, timeout)
+
+    def _stream(
+        self,
+        ir_plan: ir.Plan,
+        max_rows: int | None,
+        max_bytes: int | None,
+        timeout: float | None,
+        on_close: Callable[[], None] | None = None,
+    ) -> pa.RecordBatchReader:
         import pyarrow as pa
 
-        ir_plan = load_plan(plan, data, schema)
         if ir_plan.output is not None:
             raise PlanError.single("not_streamable", ir_plan.loc, "a plan that writes has no result to stream; use execute()")
         with self._operation(timeout) as at:
@@ -758,7 +780,7 @@ class Client:
             def start() -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
                 # a document's conf holds while the query is planned (until its first batch)
                 with self._plan_conf(ir_plan.conf):
-                    return self._open(ir_plan, max_rows, max_bytes, at=at)
+                    return self._open(ir_plan, max_rows, max_bytes, on_close, at=at)
 
             result_schema, batches = self._session_retry(start)
         return pa.RecordBatchReader.from_batches(result_schema, batches)
@@ -791,18 +813,26 @@ class Client:
     ) -> str:
         """Spark's explain string for the plan (the server's analyzed/optimized plans)."""
         ir_plan = load_plan(plan, data, schema)
+
+        def run() -> str:
+            with self._plan_conf(ir_plan.conf):
+                return str(self._call(lambda: self._sc.explain_string(self._prepare(ir_plan).plan, mode)))
+
         with self._operation(timeout):
-            return str(self._session_retry(
-                lambda: self._call(lambda: self._sc.explain_string(self._prepare(ir_plan).plan, mode))
-            ))
+            return str(self._session_retry(run))
 
     def schema(self, plan: Any, data: Any = None, schema: Any = None, *, timeout: float | None = None) -> pa.Schema:
         """The Arrow schema of the plan's result, from the server's analysis."""
         from pyspark.sql.pandas.types import to_arrow_schema
 
         ir_plan = load_plan(plan, data, schema)
+
+        def run() -> Any:
+            with self._plan_conf(ir_plan.conf):
+                return self._call(lambda: self._sc.schema(self._prepare(ir_plan).plan))
+
         with self._operation(timeout):
-            struct = self._session_retry(lambda: self._call(lambda: self._sc.schema(self._prepare(ir_plan).plan)))
+            struct = self._session_retry(run)
         return to_arrow_schema(struct)
 
     def _call(self, fn: Any) -> Any:

@@ -541,10 +541,33 @@ def test_document_conf_applies_for_one_execution_and_is_restored(env: Env) -> No
 
 
 def test_unset_keys_are_unset_again(env: Env) -> None:
+    # a registered key reads as its default whether set or not: only the session's list of
+    # explicitly set keys shows that it was unset rather than pinned to the default
     key = "spark.sql.files.maxRecordsPerFile"
-    op_before = env.client.get_conf(key)
+    assert key not in env.client.get_conf()
     env.client.execute({"conf": {key: 5}, "input": {"range": 1}, "plan": []})
-    assert env.client.get_conf(key) == op_before
+    assert key not in env.client.get_conf()
+    assert env.client.get_conf(key) == {key: "0"}
+
+
+def test_document_conf_holds_for_stream_explain_and_schema(env: Env, spark_url: str) -> None:
+    # the time zone changes what casting a timestamp to string gives
+    doc = {"conf": {"spark.sql.session.timeZone": "America/New_York"},
+           "input": _inline([["2024-03-01T12:00:00"]], [{"name": "ts", "type": "timestamp"}]),
+           "plan": [{"op": "select", "payload": [{"name": "h", "expr": {"fn": "cast", "args": ["ts", "string"]}}]}]}
+    before = env.client.get_conf()
+    want = [{"h": "2024-03-01 07:00:00"}]
+    assert env.client.stream(doc).read_all().to_pylist() == want
+    assert env.client.get_conf() == before
+    assert connect_plan.execute_plan(None, None, doc, spark_url, stream=True).read_all().to_pylist() == want
+    # ANSI off only in the document: '1' + 1 is then double (string promotion), else bigint
+    typed = {"conf": {"spark.sql.ansi.enabled": False}, "input": {"range": 1},
+             "plan": [{"op": "select", "payload": [{"name": "s", "expr": {"op": "+", "left": {"lit": "1"}, "right": 1}}]}]}
+    assert env.client.schema(typed).field("s").type == pa.float64()
+    assert env.client.schema({**typed, "conf": {}}).field("s").type == pa.int64()
+    assert "2.0 AS s#" in env.client.explain(typed, mode="simple")
+    assert "2.0 AS s#" not in env.client.explain({**typed, "conf": {}}, mode="simple")
+    assert env.client.get_conf() == before
 
 
 def test_case_sensitivity_default_document_and_connect_conf(env: Env, spark_url: str) -> None:
