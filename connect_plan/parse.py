@@ -43,6 +43,9 @@ MAX_EXPR_DEPTH = 100
 MAX_STEPS = 5_000
 #: most characters of plan JSON text accepted by load_json
 MAX_JSON_CHARS = 512 * 1024 * 1024
+#: a plan given as Python objects may reuse a dict or list in several places; each use is
+#: parsed and emitted again, so reuse may add at most this many values to the plan
+MAX_SHARED_EXPANSION = 1_000_000
 
 _JOIN_TYPES: dict[str, str] = {
     "inner": "inner",
@@ -248,8 +251,22 @@ class Parser:
 
     def valid_unicode(self, raw: Any, loc: str) -> bool:
         """Every string (and object key) must be encodable as UTF-8: protobuf and Arrow
-        reject lone surrogates, so they are located here instead of failing later."""
-        if _all_encodable(raw):  # the usual case, checked without building locations
+        reject lone surrogates, so they are located here instead of failing later. Plans
+        given as Python objects must also be trees of bounded size (see :func:`_shape`)."""
+        encodable, expanded, distinct = _shape(raw)
+        if expanded < 0:
+            self.err("cyclic_plan", _cycle_location(raw, loc), "this list or object contains itself; a plan must be a tree (as JSON text always is)")
+            return False
+        if expanded - distinct > MAX_SHARED_EXPANSION:
+            self.err(
+                "plan_too_large",
+                loc,
+                f"lists or objects used in several places expand this part of the plan to {expanded:,} values "
+                f"from {distinct:,} distinct ones; every use is translated again, and connect_plan accepts at most "
+                f"{MAX_SHARED_EXPANSION:,} values more than the distinct ones (reuse fewer nested objects)",
+            )
+            return False
+        if encodable:  # the usual case, checked without building locations
             return True
         ok = True
         stack: list[tuple[Any, str]] = [(raw, loc)]
@@ -2536,27 +2553,95 @@ def _finite_number(v: int | float) -> bool:
         return False
 
 
-def _all_encodable(raw: Any) -> bool:
-    """True when every string and key in ``raw`` (plain JSON containers) is valid UTF-8;
-    False also for anything else, which then gets the located walk."""
-    stack = [raw]
-    pop, extend = stack.pop, stack.extend
+def _shape(raw: Any) -> tuple[bool, int, int]:
+    """One walk over plain containers: ``(every string and key is valid UTF-8, node count
+    with each use of a shared list or object counted again, distinct node count)``; the
+    count is -1 when a list or object contains itself.
+
+    Plans given as Python objects may reuse one dict or list in several places, which is
+    fine until the reuse nests: every use is parsed and emitted again, so a few shared
+    levels expand to billions of nodes, and a container that contains itself never ends.
+    JSON text can have neither. Sizes of finished containers are remembered by identity
+    (all of them stay alive during the walk), so the walk is linear in distinct nodes.
+    """
+    if not isinstance(raw, (Mapping, list, tuple)):
+        return (not isinstance(raw, str) or raw.isascii() or _encodable(raw)), 1, 1
+    encodable = _keys_encodable(raw)
+    finished: dict[int, int] = {}
+    on_path = {id(raw)}
+    distinct = 1
+    # frames: [container, iterator over its values, expanded size so far]
+    stack: list[list[Any]] = [[raw, iter(raw.values() if isinstance(raw, Mapping) else raw), 1]]
+    while True:
+        frame = stack[-1]
+        for child in frame[1]:
+            kind = type(child)
+            if kind in _JSON_SCALARS:  # the usual leaves, without isinstance on an ABC
+                distinct += 1
+                frame[2] += 1
+            elif kind is str or isinstance(child, str):
+                distinct += 1
+                frame[2] += 1
+                if not child.isascii() and not _encodable(child):
+                    encodable = False
+            elif kind is dict or kind is list or isinstance(child, (Mapping, list, tuple)):
+                cid = id(child)
+                size = finished.get(cid)
+                if size is not None:
+                    frame[2] += size
+                    continue
+                if cid in on_path:
+                    return encodable, -1, distinct
+                on_path.add(cid)
+                distinct += 1
+                if kind is dict or (kind is not list and isinstance(child, Mapping)):
+                    encodable = _keys_encodable(child) and encodable
+                    stack.append([child, iter(child.values()), 1])
+                else:
+                    stack.append([child, iter(child), 1])
+                break
+            else:
+                distinct += 1
+                frame[2] += 1
+        else:
+            stack.pop()
+            node_id = id(frame[0])
+            on_path.discard(node_id)
+            finished[node_id] = frame[2]
+            if not stack:
+                return encodable, frame[2], distinct
+            stack[-1][2] += frame[2]
+
+
+_JSON_SCALARS = frozenset({int, float, bool, type(None)})
+
+
+def _keys_encodable(node: Any) -> bool:
+    if not isinstance(node, Mapping):
+        return True
+    return all(not isinstance(k, str) or k.isascii() or _encodable(k) for k in node)
+
+
+def _cycle_location(raw: Any, loc: str) -> str:
+    """The location of the first list or object found inside itself (``raw`` has one)."""
+    on_path: set[int] = set()
+    done: set[int] = set()
+    stack: list[tuple[Any, str, bool]] = [(raw, loc, False)]
     while stack:
-        node = pop()
-        kind = type(node)
-        if kind is str:
-            if not node.isascii() and not _encodable(node):
-                return False
-        elif kind is dict:
-            for key in node:
-                if type(key) is str and not key.isascii() and not _encodable(key):
-                    return False
-            extend(node.values())
-        elif kind is list or kind is tuple:
-            extend(node)
-        elif isinstance(node, (str, Mapping, list, tuple)):  # subclasses: the located walk decides
-            return False
-    return True
+        node, at, leaving = stack.pop()
+        if leaving:
+            on_path.discard(id(node))
+            done.add(id(node))
+            continue
+        if id(node) in on_path:
+            return at
+        if id(node) in done:
+            continue
+        on_path.add(id(node))
+        stack.append((node, at, True))
+        items = node.items() if isinstance(node, Mapping) else enumerate(node)
+        stack.extend((v, f"{at}/{k}", False) for k, v in items if isinstance(v, (Mapping, list, tuple)))
+    return loc
 
 
 def _encodable(text: str) -> bool:

@@ -18,7 +18,7 @@ from pyspark.sql.connect import proto as pb
 from .. import ir
 from ..errors import PlanError
 from .expressions import InlineUdf, udf_registry
-from .relations import Emitter, LimitRel, LocalData, Lowerer, Rel, Resolver, check_depth
+from .relations import Emitter, LimitRel, LocalData, Lowerer, Rel, Resolver, check_depth, check_plan_size
 
 __all__ = ["LocalData", "Translation", "translate_ir"]
 
@@ -69,6 +69,7 @@ def translate_ir(
     only a server can tell (the column names of a table joined without a schema) is not
     reported as ``needs_schema``, and the returned proto is not meant to be sent.
     """
+    check_plan_size(plan)
     with udf_registry(udfs):
         lowerer = Lowerer(
             case_sensitive=case_sensitive, resolver=resolver, inline_data=inline_data, check_only=check_only

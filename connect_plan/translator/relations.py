@@ -31,10 +31,12 @@ from .scope import Scope
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["MAX_RELATION_DEPTH", "Emitter", "LocalData", "Lowerer", "Rel", "emit_chain"]
+__all__ = ["MAX_EXPANDED_STEPS", "MAX_RELATION_DEPTH", "Emitter", "LocalData", "Lowerer", "Rel", "emit_chain"]
 
 #: Spark Connect servers reject protos nested ~1024 messages deep (two per relation)
 MAX_RELATION_DEPTH = 400
+#: most steps a plan may have with every use of a shared sub-plan counted (each is copied)
+MAX_EXPANDED_STEPS = 100_000
 
 #: Spark function names whose results differ per evaluation (never merged across steps)
 NONDETERMINISTIC = frozenset(
@@ -1098,17 +1100,69 @@ def emit_chain(chain: list[Rel], out: pb.Relation, *, inline_data: bool = True) 
     return em.local
 
 
-def chain_depth(chain: list[Rel]) -> int:
-    """Nesting depth of the relations of a chain (the deepest path, right sides included)."""
+def chain_depth(chain: list[Rel], memo: dict[int, int] | None = None) -> int:
+    """Nesting depth of the relations of a chain (the deepest path, right sides included);
+    a shared sub-plan's depth is computed once, however often it is used."""
+    memo = {} if memo is None else memo
     depth = 0
     best = 0
     for rel in chain:
         depth += 1
         if isinstance(rel, (JoinRel, SetOpRel)):
-            best = max(best, depth + chain_depth(rel.right))
+            best = max(best, depth + chain_depth(rel.right, memo))
         elif isinstance(rel, SharedUseRel):
-            best = max(best, depth + chain_depth(rel.shared.chain))
+            key = id(rel.shared)
+            if key not in memo:
+                memo[key] = chain_depth(rel.shared.chain, memo)
+            best = max(best, depth + memo[key])
     return max(best, depth)
+
+
+def check_plan_size(plan: ir.Plan) -> None:
+    """Bound what lowering and emission will do, before they start: sub-plans (nested
+    documents and references to ``with`` definitions) nest at most ``MAX_PLAN_NESTING``
+    levels, and the plan has at most ``MAX_EXPANDED_STEPS`` steps counting every use of a
+    shared sub-plan, which is copied into each use (definitions that use the one before
+    twice double the plan at every level: 2 KB of JSON could otherwise ask for gigabytes).
+    """
+    from ..parse import MAX_PLAN_NESTING
+
+    # iterative post-order over plans; a shared sub-plan is measured once (by identity)
+    measured: dict[int, tuple[int, int]] = {}  # id(plan) → (nesting, expanded steps)
+    stack: list[tuple[ir.Plan, bool]] = [(plan, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in measured:
+            continue
+        subs = _sub_plans(node)
+        if not children_done:
+            stack.append((node, True))
+            stack.extend((sub, False) for sub in subs if id(sub) not in measured)
+            continue
+        nesting = 1 + max((measured[id(sub)][0] for sub in subs), default=0)
+        steps = 1 + len(node.steps) + sum(measured[id(sub)][1] for sub in subs)
+        measured[id(node)] = (nesting, steps)
+        if nesting > MAX_PLAN_NESTING + 1:
+            raise PlanError.single(
+                "too_deep", node.loc,
+                f"sub-plans (nested documents and references to 'with' definitions) nest more than {MAX_PLAN_NESTING} levels deep here",
+            )
+        if steps > MAX_EXPANDED_STEPS:
+            raise PlanError.single(
+                "plan_too_large", node.loc,
+                f"with every use of a shared sub-plan copied in (Spark Connect has no relation references), "
+                f"this plan has {steps:,} steps; connect_plan stops at {MAX_EXPANDED_STEPS:,}",
+            )
+
+
+def _sub_plans(plan: ir.Plan) -> list[ir.Plan]:
+    subs: list[ir.Plan] = []
+    if isinstance(plan.source, ir.SharedPlan):
+        subs.append(plan.source.plan)
+    for step in plan.steps:
+        if isinstance(step, (ir.Join, ir.SetOp, ir.CrossJoin)):
+            subs.append(step.right)
+    return subs
 
 
 def check_depth(chain: list[Rel], loc: str) -> None:

@@ -77,14 +77,18 @@ def test_random_rows_and_schema(rows: Any, schema: Any) -> None:
 
 
 def _paths(node: Any) -> list[tuple[Any, ...]]:
-    """Paths to every node, iteratively and at most 40 levels down (mutations nest deep)."""
+    """Paths to every node, iteratively and at most 40 levels down (mutations nest deep);
+    a list or object met again (shared, or containing itself) is not entered again."""
     out: list[tuple[Any, ...]] = []
+    entered: set[int] = set()
     stack: list[tuple[tuple[Any, ...], Any]] = [((), node)]
     while stack:
         prefix, cur = stack.pop()
         out.append(prefix)
-        if len(prefix) >= 40:
+        if len(prefix) >= 40 or id(cur) in entered:
             continue
+        if isinstance(cur, (dict, list)):
+            entered.add(id(cur))
         if isinstance(cur, dict):
             stack.extend(((*prefix, k), v) for k, v in cur.items())
         elif isinstance(cur, list):
@@ -105,7 +109,8 @@ def _set(root: Any, path: tuple[Any, ...], value: Any) -> Any:
     return root
 
 
-MUTATIONS = st.sampled_from(["replace", "delete", "add_key", "wrap_deep", "huge", "nan", "long_list", "rename", "type_string", "dup"])
+MUTATIONS = st.sampled_from(["replace", "delete", "add_key", "wrap_deep", "huge", "nan", "long_list", "rename", "type_string", "dup",
+                             "cycle", "share_deep"])
 
 
 @given(seed=st.sampled_from(range(len(SEEDS))), picks=st.lists(st.tuples(st.integers(0, 10_000), MUTATIONS, JSON), min_size=1, max_size=3))
@@ -139,7 +144,55 @@ def test_mutated_fixture_plans(seed: int, picks: list[tuple[int, str, Any]]) -> 
             target["type"] = str(value)
         elif kind == "dup" and isinstance(target, list) and target:
             target.append(target[0])  # shared, not copied: it may be nested very deep
+        elif kind == "cycle" and isinstance(target, (list, dict)):
+            if isinstance(target, list):
+                target.append(target)
+            else:
+                target[str(value)[:10]] = target
+        elif kind == "share_deep":
+            shared: Any = target
+            for _ in range(index % 40):
+                shared = {"op": "and", "left": shared, "right": shared} if index % 2 else [shared, shared]
+            doc = _set(doc, path, shared)
     assert_document_only_plan_errors(doc)
+
+
+def test_python_plans_that_contain_themselves_are_located_plan_errors() -> None:
+    schema = [("x", "int")]
+    cond: dict[str, Any] = {"op": "eq", "left": {"col": "x"}, "right": 1}
+    cond["right"] = cond
+    loop: list[Any] = ["x"]
+    loop.append(loop)
+    doc: dict[str, Any] = {"input": {"schema": [{"name": "x", "type": "int"}], "rows": [[1]]}, "with": {}, "plan": []}
+    doc["with"]["me"] = doc
+    for rows, plan, where in (([[1]], [{"op": "filter", "payload": cond}], "/plan/0/payload/right"),
+                              ([[1]], [{"op": "select", "payload": loop}], "/plan/0/payload/1"),
+                              (None, doc, "/with/me/with")):
+        try:
+            connect_plan.translate(rows, None if rows is None else schema, plan)
+        except PlanError as err:
+            assert err.codes == ("cyclic_plan",) and err.details[0].loc == where, err
+        else:
+            raise AssertionError("a cyclic plan translated")
+
+
+def test_reused_objects_may_not_expand_a_plan_without_bound() -> None:
+    schema = [("x", "int")]
+    expr: Any = {"col": "x"}
+    for _ in range(30):  # 2**30 nodes once every use is parsed again
+        expr = {"op": "+", "left": expr, "right": expr}
+    try:
+        connect_plan.translate([[1]], schema, [{"op": "select", "payload": [{"name": "y", "expr": expr}]}])
+    except PlanError as err:
+        assert err.codes == ("plan_too_large",) and "to 4,294,967," in str(err), err
+    else:
+        raise AssertionError("an exponentially shared plan translated")
+    # modest reuse is fine and means the same as writing the object out twice
+    cond = {"op": "gt", "left": {"col": "x"}, "right": 0}
+    shared = connect_plan.translate([[1]], schema, [{"op": "filter", "payload": cond}, {"op": "select", "payload": [{"name": "c", "expr": cond}]}])
+    copied = connect_plan.translate([[1]], schema, [{"op": "filter", "payload": copy.deepcopy(cond)},
+                                                   {"op": "select", "payload": [{"name": "c", "expr": copy.deepcopy(cond)}]}])
+    assert shared == copied
 
 
 @given(text=st.text(max_size=200))

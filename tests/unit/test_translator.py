@@ -124,3 +124,30 @@ def test_literal_typing_matches_pyspark() -> None:
     root = translate([{"op": "select", "payload": [{"lit": 1}, {"lit": 2**31}, {"lit": 2**70}, {"lit": 1.0}, {"lit": None}]}])
     kinds = [e.literal.WhichOneof("literal_type") for e in root.project.expressions]
     assert kinds == ["integer", "long", "decimal", "double", "null"]
+
+
+def _definition_chain(levels: int, uses: int) -> dict[str, Any]:
+    """``with`` definitions where each one uses the one before ``uses`` times."""
+    defs: dict[str, Any] = {"r0": {"input": {"schema": [{"name": "x", "type": "int"}], "rows": [[1]]}, "plan": []}}
+    for i in range(1, levels + 1):
+        more = [{"op": "union", "payload": {"other": {"ref": f"r{i - 1}"}}} for _ in range(uses - 1)]
+        defs[f"r{i}"] = {"input": {"ref": f"r{i - 1}"}, "plan": [{"op": "limit", "payload": 5}, *more]}
+    return {"with": defs, "input": {"ref": f"r{levels}"}, "plan": []}
+
+
+def test_shared_sub_plans_that_double_at_every_level_are_bounded() -> None:
+    # each use is copied into the proto: 20 doubling levels would be ~360 MB of relations
+    with pytest.raises(PlanError) as info:
+        connect_plan.translate(None, None, _definition_chain(20, 2))
+    assert info.value.codes == ("plan_too_large",)
+    assert "steps; connect_plan stops at 100,000" in str(info.value)
+    small = connect_plan.translate(None, None, _definition_chain(8, 2))  # 2**8 uses of r0: fine
+    assert str(small).count("local_relation") == 2**8
+
+
+def test_long_reference_chains_are_too_deep_not_a_recursion_error() -> None:
+    with pytest.raises(PlanError) as info:
+        connect_plan.translate(None, None, _definition_chain(1500, 1))
+    assert info.value.codes == ("too_deep",)
+    assert info.value.details[0].loc.startswith("/with/r")
+    connect_plan.translate(None, None, _definition_chain(40, 1))
