@@ -271,6 +271,33 @@ def _coerce_void(v: Any, t: Primitive) -> None:
     raise _Bad("a void column holds only nulls")
 
 
+def _coerce_variant(v: Any, t: Primitive) -> dict[str, bytes]:
+    """Any JSON value (object, array, string, number, boolean) is the variant's value, in
+    Spark's binary encoding (PySpark's own encoder, as VariantVal.parseJson); the column's
+    null is SQL NULL. A string is a variant string: JSON text is parsed with parse_json."""
+    try:
+        text = json.dumps(v, allow_nan=False, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        raise _Bad("expected a JSON value (object, array, string, finite number or boolean)") from None
+    encode = _variant_encoder()
+    if encode is None:
+        raise _Bad("variant input needs PySpark 4.0 or later (its variant encoder)")
+    try:
+        value, metadata = encode(text)
+    except Exception as exc:  # PySpark's size limit and its other refusals
+        raise _Bad(f"cannot be encoded as a variant: {exc}") from None
+    return {"value": value, "metadata": metadata}
+
+
+@functools.cache
+def _variant_encoder() -> Callable[[str], tuple[bytes, bytes]] | None:
+    try:
+        from pyspark.sql.variant_utils import VariantUtils
+    except ImportError:
+        return None
+    return getattr(VariantUtils, "parse_json", None)
+
+
 _PRIMITIVE_COERCERS: dict[str, Callable[[Any, Primitive], Any]] = {
     "tinyint": _coerce_int,
     "smallint": _coerce_int,
@@ -286,6 +313,7 @@ _PRIMITIVE_COERCERS: dict[str, Callable[[Any, Primitive], Any]] = {
     "timestamp_ntz": _coerce_timestamp,
     "binary": _coerce_binary,
     "void": _coerce_void,
+    "variant": _coerce_variant,
 }
 
 
@@ -307,8 +335,6 @@ def coerce_value(v: Any, t: DataType, depth: int = 0) -> Any:
     if depth > 64:
         raise _Bad("value nested too deeply")
     if isinstance(t, Primitive):
-        if t.name == "variant":
-            raise _Bad("variant columns cannot hold inline data")
         return _PRIMITIVE_COERCERS[t.name](v, t)
     if isinstance(t, ArrayType):
         v = _maybe_json(v, list)

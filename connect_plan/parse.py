@@ -25,7 +25,7 @@ from . import ir
 from .data import Field, rows_to_arrow
 from .errors import _MISSING, ErrorDetail, PlanError
 from .functions import CATALOG, PARSER_SPECIALS, SORT_FUNCTIONS, FunctionSpec, Param, suggest
-from .types import TypeParseError, parse_type
+from .types import TypeParseError, incomplete, parse_type
 
 __all__ = [
     "MAX_EXPR_DEPTH",
@@ -271,7 +271,9 @@ class Parser:
                 stack.extend((v, f"{at}/{i}") for i, v in enumerate(node))
         return ok
 
-    def schema(self, raw: Any, loc: str) -> list[Field] | None:
+    def schema(self, raw: Any, loc: str, *, bare_array: bool = False) -> list[Field] | None:
+        """Schema fields; ``bare_array``: a top-level bare ``array`` column is allowed (inline
+        rows infer its element type)."""
         if isinstance(raw, _MAP) and isinstance(raw.get("fields"), list):
             raw, loc = raw["fields"], f"{loc}/fields"  # Spark's StructType JSON
         if not isinstance(raw, (list, tuple)):
@@ -309,6 +311,11 @@ class Parser:
                 self.err("unknown_type", f"{at}/type", f"field {name!r}: {exc}", tval)
                 ok = False
                 continue
+            problem = incomplete(t, bare_array=bare_array)
+            if problem is not None:
+                self.err("incomplete_type", f"{at}/type", f"field {name!r}: {problem}", tval)
+                ok = False
+                continue
             if name.lower() in seen:
                 self.err("duplicate_column", at, f"column name {name!r} appears twice in the schema (names are case-insensitive)", name)
                 ok = False
@@ -321,7 +328,7 @@ class Parser:
         table = _arrow_input(rows)
         if table is not None:
             return self._arrow_source(table, schema, rows_loc, schema_loc)
-        fields = self.schema(schema, schema_loc)
+        fields = self.schema(schema, schema_loc, bare_array=True)
         if fields is None:
             return None
         if not isinstance(rows, (list, tuple)):
@@ -1815,10 +1822,15 @@ class Parser:
             self.err("type_expected", loc, "expected a type name string such as 'int' or 'decimal(10,2)'", raw)
             return None
         try:
-            return parse_type(raw)
+            t = parse_type(raw)
         except TypeParseError as exc:
             self.err("unknown_type", loc, str(exc), raw)
             return None
+        problem = incomplete(t)
+        if problem is not None:
+            self.err("incomplete_type", loc, problem, raw)
+            return None
+        return t
 
     def expr_list(self, raw: Any, loc: str, depth: int = 0) -> list[ir.Expr] | None:
         if not isinstance(raw, (list, tuple)):

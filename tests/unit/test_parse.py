@@ -3,6 +3,7 @@ it should, and every rejection is a PlanError with a code and a location."""
 
 from __future__ import annotations
 
+import decimal
 from typing import Any
 
 import pytest
@@ -381,3 +382,56 @@ def test_plan_error_is_value_error_and_lists_details() -> None:
     err = info.value
     assert isinstance(err, PlanError)
     assert err.details[0].as_dict() == {"code": "bad_count", "loc": "/plan/0/payload/n", "message": "limit needs 'n', a non-negative integer"}
+
+
+# ---------------------------------------------------------------- incomplete and variant types
+
+
+@pytest.mark.parametrize("type_", ["map", "array<map>", "struct<a:map>", "map<string,map>", "array<array>", "struct<a:array>"])
+def test_types_without_a_spark_type_are_located_in_every_schema(type_: str) -> None:
+    """A bare map (anywhere) and a nested bare array name no Spark type: located errors in
+    the input schema, a right side's schema and a read schema, never TypeParseError."""
+    assert errors([], [{"name": "v", "type": type_}]) == [("incomplete_type", "/input/schema/0/type")]
+    join = {"op": "join", "payload": {"other_data": [], "other_schema": [{"name": "a", "type": "int"}, {"name": "m", "type": type_}], "on": ["a"]}}
+    assert errors([join]) == [("incomplete_type", "/plan/0/payload/other_schema/1/type")]
+    union = {"op": "unionByName", "other_data": [[None]], "other_schema": [["m", type_]], "payload": {}}
+    assert errors([union]) == [("incomplete_type", "/plan/0/other_schema/0/type")]
+    with pytest.raises(PlanError) as info:
+        parse_document({"input": {"files": ["/x"], "format": "parquet", "schema": [{"name": "m", "type": type_}]}, "plan": []})
+    assert [(d.code, d.loc) for d in info.value.details] == [("incomplete_type", "/input/schema/0/type")]
+
+
+@pytest.mark.parametrize("type_", ["map", "array", "array<map>"])
+def test_casts_and_typed_literals_to_incomplete_types_are_located(type_: str) -> None:
+    cast = {"op": "withColumn", "payload": {"name": "c", "expr": {"fn": "cast", "args": ["a", type_]}}}
+    typed = {"op": "withColumn", "payload": {"name": "c", "expr": {"lit": None, "type": type_}}}
+    agg = {"op": "groupBy", "payload": {"group_by": [], "aggs": [{"agg": "max", "column": "a", "cast": type_}]}}
+    assert errors([cast, typed, agg]) == [
+        ("incomplete_type", "/plan/0/payload/expr/args/1"),
+        ("incomplete_type", "/plan/1/payload/expr/type"),
+        ("incomplete_type", "/plan/2/payload/aggs/0/cast"),
+    ]
+
+
+def test_top_level_bare_array_of_inline_rows_is_still_inferred() -> None:
+    plan = parse_plan([[[1, 2]]], [("a", "array")], [])
+    assert str(plan.source.table.schema.field("a").type) == "list<item: int64>"
+
+
+def test_variant_columns_carry_json_values_in_sparks_arrow_form() -> None:
+    from pyspark.sql.types import VariantVal
+
+    rows = [[{"a": [1, "x"]}], ["s"], [1.5], [True], [None]]
+    table = parse_plan(rows, [("v", "variant")], []).source.table
+    got = [None if v is None else VariantVal(v["value"], v["metadata"]).toPython() for v in table.column("v").to_pylist()]
+    assert got == [{"a": [1, "x"]}, "s", decimal.Decimal("1.5"), True, None]
+    nested = parse_plan([[[{"k": 1}, None], {"v": [2]}]], [("av", "array<variant>"), ("sv", "struct<v:variant>")], []).source.table
+    assert nested.schema.field("av").type.value_type.field("metadata").metadata == {b"variant": b"true"}
+
+
+def test_variant_values_that_are_not_json_are_located() -> None:
+    import datetime as dt
+
+    assert errors([], [("v", "variant")], rows=[[float("nan")], [dt.date(2024, 1, 1)]]) == [
+        ("row_value", "/input/rows/0/0"), ("row_value", "/input/rows/1/0"),
+    ]
