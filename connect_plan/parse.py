@@ -325,8 +325,10 @@ class Parser:
         return fields if ok else None
 
     def inline(self, rows: Any, schema: Any, rows_loc: str, schema_loc: str) -> ir.InlineData | None:
-        table = _arrow_input(rows)
-        if table is not None:
+        if is_table_input(rows):
+            table = self.arrow_input(rows, rows_loc)
+            if table is None:
+                return None
             return self._arrow_source(table, schema, rows_loc, schema_loc)
         fields = self.schema(schema, schema_loc, bare_array=True)
         if fields is None:
@@ -336,6 +338,62 @@ class Parser:
             return None
         table = rows_to_arrow(rows, fields, rows_loc, self.errors)
         return ir.InlineData(table, rows_loc)
+
+    def arrow_input(self, rows: Any, rows_loc: str) -> Any:
+        """A pyarrow Table/RecordBatch or pandas DataFrame given as data → a pyarrow Table,
+        or None after recording located errors (``{rows_loc}/columns/{i}``). Column names
+        follow the inline schema's rules: non-empty and unique case-insensitively."""
+        import pyarrow as pa
+
+        if isinstance(rows, pa.RecordBatch):
+            table = pa.Table.from_batches([rows])
+        elif isinstance(rows, pa.Table):
+            table = rows
+        else:
+            table = self._from_pandas(rows, rows_loc)
+            if table is None:
+                return None
+        seen: dict[str, int] = {}
+        ok = True
+        for i, name in enumerate(table.column_names):
+            at = f"{rows_loc}/columns/{i}"
+            if not name:
+                self.err("column_name", at, "an input column needs a non-empty name", name)
+                ok = False
+            elif name.lower() in seen:
+                self.err("duplicate_column", at, f"column name {name!r} appears twice in the input (names are case-insensitive; the first is column {seen[name.lower()]})", name)
+                ok = False
+            else:
+                seen[name.lower()] = i
+        return table if ok else None
+
+    def _from_pandas(self, df: Any, rows_loc: str) -> Any:
+        """pandas → Arrow, each column that pyarrow cannot convert located by name (mixed
+        object columns, complex numbers, sparse data ...)."""
+        import pyarrow as pa
+
+        names = [str(c) for c in df.columns]
+        dupes = {n for n in names if names.count(n) > 1}
+        if dupes:
+            for i, n in enumerate(names):
+                if n in dupes and names.index(n) != i:
+                    self.err("duplicate_column", f"{rows_loc}/columns/{i}", f"column name {n!r} appears twice in the DataFrame", n)
+            return None
+        try:
+            return pa.Table.from_pandas(df, preserve_index=False)
+        except (pa.ArrowException, ValueError, TypeError, OverflowError):
+            pass  # find the column(s) at fault
+        found = False
+        for i, name in enumerate(names):
+            try:
+                pa.Table.from_pandas(df.iloc[:, [i]], preserve_index=False)
+            except (pa.ArrowException, ValueError, TypeError, OverflowError) as exc:
+                found = True
+                dtype = str(df.dtypes.iloc[i])
+                self.err("unsupported_column", f"{rows_loc}/columns/{i}", f"column {name!r} ({dtype}) cannot be converted to Arrow: {_arrow_reason(exc)}", dtype)
+        if not found:
+            self.err("unsupported_column", rows_loc, "the DataFrame cannot be converted to Arrow")
+        return None
 
     def _arrow_source(self, table: Any, schema: Any, rows_loc: str, schema_loc: str) -> ir.InlineData | None:
         if schema is not None and schema != [] and schema is not _MISSING:
@@ -353,7 +411,7 @@ class Parser:
                 target = pa.schema([pa.field(f.name, arrow_type(f.type)) for f in fields])
                 if table.schema.types != target.types:  # casting to the same types still costs ~5 µs a column
                     table = table.cast(target)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, TypeParseError) as exc:
+            except (pa.ArrowException, TypeParseError, ValueError, TypeError) as exc:
                 self.err("schema_mismatch", schema_loc, f"the Arrow data cannot be cast to the schema: {exc}")
                 return None
             return ir.InlineData(table, rows_loc)
@@ -381,7 +439,7 @@ class Parser:
         if target is not None:
             try:
                 table = table.cast(target)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+            except (pa.ArrowException, ValueError, TypeError) as exc:
                 self.err("unsupported_type", rows_loc, f"the Arrow data cannot be converted to Spark's types {target}: {exc}")
                 return None
         return ir.InlineData(table, rows_loc)
@@ -2651,21 +2709,10 @@ def is_table_input(rows: Any) -> bool:
     return mod.startswith("pandas") and type(rows).__name__ == "DataFrame"
 
 
-def _arrow_input(rows: Any) -> Any:
-    """A pyarrow Table/RecordBatch (or pandas DataFrame) given as data, else None."""
-    mod = type(rows).__module__
-    if mod.startswith("pyarrow"):
-        import pyarrow as pa
-
-        if isinstance(rows, pa.RecordBatch):
-            return pa.Table.from_batches([rows])
-        if isinstance(rows, pa.Table):
-            return rows
-    if mod.startswith("pandas") and type(rows).__name__ == "DataFrame":
-        import pyarrow as pa
-
-        return pa.Table.from_pandas(rows, preserve_index=False)
-    return None
+def _arrow_reason(exc: BaseException) -> str:
+    """pyarrow's message without its repetition of the column (it wraps both in a tuple)."""
+    first = next(iter(exc.args), None)
+    return first if isinstance(first, str) else str(exc)
 
 
 #: nesting of plan documents inside plan documents (right sides, definitions)

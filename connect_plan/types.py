@@ -345,6 +345,8 @@ def from_arrow(t: pa.DataType) -> DataType:
     if pat.is_dictionary(t):  # e.g. pandas categoricals: the values' type
         return from_arrow(t.value_type)
     if pat.is_decimal(t):
+        if t.precision > 38:
+            raise TypeParseError(f"Arrow type {t} is wider than Spark's decimals (at most 38 digits)")
         return Primitive("decimal", t.precision, t.scale)
     if pat.is_timestamp(t):
         return Primitive("timestamp" if t.tz is not None else "timestamp_ntz")
