@@ -51,6 +51,8 @@ _INT_RANGES = {
     "bigint": (-(2**63), 2**63 - 1),
 }
 _NONE = type(None)
+#: the accepted date strings (surrounding whitespace aside)
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -184,7 +186,7 @@ def _coerce_date(v: Any, t: Primitive) -> dt.date:
         return v
     if isinstance(v, str):
         s = v.strip()
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", s):
+        if _DATE.fullmatch(s):
             try:
                 return dt.date.fromisoformat(s)
             except ValueError:
@@ -195,10 +197,22 @@ def _coerce_date(v: Any, t: Primitive) -> dt.date:
     raise _Bad("expected a date as 'YYYY-MM-DD'")
 
 
+#: the accepted timestamp strings (surrounding whitespace aside): PLAN_FORMAT.md §6.1's
+#: ``YYYY-MM-DD``, ``YYYY-MM-DDTHH:MM:SS[.f]`` and ``YYYY-MM-DD HH:MM:SS``, also with minutes
+#: only, fractions to nanoseconds (truncated to microseconds) and a zone ``Z``/``±HH[:]MM``
 _TS = re.compile(
     r"(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?"
-    r"\s*(Z|[+-]\d{2}:?\d{2})?"
+    r"\s*(Z|[+-]\d{2}:?\d{2})?",
+    re.ASCII,
 )
+#: the strings the fast path casts with Arrow: a subset of _TS (resp. _DATE) on which
+#: Arrow's cast and the per-value parser agree. Arrow's ISO-8601 cast also takes strings
+#: _TS refuses ('2024-03-01T12'), so every string is checked against this first: whether
+#: a value is valid must not depend on the other values of its column.
+#: Years 0001-9999 only: Python's range, which the per-value parser has (Arrow takes 0000).
+_FAST_YEAR = r"(?:[1-9]\d{3}|0[1-9]\d{2}|00[1-9]\d|000[1-9])"
+_FAST_TS = rf"^{_FAST_YEAR}-\d{{2}}-\d{{2}}(?:[T ]\d{{2}}:\d{{2}}(?::\d{{2}}(?:\.\d{{1,6}})?)?)?$"
+_FAST_DATE = rf"^{_FAST_YEAR}-\d{{2}}-\d{{2}}$"
 
 
 def _parse_timestamp(s: str) -> dt.datetime:
@@ -399,14 +413,25 @@ def _fast_column(values: list[Any], t: DataType, at: pa.DataType) -> pa.Array | 
             return pa.array(values, type=at)
         if present <= {str, _NONE}:
             if t.name == "date":
-                return pa.array(values, type=pa.string()).cast(at)
+                strings = pa.array(values, type=pa.string())
+                return strings.cast(at) if _all_match(strings, _FAST_DATE) else None
             if t.name in ("timestamp", "timestamp_ntz"):
                 # naive ISO strings only; anything with a zone takes the slow path
-                naive = pa.array(values, type=pa.string()).cast(pa.timestamp("us"))
+                strings = pa.array(values, type=pa.string())
+                if not _all_match(strings, _FAST_TS):
+                    return None
+                naive = strings.cast(pa.timestamp("us"))
                 return naive.cast(at) if t.name == "timestamp" else naive
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, ValueError, TypeError):  # UnicodeError is a ValueError
         return None
     return None
+
+
+def _all_match(strings: pa.Array, pattern: str) -> bool:
+    """Every non-null string matches ``pattern`` (one vectorised RE2 pass)."""
+    import pyarrow.compute as pc
+
+    return bool(pc.all(pc.match_substring_regex(strings, pattern)).as_py() is not False)
 
 
 def _column(
