@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 from . import ir
 from .data import Field, rows_to_arrow
 from .errors import _MISSING, ErrorDetail, PlanError
-from .functions import CATALOG, PARSER_SPECIALS, SORT_FUNCTIONS, FunctionSpec, Param, suggest
+from .functions import CATALOG, PARSER_SPECIALS, SORT_FUNCTIONS, FunctionSpec, Param, parse_signature, suggest
 from .types import TypeParseError, incomplete, parse_type
 
 __all__ = [
@@ -2990,7 +2990,36 @@ def _hook_isin(p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc: str
     return ir.Call(spec.name, tuple(args), loc) if args is not None else None
 
 
+#: make_timestamp's two forms (PySpark's keyword arguments), by argument count; the time
+#: zone slot exists where the catalog row has one
+_TIMESTAMP_PARTS = "e years, e months, e days, e hours, e mins, e secs"
+_MAKE_TIMESTAMP_FORMS: dict[int, tuple[Param, ...]] = {
+    2: parse_signature("e date, e time"),
+    3: parse_signature("e date, e time, S timezone"),
+    6: parse_signature(_TIMESTAMP_PARTS),
+    7: parse_signature(_TIMESTAMP_PARTS + ", S timezone"),
+}
+
+
+def _hook_make_timestamp(p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc: str, loc: str, depth: int) -> ir.Expr | None:
+    """(years, months, days, hours, mins, secs[, timezone]) or (date, time[, timezone]): the
+    time zone is the last argument of either form, a string literal slot."""
+    zoned = spec.params[-1].code == "S"
+    counts = (2, 3, 6, 7) if zoned else (2, 6)
+    form = _MAKE_TIMESTAMP_FORMS.get(len(raw_args)) if len(raw_args) in counts else None
+    if form is None:
+        tz = "[, timezone]" if zoned else ""
+        p.err("arity", args_loc, f"function {spec.name!r} takes (years, months, days, hours, mins, secs{tz}) or (date, time{tz}): "
+              f"{' or '.join(map(str, counts))} arguments, got {len(raw_args)}", raw_args)
+        return None
+    args = [p.argument(a, param, f"{args_loc}/{i}", depth, spec) for i, (a, param) in enumerate(zip(raw_args, form))]
+    if any(a is None for a in args):
+        return None
+    return ir.Call(spec.name, tuple(a for a in args if a is not None), loc)
+
+
 _RAW_HOOKS: dict[str, Callable[[Parser, FunctionSpec, list[Any], str, str, int], ir.Expr | None]] = {
+    "make_timestamp": _hook_make_timestamp,
     "date_part": _hook_date_part,
     "array_sort": _hook_array_sort,
     "isin": _hook_isin,

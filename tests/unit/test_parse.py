@@ -435,3 +435,19 @@ def test_variant_values_that_are_not_json_are_located() -> None:
     assert errors([], [("v", "variant")], rows=[[float("nan")], [dt.date(2024, 1, 1)]]) == [
         ("row_value", "/input/rows/0/0"), ("row_value", "/input/rows/1/0"),
     ]
+
+
+@pytest.mark.parametrize("fn,n", [("make_timestamp", 4), ("make_timestamp", 5), ("make_timestamp", 8), ("make_timestamp_ntz", 3),
+                                  ("make_timestamp_ntz", 7), ("try_make_timestamp", 1)])
+def test_make_timestamp_takes_its_two_forms_only(fn: str, n: int) -> None:
+    step = {"op": "withColumn", "payload": {"name": "t", "expr": {"fn": fn, "args": ["a"] * n}}}
+    assert errors([step]) == [("arity", "/plan/0/payload/expr/args")]
+
+
+def test_make_timestamp_time_zone_is_a_string_literal_slot() -> None:
+    seven = expr({"fn": "make_timestamp", "args": ["a", "a", "a", "a", "a", "a", "UTC"]})
+    three = expr({"fn": "make_timestamp", "args": ["a", "b", "UTC"]})
+    column = expr({"fn": "make_timestamp_ltz", "args": ["a", "a", "a", "a", "a", "a", {"col": "tz"}]})
+    assert isinstance(seven, ir.Call) and seven.args[6] == ir.Lit("UTC", "/e/args/6")
+    assert isinstance(three, ir.Call) and three.args == (ir.Col("a", "/e/args/0"), ir.Col("b", "/e/args/1"), ir.Lit("UTC", "/e/args/2"))
+    assert isinstance(column, ir.Call) and column.args[6] == ir.Col("tz", "/e/args/6/col")
