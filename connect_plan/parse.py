@@ -1123,12 +1123,13 @@ class Parser:
         if right is None:
             return None
         by_name = op == "unionByName"
-        allow = True
-        if by_name and "allowMissingColumns" in merged:
-            allow = bool(merged["allowMissingColumns"])
+        allow = merged.get("allowMissingColumns", True) if by_name else True
+        if not isinstance(allow, bool):  # "false" is not false (bool("false") is True)
+            self.err("bool_expected", where["allowMissingColumns"], "'allowMissingColumns' must be true or false", allow)
         distinct = merged.get("distinct", False)
         if not isinstance(distinct, bool):
             self.err("bool_expected", where["distinct"], "'distinct' must be true or false", distinct)
+        if not isinstance(allow, bool) or not isinstance(distinct, bool):
             return None
         return ir.SetOp(index, op, loc, right, "union", by_name, by_name and allow, distinct)
 

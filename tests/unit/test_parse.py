@@ -451,3 +451,18 @@ def test_make_timestamp_time_zone_is_a_string_literal_slot() -> None:
     assert isinstance(seven, ir.Call) and seven.args[6] == ir.Lit("UTC", "/e/args/6")
     assert isinstance(three, ir.Call) and three.args == (ir.Col("a", "/e/args/0"), ir.Col("b", "/e/args/1"), ir.Lit("UTC", "/e/args/2"))
     assert isinstance(column, ir.Call) and column.args[6] == ir.Col("tz", "/e/args/6/col")
+
+
+@pytest.mark.parametrize("value", ["false", "true", 0, 1, None, [False]])
+def test_union_by_name_allow_missing_columns_must_be_a_boolean(value: Any) -> None:
+    step = {"op": "unionByName", "payload": {"other_data": [], "other_schema": SCHEMA, "allowMissingColumns": value}}
+    assert errors([step]) == [("bool_expected", "/plan/0/payload/allowMissingColumns")]
+
+
+@pytest.mark.parametrize("value,allow", [(False, False), (True, True), ("absent", True)])
+def test_union_by_name_allow_missing_columns_is_read(value: Any, allow: bool) -> None:
+    payload: dict[str, Any] = {"other_data": [], "other_schema": SCHEMA}
+    if value != "absent":
+        payload["allowMissingColumns"] = value
+    (step,) = steps({"op": "unionByName", "payload": payload})
+    assert isinstance(step, ir.SetOp) and step.allow_missing is allow
