@@ -237,9 +237,10 @@ class Parser:
             return None
         if _raw_starts_with_read(steps_raw) and not rows and schema in (None, [], _MISSING):
             steps = self.steps(steps_raw, plan_loc)
-            if not steps or not isinstance(steps[0], ir.Read):
+            read = _first_step(steps)
+            if not isinstance(read, ir.Read):
                 return None
-            return self.finish(steps[0].source, steps, plan_loc, allow_read_first=True)
+            return self.finish(read.source, steps, plan_loc, allow_read_first=True)
         source = self.inline(rows, schema, rows_loc, schema_loc)
         steps = self.steps(steps_raw, plan_loc)
         if source is None:
@@ -1168,11 +1169,12 @@ class Parser:
             source = None
         else:
             if starts_with_read:
-                self.err("conflicting_input", f"{loc}/plan/0", "the plan has both an 'input' and a first 'read' step; keep one")
+                self.err("conflicting_input", f"{loc}/plan/{_raw_first_index(steps_raw)}", "the plan has both an 'input' and a first 'read' step; keep one")
             source = self.source(inp, f"{loc}/input")
         steps = self.steps(steps_raw, f"{loc}/plan")
-        if source is None and starts_with_read and steps and isinstance(steps[0], ir.Read):
-            source = steps[0].source
+        first = _first_step(steps)
+        if source is None and starts_with_read and isinstance(first, ir.Read):
+            source = first.source
         if source is None:
             return None
         plan = self.finish(source, steps, f"{loc}/plan", allow_read_first=starts_with_read)
@@ -1190,16 +1192,20 @@ class Parser:
         return replace(plan, conf=conf) if conf else plan
 
     def finish(self, source: ir.Source, steps: tuple[ir.Step, ...], plan_loc: str, *, allow_read_first: bool = False) -> ir.Plan | None:
-        """Take a leading ``read`` and a trailing output step out of the step list."""
+        """Take a leading ``read`` and a trailing output step out of the step list.
+        ``stop`` steps are transparent: a read after them is still first, an output before
+        them still last."""
         body = list(steps)
-        if allow_read_first and body and isinstance(body[0], ir.Read):
-            body = body[1:]
+        first = next((i for i, s in enumerate(body) if not isinstance(s, ir.Stop)), None)
+        if allow_read_first and first is not None and isinstance(body[first], ir.Read):
+            del body[first]
+        last = max((i for i, s in enumerate(body) if not isinstance(s, ir.Stop)), default=-1)
         output: ir.Output | None = None
         for i, step in enumerate(body):
             if isinstance(step, ir.Read):
                 self.err("read_not_first", step.loc, "a 'read' step can only be the first step of a plan that has no 'input'")
             elif isinstance(step, (ir.Write, ir.TempView)):
-                if i != len(body) - 1:
+                if i != last:
                     self.err("output_not_last", step.loc, f"{step.op!r} must be the last step (it writes the result, nothing follows it)")
                 elif self._nesting > 0:
                     self.err("nested_output", step.loc, f"a nested plan cannot end with {step.op!r}; only the outermost plan writes")
@@ -2751,11 +2757,26 @@ def _is_extended_document(doc: Mapping[str, Any]) -> bool:
     )
 
 
+def _raw_first_index(steps: Any) -> int:
+    """Index of the first raw step other than ``stop`` (a no-op), or 0."""
+    if isinstance(steps, (list, tuple)):
+        for i, step in enumerate(steps):
+            if not (isinstance(step, Mapping) and step.get("op") == "stop"):
+                return i
+    return 0
+
+
 def _raw_starts_with_read(steps: Any) -> bool:
-    return (
-        isinstance(steps, (list, tuple)) and bool(steps)
-        and isinstance(steps[0], Mapping) and steps[0].get("op") == "read"
-    )
+    """The first step other than ``stop`` is ``read``."""
+    if not isinstance(steps, (list, tuple)) or not steps:
+        return False
+    step = steps[_raw_first_index(steps)]
+    return isinstance(step, Mapping) and step.get("op") == "read"
+
+
+def _first_step(steps: tuple[ir.Step, ...]) -> ir.Step | None:
+    """The first parsed step other than ``stop``."""
+    return next((s for s in steps if not isinstance(s, ir.Stop)), None)
 
 
 def _quote_name(name: str) -> str:

@@ -302,6 +302,8 @@ class Lowerer:
         scope = self.source(plan.source, chain)
         pending: ir.GroupBy | None = None
         for step in plan.steps:
+            if isinstance(step, ir.Stop):
+                continue  # a no-op everywhere, also between a groupBy and its agg
             if pending is not None:
                 if isinstance(step, ir.Agg):
                     scope = self.aggregate(pending, step.aggs, chain, scope, extra_step=step.index)

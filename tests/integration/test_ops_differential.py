@@ -297,6 +297,10 @@ CASES: list[Case] = [
          lambda df, h: df.select("id").crossJoin(h.df([[1], [2]], [("k", "int")]))),
     Case("stop_is_no_op", [{"op": "filter", "payload": {"op": "gt", "left": "id", "right": 5}}, {"op": "stop"}],
          lambda df, h: df.filter(F.col("id") > 5)),
+    Case("stop_between_group_by_and_agg",
+         [{"op": "stop"}, {"op": "groupBy", "payload": {"group_by": ["dept"]}}, {"op": "stop"}, {"op": "stop"},
+          {"op": "agg", "payload": {"aggs": [{"agg": "sum", "column": "salary"}]}}, {"op": "stop"}],
+         lambda df, h: df.groupBy("dept").agg(F.sum("salary"))),
     # ---- a longer pipeline through several ops
     Case("pipeline",
          [{"op": "filter", "payload": {"op": "is_not_null", "arg": {"col": "dept"}}},

@@ -466,3 +466,21 @@ def test_union_by_name_allow_missing_columns_is_read(value: Any, allow: bool) ->
         payload["allowMissingColumns"] = value
     (step,) = steps({"op": "unionByName", "payload": payload})
     assert isinstance(step, ir.SetOp) and step.allow_missing is allow
+
+
+def test_stop_is_transparent_between_a_group_by_and_its_agg_and_around_read_and_write() -> None:
+    import connect_plan
+
+    group = {"op": "groupBy", "payload": {"group_by": ["a"]}}
+    agg = {"op": "agg", "payload": {"aggs": [{"agg": "count"}]}}
+    stop = {"op": "stop"}
+    connect_plan.translate([[1, "x"]], SCHEMA, [stop, group, stop, stop, agg, stop])
+    connect_plan.translate([[1, "x"]], SCHEMA, [group, agg, {"op": "write", "payload": {"path": "/tmp/o", "format": "parquet"}}, stop])
+    connect_plan.translate(None, None, {"plan": [stop, {"op": "read", "payload": {"range": 3}}, stop]})
+    connect_plan.translate(None, None, [stop, {"op": "read", "payload": {"range": 3}}])
+    with pytest.raises(PlanError) as info:
+        connect_plan.translate([[1, "x"]], SCHEMA, [group, stop])  # still no aggregation
+    assert info.value.codes == ("groupby_without_aggs",)
+    with pytest.raises(PlanError) as info:
+        parse_document({"input": {"range": 2}, "plan": [stop, {"op": "read", "payload": {"range": 3}}]})
+    assert [(d.code, d.loc) for d in info.value.details] == [("conflicting_input", "/plan/1")]
