@@ -188,6 +188,8 @@ class Parser:
         self._named: dict[str, ir.SharedPlan] = {}
         self._nested_cache: dict[str, ir.SharedPlan] = {}
         self._nesting = 0
+        #: > 0 while parsing a join condition, the only place a column may name its 'side'
+        self._join_condition = 0
 
     # ---------------------------------------------------------------- error helpers
 
@@ -543,6 +545,7 @@ class Parser:
             expr = self.expr(item, loc)
             name = self._alias(item, loc, keys=("alias", "name"), multi=True)
             return ir.SelectItem(expr, name, loc) if expr is not None else None
+        self._no_side(item, loc)
         key, name = _first(item, "col", "column", "name")
         if key is None:
             self.err("select_item", loc, "a select item object needs 'expr', 'col', 'column', 'name' or an expression key ('fn', 'op', 'lit')", item)
@@ -656,6 +659,7 @@ class Parser:
     def column_name(self, item: Any, loc: str, keys: tuple[str, ...] = ("col", "column", "name")) -> str | None:
         """A plain column name: a string or ``{"col"|"column"|"name": ...}``."""
         if isinstance(item, _MAP):
+            self._no_side(item, loc)
             key, item = _first(item, *keys)
             if key is None:
                 self.err("column_name", loc, f"expected a column name or an object with one of {list(keys)}", item)
@@ -1109,7 +1113,11 @@ class Parser:
                     if name is not None:
                         keys.append(name)
                     continue
-                e = self.expr(_normalise_eq(item), iloc)
+                self._join_condition += 1
+                try:
+                    e = self.expr(_normalise_eq(item), iloc)
+                finally:
+                    self._join_condition -= 1
                 if e is not None:
                     conds.append(e)
                 continue
@@ -1970,12 +1978,20 @@ class Parser:
         self.err("expr_form", loc, "an expression object needs one of 'col', 'lit', 'op', 'fn', 'udf' (or a window 'type')", raw)
         return None
 
+    def _no_side(self, item: Mapping[str, Any], loc: str) -> None:
+        """Where a column object is read as a plain name, a 'side' key would be dropped."""
+        if "side" in item and self._side(item, loc) is not None:
+            self.err("column_side", f"{loc}/side", "'side' is not read here: only a column reference in a join condition's expression picks a join input", item["side"])
+
     def _side(self, raw: Mapping[str, Any], loc: str) -> str | None:
         side = raw.get("side")
         if side is None:
             return None
         if side not in ("left", "right"):
             self.err("column_side", f"{loc}/side", "'side' must be 'left' or 'right'", side)
+            return None
+        if not self._join_condition:
+            self.err("column_side", f"{loc}/side", "'side' picks a join input, so it only applies inside a join condition ('on'); elsewhere a column has one input", side)
             return None
         return str(side)
 

@@ -48,7 +48,6 @@ def errors(plan: Any, schema: Any = SCHEMA, rows: Any = ()) -> list[tuple[str, s
         ({"column": "a"}, ir.Col("a", "/e/column")),
         ({"col": "a", "alias": "ignored", "type": "column"}, ir.Col("a", "/e/col")),
         ({"type": "column", "name": "a"}, ir.Col("a", "/e/name")),
-        ({"col": "id", "side": "right"}, ir.Col("id", "/e/col", "right")),
         (1, ir.Lit(1, "/e")),
         (2.5, ir.Lit(2.5, "/e")),
         (True, ir.Lit(True, "/e")),
@@ -484,3 +483,32 @@ def test_stop_is_transparent_between_a_group_by_and_its_agg_and_around_read_and_
     with pytest.raises(PlanError) as info:
         parse_document({"input": {"range": 2}, "plan": [stop, {"op": "read", "payload": {"range": 3}}]})
     assert [(d.code, d.loc) for d in info.value.details] == [("conflicting_input", "/plan/1")]
+
+
+def test_side_picks_a_join_input_only_inside_a_join_condition() -> None:
+    cond = {"op": "eq", "left": {"col": "a", "side": "left"}, "right": {"fn": "abs", "args": [{"col": "a", "side": "right"}]}}
+    (join,) = steps({"op": "join", "payload": {"other_data": [], "other_schema": SCHEMA, "on": [cond], "how": "inner"}})
+    assert isinstance(join, ir.Join) and join.condition is not None
+    sides = [n.side for n in ir.walk(join.condition) if isinstance(n, ir.Col)]
+    assert sides == ["left", "right"] or sorted(sides) == ["left", "right"]
+    elsewhere = [
+        {"op": "filter", "payload": {"op": "gt", "left": {"col": "a", "side": "right"}, "right": 0}},
+        {"op": "withColumn", "payload": {"name": "c", "expr": {"col": "a", "side": "left"}}},
+        {"op": "select", "payload": [{"name": "c", "expr": {"fn": "upper", "args": [{"col": "b", "side": "right"}]}}]},
+        {"op": "select", "payload": [{"col": "a", "side": "left"}]},
+        {"op": "groupBy", "payload": {"group_by": [{"col": "a", "side": "left"}], "aggs": [{"agg": "count", "column": {"col": "b", "side": "right"}}]}},
+        {"op": "orderBy", "payload": {"columns": [{"col": "a", "side": "right"}]}},
+        {"op": "drop", "payload": {"columns": [{"col": "b", "side": "left"}]}},
+        {"op": "withColumn", "payload": {"name": "r", "expr": {"fn": "row_number", "window": {"partition_by": [{"col": "a", "side": "left"}], "order_by": ["b"]}}}},
+    ]
+    assert errors(elsewhere) == [
+        ("column_side", "/plan/0/payload/left/side"),
+        ("column_side", "/plan/1/payload/expr/side"),
+        ("column_side", "/plan/2/payload/0/expr/args/0/side"),
+        ("column_side", "/plan/3/payload/0/side"),
+        ("column_side", "/plan/4/payload/group_by/0/side"),
+        ("column_side", "/plan/4/payload/aggs/0/column/side"),
+        ("column_side", "/plan/5/payload/columns/0/side"),
+        ("column_side", "/plan/6/payload/columns/0/side"),
+        ("column_side", "/plan/7/payload/expr/window/partition_by/0/side"),
+    ]
