@@ -587,8 +587,9 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
     fn("map_from_arrays", "e, e"),
     fn("map_from_entries", "e"),
     fn("get", "e, e", special="get",
-       notes="an integer literal index is Spark's get (0-based array access, null when out of "
-       "range); any other key is a map lookup x[key] (robin's get(map, key))"),
+       notes="any key but an integer literal is a map lookup x[key] (robin's get(map, key)); an "
+       "integer literal is that lookup too when x is known to be a map (an inline map column, a "
+       "map-building function, a cast), else Spark's get (0-based array access, null out of range)"),
     fn("get_field", "e, S field", aliases=("getField",), special="extract",
        notes="struct field (Column.getField)"),
     fn("get_item", "e, L key", aliases=("getItem",), special="extract",
@@ -602,7 +603,8 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
     "Generators",
     gen("explode", "e"),
     gen("explode_outer", "e", aliases=("explodeOuter",)),
-    gen("posexplode", "e", notes="two output columns: pos and col (key and value for maps)"),
+    gen("posexplode", "e", notes="two output columns: pos and col (key and value for maps); like "
+        "every generator with several output columns, not allowed under one name (withColumn)"),
     gen("posexplode_outer", "e"),
     gen("inline", "e", notes="one output column per struct field"),
     gen("inline_outer", "e"),

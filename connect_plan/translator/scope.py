@@ -12,6 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..types import DataType
 
 __all__ = ["Scope"]
 
@@ -29,6 +33,9 @@ class Scope:
     renames: Mapping[str, str] = field(default_factory=dict)
     #: inside a join condition: the scopes of the two inputs
     sides: Mapping[str, Scope] | None = None
+    #: the Spark types known statically (normalised name → type): an inline input's
+    #: columns, carried through the steps that keep them; any other column is unknown
+    types: Mapping[str, DataType] = field(default_factory=dict)
 
     def norm(self, name: str) -> str:
         return name if self.case_sensitive else name.lower()
@@ -96,8 +103,19 @@ class Scope:
             return prefer or "left"
         return prefer
 
-    def with_names(self, names: Iterable[str | None] | None) -> Scope:
-        return Scope(None if names is None else tuple(names), self.case_sensitive)
+    def with_names(self, names: Iterable[str | None] | None, types: Mapping[str, DataType] | None = None) -> Scope:
+        """A scope of other columns. ``types`` (normalised names) are kept for the names
+        that remain; without it nothing is known of the new columns' types."""
+        out = Scope(None if names is None else tuple(names), self.case_sensitive)
+        if types and out.names is not None:
+            kept = {k: t for k, t in types.items() if k in out._positions}
+            if kept:
+                object.__setattr__(out, "types", kept)
+        return out
+
+    def type_of(self, name: str) -> DataType | None:
+        """The statically known type of column ``name`` (a column, not a struct path)."""
+        return self.types.get(self.norm(name)) if self.types else None
 
     def index_of(self, name: str) -> int | None:
         if self.names is None:

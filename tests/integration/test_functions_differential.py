@@ -319,11 +319,11 @@ DATES = [
 # ------------------------------------------------------------------ arrays, maps, structs, lambdas
 
 ARR_SCHEMA = [("a", "array<bigint>"), ("b", "array<bigint>"), ("s", "array<string>"), ("m", "map<string,bigint>"),
-              ("st", "struct<x:bigint,y:string>"), ("n", "int")]
+              ("st", "struct<x:bigint,y:string>"), ("n", "int"), ("im", "map<int,string>")]
 ARR_ROWS = [
-    [[3, 1, None, 2], [2, 5], ["b", "a"], {"k": 1, "j": 2}, {"x": 1, "y": "u"}, 1],
-    [[], [1], [], {}, {"x": None, "y": None}, 2],
-    [None, None, None, None, None, None],
+    [[3, 1, None, 2], [2, 5], ["b", "a"], {"k": 1, "j": 2}, {"x": 1, "y": "u"}, 1, {"1": "one", "2": "two"}],
+    [[], [1], [], {}, {"x": None, "y": None}, 2, {"3": "three"}],
+    [None, None, None, None, None, None, None],
 ]
 
 ARRAYS = [
@@ -379,6 +379,14 @@ ARRAYS = [
     X("get_map_key_robin", {"fn": "get", "args": ["m", {"lit": "k"}]}, lambda: F.col("m")["k"]),
     X("get_array_index", {"fn": "get", "args": ["a", 1]}, lambda: F.get("a", 1)),
     X("get_array_out_of_range_null", {"fn": "get", "args": ["a", 10]}, lambda: F.get("a", 10)),
+    # an integer literal key on a map (robin's get(map, key)): the map lookup, not Spark's
+    # array get, when the argument is known to be a map
+    X("get_int_keyed_map", {"fn": "get", "args": ["im", 2]}, lambda: F.col("im")[2]),
+    X("get_int_keyed_map_missing", {"fn": "get", "args": ["im", 7]}, lambda: F.col("im")[7]),
+    X("get_built_map_int_key", {"fn": "get", "args": [{"fn": "create_map", "args": [1, "n", 2, 20]}, 1]},
+      lambda: F.create_map(F.lit(1), F.col("n"), F.lit(2), F.lit(20))[1]),
+    X("get_cast_map_int_key", {"fn": "get", "args": [{"fn": "cast", "args": ["im", "map<bigint,string>"]}, 3]},
+      lambda: F.col("im").cast("map<bigint,string>")[3]),
     X("get_field", {"fn": "get_field", "args": ["st", "x"]}, lambda: F.col("st").getField("x")),
     X("getField_lit", {"fn": "getField", "args": ["st", {"lit": "y"}]}, lambda: F.col("st").getField("y")),
     X("get_item_index", {"fn": "get_item", "args": ["b", 0]}, lambda: F.col("b").getItem(0)),
