@@ -17,11 +17,54 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..types import DataType
 
-__all__ = ["Scope"]
+__all__ = ["Scope", "attribute_parts"]
 
 
 def _quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
+
+
+def attribute_parts(name: str) -> list[str] | None:
+    """The name parts Spark reads from an unparsed identifier (its ``parseAttributeName``:
+    dots separate parts, backticks quote, a doubled backtick is one), or None where Spark
+    would refuse the text (a stray backtick, an empty part)."""
+    parts: list[str] = []
+    cur: list[str] = []
+    quoted = False  # inside backticks
+    closed = False  # the current part was a closed quote: only a dot may follow
+    i, n = 0, len(name)
+    while i < n:
+        c = name[i]
+        if quoted:
+            if c == "`":
+                if i + 1 < n and name[i + 1] == "`":
+                    cur.append("`")
+                    i += 1
+                else:
+                    quoted, closed = False, True
+            else:
+                cur.append(c)
+        elif c == ".":
+            if (not cur and not closed) or i == n - 1:
+                return None
+            parts.append("".join(cur))
+            cur, closed = [], False
+        elif closed or (c == "`" and cur):
+            return None
+        elif c == "`":
+            quoted = True
+        else:
+            cur.append(c)
+        i += 1
+    if quoted or (not cur and not closed):
+        return None
+    parts.append("".join(cur))
+    return parts
+
+
+def _part(text: str) -> str:
+    """One name part as Spark reads it back: plain when nothing in it can be misread."""
+    return text if text and "." not in text and "`" not in text else _quote(text)
 
 
 @dataclass(frozen=True)
@@ -79,14 +122,20 @@ class Scope:
         """The ``unparsed_identifier`` for a reference to ``name`` in this scope.
 
         Plain names go as they are. A name containing a dot or backtick that is a known
-        column is quoted whole (a column literally named ``a.b``); otherwise Spark's own
-        parsing applies (``a.b`` is field ``b`` of ``a``; user-written backticks quote).
+        column is quoted whole (a column literally named ``a.b``). Otherwise the name means
+        what it means to PySpark (``a.b`` is field ``b`` of ``a``, user-written backticks
+        quote: ``df.select("a.b")``), and each part is re-quoted so that nothing in it can
+        break out of its identifier; text Spark would refuse (a stray backtick: ``x`y``)
+        is taken literally, its dots still separating parts.
         """
         if "." not in name and "`" not in name:
             return name
         if self.has(name):
             return _quote(name)
-        return name
+        parts = attribute_parts(name)
+        if parts is None:
+            parts = name.split(".")
+        return ".".join(_part(p) for p in parts)
 
     def output_name(self, name: str) -> str:
         return self.renames.get(self.norm(name), name)

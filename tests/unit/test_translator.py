@@ -201,3 +201,18 @@ def test_generators_with_several_names_or_none_are_fine() -> None:
     translate([{"op": "select", "payload": ["id", {"fn": "posexplode", "args": ["arr"]}]}], MAPS)
     # unknown types (a table's columns): left to the server
     connect_plan.translate(None, None, {"input": {"table": "t"}, "plan": [{"op": "withColumn", "payload": {"name": "g", "expr": {"fn": "inline", "args": ["st"]}}}]})
+
+
+@pytest.mark.parametrize(
+    "name,identifier",
+    [
+        ("plain", "plain"), ("sp ace", "sp ace"), ("a.b", "a.b"), ("`a.b`", "`a.b`"), ("a.`b`.c", "a.b.c"),
+        ("x`y", "`x``y`"), ("`wrapped`", "wrapped"), ("```wrapped```", "```wrapped```"), ("`a``b`", "`a``b`"),
+        ("s.`g.h`", "s.`g.h`"), ("a`.b", "`a```.b"), ("`unclosed", "```unclosed`"), ("a..b", "a.``.b"),
+    ],
+)
+def test_names_of_unknown_columns_keep_pysparks_meaning_with_every_part_quoted(name: str, identifier: str) -> None:
+    """Table columns are unknown: a name means what it means to PySpark (dots are paths,
+    backticks quote); each part is re-quoted, and text Spark refuses is the literal name."""
+    root = connect_plan.translate(None, None, {"input": {"table": "t"}, "plan": [{"op": "select", "payload": [{"col": name}]}]}).root
+    assert attr(root) == [identifier]
