@@ -275,7 +275,7 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
             except PlanError as exc:
                 from .fixtures import FixtureResult
 
-                result = FixtureResult(str(path), path.stem, False, str(exc), 0.0)
+                result = FixtureResult(str(path), path.stem, False, f"malformed fixture: {exc}", 0.0)
             else:
                 result = run_fixture(client, doc, str(path))
             results.append(result)

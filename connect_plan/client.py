@@ -270,10 +270,9 @@ def load_plan(plan: Any, data: Any = None, schema: Any = None) -> ir.Plan:
 
 def _starts_with_read(plan: Any) -> bool:
     """A step list whose first step is ``read`` brings its own source (no data/schema)."""
-    return (
-        isinstance(plan, (list, tuple)) and bool(plan)
-        and isinstance(plan[0], Mapping) and plan[0].get("op") == "read"
-    )
+    from .parse import _raw_starts_with_read
+
+    return _raw_starts_with_read(plan)
 
 
 class Client:

@@ -51,6 +51,8 @@ _INT_RANGES = {
     "bigint": (-(2**63), 2**63 - 1),
 }
 _NONE = type(None)
+#: the accepted date strings (surrounding whitespace aside)
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -184,7 +186,7 @@ def _coerce_date(v: Any, t: Primitive) -> dt.date:
         return v
     if isinstance(v, str):
         s = v.strip()
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", s):
+        if _DATE.fullmatch(s):
             try:
                 return dt.date.fromisoformat(s)
             except ValueError:
@@ -195,10 +197,22 @@ def _coerce_date(v: Any, t: Primitive) -> dt.date:
     raise _Bad("expected a date as 'YYYY-MM-DD'")
 
 
+#: the accepted timestamp strings (surrounding whitespace aside): PLAN_FORMAT.md §6.1's
+#: ``YYYY-MM-DD``, ``YYYY-MM-DDTHH:MM:SS[.f]`` and ``YYYY-MM-DD HH:MM:SS``, also with minutes
+#: only, fractions to nanoseconds (truncated to microseconds) and a zone ``Z``/``±HH[:]MM``
 _TS = re.compile(
     r"(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?"
-    r"\s*(Z|[+-]\d{2}:?\d{2})?"
+    r"\s*(Z|[+-]\d{2}:?\d{2})?",
+    re.ASCII,
 )
+#: the strings the fast path casts with Arrow: a subset of _TS (resp. _DATE) on which
+#: Arrow's cast and the per-value parser agree. Arrow's ISO-8601 cast also takes strings
+#: _TS refuses ('2024-03-01T12'), so every string is checked against this first: whether
+#: a value is valid must not depend on the other values of its column.
+#: Years 0001-9999 only: Python's range, which the per-value parser has (Arrow takes 0000).
+_FAST_YEAR = r"(?:[1-9]\d{3}|0[1-9]\d{2}|00[1-9]\d|000[1-9])"
+_FAST_TS = rf"^{_FAST_YEAR}-\d{{2}}-\d{{2}}(?:[T ]\d{{2}}:\d{{2}}(?::\d{{2}}(?:\.\d{{1,6}})?)?)?$"
+_FAST_DATE = rf"^{_FAST_YEAR}-\d{{2}}-\d{{2}}$"
 
 
 def _parse_timestamp(s: str) -> dt.datetime:
@@ -271,6 +285,33 @@ def _coerce_void(v: Any, t: Primitive) -> None:
     raise _Bad("a void column holds only nulls")
 
 
+def _coerce_variant(v: Any, t: Primitive) -> dict[str, bytes]:
+    """Any JSON value (object, array, string, number, boolean) is the variant's value, in
+    Spark's binary encoding (PySpark's own encoder, as VariantVal.parseJson); the column's
+    null is SQL NULL. A string is a variant string: JSON text is parsed with parse_json."""
+    try:
+        text = json.dumps(v, allow_nan=False, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        raise _Bad("expected a JSON value (object, array, string, finite number or boolean)") from None
+    encode = _variant_encoder()
+    if encode is None:
+        raise _Bad("variant input needs PySpark 4.0 or later (its variant encoder)")
+    try:
+        value, metadata = encode(text)
+    except Exception as exc:  # PySpark's size limit and its other refusals
+        raise _Bad(f"cannot be encoded as a variant: {exc}") from None
+    return {"value": value, "metadata": metadata}
+
+
+@functools.cache
+def _variant_encoder() -> Callable[[str], tuple[bytes, bytes]] | None:
+    try:
+        from pyspark.sql.variant_utils import VariantUtils
+    except ImportError:
+        return None
+    return getattr(VariantUtils, "parse_json", None)
+
+
 _PRIMITIVE_COERCERS: dict[str, Callable[[Any, Primitive], Any]] = {
     "tinyint": _coerce_int,
     "smallint": _coerce_int,
@@ -286,6 +327,7 @@ _PRIMITIVE_COERCERS: dict[str, Callable[[Any, Primitive], Any]] = {
     "timestamp_ntz": _coerce_timestamp,
     "binary": _coerce_binary,
     "void": _coerce_void,
+    "variant": _coerce_variant,
 }
 
 
@@ -307,8 +349,6 @@ def coerce_value(v: Any, t: DataType, depth: int = 0) -> Any:
     if depth > 64:
         raise _Bad("value nested too deeply")
     if isinstance(t, Primitive):
-        if t.name == "variant":
-            raise _Bad("variant columns cannot hold inline data")
         return _PRIMITIVE_COERCERS[t.name](v, t)
     if isinstance(t, ArrayType):
         v = _maybe_json(v, list)
@@ -373,14 +413,25 @@ def _fast_column(values: list[Any], t: DataType, at: pa.DataType) -> pa.Array | 
             return pa.array(values, type=at)
         if present <= {str, _NONE}:
             if t.name == "date":
-                return pa.array(values, type=pa.string()).cast(at)
+                strings = pa.array(values, type=pa.string())
+                return strings.cast(at) if _all_match(strings, _FAST_DATE) else None
             if t.name in ("timestamp", "timestamp_ntz"):
                 # naive ISO strings only; anything with a zone takes the slow path
-                naive = pa.array(values, type=pa.string()).cast(pa.timestamp("us"))
+                strings = pa.array(values, type=pa.string())
+                if not _all_match(strings, _FAST_TS):
+                    return None
+                naive = strings.cast(pa.timestamp("us"))
                 return naive.cast(at) if t.name == "timestamp" else naive
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, ValueError, TypeError):  # UnicodeError is a ValueError
         return None
     return None
+
+
+def _all_match(strings: pa.Array, pattern: str) -> bool:
+    """Every non-null string matches ``pattern`` (one vectorised RE2 pass)."""
+    import pyarrow.compute as pc
+
+    return bool(pc.all(pc.match_substring_regex(strings, pattern)).as_py() is not False)
 
 
 def _column(

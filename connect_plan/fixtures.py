@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConnectPlanError, PlanError, ServerError
+from .errors import ConnectPlanError, ErrorDetail, PlanError, ServerError
 from .types import (
     ArrayType,
     DataType,
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
     from .client import Client
 
-__all__ = ["FixtureResult", "compare_result", "discover", "load_fixture", "run_fixture"]
+__all__ = ["FixtureResult", "check_fixture", "compare_result", "discover", "load_fixture", "run_fixture"]
 
 
 @dataclass(frozen=True)
@@ -75,12 +75,119 @@ def discover(directory: str | Path) -> list[Path]:
 
 
 def load_fixture(path: str | Path) -> dict[str, Any]:
+    """The fixture at ``path``; a PlanError (located in the file) if its JSON or its own keys
+    (``expected``, ``setup``, ``then``, ``cleanup``) are malformed. The plan inside is checked
+    when the fixture runs."""
     from .parse import load_json
 
     doc = load_json(Path(path).read_bytes())
     if not isinstance(doc, dict):
         raise PlanError.single("document_type", "", f"{path}: a fixture must be a JSON object")
+    problems = check_fixture(doc)
+    if problems:
+        raise PlanError(problems)
     return doc
+
+
+# ------------------------------------------------------------------ the fixture's own shape
+
+_ERROR_KEYS: dict[str, tuple[type, ...]] = {
+    "kind": (str,), "code": (str,), "loc": (str,), "error_class": (str,), "contains": (str, int, float), "op_index": (int,),
+}
+
+
+def check_fixture(doc: Any, loc: str = "") -> list[ErrorDetail]:
+    """Every problem with the fixture's own keys (not its plan), each located in the file."""
+    out: list[ErrorDetail] = []
+    if not isinstance(doc, Mapping):
+        return [ErrorDetail("fixture_type", loc or "/", "a fixture must be a JSON object", doc)]
+    for key in ("name", "description"):
+        if key in doc and doc[key] is not None and not isinstance(doc[key], str):
+            out.append(ErrorDetail("fixture_field", f"{loc}/{key}", f"'{key}' must be a string", doc[key]))
+    if doc.get("expected") is not None:
+        out += expected_problems(doc["expected"], f"{loc}/expected")
+    for key in ("setup", "then"):
+        items = doc.get(key)
+        if items is None:
+            continue
+        if not isinstance(items, list):
+            out.append(ErrorDetail("fixture_field", f"{loc}/{key}", f"'{key}' must be a list of plan documents", items))
+            continue
+        for i, item in enumerate(items):
+            at = f"{loc}/{key}/{i}"
+            if not isinstance(item, Mapping):
+                out.append(ErrorDetail("fixture_field", at, f"each '{key}' entry must be a plan document (an object)", item))
+            elif key == "then" and item.get("expected") is not None:
+                out += expected_problems(item["expected"], f"{at}/expected")
+    cleanup = doc.get("cleanup")
+    if cleanup is not None:
+        if not isinstance(cleanup, Mapping):
+            out.append(ErrorDetail("fixture_field", f"{loc}/cleanup", "'cleanup' must be an object {\"tables\": [...], \"views\": [...]}", cleanup))
+        else:
+            for key, names in cleanup.items():
+                at = f"{loc}/cleanup/{key}"
+                if key not in ("tables", "views"):
+                    out.append(ErrorDetail("fixture_field", at, "'cleanup' takes 'tables' and 'views'", key))
+                elif names is not None and (not isinstance(names, list) or not all(isinstance(n, str) and n for n in names)):
+                    out.append(ErrorDetail("fixture_field", at, f"'cleanup.{key}' must be a list of names", names))
+    return out
+
+
+def expected_problems(expected: Any, loc: str = "/expected") -> list[ErrorDetail]:
+    """What is wrong with an ``expected`` value: ``{"schema"?, "rows"?}`` or ``{"error": {...}}``."""
+    if not isinstance(expected, Mapping):
+        return [ErrorDetail("fixture_expected", loc, "'expected' must be an object: {\"schema\", \"rows\"} or {\"error\": {...}}", expected)]
+    out: list[ErrorDetail] = []
+    unknown = sorted(set(expected) - {"schema", "rows", "error"})
+    if unknown:
+        out.append(ErrorDetail("fixture_expected", f"{loc}/{unknown[0]}", "'expected' takes 'schema' and 'rows', or 'error'", unknown[0]))
+    if "error" in expected:
+        if "schema" in expected or "rows" in expected:
+            out.append(ErrorDetail("fixture_expected", f"{loc}/error", "'expected' has either an 'error' or a 'schema'/'rows', not both"))
+        err = expected["error"]
+        if not isinstance(err, Mapping):
+            out.append(ErrorDetail("fixture_expected", f"{loc}/error", "'error' must be an object with any of: " + ", ".join(_ERROR_KEYS), err))
+        else:
+            for key, value in err.items():
+                want = _ERROR_KEYS.get(key)
+                if want is None:
+                    out.append(ErrorDetail("fixture_expected", f"{loc}/error/{key}", "'error' takes " + ", ".join(_ERROR_KEYS), key))
+                elif not isinstance(value, want) or isinstance(value, bool):
+                    out.append(ErrorDetail("fixture_expected", f"{loc}/error/{key}", f"'{key}' must be a {want[0].__name__}", value))
+                elif key == "kind" and value not in ("plan", "server"):
+                    out.append(ErrorDetail("fixture_expected", f"{loc}/error/kind", "'kind' is 'plan' or 'server'", value))
+    schema = expected.get("schema")
+    if schema is not None:
+        if not isinstance(schema, list):
+            out.append(ErrorDetail("fixture_expected", f"{loc}/schema", "'schema' must be a list of {\"name\", \"type\"} objects or [name, type] pairs", schema))
+        else:
+            for i, f in enumerate(schema):
+                at = f"{loc}/schema/{i}"
+                if isinstance(f, Mapping):
+                    name, tstr, nloc, tloc = f.get("name"), f.get("type"), f"{at}/name", f"{at}/type"
+                elif isinstance(f, list) and len(f) == 2:
+                    name, tstr, nloc, tloc = f[0], f[1], f"{at}/0", f"{at}/1"
+                else:
+                    out.append(ErrorDetail("fixture_expected", at, "a schema field must be {\"name\", \"type\"} or a [name, type] pair", f))
+                    continue
+                if not isinstance(name, str) or not name:
+                    out.append(ErrorDetail("fixture_expected", nloc, "a schema field needs a non-empty string name", name))
+                if not isinstance(tstr, str):
+                    out.append(ErrorDetail("fixture_expected", tloc, "a schema field needs a type string", tstr))
+                    continue
+                try:
+                    parse_type(tstr)
+                except TypeParseError as exc:
+                    out.append(ErrorDetail("fixture_expected", tloc, str(exc), tstr))
+    rows = expected.get("rows")
+    if rows is not None:
+        if not isinstance(rows, list):
+            out.append(ErrorDetail("fixture_expected", f"{loc}/rows", "'rows' must be a list of rows (lists in column order, or objects by column name)", rows))
+        else:
+            for i, row in enumerate(rows):
+                if not isinstance(row, (list, Mapping)):
+                    out.append(ErrorDetail("fixture_expected", f"{loc}/rows/{i}", "each expected row must be a list (column order) or an object (by column name)", row))
+    return out
 
 
 def _sorts(doc: Mapping[str, Any]) -> bool:
@@ -137,6 +244,11 @@ def _needs_state(doc: Mapping[str, Any]) -> bool:
 
 
 def run_fixture(client: Client, doc: Mapping[str, Any], path: str = "") -> FixtureResult:
+    problems = check_fixture(doc)
+    if problems:
+        label = doc.get("name") if isinstance(doc, Mapping) else None
+        name = label if isinstance(label, str) and label else Path(path).stem
+        return FixtureResult(path, name, False, f"malformed fixture: {PlanError(problems)}", 0.0)
     if not _needs_state(doc):
         return _run_one(client, doc, path)
     import shutil
@@ -241,8 +353,15 @@ def _types_match(want: DataType, got: DataType) -> bool:
 
 
 def compare_result(table: pa.Table, expected: Mapping[str, Any], *, ordered: bool) -> str | None:
-    """None if ``table`` matches ``expected`` (schema and rows), else what differs."""
-    got_types = [from_arrow(f.type) for f in table.schema]
+    """None if ``table`` matches ``expected`` (schema and rows), else what differs (or what
+    is malformed in ``expected``)."""
+    problems = expected_problems(expected)
+    if problems:
+        return f"malformed expected: {PlanError(problems)}"
+    try:
+        got_types = [from_arrow(f.type) for f in table.schema]
+    except TypeParseError as exc:
+        return f"the result has a type fixtures cannot compare: {exc}"
     if "schema" in expected:
         want_schema = expected["schema"]
         want_names, want_types = [], []
@@ -307,6 +426,10 @@ def _normalise(v: Any, t: DataType) -> Any:
             return decimal.Decimal(v)
         if t.name == "binary":
             return base64.b64encode(v).decode()
+        if t.name == "variant" and isinstance(v, Mapping):
+            from pyspark.sql.variant_utils import VariantUtils
+
+            return json.loads(VariantUtils.to_json(v["value"], v["metadata"]))
         return v
     if isinstance(t, ArrayType):
         return [_normalise(x, t.element) if t.element else x for x in v]

@@ -480,13 +480,15 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
     fn("unix_timestamp", "e?, S? format", fill={1: _UNIX_FORMAT}),
     fn("from_unixtime", "e, S? format", fill={1: _UNIX_FORMAT}),
     fn("make_date", "e, e, e"),
-    fn("make_timestamp", "e, e, e?, e?, e?, e?, e?",
-       notes="(years, months, days, hours, mins, secs[, timezone]) or (date, time[, timezone])"),
-    fn("try_make_timestamp", "e, e, e?, e?, e?, e?, e?"),
-    fn("make_timestamp_ntz", "e, e, e?, e?, e?, e?"),
-    fn("try_make_timestamp_ntz", "e, e, e?, e?, e?, e?"),
-    fn("make_timestamp_ltz", "e, e, e, e, e, e, e?"),
-    fn("try_make_timestamp_ltz", "e, e, e, e, e, e, e?"),
+    fn("make_timestamp", "e, e, e?, e?, e?, e?, S? timezone", special="make_timestamp",
+       notes="(years, months, days, hours, mins, secs[, timezone]) or (date, time[, timezone]); "
+       "the time zone is a string literal slot: a bare \"UTC\" is the zone (robin ignored a bare string there)"),
+    fn("try_make_timestamp", "e, e, e?, e?, e?, e?, S? timezone", special="make_timestamp", notes="as make_timestamp"),
+    fn("make_timestamp_ntz", "e, e, e?, e?, e?, e?", special="make_timestamp",
+       notes="(years, months, days, hours, mins, secs) or (date, time)"),
+    fn("try_make_timestamp_ntz", "e, e, e?, e?, e?, e?", special="make_timestamp", notes="as make_timestamp_ntz"),
+    fn("make_timestamp_ltz", "e, e, e, e, e, e, S? timezone"),
+    fn("try_make_timestamp_ltz", "e, e, e, e, e, e, S? timezone"),
     fn("make_time", "e, e, e"),
     fn("make_interval", "e? years, e? months, e? weeks, e? days, e? hours, e? mins, e? secs",
        fill={0: 0, 1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: decimal.Decimal(0)}),
@@ -585,8 +587,9 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
     fn("map_from_arrays", "e, e"),
     fn("map_from_entries", "e"),
     fn("get", "e, e", special="get",
-       notes="an integer literal index is Spark's get (0-based array access, null when out of "
-       "range); any other key is a map lookup x[key] (robin's get(map, key))"),
+       notes="any key but an integer literal is a map lookup x[key] (robin's get(map, key)); an "
+       "integer literal is that lookup too when x is known to be a map (an inline map column, a "
+       "map-building function, a cast), else Spark's get (0-based array access, null out of range)"),
     fn("get_field", "e, S field", aliases=("getField",), special="extract",
        notes="struct field (Column.getField)"),
     fn("get_item", "e, L key", aliases=("getItem",), special="extract",
@@ -600,7 +603,8 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
     "Generators",
     gen("explode", "e"),
     gen("explode_outer", "e", aliases=("explodeOuter",)),
-    gen("posexplode", "e", notes="two output columns: pos and col (key and value for maps)"),
+    gen("posexplode", "e", notes="two output columns: pos and col (key and value for maps); like "
+        "every generator with several output columns, not allowed under one name (withColumn)"),
     gen("posexplode_outer", "e"),
     gen("inline", "e", notes="one output column per struct field"),
     gen("inline_outer", "e"),
@@ -803,5 +807,5 @@ SPECIAL_FORMS: frozenset[str] = frozenset(s.special for s in _ROWS if s.special)
 #: special forms the parser rewrites into other IR (the rest are built by the translator)
 PARSER_SPECIALS: frozenset[str] = frozenset({
     "cast", "when", "otherwise", "udf", "call_function", "extract", "get", "log", "interval",
-    "to_char", "to_number", "array_sum", "date_part", "array_sort",
+    "to_char", "to_number", "array_sum", "date_part", "array_sort", "make_timestamp",
 })

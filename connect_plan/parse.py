@@ -24,8 +24,8 @@ from typing import Any, ClassVar
 from . import ir
 from .data import Field, rows_to_arrow
 from .errors import _MISSING, ErrorDetail, PlanError
-from .functions import CATALOG, PARSER_SPECIALS, SORT_FUNCTIONS, FunctionSpec, Param, suggest
-from .types import TypeParseError, parse_type
+from .functions import CATALOG, PARSER_SPECIALS, SORT_FUNCTIONS, FunctionSpec, Param, parse_signature, suggest
+from .types import TypeParseError, incomplete, parse_type
 
 __all__ = [
     "MAX_EXPR_DEPTH",
@@ -191,6 +191,8 @@ class Parser:
         self._named: dict[str, ir.SharedPlan] = {}
         self._nested_cache: dict[str, ir.SharedPlan] = {}
         self._nesting = 0
+        #: > 0 while parsing a join condition, the only place a column may name its 'side'
+        self._join_condition = 0
 
     # ---------------------------------------------------------------- error helpers
 
@@ -240,9 +242,10 @@ class Parser:
             return None
         if _raw_starts_with_read(steps_raw) and not rows and schema in (None, [], _MISSING):
             steps = self.steps(steps_raw, plan_loc)
-            if not steps or not isinstance(steps[0], ir.Read):
+            read = _first_step(steps)
+            if not isinstance(read, ir.Read):
                 return None
-            return self.finish(steps[0].source, steps, plan_loc, allow_read_first=True)
+            return self.finish(read.source, steps, plan_loc, allow_read_first=True)
         source = self.inline(rows, schema, rows_loc, schema_loc)
         steps = self.steps(steps_raw, plan_loc)
         if source is None:
@@ -288,7 +291,9 @@ class Parser:
                 stack.extend((v, f"{at}/{i}") for i, v in enumerate(node))
         return ok
 
-    def schema(self, raw: Any, loc: str) -> list[Field] | None:
+    def schema(self, raw: Any, loc: str, *, bare_array: bool = False) -> list[Field] | None:
+        """Schema fields; ``bare_array``: a top-level bare ``array`` column is allowed (inline
+        rows infer its element type)."""
         if isinstance(raw, _MAP) and isinstance(raw.get("fields"), list):
             raw, loc = raw["fields"], f"{loc}/fields"  # Spark's StructType JSON
         if not isinstance(raw, (list, tuple)):
@@ -326,6 +331,11 @@ class Parser:
                 self.err("unknown_type", f"{at}/type", f"field {name!r}: {exc}", tval)
                 ok = False
                 continue
+            problem = incomplete(t, bare_array=bare_array)
+            if problem is not None:
+                self.err("incomplete_type", f"{at}/type", f"field {name!r}: {problem}", tval)
+                ok = False
+                continue
             if name.lower() in seen:
                 self.err("duplicate_column", at, f"column name {name!r} appears twice in the schema (names are case-insensitive)", name)
                 ok = False
@@ -335,10 +345,12 @@ class Parser:
         return fields if ok else None
 
     def inline(self, rows: Any, schema: Any, rows_loc: str, schema_loc: str) -> ir.InlineData | None:
-        table = _arrow_input(rows)
-        if table is not None:
+        if is_table_input(rows):
+            table = self.arrow_input(rows, rows_loc)
+            if table is None:
+                return None
             return self._arrow_source(table, schema, rows_loc, schema_loc)
-        fields = self.schema(schema, schema_loc)
+        fields = self.schema(schema, schema_loc, bare_array=True)
         if fields is None:
             return None
         if not isinstance(rows, (list, tuple)):
@@ -346,6 +358,62 @@ class Parser:
             return None
         table = rows_to_arrow(rows, fields, rows_loc, self.errors)
         return ir.InlineData(table, rows_loc)
+
+    def arrow_input(self, rows: Any, rows_loc: str) -> Any:
+        """A pyarrow Table/RecordBatch or pandas DataFrame given as data → a pyarrow Table,
+        or None after recording located errors (``{rows_loc}/columns/{i}``). Column names
+        follow the inline schema's rules: non-empty and unique case-insensitively."""
+        import pyarrow as pa
+
+        if isinstance(rows, pa.RecordBatch):
+            table = pa.Table.from_batches([rows])
+        elif isinstance(rows, pa.Table):
+            table = rows
+        else:
+            table = self._from_pandas(rows, rows_loc)
+            if table is None:
+                return None
+        seen: dict[str, int] = {}
+        ok = True
+        for i, name in enumerate(table.column_names):
+            at = f"{rows_loc}/columns/{i}"
+            if not name:
+                self.err("column_name", at, "an input column needs a non-empty name", name)
+                ok = False
+            elif name.lower() in seen:
+                self.err("duplicate_column", at, f"column name {name!r} appears twice in the input (names are case-insensitive; the first is column {seen[name.lower()]})", name)
+                ok = False
+            else:
+                seen[name.lower()] = i
+        return table if ok else None
+
+    def _from_pandas(self, df: Any, rows_loc: str) -> Any:
+        """pandas → Arrow, each column that pyarrow cannot convert located by name (mixed
+        object columns, complex numbers, sparse data ...)."""
+        import pyarrow as pa
+
+        names = [str(c) for c in df.columns]
+        dupes = {n for n in names if names.count(n) > 1}
+        if dupes:
+            for i, n in enumerate(names):
+                if n in dupes and names.index(n) != i:
+                    self.err("duplicate_column", f"{rows_loc}/columns/{i}", f"column name {n!r} appears twice in the DataFrame", n)
+            return None
+        try:
+            return pa.Table.from_pandas(df, preserve_index=False)
+        except (pa.ArrowException, ValueError, TypeError, OverflowError):
+            pass  # find the column(s) at fault
+        found = False
+        for i, name in enumerate(names):
+            try:
+                pa.Table.from_pandas(df.iloc[:, [i]], preserve_index=False)
+            except (pa.ArrowException, ValueError, TypeError, OverflowError) as exc:
+                found = True
+                dtype = str(df.dtypes.iloc[i])
+                self.err("unsupported_column", f"{rows_loc}/columns/{i}", f"column {name!r} ({dtype}) cannot be converted to Arrow: {_arrow_reason(exc)}", dtype)
+        if not found:
+            self.err("unsupported_column", rows_loc, "the DataFrame cannot be converted to Arrow")
+        return None
 
     def _arrow_source(self, table: Any, schema: Any, rows_loc: str, schema_loc: str) -> ir.InlineData | None:
         if schema is not None and schema != [] and schema is not _MISSING:
@@ -363,7 +431,7 @@ class Parser:
                 target = pa.schema([pa.field(f.name, arrow_type(f.type)) for f in fields])
                 if table.schema.types != target.types:  # casting to the same types still costs ~5 µs a column
                     table = table.cast(target)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, TypeParseError) as exc:
+            except (pa.ArrowException, TypeParseError, ValueError, TypeError) as exc:
                 self.err("schema_mismatch", schema_loc, f"the Arrow data cannot be cast to the schema: {exc}")
                 return None
             return ir.InlineData(table, rows_loc)
@@ -391,7 +459,7 @@ class Parser:
         if target is not None:
             try:
                 table = table.cast(target)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+            except (pa.ArrowException, ValueError, TypeError) as exc:
                 self.err("unsupported_type", rows_loc, f"the Arrow data cannot be converted to Spark's types {target}: {exc}")
                 return None
         return ir.InlineData(table, rows_loc)
@@ -494,6 +562,7 @@ class Parser:
             expr = self.expr(item, loc)
             name = self._alias(item, loc, keys=("alias", "name"), multi=True)
             return ir.SelectItem(expr, name, loc) if expr is not None else None
+        self._no_side(item, loc)
         key, name = _first(item, "col", "column", "name")
         if key is None:
             self.err("select_item", loc, "a select item object needs 'expr', 'col', 'column', 'name' or an expression key ('fn', 'op', 'lit')", item)
@@ -607,6 +676,7 @@ class Parser:
     def column_name(self, item: Any, loc: str, keys: tuple[str, ...] = ("col", "column", "name")) -> str | None:
         """A plain column name: a string or ``{"col"|"column"|"name": ...}``."""
         if isinstance(item, _MAP):
+            self._no_side(item, loc)
             key, item = _first(item, *keys)
             if key is None:
                 self.err("column_name", loc, f"expected a column name or an object with one of {list(keys)}", item)
@@ -1060,7 +1130,11 @@ class Parser:
                     if name is not None:
                         keys.append(name)
                     continue
-                e = self.expr(_normalise_eq(item), iloc)
+                self._join_condition += 1
+                try:
+                    e = self.expr(_normalise_eq(item), iloc)
+                finally:
+                    self._join_condition -= 1
                 if e is not None:
                     conds.append(e)
                 continue
@@ -1075,12 +1149,13 @@ class Parser:
         if right is None:
             return None
         by_name = op == "unionByName"
-        allow = True
-        if by_name and "allowMissingColumns" in merged:
-            allow = bool(merged["allowMissingColumns"])
+        allow = merged.get("allowMissingColumns", True) if by_name else True
+        if not isinstance(allow, bool):  # "false" is not false (bool("false") is True)
+            self.err("bool_expected", where["allowMissingColumns"], "'allowMissingColumns' must be true or false", allow)
         distinct = merged.get("distinct", False)
         if not isinstance(distinct, bool):
             self.err("bool_expected", where["distinct"], "'distinct' must be true or false", distinct)
+        if not isinstance(allow, bool) or not isinstance(distinct, bool):
             return None
         return ir.SetOp(index, op, loc, right, "union", by_name, by_name and allow, distinct)
 
@@ -1119,11 +1194,12 @@ class Parser:
             source = None
         else:
             if starts_with_read:
-                self.err("conflicting_input", f"{loc}/plan/0", "the plan has both an 'input' and a first 'read' step; keep one")
+                self.err("conflicting_input", f"{loc}/plan/{_raw_first_index(steps_raw)}", "the plan has both an 'input' and a first 'read' step; keep one")
             source = self.source(inp, f"{loc}/input")
         steps = self.steps(steps_raw, f"{loc}/plan")
-        if source is None and starts_with_read and steps and isinstance(steps[0], ir.Read):
-            source = steps[0].source
+        first = _first_step(steps)
+        if source is None and starts_with_read and isinstance(first, ir.Read):
+            source = first.source
         if source is None:
             return None
         plan = self.finish(source, steps, f"{loc}/plan", allow_read_first=starts_with_read)
@@ -1141,16 +1217,20 @@ class Parser:
         return replace(plan, conf=conf) if conf else plan
 
     def finish(self, source: ir.Source, steps: tuple[ir.Step, ...], plan_loc: str, *, allow_read_first: bool = False) -> ir.Plan | None:
-        """Take a leading ``read`` and a trailing output step out of the step list."""
+        """Take a leading ``read`` and a trailing output step out of the step list.
+        ``stop`` steps are transparent: a read after them is still first, an output before
+        them still last."""
         body = list(steps)
-        if allow_read_first and body and isinstance(body[0], ir.Read):
-            body = body[1:]
+        first = next((i for i, s in enumerate(body) if not isinstance(s, ir.Stop)), None)
+        if allow_read_first and first is not None and isinstance(body[first], ir.Read):
+            del body[first]
+        last = max((i for i, s in enumerate(body) if not isinstance(s, ir.Stop)), default=-1)
         output: ir.Output | None = None
         for i, step in enumerate(body):
             if isinstance(step, ir.Read):
                 self.err("read_not_first", step.loc, "a 'read' step can only be the first step of a plan that has no 'input'")
             elif isinstance(step, (ir.Write, ir.TempView)):
-                if i != len(body) - 1:
+                if i != last:
                     self.err("output_not_last", step.loc, f"{step.op!r} must be the last step (it writes the result, nothing follows it)")
                 elif self._nesting > 0:
                     self.err("nested_output", step.loc, f"a nested plan cannot end with {step.op!r}; only the outermost plan writes")
@@ -1832,10 +1912,15 @@ class Parser:
             self.err("type_expected", loc, "expected a type name string such as 'int' or 'decimal(10,2)'", raw)
             return None
         try:
-            return parse_type(raw)
+            t = parse_type(raw)
         except TypeParseError as exc:
             self.err("unknown_type", loc, str(exc), raw)
             return None
+        problem = incomplete(t)
+        if problem is not None:
+            self.err("incomplete_type", loc, problem, raw)
+            return None
+        return t
 
     def expr_list(self, raw: Any, loc: str, depth: int = 0) -> list[ir.Expr] | None:
         if not isinstance(raw, (list, tuple)):
@@ -1910,12 +1995,20 @@ class Parser:
         self.err("expr_form", loc, "an expression object needs one of 'col', 'lit', 'op', 'fn', 'udf' (or a window 'type')", raw)
         return None
 
+    def _no_side(self, item: Mapping[str, Any], loc: str) -> None:
+        """Where a column object is read as a plain name, a 'side' key would be dropped."""
+        if "side" in item and self._side(item, loc) is not None:
+            self.err("column_side", f"{loc}/side", "'side' is not read here: only a column reference in a join condition's expression picks a join input", item["side"])
+
     def _side(self, raw: Mapping[str, Any], loc: str) -> str | None:
         side = raw.get("side")
         if side is None:
             return None
         if side not in ("left", "right"):
             self.err("column_side", f"{loc}/side", "'side' must be 'left' or 'right'", side)
+            return None
+        if not self._join_condition:
+            self.err("column_side", f"{loc}/side", "'side' picks a join input, so it only applies inside a join condition ('on'); elsewhere a column has one input", side)
             return None
         return str(side)
 
@@ -2724,21 +2817,10 @@ def is_table_input(rows: Any) -> bool:
     return mod.startswith("pandas") and type(rows).__name__ == "DataFrame"
 
 
-def _arrow_input(rows: Any) -> Any:
-    """A pyarrow Table/RecordBatch (or pandas DataFrame) given as data, else None."""
-    mod = type(rows).__module__
-    if mod.startswith("pyarrow"):
-        import pyarrow as pa
-
-        if isinstance(rows, pa.RecordBatch):
-            return pa.Table.from_batches([rows])
-        if isinstance(rows, pa.Table):
-            return rows
-    if mod.startswith("pandas") and type(rows).__name__ == "DataFrame":
-        import pyarrow as pa
-
-        return pa.Table.from_pandas(rows, preserve_index=False)
-    return None
+def _arrow_reason(exc: BaseException) -> str:
+    """pyarrow's message without its repetition of the column (it wraps both in a tuple)."""
+    first = next(iter(exc.args), None)
+    return first if isinstance(first, str) else str(exc)
 
 
 #: nesting of plan documents inside plan documents (right sides, definitions)
@@ -2776,11 +2858,26 @@ def _is_extended_document(doc: Mapping[str, Any]) -> bool:
     )
 
 
+def _raw_first_index(steps: Any) -> int:
+    """Index of the first raw step other than ``stop`` (a no-op), or 0."""
+    if isinstance(steps, (list, tuple)):
+        for i, step in enumerate(steps):
+            if not (isinstance(step, Mapping) and step.get("op") == "stop"):
+                return i
+    return 0
+
+
 def _raw_starts_with_read(steps: Any) -> bool:
-    return (
-        isinstance(steps, (list, tuple)) and bool(steps)
-        and isinstance(steps[0], Mapping) and steps[0].get("op") == "read"
-    )
+    """The first step other than ``stop`` is ``read``."""
+    if not isinstance(steps, (list, tuple)) or not steps:
+        return False
+    step = steps[_raw_first_index(steps)]
+    return isinstance(step, Mapping) and step.get("op") == "read"
+
+
+def _first_step(steps: tuple[ir.Step, ...]) -> ir.Step | None:
+    """The first parsed step other than ``stop``."""
+    return next((s for s in steps if not isinstance(s, ir.Stop)), None)
 
 
 def _quote_name(name: str) -> str:
@@ -3016,7 +3113,36 @@ def _hook_isin(p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc: str
     return ir.Call(spec.name, tuple(args), loc) if args is not None else None
 
 
+#: make_timestamp's two forms (PySpark's keyword arguments), by argument count; the time
+#: zone slot exists where the catalog row has one
+_TIMESTAMP_PARTS = "e years, e months, e days, e hours, e mins, e secs"
+_MAKE_TIMESTAMP_FORMS: dict[int, tuple[Param, ...]] = {
+    2: parse_signature("e date, e time"),
+    3: parse_signature("e date, e time, S timezone"),
+    6: parse_signature(_TIMESTAMP_PARTS),
+    7: parse_signature(_TIMESTAMP_PARTS + ", S timezone"),
+}
+
+
+def _hook_make_timestamp(p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc: str, loc: str, depth: int) -> ir.Expr | None:
+    """(years, months, days, hours, mins, secs[, timezone]) or (date, time[, timezone]): the
+    time zone is the last argument of either form, a string literal slot."""
+    zoned = spec.params[-1].code == "S"
+    counts = (2, 3, 6, 7) if zoned else (2, 6)
+    form = _MAKE_TIMESTAMP_FORMS.get(len(raw_args)) if len(raw_args) in counts else None
+    if form is None:
+        tz = "[, timezone]" if zoned else ""
+        p.err("arity", args_loc, f"function {spec.name!r} takes (years, months, days, hours, mins, secs{tz}) or (date, time{tz}): "
+              f"{' or '.join(map(str, counts))} arguments, got {len(raw_args)}", raw_args)
+        return None
+    args = [p.argument(a, param, f"{args_loc}/{i}", depth, spec) for i, (a, param) in enumerate(zip(raw_args, form))]
+    if any(a is None for a in args):
+        return None
+    return ir.Call(spec.name, tuple(a for a in args if a is not None), loc)
+
+
 _RAW_HOOKS: dict[str, Callable[[Parser, FunctionSpec, list[Any], str, str, int], ir.Expr | None]] = {
+    "make_timestamp": _hook_make_timestamp,
     "date_part": _hook_date_part,
     "array_sort": _hook_array_sort,
     "isin": _hook_isin,

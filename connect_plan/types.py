@@ -30,6 +30,7 @@ __all__ = [
     "TypeParseError",
     "arrow_type",
     "from_arrow",
+    "incomplete",
     "parse_type",
     "spark_type_proto",
     "type_string",
@@ -54,7 +55,8 @@ class ArrayType:
 
 @dataclass(frozen=True)
 class MapType:
-    """``map<K,V>``; both ``None`` for a bare ``map`` (only meaningful in expected schemas)."""
+    """``map<K,V>``; both ``None`` for a bare ``map`` (only meaningful in fixtures' expected
+    schemas, where it matches any map: PLAN_FORMAT.md §6.3)."""
 
     key: DataType | None
     value: DataType | None
@@ -263,6 +265,33 @@ def type_string(t: DataType | None) -> str:
     return f"struct<{inner}>"
 
 
+def incomplete(t: DataType, *, bare_array: bool = False) -> str | None:
+    """Why ``t`` names no concrete Spark type (a bare ``map`` anywhere, a bare ``array``
+    other than at the top when ``bare_array`` allows it), or None. Spark has no type for
+    either; only inline rows infer a top-level bare ``array``'s element type (robin does)."""
+    stack: list[tuple[DataType, bool]] = [(t, bare_array)]
+    while stack:
+        node, top_array_ok = stack.pop()
+        if isinstance(node, MapType):
+            if node.key is None or node.value is None:
+                return "a bare 'map' has no key and value types; write map<K,V> (e.g. map<string,string>)"
+            stack += [(node.key, False), (node.value, False)]
+        elif isinstance(node, ArrayType):
+            if node.element is None:
+                if not top_array_ok:
+                    return "a bare 'array' has no element type here; write array<T> (only a top-level column of inline rows infers it from the data)"
+            else:
+                stack.append((node.element, False))
+        elif isinstance(node, StructType):
+            stack += [(ft, False) for _, ft in node.fields]
+    return None
+
+
+#: Spark's Arrow form of a variant: a struct of the binary value and metadata, the
+#: metadata field tagged ``variant=true`` (pyspark.sql.pandas.types.to_arrow_type)
+VARIANT_METADATA = {b"variant": b"true"}
+
+
 @functools.lru_cache(maxsize=1024)
 def arrow_type(t: DataType) -> pa.DataType:
     """Arrow type used for inline data of type ``t`` (as Spark reads it back)."""
@@ -271,6 +300,11 @@ def arrow_type(t: DataType) -> pa.DataType:
     if isinstance(t, Primitive):
         if t.name == "decimal":
             return pa.decimal128(t.precision, t.scale)
+        if t.name == "variant":
+            return pa.struct([
+                pa.field("value", pa.binary(), nullable=False),
+                pa.field("metadata", pa.binary(), nullable=False, metadata=VARIANT_METADATA),
+            ])
         factory = _ARROW_PRIMITIVES.get(t.name)
         if factory is None:
             raise TypeParseError(f"type {t.name!r} cannot be used for inline data")
@@ -311,6 +345,8 @@ def from_arrow(t: pa.DataType) -> DataType:
     if pat.is_dictionary(t):  # e.g. pandas categoricals: the values' type
         return from_arrow(t.value_type)
     if pat.is_decimal(t):
+        if t.precision > 38:
+            raise TypeParseError(f"Arrow type {t} is wider than Spark's decimals (at most 38 digits)")
         return Primitive("decimal", t.precision, t.scale)
     if pat.is_timestamp(t):
         return Primitive("timestamp" if t.tz is not None else "timestamp_ntz")
@@ -318,6 +354,8 @@ def from_arrow(t: pa.DataType) -> DataType:
         return ArrayType(from_arrow(t.value_type))
     if pat.is_map(t):
         return MapType(from_arrow(t.key_type), from_arrow(t.item_type))
+    if pat.is_struct(t) and _is_variant(t):
+        return Primitive("variant")
     if pat.is_struct(t):
         return StructType(tuple((t.field(i).name, from_arrow(t.field(i).type)) for i in range(t.num_fields)))
     for name, factory in _ARROW_PRIMITIVES.items():
@@ -338,6 +376,14 @@ def from_arrow(t: pa.DataType) -> DataType:
     if pat.is_float16(t):
         return Primitive("float")
     raise TypeParseError(f"Arrow type {t} has no Spark equivalent")
+
+
+def _is_variant(t: pa.StructType) -> bool:
+    """Spark's test (ArrowUtils): two binary fields value/metadata, metadata tagged."""
+    if t.num_fields != 2 or {t.field(i).name for i in range(2)} != {"value", "metadata"}:
+        return False
+    meta = t.field("metadata").metadata or {}
+    return meta.get(b"variant") == b"true"
 
 
 def spark_type_proto(t: DataType) -> types_pb2.DataType:

@@ -20,7 +20,7 @@ from typing import Any
 
 from .errors import ConnectPlanError
 from .translator.expressions import InlineUdf
-from .types import DataType, TypeParseError, parse_type, spark_type_proto
+from .types import DataType, TypeParseError, incomplete, parse_type, spark_type_proto
 
 __all__ = ["UDF_KINDS", "make_inline_udf"]
 
@@ -70,6 +70,9 @@ def make_inline_udf(
             ours = parse_type(return_type)
         except TypeParseError as exc:
             raise ConnectPlanError(f"UDF {name!r}: bad return type {return_type!r}: {exc}") from None
+        problem = incomplete(ours)
+        if problem is not None:
+            raise ConnectPlanError(f"UDF {name!r}: bad return type {return_type!r}: {problem}")
         type_proto = spark_type_proto(ours)
         spark_type = proto_schema_to_pyspark_data_type(type_proto)
     else:

@@ -273,7 +273,7 @@ def table(specs: list[FunctionSpec]) -> str:
 def divergences() -> str:
     items = []
     plain = (None, "logical_chain", "isin", "between", "not_equal", "cast", "when", "otherwise",
-             "udf", "call_function", "extract", "update_fields")
+             "udf", "call_function", "extract", "update_fields", "make_timestamp")
     for s in rows():
         if not s.notes or (s.special in plain and s.order is None and "robin" not in s.notes):
             continue

@@ -20,8 +20,9 @@ from pyspark.sql.connect import proto as pb
 from .. import ir
 from ..errors import PlanError
 from ..functions import CATALOG, PARSER_SPECIALS, SPECIAL_FORMS, FunctionSpec
-from ..types import DataType, spark_type_proto, type_string
+from ..types import DataType, MapType, spark_type_proto, type_string
 from .scope import Scope
+from .statictypes import static_type
 
 __all__ = ["BUILDERS", "ExprContext", "InlineUdf", "emit", "quote_identifier", "udf_registry"]
 
@@ -272,7 +273,18 @@ def _field_name(e: ir.Expr) -> str:
     raise PlanError.single("literal_expected", e.loc, "a struct field name must be a string literal")
 
 
+def _build_get(call: ir.Call, spec: FunctionSpec, out: pb.Expression, ctx: ExprContext) -> None:
+    """get(x, <integer literal>): robin's map lookup x[key] when x is known to be a map (an
+    int-keyed map); otherwise Spark's get, 0-based array access that is null out of range.
+    (The parser already made every other key a map lookup.)"""
+    if isinstance(static_type(call.args[0], ctx.scope), MapType):
+        build_extract_value(ir.ExtractValue(call.args[0], call.args[1], call.loc), out, ctx)
+    else:
+        function(spec.spark, call.args, out, ctx)
+
+
 SPECIAL_BUILDERS: dict[str, Callable[[ir.Call, FunctionSpec, pb.Expression, ExprContext], None]] = {
+    "get": _build_get,
     "logical_chain": _build_logical_chain,
     "between": _build_between,
     "isin": _build_isin,

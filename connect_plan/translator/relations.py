@@ -27,9 +27,12 @@ from ..errors import ErrorDetail, PlanError
 from ..functions import CATALOG
 from .expressions import ExprContext, emit, fill_sort_order
 from .scope import Scope
+from .statictypes import generator_width, static_type
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from ..types import DataType
 
 __all__ = ["MAX_EXPANDED_STEPS", "MAX_RELATION_DEPTH", "Emitter", "LocalData", "Lowerer", "Rel", "emit_chain"]
 
@@ -304,6 +307,8 @@ class Lowerer:
         scope = self.source(plan.source, chain)
         pending: ir.GroupBy | None = None
         for step in plan.steps:
+            if isinstance(step, ir.Stop):
+                continue  # a no-op everywhere, also between a groupBy and its agg
             if pending is not None:
                 if isinstance(step, ir.Agg):
                     scope = self.aggregate(pending, step.aggs, chain, scope, extra_step=step.index)
@@ -341,7 +346,8 @@ class Lowerer:
 
     def inline_source(self, source: ir.InlineData, chain: list[Rel]) -> Scope:
         chain.append(LocalRel(self.new_id(), [], source.table))
-        return Scope(tuple(source.table.column_names), self.case_sensitive)
+        scope = Scope(tuple(source.table.column_names), self.case_sensitive)
+        return scope.with_names(scope.names, _arrow_types(source.table, scope))
 
     def table_source(self, source: ir.TableSource, chain: list[Rel]) -> Scope:
         chain.append(ReadTableRel(self.new_id(), [], source.name, source.options))
@@ -403,7 +409,13 @@ class Lowerer:
     def select(self, step: ir.Select, chain: list[Rel], scope: Scope) -> Scope:
         out: list[str | None] = []
         unknown = False
+        types: dict[str, Any] = {}
         for item in step.items:
+            if isinstance(item.alias, str):
+                self._check_generator_width(item.expr, scope, item.expr.loc, "the item names one column")
+            known = static_type(item.expr, scope)
+            if known is not None and (isinstance(item.alias, str) or (item.alias is None and isinstance(item.expr, ir.Col))):
+                types[scope.norm(item.alias or item.expr.name)] = known  # type: ignore[union-attr]
             if isinstance(item.alias, tuple):
                 out.extend(item.alias)
             elif item.alias is not None:
@@ -433,7 +445,7 @@ class Lowerer:
                 self.err("duplicate_column", step.loc, f"select outputs column {out_name!r} twice; output names must be unique (add an alias)", out_name)
             seen[key] = i
         chain.append(ProjectRel(self.new_id(), [step.index], list(step.items), scope))
-        return scope.with_names(None if unknown else out)
+        return scope.with_names(None if unknown else out, types)
 
     def with_column(self, step: ir.WithColumn, chain: list[Rel], scope: Scope) -> Scope:
         last = chain[-1]
@@ -455,6 +467,7 @@ class Lowerer:
             chain.append(
                 WithColumnsRel(self.new_id(), [step.index], [(step.name, step.expr)], scope, {key}, {key.lower()}, generator)
             )
+        self._check_generator_width(step.expr, scope, step.expr.loc, "withColumn names one column")
         if scope.names is None:
             return scope
         names = list(scope.names)
@@ -463,7 +476,27 @@ class Lowerer:
             names.append(step.name)
         else:
             names[idx] = step.name
-        return scope.with_names(names)
+        types = {k: t for k, t in scope.types.items() if k != key}
+        new_type = static_type(step.expr, scope)
+        if new_type is not None:
+            types[key] = new_type
+        return scope.with_names(names, types)
+
+    def _check_generator_width(self, expr: ir.Expr, scope: Scope, loc: str, why: str) -> None:
+        """A generator that outputs several columns cannot go under one name: Spark's
+        UDTF_ALIAS_NUMBER_MISMATCH, refused here before anything is sent."""
+        if not _is_generator(expr):
+            return
+        assert isinstance(expr, ir.Call)
+        width = generator_width(expr, scope)
+        if width is None or width < 2:
+            return
+        many = "at least 2" if expr.fn.startswith("posexplode") and width == 2 else str(width)
+        self.err(
+            "generator_columns", loc,
+            f"{expr.fn!r} outputs {many} columns here and {why} (Spark refuses it: UDTF_ALIAS_NUMBER_MISMATCH); "
+            "use a select item with one name per column ({\"expr\": ..., \"name\": [\"pos\", \"col\"]}) or no name",
+        )
 
     def rename(self, step: ir.WithColumnRenamed, chain: list[Rel], scope: Scope) -> Scope:
         idx = scope.index_of(step.old)
@@ -486,7 +519,11 @@ class Lowerer:
             return scope
         names = list(scope.names)
         names[idx] = step.new
-        return scope.with_names(names)
+        types = {k: t for k, t in scope.types.items() if k != scope.norm(step.old)}
+        moved = scope.type_of(step.old)
+        if moved is not None:
+            types[scope.norm(step.new)] = moved
+        return scope.with_names(names, types)
 
     def drop(self, step: ir.Drop, chain: list[Rel], scope: Scope) -> Scope:
         names = list(scope.names) if scope.names is not None else None
@@ -504,7 +541,7 @@ class Lowerer:
             last.steps.append(step.index)
         else:
             chain.append(DropRel(self.new_id(), [step.index], list(step.names), scope))
-        return scope.with_names(names)
+        return scope.with_names(names, scope.types)
 
     def distinct(self, step: ir.Distinct, chain: list[Rel], scope: Scope) -> Scope:
         chain.append(DedupRel(self.new_id(), [step.index]))
@@ -671,6 +708,19 @@ def _unique_suffix(name: str, taken: set[str], norm: Callable[[str], str]) -> st
         candidate = f"{name}_right_{i}"
         i += 1
     return candidate
+
+
+def _arrow_types(table: pa.Table, scope: Scope) -> dict[str, DataType]:
+    """The plan-format types of an inline table's columns (normalised names)."""
+    from ..types import TypeParseError, from_arrow
+
+    out: dict[str, DataType] = {}
+    for f in table.schema:
+        try:
+            out[scope.norm(f.name)] = from_arrow(f.type)
+        except TypeParseError:
+            continue
+    return out
 
 
 def _col_output_name(expr: ir.Expr, scope: Scope) -> str | None:

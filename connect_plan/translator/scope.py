@@ -12,12 +12,59 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-__all__ = ["Scope"]
+if TYPE_CHECKING:
+    from ..types import DataType
+
+__all__ = ["Scope", "attribute_parts"]
 
 
 def _quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
+
+
+def attribute_parts(name: str) -> list[str] | None:
+    """The name parts Spark reads from an unparsed identifier (its ``parseAttributeName``:
+    dots separate parts, backticks quote, a doubled backtick is one), or None where Spark
+    would refuse the text (a stray backtick, an empty part)."""
+    parts: list[str] = []
+    cur: list[str] = []
+    quoted = False  # inside backticks
+    closed = False  # the current part was a closed quote: only a dot may follow
+    i, n = 0, len(name)
+    while i < n:
+        c = name[i]
+        if quoted:
+            if c == "`":
+                if i + 1 < n and name[i + 1] == "`":
+                    cur.append("`")
+                    i += 1
+                else:
+                    quoted, closed = False, True
+            else:
+                cur.append(c)
+        elif c == ".":
+            if (not cur and not closed) or i == n - 1:
+                return None
+            parts.append("".join(cur))
+            cur, closed = [], False
+        elif closed or (c == "`" and cur):
+            return None
+        elif c == "`":
+            quoted = True
+        else:
+            cur.append(c)
+        i += 1
+    if quoted or (not cur and not closed):
+        return None
+    parts.append("".join(cur))
+    return parts
+
+
+def _part(text: str) -> str:
+    """One name part as Spark reads it back: plain when nothing in it can be misread."""
+    return text if text and "." not in text and "`" not in text else _quote(text)
 
 
 @dataclass(frozen=True)
@@ -29,6 +76,9 @@ class Scope:
     renames: Mapping[str, str] = field(default_factory=dict)
     #: inside a join condition: the scopes of the two inputs
     sides: Mapping[str, Scope] | None = None
+    #: the Spark types known statically (normalised name → type): an inline input's
+    #: columns, carried through the steps that keep them; any other column is unknown
+    types: Mapping[str, DataType] = field(default_factory=dict)
 
     def norm(self, name: str) -> str:
         return name if self.case_sensitive else name.lower()
@@ -72,14 +122,20 @@ class Scope:
         """The ``unparsed_identifier`` for a reference to ``name`` in this scope.
 
         Plain names go as they are. A name containing a dot or backtick that is a known
-        column is quoted whole (a column literally named ``a.b``); otherwise Spark's own
-        parsing applies (``a.b`` is field ``b`` of ``a``; user-written backticks quote).
+        column is quoted whole (a column literally named ``a.b``). Otherwise the name means
+        what it means to PySpark (``a.b`` is field ``b`` of ``a``, user-written backticks
+        quote: ``df.select("a.b")``), and each part is re-quoted so that nothing in it can
+        break out of its identifier; text Spark would refuse (a stray backtick: ``x`y``)
+        is taken literally, its dots still separating parts.
         """
         if "." not in name and "`" not in name:
             return name
         if self.has(name):
             return _quote(name)
-        return name
+        parts = attribute_parts(name)
+        if parts is None:
+            parts = name.split(".")
+        return ".".join(_part(p) for p in parts)
 
     def output_name(self, name: str) -> str:
         return self.renames.get(self.norm(name), name)
@@ -96,8 +152,19 @@ class Scope:
             return prefer or "left"
         return prefer
 
-    def with_names(self, names: Iterable[str | None] | None) -> Scope:
-        return Scope(None if names is None else tuple(names), self.case_sensitive)
+    def with_names(self, names: Iterable[str | None] | None, types: Mapping[str, DataType] | None = None) -> Scope:
+        """A scope of other columns. ``types`` (normalised names) are kept for the names
+        that remain; without it nothing is known of the new columns' types."""
+        out = Scope(None if names is None else tuple(names), self.case_sensitive)
+        if types and out.names is not None:
+            kept = {k: t for k, t in types.items() if k in out._positions}
+            if kept:
+                object.__setattr__(out, "types", kept)
+        return out
+
+    def type_of(self, name: str) -> DataType | None:
+        """The statically known type of column ``name`` (a column, not a struct path)."""
+        return self.types.get(self.norm(name)) if self.types else None
 
     def index_of(self, name: str) -> int | None:
         if self.names is None:

@@ -57,6 +57,26 @@ def test_fixtures_command_pass_and_fail(spark_url: str, tmp_path: Path) -> None:
     assert failed.returncode == 1 and "FAIL" in failed.stdout and "0 passed, 1 failed" in failed.stdout
 
 
+def test_fixtures_command_reports_malformed_fixture_files_and_goes_on(spark_url: str, tmp_path: Path) -> None:
+    good = json.loads(FIXTURE.read_text())
+    (tmp_path / "0_good.json").write_text(json.dumps(good))
+    malformed = {
+        "rows_5": {"expected": {"rows": 5}}, "row_5": {"expected": {"rows": [5]}}, "schema_5": {"expected": {"schema": 5}},
+        "schema_item_5": {"expected": {"schema": [5]}}, "schema_ddl": {"expected": {"schema": "a int"}},
+        "cleanup_list": {"cleanup": ["t"]}, "error_5": {"expected": {"error": 5}},
+    }
+    for name, extra in malformed.items():
+        (tmp_path / f"{name}.json").write_text(json.dumps({**good, **extra}))
+    (tmp_path / "z_good.json").write_text(json.dumps(good))
+    out = cli(spark_url, "fixtures", str(tmp_path))
+    assert out.returncode == 1, out.stderr
+    assert "Traceback" not in out.stderr + out.stdout
+    assert f"2 passed, {len(malformed)} failed" in out.stdout
+    assert out.stdout.count("malformed fixture") == len(malformed)
+    for loc in ("/expected/rows", "/expected/rows/0", "/expected/schema", "/expected/schema/0", "/cleanup", "/expected/error"):
+        assert f"{loc}: " in out.stdout
+
+
 def test_server_error_is_readable(spark_url: str, tmp_path: Path) -> None:
     doc = {"input": {"schema": [{"name": "a", "type": "int"}], "rows": [[1]]},
            "plan": [{"op": "select", "payload": ["a"]}, {"op": "filter", "payload": {"op": "gt", "left": "missing", "right": 1}}]}

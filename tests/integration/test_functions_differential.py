@@ -276,6 +276,17 @@ DATES = [
       lambda: F.make_date(F.lit(2024), F.abs("n"), F.lit(1))),
     X("make_timestamp", {"fn": "make_timestamp", "args": [2024, 1, {"fn": "abs", "args": ["n"]}, 10, 30, 0]},
       lambda: F.make_timestamp(F.lit(2024), F.lit(1), F.abs("n"), F.lit(10), F.lit(30), F.lit(0))),
+    # the time zone slot is a string literal: a bare zone name is the zone, not a column
+    X("make_timestamp_bare_zone", {"fn": "make_timestamp", "args": [2024, 1, {"fn": "abs", "args": ["n"]}, 10, 30, 0, "Asia/Tokyo"]},
+      lambda: F.make_timestamp(F.lit(2024), F.lit(1), F.abs("n"), F.lit(10), F.lit(30), F.lit(0), F.lit("Asia/Tokyo"))),
+    X("make_timestamp_lit_zone", {"fn": "make_timestamp", "args": [2024, 1, 2, 10, 30, 0, {"lit": "America/New_York"}]},
+      lambda: F.make_timestamp(F.lit(2024), F.lit(1), F.lit(2), F.lit(10), F.lit(30), F.lit(0), F.lit("America/New_York"))),
+    X("try_make_timestamp_bare_zone", {"fn": "try_make_timestamp", "args": [2024, "n", 1, 0, 0, 0, "Europe/Paris"]},
+      lambda: F.try_make_timestamp(F.lit(2024), F.col("n"), F.lit(1), F.lit(0), F.lit(0), F.lit(0), F.lit("Europe/Paris"))),
+    X("make_timestamp_ltz_bare_zone", {"fn": "make_timestamp_ltz", "args": [2024, 1, 1, 12, 0, 0, "Asia/Kolkata"]},
+      lambda: F.make_timestamp_ltz(F.lit(2024), F.lit(1), F.lit(1), F.lit(12), F.lit(0), F.lit(0), F.lit("Asia/Kolkata"))),
+    X("try_make_timestamp_ltz_bare_zone", {"fn": "try_make_timestamp_ltz", "args": [2024, "n", 1, 12, 0, 0, "UTC"]},
+      lambda: F.try_make_timestamp_ltz(F.lit(2024), F.col("n"), F.lit(1), F.lit(12), F.lit(0), F.lit(0), F.lit("UTC"))),
     X("timestampadd", {"fn": "timestampadd", "args": ["DAY", "n", "ts"]}, lambda: F.timestamp_add("DAY", "n", "ts")),
     X("timestampdiff", {"fn": "timestampdiff", "args": ["HOUR", "ts2", "ts"]}, lambda: F.timestamp_diff("HOUR", "ts2", "ts")),
     X("days_interval", {"op": "+", "left": "ts", "right": {"fn": "days", "args": [3]}}, lambda: F.col("ts") + F.make_dt_interval(F.lit(3))),
@@ -308,11 +319,11 @@ DATES = [
 # ------------------------------------------------------------------ arrays, maps, structs, lambdas
 
 ARR_SCHEMA = [("a", "array<bigint>"), ("b", "array<bigint>"), ("s", "array<string>"), ("m", "map<string,bigint>"),
-              ("st", "struct<x:bigint,y:string>"), ("n", "int")]
+              ("st", "struct<x:bigint,y:string>"), ("n", "int"), ("im", "map<int,string>")]
 ARR_ROWS = [
-    [[3, 1, None, 2], [2, 5], ["b", "a"], {"k": 1, "j": 2}, {"x": 1, "y": "u"}, 1],
-    [[], [1], [], {}, {"x": None, "y": None}, 2],
-    [None, None, None, None, None, None],
+    [[3, 1, None, 2], [2, 5], ["b", "a"], {"k": 1, "j": 2}, {"x": 1, "y": "u"}, 1, {"1": "one", "2": "two"}],
+    [[], [1], [], {}, {"x": None, "y": None}, 2, {"3": "three"}],
+    [None, None, None, None, None, None, None],
 ]
 
 ARRAYS = [
@@ -368,6 +379,14 @@ ARRAYS = [
     X("get_map_key_robin", {"fn": "get", "args": ["m", {"lit": "k"}]}, lambda: F.col("m")["k"]),
     X("get_array_index", {"fn": "get", "args": ["a", 1]}, lambda: F.get("a", 1)),
     X("get_array_out_of_range_null", {"fn": "get", "args": ["a", 10]}, lambda: F.get("a", 10)),
+    # an integer literal key on a map (robin's get(map, key)): the map lookup, not Spark's
+    # array get, when the argument is known to be a map
+    X("get_int_keyed_map", {"fn": "get", "args": ["im", 2]}, lambda: F.col("im")[2]),
+    X("get_int_keyed_map_missing", {"fn": "get", "args": ["im", 7]}, lambda: F.col("im")[7]),
+    X("get_built_map_int_key", {"fn": "get", "args": [{"fn": "create_map", "args": [1, "n", 2, 20]}, 1]},
+      lambda: F.create_map(F.lit(1), F.col("n"), F.lit(2), F.lit(20))[1]),
+    X("get_cast_map_int_key", {"fn": "get", "args": [{"fn": "cast", "args": ["im", "map<bigint,string>"]}, 3]},
+      lambda: F.col("im").cast("map<bigint,string>")[3]),
     X("get_field", {"fn": "get_field", "args": ["st", "x"]}, lambda: F.col("st").getField("x")),
     X("getField_lit", {"fn": "getField", "args": ["st", {"lit": "y"}]}, lambda: F.col("st").getField("y")),
     X("get_item_index", {"fn": "get_item", "args": ["b", 0]}, lambda: F.col("b").getItem(0)),

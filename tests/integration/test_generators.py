@@ -75,3 +75,48 @@ def test_drop_of_a_missing_stack_column_is_a_plan_error() -> None:
     with pytest.raises(PlanError) as info:
         validate(ROWS, SCHEMA, plan)
     assert info.value.codes == ("unknown_column",)
+
+
+# multi-column generators under one name: PySpark's withColumn (and a one-name alias) fails
+# on the server with UDTF_ALIAS_NUMBER_MISMATCH; connect_plan refuses them before sending
+MULTI_COLUMN = [
+    ("posexplode", ["arr"], lambda: F.posexplode("arr")),
+    ("posexplode_outer", ["arr"], lambda: F.posexplode_outer("arr")),
+    ("inline", ["st"], lambda: F.inline("st")),
+    ("inline_outer", ["st"], lambda: F.inline_outer("st")),
+    ("stack", [2, "id", {"lit": "one"}, {"op": "*", "left": "id", "right": 10}, {"lit": "two"}],
+     lambda: F.stack(F.lit(2), "id", F.lit("one"), F.col("id") * 10, F.lit("two"))),
+    ("json_tuple", ["j", "a", "b"], lambda: F.json_tuple("j", "a", "b")),
+    ("explode", ["m"], lambda: F.explode("m")),
+]
+
+
+def test_multi_column_generators_in_with_column_are_plan_errors_as_pyspark_fails(client: Any, diff: Any) -> None:
+    import pytest
+
+    from connect_plan.errors import PlanError
+
+    for fn, args, oracle in MULTI_COLUMN:
+        with pytest.raises(Exception) as theirs:
+            diff.df(ROWS, SCHEMA).withColumn("g", oracle()).toArrow()
+        assert "UDTF_ALIAS_NUMBER_MISMATCH" in str(theirs.value), fn
+        for plan in ([{"op": "withColumn", "payload": {"name": "g", "expr": {"fn": fn, "args": args}}}],
+                     sel("id", {"name": "g", "expr": {"fn": fn, "args": args}})):
+            with pytest.raises(PlanError) as ours:
+                client.execute(plan, data=ROWS, schema=SCHEMA)
+            assert [(d.code, d.loc) for d in ours.value.details] == [("generator_columns", "/plan/0/payload/" + ("expr" if plan[0]["op"] == "withColumn" else "1/expr"))], fn
+            assert "select" in str(ours.value)
+
+
+def test_one_column_generators_still_work_in_with_column(diff: Any) -> None:
+    """The same generators with one output column are fine in withColumn, as in PySpark."""
+    cases = [
+        ({"fn": "stack", "args": [2, "id", {"op": "*", "left": "id", "right": 10}]}, lambda: F.stack(F.lit(2), "id", F.col("id") * 10)),
+        ({"fn": "json_tuple", "args": ["j", "b"]}, lambda: F.json_tuple("j", "b")),
+        ({"fn": "inline", "args": [{"fn": "array", "args": [{"fn": "struct", "args": ["id"]}]}]},
+         lambda: F.inline(F.array(F.struct("id")))),
+        ({"fn": "explode_outer", "args": ["arr"]}, lambda: F.explode_outer("arr")),
+    ]
+    for expr, oracle in cases:
+        diff.check(ROWS, SCHEMA, [{"op": "withColumn", "payload": {"name": "g", "expr": expr}}],
+                   lambda df, oracle=oracle: df.withColumn("g", oracle()))

@@ -278,6 +278,11 @@ CASES: list[Case] = [
          [{"op": "select", "payload": ["id", "name"]},
           {"op": "unionByName", "payload": {"otherData": [["Zed", 99, "extra"]], "otherSchema": [{"name": "name", "type": "string"}, {"name": "id", "type": "bigint"}, {"name": "note", "type": "string"}]}}],
          lambda df, h: df.select("id", "name").unionByName(h.df([["Zed", 99, "extra"]], [("name", "string"), ("id", "bigint"), ("note", "string")]), allowMissingColumns=True)),
+    Case("union_by_name_allow_missing_false",
+         [{"op": "select", "payload": ["id", "name"]},
+          {"op": "unionByName", "payload": {"other_data": [["Zed", 99]], "other_schema": [{"name": "name", "type": "string"}, {"name": "id", "type": "bigint"}],
+                                            "allowMissingColumns": False}}],
+         lambda df, h: df.select("id", "name").unionByName(h.df([["Zed", 99]], [("name", "string"), ("id", "bigint")]), allowMissingColumns=False)),
     Case("union_op_level_keys",
          [{"op": "select", "payload": ["dept"]},
           {"op": "union", "other_data": [["X"]], "other_schema": [{"name": "dept", "type": "string"}], "payload": {}}],
@@ -292,6 +297,10 @@ CASES: list[Case] = [
          lambda df, h: df.select("id").crossJoin(h.df([[1], [2]], [("k", "int")]))),
     Case("stop_is_no_op", [{"op": "filter", "payload": {"op": "gt", "left": "id", "right": 5}}, {"op": "stop"}],
          lambda df, h: df.filter(F.col("id") > 5)),
+    Case("stop_between_group_by_and_agg",
+         [{"op": "stop"}, {"op": "groupBy", "payload": {"group_by": ["dept"]}}, {"op": "stop"}, {"op": "stop"},
+          {"op": "agg", "payload": {"aggs": [{"agg": "sum", "column": "salary"}]}}, {"op": "stop"}],
+         lambda df, h: df.groupBy("dept").agg(F.sum("salary"))),
     # ---- a longer pipeline through several ops
     Case("pipeline",
          [{"op": "filter", "payload": {"op": "is_not_null", "arg": {"col": "dept"}}},
@@ -320,3 +329,17 @@ def test_every_op_is_covered() -> None:
 
     used = {step["op"] for case in CASES for step in case.plan} | OPS_USED
     assert set(connect_plan.supported_plan_operations()) <= used
+
+
+def test_union_by_name_without_missing_columns_fails_as_pyspark_does(client: Any, diff: Any) -> None:
+    """allowMissingColumns: false really forbids them (a JSON boolean; "false" is refused)."""
+    from connect_plan.errors import ServerError
+
+    right = [["Zed", 99, "extra"]], [("name", "string"), ("id", "bigint"), ("note", "string")]
+    plan = [{"op": "select", "payload": ["id", "name"]},
+            {"op": "unionByName", "payload": {"other_data": right[0], "other_schema": [list(f) for f in right[1]], "allowMissingColumns": False}}]
+    with pytest.raises(ServerError) as ours:
+        client.execute(plan, data=PEOPLE, schema=PEOPLE_SCHEMA)
+    with pytest.raises(Exception) as theirs:
+        diff.df(PEOPLE, PEOPLE_SCHEMA).select("id", "name").unionByName(diff.df(*right), allowMissingColumns=False).toArrow()
+    assert ours.value.error_class and ours.value.error_class in str(theirs.value)

@@ -96,3 +96,54 @@ def test_zero_rows_keep_the_schema(client: Any) -> None:
     ours = client.execute([], data=[], schema=[("a", "int"), ("d", "decimal(5,1)"), ("m", "map<string,date>")])
     assert ours.num_rows == 0
     assert [str(t) for t in ours.schema.types] == ["int32", "decimal128(5, 1)", "map<string, date32[day]>"]
+
+
+def test_variant_columns_against_pysparks_variant_values(client: Any, spark: Any) -> None:
+    """A variant column takes any JSON value (nested too); PySpark's oracle builds the same
+    rows from VariantVal.parseJson of the JSON text. Compared as Arrow (the binary encoding)
+    and, with SQL NULLs among the values, as JSON text (PySpark's toArrow cannot convert a
+    null variant nested in an array: it casts to non-nullable fields)."""
+    import json
+
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import VariantVal
+
+    from tests.integration.conftest import assert_same
+
+    values = [{"a": 1, "b": [1, 2.5, "x", None]}, "str", 12345678901234567890, -0.25, True, []]
+    schema = [("i", "int"), ("v", "variant"), ("av", "array<variant>"), ("sv", "struct<v:variant>")]
+    ddl = "i int, v variant, av array<variant>, sv struct<v:variant>"
+
+    def var(v: Any) -> Any:
+        return None if v is None else VariantVal.parseJson(json.dumps(v))
+
+    rows = [[i, v, [v], {"v": v}] for i, v in enumerate(values)]
+    theirs = spark.createDataFrame([(i, var(v), [var(v)], (var(v),)) for i, v in enumerate(values)], ddl)
+    assert_same(client.execute([], data=rows, schema=schema), theirs.toArrow(), ordered=False)
+
+    with_nulls = [*values, None]
+    rows = [[i, v, [v, None], {"v": v}] for i, v in enumerate(with_nulls)]
+    theirs = spark.createDataFrame([(i, var(v), [var(v), None], (var(v),)) for i, v in enumerate(with_nulls)], ddl)
+    as_json = [{"op": "select", "payload": ["i", *({"name": c, "expr": {"fn": "to_json", "args": [c]}} for c in ("v", "av", "sv"))]}]
+    assert_same(client.execute(as_json, data=rows, schema=schema),
+                theirs.select("i", *(F.to_json(c).alias(c) for c in ("v", "av", "sv"))).toArrow(), ordered=False)
+
+
+@pytest.mark.parametrize("neighbour", [None, 0], ids=["column-wise", "per-value"])
+def test_date_and_timestamp_strings_mean_the_same_on_either_path(client: Any, spark: Any, neighbour: Any) -> None:
+    """Plain ISO strings go to Arrow column-wise; an integer (epoch microseconds) beside them
+    sends the whole column down the per-value path. Both equal PySpark's values."""
+    from tests.integration.conftest import assert_same
+
+    strings = ["2024-03-01T12:30", "2024-03-01 12:30:05.5", "0001-01-01T00:00:00", "9999-12-31T23:59:59.999999", "2024-02-29"]
+    stamps = [dt.datetime(2024, 3, 1, 12, 30), dt.datetime(2024, 3, 1, 12, 30, 5, 500000), dt.datetime(1, 1, 1),
+              dt.datetime(9999, 12, 31, 23, 59, 59, 999999), dt.datetime(2024, 2, 29)]
+    dates = ["2024-02-29", "0001-01-01", "9999-12-31", "1970-01-01", "2000-01-01"]
+    rows = [[i, s, s, d] for i, (s, d) in enumerate(zip(strings, dates))]
+    py = [(i, s.replace(tzinfo=UTC), s, dt.date.fromisoformat(d)) for i, (s, d) in enumerate(zip(stamps, dates))]
+    if neighbour is not None:
+        rows.append([9, neighbour, neighbour, {"year": 1970, "month": 1, "day": 1}])
+        py.append((9, dt.datetime(1970, 1, 1, tzinfo=UTC), dt.datetime(1970, 1, 1), dt.date(1970, 1, 1)))
+    ours = client.execute([], data=rows, schema=[("i", "int"), ("t", "timestamp"), ("n", "timestamp_ntz"), ("d", "date")])
+    theirs = spark.createDataFrame(py, "i int, t timestamp, n timestamp_ntz, d date").toArrow()
+    assert_same(ours, theirs, ordered=False)

@@ -271,7 +271,21 @@ CUSTOM: dict[str, list[tuple[Any, Callable[[], Any]]]] = {
         n: [
             ({"fn": n, "args": ["y", "mo", "d", "h", "mi", "s"]}, lambda n=n: getattr(CF, n)("y", "mo", "d", "h", "mi", "s")),
         ]
-        for n in ("make_timestamp", "try_make_timestamp", "make_timestamp_ntz", "try_make_timestamp_ntz")
+        for n in ("make_timestamp_ntz", "try_make_timestamp_ntz")
+    },
+    # the time zone is a string literal slot: a bare "UTC" is the zone, not a column
+    **{
+        n: [
+            ({"fn": n, "args": ["y", "mo", "d", "h", "mi", "s"]}, lambda n=n: getattr(CF, n)("y", "mo", "d", "h", "mi", "s")),
+            ({"fn": n, "args": ["y", "mo", "d", "h", "mi", "s", "UTC"]},
+             lambda n=n: getattr(CF, n)("y", "mo", "d", "h", "mi", "s", CF.lit("UTC"))),
+            ({"fn": n, "args": ["y", "mo", "d", "h", "mi", "s", {"col": "tz"}]},
+             lambda n=n: getattr(CF, n)("y", "mo", "d", "h", "mi", "s", "tz")),
+            ({"fn": n, "args": ["dt", "tm", "Asia/Tokyo"]},
+             lambda n=n: getattr(CF, n)(date="dt", time="tm", timezone=CF.lit("Asia/Tokyo"))),
+            ({"fn": n, "args": ["dt", "tm"]}, lambda n=n: getattr(CF, n)(date="dt", time="tm")),
+        ]
+        for n in ("make_timestamp", "try_make_timestamp")
     },
     "create_map": [({"fn": "create_map", "args": ["k", "v", "k2", "v2"]}, lambda: CF.create_map("k", "v", "k2", "v2"))],
     "named_struct": [({"fn": "named_struct", "args": ["a", "x", "b", "y"]},

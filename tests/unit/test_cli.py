@@ -62,6 +62,15 @@ def test_unreadable_file_and_bad_json(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "invalid JSON at line 1" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("type_", ["map", "array<map>", "struct<a:map>"])
+def test_check_reports_types_without_a_spark_type_readably(tmp_path: Path, capsys: pytest.CaptureFixture[str], type_: str) -> None:
+    doc = tmp_path / "bare.json"
+    doc.write_text(json.dumps({"input": {"schema": [{"name": "v", "type": type_}], "rows": [[None]]}, "plan": []}))
+    assert main(["check", str(doc)]) == 2
+    err = capsys.readouterr().err
+    assert "/input/schema/0/type" in err and "incomplete_type" in err and "Traceback" not in err
+
+
 def test_stdin_and_module_entry_point() -> None:
     doc = json.loads(FIXTURE.read_text())
     out = run("check", "-", stdin=json.dumps(doc))

@@ -80,6 +80,78 @@ def test_fast_path_result_equals_slow_path() -> None:
     assert fast.equals(slow)
 
 
+D = decimal.Decimal
+#: per type: values of the Python types a column may send to Arrow in one call (the fast
+#: path), valid and invalid, edge cases included; and one value that sends its whole
+#: column down the per-value path (the slow path)
+FAST_SLOW: list[tuple[str, list[Any], Any]] = [
+    ("date", ["2024-02-29", "2023-02-29", "2024-13-01", "2024-1-2", "20240102", " 2024-01-02 ", "2024-01-02T00:00",
+              "0000-01-01", "0001-01-01", "9999-12-31", "10000-01-01", "+2024-01-02", "", "２０２４-０１-０２",
+              dt.date(2024, 1, 2)], {"year": 2000, "month": 1, "day": 1}),
+    *((ts, ["2024-03-01T12", "2024-03-01 12", "2024-03-01T12:30", "2024-03-01 12:30", "2024-03-01T12:30:05",
+            "2024-03-01 12:30:05.5", "2024-03-01T12:30:05.123456", "2024-03-01T12:30:05.1234567",
+            "2024-03-01T12:30:05.123456789", "2024-03-01T12:30:05.", "2024-03-01", "2024-03-01T24:00:00",
+            "2024-03-01T12:60", "2024-03-01T12:30:60", "2024-02-30T00:00", "2024-03-01t12:30", "2024-03-01T1230",
+            "2024-03-01T12:30:05,5", "2024-03-01T12:30:05Z", "2024-03-01T12:30:05+02:00", "2024-03-01T12:30:05 -0130",
+            " 2024-03-01T12:30 ", "0001-01-01T00:00:00", "9999-12-31T23:59:59.999999", "0000-01-01", "", "now"], 0)
+      for ts in ("timestamp", "timestamp_ntz")),
+    ("decimal(5,2)", [D("1.5"), D("1.005"), D("-1.005"), D("999.99"), D("999.995"), D("1000"), D("-0"), D("1E+2"), D("1E-10"),
+                      D("NaN"), D("Infinity"), D("123.4")], 1.5),
+    ("decimal(38,10)", [D("1234567890123456789012345678.0123456789"), D("1E+28"), D("0.00000000005"), D("-0.00000000005")], 1.5),
+    ("boolean", [True, False], "true"),
+    ("binary", [b"", b"\x00\xff", b"abc"], "aGk="),
+    ("string", ["", " ", "ü", "漢字", "\x00", "a\nb", "😀", "\ud800"], 1),
+    ("tinyint", [0, 127, -128, 128, -129], "1"),
+    ("int", [0, 2**31 - 1, -(2**31), 2**31, -(2**31) - 1], "1"),
+    ("bigint", [2**63 - 1, -(2**63), 2**63, 10**30], "1"),
+    ("double", [0, -0.0, 1.5, 1e308, 2**53 + 1, 2**63 + 1, 10**400, float("nan"), float("inf"), -float("inf")], "1"),
+    ("float", [1.5, 1e300, 3.4e38, 2**24 + 1, 1e-50, float("nan")], "1"),
+]
+
+
+def _outcome(rows: list[list[Any]], type_: str) -> tuple[bool, str]:
+    """(row 0 valid, its value) of a one-column conversion."""
+    table, errors = convert(rows, ("c", type_))
+    if any(e.loc in ("/rows/0/0", "/rows") for e in errors):
+        return False, ""
+    return True, repr(_plain(table.column("c"))[0])
+
+
+def _plain(col: Any) -> list[Any]:
+    """Python values, dates and timestamps as their Arrow integers (any year compares)."""
+    if pa.types.is_timestamp(col.type) or pa.types.is_date(col.type):
+        col = col.cast(pa.int64() if pa.types.is_timestamp(col.type) else pa.int32())
+    return list(col.to_pylist())
+
+
+@pytest.mark.parametrize("type_,values,slow_forcer", FAST_SLOW, ids=[f"{t}-{i}" for i, (t, _, _) in enumerate(FAST_SLOW)])
+def test_a_values_validity_and_result_do_not_depend_on_its_neighbours(type_: str, values: list[Any], slow_forcer: Any) -> None:
+    """Each value alone (its column converted by Arrow in one call where the types allow)
+    and beside a value that needs the per-value path: accepted or refused alike, and the
+    same result when accepted. Whole columns of the valid values agree too."""
+    valid = []
+    for v in values:
+        alone = _outcome([[v]], type_)
+        beside = _outcome([[v], [slow_forcer]], type_)
+        assert alone == beside, f"{v!r}: alone {alone}, beside {slow_forcer!r} {beside}"
+        if alone[0]:
+            valid.append(v)
+    fast, errors = convert([[v] for v in valid], ("c", type_))
+    slow, slow_errors = convert([[v] for v in valid] + [[slow_forcer]], ("c", type_))
+    assert errors == [] and slow_errors == []
+    assert [repr(x) for x in _plain(fast.column("c"))] == [repr(x) for x in _plain(slow.column("c"))[:-1]]
+
+
+def test_timestamp_strings_accepted_are_the_documented_ones() -> None:
+    ok = ["2024-03-01", "2024-03-01T12:30", "2024-03-01 12:30:05", "2024-03-01T12:30:05.123456789", "2024-03-01T12:30:05Z",
+          "2024-03-01 12:30:05 +02:00", "2024-03-01T12:30:05-0130", " 2024-03-01T12:30 "]
+    bad = ["2024-03-01T12", "2024-03-01T12:30:05.", "2024-03-01t12:30", "2024-03-01T12:30:05,5", "03/01/2024"]
+    for v in ok:
+        assert _outcome([[v]], "timestamp")[0], v
+    for v in bad:
+        assert not _outcome([[v]], "timestamp")[0], v
+
+
 def test_error_count_is_bounded() -> None:
     _, errors = convert([["x"] for _ in range(1000)], ("a", "int"))
     assert len(errors) == 20

@@ -39,7 +39,9 @@ JSON = st.recursive(SCALARS, lambda kids: st.one_of(st.lists(kids, max_size=5), 
      "other_data", "other_schema", "group_by", "aggs", "agg", "column", "alias", "window", "type", "udf", "values"])), kids, max_size=5)),
     max_leaves=25)
 TYPE_STRINGS = st.sampled_from(["int", "bigint", "string", "decimal(5,2)", "array<int>", "map<string,int>", "struct<a:int>", "date", "timestamp",
-                                "binary", "nope", "decimal(99,1)", "array<", "", "int int", "struct<a:int,a:int>"])
+                                "binary", "nope", "decimal(99,1)", "array<", "", "int int", "struct<a:int,a:int>",
+                                "map", "variant", "array<map>", "struct<a:variant>", "array<variant>", "map<string,map>",
+                                "array", "array<array>", "struct<a:array>", "map<int,variant>", "void"])
 
 
 def assert_only_plan_errors(rows: Any, schema: Any, plan: Any) -> None:
@@ -74,6 +76,17 @@ def test_random_json_as_document(doc: Any) -> None:
 @given(rows=JSON, schema=st.lists(st.tuples(NAMES, TYPE_STRINGS), max_size=4))
 def test_random_rows_and_schema(rows: Any, schema: Any) -> None:
     assert_only_plan_errors(rows, [list(s) for s in schema], [])
+
+
+@given(rows=JSON, schema=st.lists(st.tuples(NAMES, TYPE_STRINGS), max_size=3), op=st.sampled_from(["join", "union", "unionByName", "crossJoin"]),
+       cast_to=TYPE_STRINGS)
+def test_random_right_side_schemas_and_cast_types(rows: Any, schema: Any, op: str, cast_to: str) -> None:
+    """The same type strings in a join/union right side's schema and as cast targets."""
+    right = {"other_data": rows, "other_schema": [{"name": n, "type": t} for n, t in schema], "on": ["a"]}
+    assert_only_plan_errors([[1, "x"]], [("a", "int"), ("b", "string")], [{"op": op, "payload": right}])
+    cast = {"op": "withColumn", "payload": {"name": "c", "expr": {"fn": "cast", "args": ["a", cast_to]}}}
+    typed = {"op": "withColumn", "payload": {"name": "d", "expr": {"lit": None, "type": cast_to}}}
+    assert_only_plan_errors([[1, "x"]], [("a", "int"), ("b", "string")], [cast, typed])
 
 
 def _paths(node: Any) -> list[tuple[Any, ...]]:
@@ -222,7 +235,7 @@ def test_every_op_with_random_payloads(op: str, payload: Any, extra: dict[str, A
 # very long or very deep. The contract is the same: success, or a located PlanError.
 
 PRIMITIVES = ["boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "string", "binary", "date",
-              "timestamp", "timestamp_ntz", "decimal(10,2)", "decimal(38,0)", "void"]
+              "timestamp", "timestamp_ntz", "decimal(10,2)", "decimal(38,0)", "void", "variant"]
 
 
 def _type_strings() -> st.SearchStrategy[str]:

@@ -5,6 +5,7 @@ cached relations, and translation that leaves tables for the executor."""
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import json
 import random
 
@@ -121,6 +122,45 @@ def test_arrow_input_with_an_unsupported_type_is_a_plan_error() -> None:
     with pytest.raises(connect_plan.PlanError) as err:
         load_plan([], table)
     assert err.value.codes == ("unsupported_type",)
+
+
+def _pandas_cases() -> list[object]:
+    pd = pytest.importorskip("pandas")
+    return [
+        pytest.param(pd.DataFrame({"ok": [1, 2, 3], "x": [1, "a", None]}), [("unsupported_column", "/input/rows/columns/1")], id="mixed-object"),
+        pytest.param(pd.DataFrame([[1, 2, 3]], columns=["a", "b", "a"]), [("duplicate_column", "/input/rows/columns/2")], id="duplicate-names"),
+        pytest.param(pd.DataFrame([[1, 2]], columns=["a", "A"]), [("duplicate_column", "/input/rows/columns/1")], id="names-differing-in-case"),
+        pytest.param(pd.DataFrame({"c": [1 + 2j]}), [("unsupported_column", "/input/rows/columns/0")], id="complex"),
+        pytest.param(pd.DataFrame({"s": pd.arrays.SparseArray([0, 1, 0])}), [("unsupported_column", "/input/rows/columns/0")], id="sparse"),
+        pytest.param(pd.DataFrame({"": [1]}), [("column_name", "/input/rows/columns/0")], id="empty-name"),
+    ]
+
+
+def _arrow_cases() -> list[object]:
+    dec = pa.array([1], pa.int64()).cast(pa.decimal256(50, 2))
+    return [
+        pytest.param(pa.table({"d": dec}), [("unsupported_type", "/input/rows/columns/0")], id="decimal256-50"),
+        pytest.param(pa.Table.from_arrays([pa.array([1]), pa.array([2])], names=["a", "a"]), [("duplicate_column", "/input/rows/columns/1")], id="duplicate-names"),
+        pytest.param(pa.Table.from_arrays([pa.array([1]), pa.array([2])], names=["id", "ID"]), [("duplicate_column", "/input/rows/columns/1")], id="names-differing-in-case"),
+        pytest.param(pa.Table.from_arrays([pa.array([1])], names=[""]), [("column_name", "/input/rows/columns/0")], id="empty-name"),
+        pytest.param(pa.RecordBatch.from_arrays([pa.array([1]), pa.array([2])], names=["k", "k"]), [("duplicate_column", "/input/rows/columns/1")], id="record-batch"),
+    ]
+
+
+@pytest.mark.parametrize("data,want", [*_pandas_cases(), *_arrow_cases()])
+def test_arrow_and_pandas_inputs_that_spark_cannot_take_are_located_plan_errors(data: object, want: list[tuple[str, str]]) -> None:
+    """Each problem names the input column (as an inline schema's would), for translate and
+    execute alike; never a pyarrow/pandas exception."""
+    for call in (lambda: connect_plan.translate(data, None, []), lambda: load_plan([], data)):
+        with pytest.raises(connect_plan.PlanError) as err:
+            call()
+        assert [(d.code, d.loc) for d in err.value.details] == want
+
+
+def test_arrow_decimals_up_to_38_digits_are_kept() -> None:
+    table = pa.table({"d": pa.array([decimal.Decimal("1.25")], pa.decimal256(20, 2))})
+    out = load_plan([], table).source.table
+    assert out.schema.types == [pa.decimal128(20, 2)] and out.column("d").to_pylist() == [decimal.Decimal("1.25")]
 
 
 def test_ipc_chunks_split_by_rows_and_bytes_and_reassemble() -> None:

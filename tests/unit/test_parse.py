@@ -3,6 +3,7 @@ it should, and every rejection is a PlanError with a code and a location."""
 
 from __future__ import annotations
 
+import decimal
 from typing import Any
 
 import pytest
@@ -47,7 +48,6 @@ def errors(plan: Any, schema: Any = SCHEMA, rows: Any = ()) -> list[tuple[str, s
         ({"column": "a"}, ir.Col("a", "/e/column")),
         ({"col": "a", "alias": "ignored", "type": "column"}, ir.Col("a", "/e/col")),
         ({"type": "column", "name": "a"}, ir.Col("a", "/e/name")),
-        ({"col": "id", "side": "right"}, ir.Col("id", "/e/col", "right")),
         (1, ir.Lit(1, "/e")),
         (2.5, ir.Lit(2.5, "/e")),
         (True, ir.Lit(True, "/e")),
@@ -381,3 +381,134 @@ def test_plan_error_is_value_error_and_lists_details() -> None:
     err = info.value
     assert isinstance(err, PlanError)
     assert err.details[0].as_dict() == {"code": "bad_count", "loc": "/plan/0/payload/n", "message": "limit needs 'n', a non-negative integer"}
+
+
+# ---------------------------------------------------------------- incomplete and variant types
+
+
+@pytest.mark.parametrize("type_", ["map", "array<map>", "struct<a:map>", "map<string,map>", "array<array>", "struct<a:array>"])
+def test_types_without_a_spark_type_are_located_in_every_schema(type_: str) -> None:
+    """A bare map (anywhere) and a nested bare array name no Spark type: located errors in
+    the input schema, a right side's schema and a read schema, never TypeParseError."""
+    assert errors([], [{"name": "v", "type": type_}]) == [("incomplete_type", "/input/schema/0/type")]
+    join = {"op": "join", "payload": {"other_data": [], "other_schema": [{"name": "a", "type": "int"}, {"name": "m", "type": type_}], "on": ["a"]}}
+    assert errors([join]) == [("incomplete_type", "/plan/0/payload/other_schema/1/type")]
+    union = {"op": "unionByName", "other_data": [[None]], "other_schema": [["m", type_]], "payload": {}}
+    assert errors([union]) == [("incomplete_type", "/plan/0/other_schema/0/type")]
+    with pytest.raises(PlanError) as info:
+        parse_document({"input": {"files": ["/x"], "format": "parquet", "schema": [{"name": "m", "type": type_}]}, "plan": []})
+    assert [(d.code, d.loc) for d in info.value.details] == [("incomplete_type", "/input/schema/0/type")]
+
+
+@pytest.mark.parametrize("type_", ["map", "array", "array<map>"])
+def test_casts_and_typed_literals_to_incomplete_types_are_located(type_: str) -> None:
+    cast = {"op": "withColumn", "payload": {"name": "c", "expr": {"fn": "cast", "args": ["a", type_]}}}
+    typed = {"op": "withColumn", "payload": {"name": "c", "expr": {"lit": None, "type": type_}}}
+    agg = {"op": "groupBy", "payload": {"group_by": [], "aggs": [{"agg": "max", "column": "a", "cast": type_}]}}
+    assert errors([cast, typed, agg]) == [
+        ("incomplete_type", "/plan/0/payload/expr/args/1"),
+        ("incomplete_type", "/plan/1/payload/expr/type"),
+        ("incomplete_type", "/plan/2/payload/aggs/0/cast"),
+    ]
+
+
+def test_top_level_bare_array_of_inline_rows_is_still_inferred() -> None:
+    plan = parse_plan([[[1, 2]]], [("a", "array")], [])
+    assert str(plan.source.table.schema.field("a").type) == "list<item: int64>"
+
+
+def test_variant_columns_carry_json_values_in_sparks_arrow_form() -> None:
+    from pyspark.sql.types import VariantVal
+
+    rows = [[{"a": [1, "x"]}], ["s"], [1.5], [True], [None]]
+    table = parse_plan(rows, [("v", "variant")], []).source.table
+    got = [None if v is None else VariantVal(v["value"], v["metadata"]).toPython() for v in table.column("v").to_pylist()]
+    assert got == [{"a": [1, "x"]}, "s", decimal.Decimal("1.5"), True, None]
+    nested = parse_plan([[[{"k": 1}, None], {"v": [2]}]], [("av", "array<variant>"), ("sv", "struct<v:variant>")], []).source.table
+    assert nested.schema.field("av").type.value_type.field("metadata").metadata == {b"variant": b"true"}
+
+
+def test_variant_values_that_are_not_json_are_located() -> None:
+    import datetime as dt
+
+    assert errors([], [("v", "variant")], rows=[[float("nan")], [dt.date(2024, 1, 1)]]) == [
+        ("row_value", "/input/rows/0/0"), ("row_value", "/input/rows/1/0"),
+    ]
+
+
+@pytest.mark.parametrize("fn,n", [("make_timestamp", 4), ("make_timestamp", 5), ("make_timestamp", 8), ("make_timestamp_ntz", 3),
+                                  ("make_timestamp_ntz", 7), ("try_make_timestamp", 1)])
+def test_make_timestamp_takes_its_two_forms_only(fn: str, n: int) -> None:
+    step = {"op": "withColumn", "payload": {"name": "t", "expr": {"fn": fn, "args": ["a"] * n}}}
+    assert errors([step]) == [("arity", "/plan/0/payload/expr/args")]
+
+
+def test_make_timestamp_time_zone_is_a_string_literal_slot() -> None:
+    seven = expr({"fn": "make_timestamp", "args": ["a", "a", "a", "a", "a", "a", "UTC"]})
+    three = expr({"fn": "make_timestamp", "args": ["a", "b", "UTC"]})
+    column = expr({"fn": "make_timestamp_ltz", "args": ["a", "a", "a", "a", "a", "a", {"col": "tz"}]})
+    assert isinstance(seven, ir.Call) and seven.args[6] == ir.Lit("UTC", "/e/args/6")
+    assert isinstance(three, ir.Call) and three.args == (ir.Col("a", "/e/args/0"), ir.Col("b", "/e/args/1"), ir.Lit("UTC", "/e/args/2"))
+    assert isinstance(column, ir.Call) and column.args[6] == ir.Col("tz", "/e/args/6/col")
+
+
+@pytest.mark.parametrize("value", ["false", "true", 0, 1, None, [False]])
+def test_union_by_name_allow_missing_columns_must_be_a_boolean(value: Any) -> None:
+    step = {"op": "unionByName", "payload": {"other_data": [], "other_schema": SCHEMA, "allowMissingColumns": value}}
+    assert errors([step]) == [("bool_expected", "/plan/0/payload/allowMissingColumns")]
+
+
+@pytest.mark.parametrize("value,allow", [(False, False), (True, True), ("absent", True)])
+def test_union_by_name_allow_missing_columns_is_read(value: Any, allow: bool) -> None:
+    payload: dict[str, Any] = {"other_data": [], "other_schema": SCHEMA}
+    if value != "absent":
+        payload["allowMissingColumns"] = value
+    (step,) = steps({"op": "unionByName", "payload": payload})
+    assert isinstance(step, ir.SetOp) and step.allow_missing is allow
+
+
+def test_stop_is_transparent_between_a_group_by_and_its_agg_and_around_read_and_write() -> None:
+    import connect_plan
+
+    group = {"op": "groupBy", "payload": {"group_by": ["a"]}}
+    agg = {"op": "agg", "payload": {"aggs": [{"agg": "count"}]}}
+    stop = {"op": "stop"}
+    connect_plan.translate([[1, "x"]], SCHEMA, [stop, group, stop, stop, agg, stop])
+    connect_plan.translate([[1, "x"]], SCHEMA, [group, agg, {"op": "write", "payload": {"path": "/tmp/o", "format": "parquet"}}, stop])
+    connect_plan.translate(None, None, {"plan": [stop, {"op": "read", "payload": {"range": 3}}, stop]})
+    connect_plan.translate(None, None, [stop, {"op": "read", "payload": {"range": 3}}])
+    with pytest.raises(PlanError) as info:
+        connect_plan.translate([[1, "x"]], SCHEMA, [group, stop])  # still no aggregation
+    assert info.value.codes == ("groupby_without_aggs",)
+    with pytest.raises(PlanError) as info:
+        parse_document({"input": {"range": 2}, "plan": [stop, {"op": "read", "payload": {"range": 3}}]})
+    assert [(d.code, d.loc) for d in info.value.details] == [("conflicting_input", "/plan/1")]
+
+
+def test_side_picks_a_join_input_only_inside_a_join_condition() -> None:
+    cond = {"op": "eq", "left": {"col": "a", "side": "left"}, "right": {"fn": "abs", "args": [{"col": "a", "side": "right"}]}}
+    (join,) = steps({"op": "join", "payload": {"other_data": [], "other_schema": SCHEMA, "on": [cond], "how": "inner"}})
+    assert isinstance(join, ir.Join) and join.condition is not None
+    sides = [n.side for n in ir.walk(join.condition) if isinstance(n, ir.Col)]
+    assert sides == ["left", "right"] or sorted(sides) == ["left", "right"]
+    elsewhere = [
+        {"op": "filter", "payload": {"op": "gt", "left": {"col": "a", "side": "right"}, "right": 0}},
+        {"op": "withColumn", "payload": {"name": "c", "expr": {"col": "a", "side": "left"}}},
+        {"op": "select", "payload": [{"name": "c", "expr": {"fn": "upper", "args": [{"col": "b", "side": "right"}]}}]},
+        {"op": "select", "payload": [{"col": "a", "side": "left"}]},
+        {"op": "groupBy", "payload": {"group_by": [{"col": "a", "side": "left"}], "aggs": [{"agg": "count", "column": {"col": "b", "side": "right"}}]}},
+        {"op": "orderBy", "payload": {"columns": [{"col": "a", "side": "right"}]}},
+        {"op": "drop", "payload": {"columns": [{"col": "b", "side": "left"}]}},
+        {"op": "withColumn", "payload": {"name": "r", "expr": {"fn": "row_number", "window": {"partition_by": [{"col": "a", "side": "left"}], "order_by": ["b"]}}}},
+    ]
+    assert errors(elsewhere) == [
+        ("column_side", "/plan/0/payload/left/side"),
+        ("column_side", "/plan/1/payload/expr/side"),
+        ("column_side", "/plan/2/payload/0/expr/args/0/side"),
+        ("column_side", "/plan/3/payload/0/side"),
+        ("column_side", "/plan/4/payload/group_by/0/side"),
+        ("column_side", "/plan/4/payload/aggs/0/column/side"),
+        ("column_side", "/plan/5/payload/columns/0/side"),
+        ("column_side", "/plan/6/payload/columns/0/side"),
+        ("column_side", "/plan/7/payload/expr/window/partition_by/0/side"),
+    ]

@@ -151,3 +151,95 @@ def test_long_reference_chains_are_too_deep_not_a_recursion_error() -> None:
     assert info.value.codes == ("too_deep",)
     assert info.value.details[0].loc.startswith("/with/r")
     connect_plan.translate(None, None, _definition_chain(40, 1))
+
+
+# ---------------------------------------------------------------- static types (get, generators)
+
+MAPS = [("id", "bigint"), ("m", "map<int,string>"), ("arr", "array<int>"), ("st", "array<struct<a:int,b:string>>"), ("one", "array<struct<a:int>>")]
+
+
+def _get_kind(plan: list[Any]) -> str:
+    """How the last select's first item reads: 'map' (x[key]) or 'array' (Spark's get)."""
+    root = translate(plan, MAPS)
+    expr = root.project.expressions[0].alias.expr
+    if expr.WhichOneof("expr_type") == "unresolved_extract_value":
+        return "map"
+    assert expr.unresolved_function.function_name == "get"
+    return "array"
+
+
+def _get(arg: Any, key: Any = 1) -> dict[str, Any]:
+    return {"op": "select", "payload": [{"name": "g", "expr": {"fn": "get", "args": [arg, key]}}]}
+
+
+@pytest.mark.parametrize(
+    "steps,arg,kind",
+    [
+        ([], "m", "map"),
+        ([], "arr", "array"),
+        ([], "M", "map"),  # names are case-insensitive
+        ([{"op": "withColumnRenamed", "payload": {"old": "m", "new": "mm"}}], "mm", "map"),
+        ([{"op": "filter", "payload": {"op": "gt", "left": "id", "right": 0}}, {"op": "orderBy", "payload": {"columns": ["id"]}},
+          {"op": "limit", "payload": {"n": 3}}, {"op": "drop", "payload": {"columns": ["arr"]}}], "m", "map"),
+        ([{"op": "select", "payload": ["id", "m", {"name": "m2", "expr": "m"}]}], "m2", "map"),
+        ([{"op": "withColumn", "payload": {"name": "c", "expr": {"fn": "cast", "args": ["arr", "map<int,int>"]}}}], "c", "map"),
+        ([{"op": "withColumn", "payload": {"name": "m", "expr": "arr"}}], "m", "array"),  # replaced by an array
+        ([{"op": "withColumn", "payload": {"name": "m", "expr": {"fn": "upper", "args": ["id"]}}}], "m", "array"),  # unknown now
+        ([], {"fn": "create_map", "args": [1, "id"]}, "map"),
+        ([], {"fn": "map_from_arrays", "args": ["arr", "arr"]}, "map"),
+        ([{"op": "groupBy", "payload": {"group_by": ["id"], "aggs": [{"agg": "first", "column": "m", "alias": "m"}]}}], "m", "array"),
+    ],
+)
+def test_get_with_an_integer_key_is_a_map_lookup_when_the_map_is_known(steps: list[Any], arg: Any, kind: str) -> None:
+    """Types are known for inline columns through steps that keep them; elsewhere Spark's get."""
+    assert _get_kind([*steps, _get(arg)]) == kind
+
+
+def test_get_with_a_string_key_is_always_a_map_lookup() -> None:
+    assert _get_kind([_get("arr", {"lit": "k"})]) == "map"
+
+
+@pytest.mark.parametrize(
+    "fn,args,bad",
+    [
+        ("posexplode", ["arr"], True), ("posexplode_outer", ["m"], True), ("inline", ["st"], True), ("inline_outer", ["st"], True),
+        ("inline", ["one"], False), ("explode", ["m"], True), ("explode", ["arr"], False), ("explode_outer", ["arr"], False),
+        ("stack", [2, "id", "id", "id", "id"], True), ("stack", [2, "id", "id"], False), ("stack", [1, "id"], False),
+        ("json_tuple", [{"lit": "{}"}, "a", "b"], True), ("json_tuple", [{"lit": "{}"}, "a"], False),
+        ("inline", [{"fn": "array", "args": [{"fn": "named_struct", "args": ["x", 1, "y", 2]}]}], True),
+        ("inline", [{"fn": "array", "args": [{"fn": "struct", "args": ["id"]}]}], False),
+        ("explode", [{"fn": "create_map", "args": [1, 2]}], True),
+    ],
+)
+def test_multi_column_generators_under_one_name_are_refused(fn: str, args: list[Any], bad: bool) -> None:
+    for step in ({"op": "withColumn", "payload": {"name": "g", "expr": {"fn": fn, "args": args}}},
+                 {"op": "select", "payload": ["id", {"name": "g", "expr": {"fn": fn, "args": args}}]}):
+        if not bad:
+            translate([step], MAPS)
+            continue
+        with pytest.raises(PlanError) as info:
+            translate([step], MAPS)
+        where = "/plan/0/payload/expr" if step["op"] == "withColumn" else "/plan/0/payload/1/expr"
+        assert [(d.code, d.loc) for d in info.value.details] == [("generator_columns", where)]
+
+
+def test_generators_with_several_names_or_none_are_fine() -> None:
+    translate([{"op": "select", "payload": ["id", {"name": ["p", "v"], "expr": {"fn": "posexplode", "args": ["arr"]}}]}], MAPS)
+    translate([{"op": "select", "payload": ["id", {"fn": "posexplode", "args": ["arr"]}]}], MAPS)
+    # unknown types (a table's columns): left to the server
+    connect_plan.translate(None, None, {"input": {"table": "t"}, "plan": [{"op": "withColumn", "payload": {"name": "g", "expr": {"fn": "inline", "args": ["st"]}}}]})
+
+
+@pytest.mark.parametrize(
+    "name,identifier",
+    [
+        ("plain", "plain"), ("sp ace", "sp ace"), ("a.b", "a.b"), ("`a.b`", "`a.b`"), ("a.`b`.c", "a.b.c"),
+        ("x`y", "`x``y`"), ("`wrapped`", "wrapped"), ("```wrapped```", "```wrapped```"), ("`a``b`", "`a``b`"),
+        ("s.`g.h`", "s.`g.h`"), ("a`.b", "`a```.b"), ("`unclosed", "```unclosed`"), ("a..b", "a.``.b"),
+    ],
+)
+def test_names_of_unknown_columns_keep_pysparks_meaning_with_every_part_quoted(name: str, identifier: str) -> None:
+    """Table columns are unknown: a name means what it means to PySpark (dots are paths,
+    backticks quote); each part is re-quoted, and text Spark refuses is the literal name."""
+    root = connect_plan.translate(None, None, {"input": {"table": "t"}, "plan": [{"op": "select", "payload": [{"col": name}]}]}).root
+    assert attr(root) == [identifier]

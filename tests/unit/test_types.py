@@ -13,6 +13,7 @@ from connect_plan.types import (
     TypeParseError,
     arrow_type,
     from_arrow,
+    incomplete,
     parse_type,
     spark_type_proto,
     type_string,
@@ -61,6 +62,36 @@ def test_bare_containers() -> None:
     assert parse_type("map") == MapType(None, None)
     with pytest.raises(TypeParseError):
         arrow_type(parse_type("map"))
+
+
+@pytest.mark.parametrize(
+    "text,bare_array,problem",
+    [
+        ("map", False, "bare 'map'"), ("array<map>", True, "bare 'map'"), ("struct<a:map>", False, "bare 'map'"),
+        ("map<string,map>", False, "bare 'map'"), ("array", False, "bare 'array'"), ("array<array>", True, "bare 'array'"),
+        ("struct<a:array>", True, "bare 'array'"), ("map<string,array>", True, "bare 'array'"),
+        ("array", True, None), ("map<int,string>", False, None), ("variant", False, None), ("struct<a:variant>", False, None),
+    ],
+)
+def test_incomplete_types_say_why(text: str, bare_array: bool, problem: str | None) -> None:
+    got = incomplete(parse_type(text), bare_array=bare_array)
+    assert (got is None) if problem is None else (got is not None and problem in got)
+
+
+def test_variant_is_spark_arrow_struct_both_ways() -> None:
+    """Spark's Arrow form of a variant (pyspark.sql.pandas.types.to_arrow_type): nested too."""
+    from pyspark.sql.pandas.types import to_arrow_type
+    from pyspark.sql.types import ArrayType as SparkArray
+    from pyspark.sql.types import VariantType
+
+    t = parse_type("variant")
+    assert arrow_type(t) == to_arrow_type(VariantType())
+    assert arrow_type(t).field("metadata").metadata == {b"variant": b"true"}
+    assert from_arrow(arrow_type(t)) == t
+    assert from_arrow(to_arrow_type(SparkArray(VariantType()))) == parse_type("array<variant>")
+    # a plain struct of the same shape without the tag stays a struct
+    plain = pa.struct([pa.field("value", pa.binary(), False), pa.field("metadata", pa.binary(), False)])
+    assert from_arrow(plain) == parse_type("struct<value:binary,metadata:binary>")
 
 
 def test_spark_proto_shapes() -> None:
