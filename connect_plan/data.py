@@ -572,9 +572,17 @@ def rows_to_arrow(
         arrays.append(_column(columns[j], field, at, rows_loc, j, errors))
         arrow_fields.append(pa.field(field.name, at))
     if len(errors) > start_errors:
-        # report bad values row by row, as a reader scans the input
-        errors[start_errors:] = sorted(errors[start_errors:], key=_row_col_key)
+        # report bad values row by row, as a reader scans the input; a value of a row given
+        # as an object is located by its key, as the user wrote it
+        errors[start_errors:] = [_by_key(d, rows, names, rows_loc) for d in sorted(errors[start_errors:], key=_row_col_key)]
     return pa.Table.from_arrays(arrays, schema=pa.schema(arrow_fields))
+
+
+def _by_key(d: ErrorDetail, rows: Sequence[Any], names: Sequence[str], rows_loc: str) -> ErrorDetail:
+    parts = d.loc[len(rows_loc):].split("/")  # ["", row, column] for a value
+    if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit() or not isinstance(rows[int(parts[1])], Mapping):
+        return d
+    return ErrorDetail(d.code, f"{rows_loc}/{parts[1]}/{names[int(parts[2])]}", d.message, d.input)
 
 
 def _row_col_key(d: ErrorDetail) -> tuple[int, ...]:

@@ -74,6 +74,12 @@ def test_bad_values_are_located(type_: str, value: Any, message: str) -> None:
     assert message in errors[0].message and "'c'" in errors[0].message
 
 
+def test_values_of_object_rows_are_located_by_key() -> None:
+    rows = [{"id": 1, "c": "x"}, [2, "nope"], {"c": "y", "id": "bad"}]
+    _, errors = convert(rows, ("id", "int"), ("c", "date"))
+    assert [e.loc for e in errors] == ["/rows/0/c", "/rows/1/1", "/rows/2/id", "/rows/2/c"]
+
+
 def test_fast_path_result_equals_slow_path() -> None:
     fast, _ = convert([[i, f"s{i}", i * 0.5] for i in range(1000)], ("a", "bigint"), ("b", "string"), ("c", "double"))
     slow, _ = convert([[str(i), f"s{i}", str(i * 0.5)] for i in range(1000)], ("a", "bigint"), ("b", "string"), ("c", "double"))
