@@ -70,7 +70,6 @@ _JOIN_TYPES: dict[str, str] = {
 
 _NOT_OPS_HINTS = {
     "where": "filter",
-    "sort": "orderBy",
     "orderby": "orderBy",
     "order_by": "orderBy",
     "groupby": "groupBy",
@@ -729,22 +728,22 @@ class Parser:
         if isinstance(payload, (list, tuple, str)):
             payload = {"columns": payload if not isinstance(payload, str) else [payload]}
         if not isinstance(payload, _MAP):
-            self.err("payload_type", ploc, "orderBy needs {\"columns\": [...], \"ascending\"?: [...]}", payload)
+            self.err("payload_type", ploc, f"{op} needs {{\"columns\": [...], \"ascending\"?: [...]}}", payload)
             return None
         ckey, cols = _first(payload, "columns", "cols")
         if ckey is None:
-            self.err("missing_key", f"{ploc}/columns", "orderBy needs a 'columns' list")
+            self.err("missing_key", f"{ploc}/columns", f"{op} needs a 'columns' list")
             return None
         if isinstance(cols, str):
             cols = [cols]
         if not isinstance(cols, (list, tuple)) or not cols:
-            self.err("payload_type", f"{ploc}/{ckey}", "orderBy 'columns' must be a non-empty list", cols)
+            self.err("payload_type", f"{ploc}/{ckey}", f"{op} 'columns' must be a non-empty list", cols)
             return None
         keys = self.sort_keys(cols, payload, f"{ploc}/{ckey}", ploc)
         if keys is None:
             return None
         if not keys:
-            self.err("empty", f"{ploc}/{ckey}", "orderBy found no columns to sort by")
+            self.err("empty", f"{ploc}/{ckey}", f"{op} found no columns to sort by")
             return None
         return ir.OrderBy(index, op, loc, tuple(keys))
 
@@ -3172,6 +3171,7 @@ OPS: dict[str, Callable[..., ir.Step | None]] = {
     "limit": Parser._limit,
     "offset": Parser._offset,
     "orderBy": Parser._order_by,
+    "sort": Parser._order_by,  # extension: Substrait's Sort, DataFrame.sort (= orderBy)
     "groupBy": Parser._group,
     "rollup": Parser._group,
     "cube": Parser._group,

@@ -280,6 +280,9 @@ CASES: list[Case] = [
     Case("sort_per_key_direction_and_nulls", lambda e: {"input": _inline(SALES, SALES_SCHEMA), "plan": [
         {"op": "orderBy", "payload": {"columns": [{"col": "store", "asc": True, "nulls_last": True}, {"col": "amount", "desc": True, "nulls_last": False}]}}]},
          lambda e: e.sales().orderBy(F.col("store").asc_nulls_last(), F.col("amount").desc_nulls_first()), ordered=True),
+    Case("sort_alias_per_key_direction_and_nulls", lambda e: {"input": _inline(SALES, SALES_SCHEMA), "plan": [
+        {"op": "sort", "payload": {"columns": [{"col": "day", "desc": True}, {"col": "amount", "asc": True, "nulls_first": False}, "id"]}}]},
+         lambda e: e.sales().sort(F.col("day").desc(), F.col("amount").asc_nulls_last(), "id"), ordered=True),
     Case("grouping_sets", lambda e: {"input": _inline(SALES, SALES_SCHEMA), "plan": [
         {"op": "groupingSets", "payload": {"sets": [["store", "day"], ["store"], []], "aggs": [
             {"agg": "sum", "column": "amount", "alias": "total"}, {"agg": "count"}]}}]},

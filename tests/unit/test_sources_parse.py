@@ -152,3 +152,22 @@ def test_grouping_sets_reference_the_grouping_expressions() -> None:
     assert a.group_type == pb.Aggregate.GROUP_TYPE_GROUPING_SETS
     assert [e.unresolved_attribute.unparsed_identifier for e in a.grouping_expressions] == ["k", "v"]
     assert [len(g.grouping_set) for g in a.grouping_sets] == [2, 1, 0]
+
+
+@pytest.mark.parametrize("payload", [
+    {"columns": [{"col": "v", "desc": True, "nulls_first": True}, {"col": "k", "asc": True, "nulls_last": True}]},
+    {"columns": ["v", "k"], "ascending": [False, True], "nulls_first": [True, False]},
+    ["v DESC", "k"],
+    "k",
+])
+def test_sort_is_order_by_under_its_substrait_name(payload: Any) -> None:
+    """'sort' takes every orderBy payload shape and gives the identical relation."""
+    ours = connect_plan.translate(None, None, doc([{"op": "sort", "payload": payload}]))
+    theirs = connect_plan.translate(None, None, doc([{"op": "orderBy", "payload": payload}]))
+    assert ours == theirs and ours.root.sort.is_global
+
+
+def test_sort_errors_name_the_op() -> None:
+    with pytest.raises(connect_plan.PlanError) as info:
+        connect_plan.translate(None, None, doc([{"op": "sort", "payload": {"columns": []}}]))
+    assert info.value.locs == ("/plan/0/payload/columns",) and "sort 'columns'" in str(info.value)
