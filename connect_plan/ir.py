@@ -378,7 +378,7 @@ class SetOp(Step):
     """``union`` (by position) / ``unionByName`` (by name, missing columns allowed)."""
 
     right: Plan
-    kind: str  # "union" | "intersect" | "except"
+    kind: str  # "union" | "intersect" | "except" | "minus_primary" | "intersect_primary"
     by_name: bool
     allow_missing: bool
     distinct: bool = False

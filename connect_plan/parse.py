@@ -1574,6 +1574,10 @@ class Parser:
         "subtract": ("except", True),
         "exceptAll": ("except", False),
         "unionAll": ("union", False),
+        # Substrait Minus (Primary) / Intersection (Primary) as the seed spec words them: the
+        # primary input's rows, duplicates kept, without / with a matching secondary row
+        "minusPrimary": ("minus_primary", False),
+        "intersectPrimary": ("intersect_primary", False),
     }
 
     def _set_op(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
@@ -1584,7 +1588,11 @@ class Parser:
         right = self._right_side(merged, where, loc, op)
         kind, distinct = self._SET_OPS[op]
         if "distinct" in merged and merged["distinct"] is not distinct:
-            self.err("conflict", where["distinct"], f"{op!r} is always {'DISTINCT' if distinct else 'ALL'}; use the op of the other kind", merged["distinct"])
+            if kind.endswith("_primary"):
+                other_op = "except" if kind == "minus_primary" else "intersect"
+                self.err("conflict", where["distinct"], f"{op!r} keeps the primary input's duplicates; use {other_op!r} for distinct rows", merged["distinct"])
+            else:
+                self.err("conflict", where["distinct"], f"{op!r} is always {'DISTINCT' if distinct else 'ALL'}; use the op of the other kind", merged["distinct"])
             return None
         if right is None:
             return None
@@ -3190,6 +3198,8 @@ OPS: dict[str, Callable[..., ir.Step | None]] = {
     "exceptAll": Parser._set_op,
     "subtract": Parser._set_op,
     "unionAll": Parser._set_op,
+    "minusPrimary": Parser._set_op,
+    "intersectPrimary": Parser._set_op,
     "fetch": Parser._fetch,
     "groupingSets": Parser._grouping_sets,
     "sample": Parser._sample,

@@ -230,6 +230,8 @@ _GROUP_TYPES = {
     "cube": pb.Aggregate.GROUP_TYPE_CUBE,
     "grouping_sets": pb.Aggregate.GROUP_TYPE_GROUPING_SETS,
 }
+#: set operations that are a join on every column (their join type)
+_PRIMARY_SET_OPS = {"minus_primary": "left_anti", "intersect_primary": "left_semi"}
 _SET_OP_TYPES = {
     "union": pb.SetOperation.SET_OP_TYPE_UNION,
     "intersect": pb.SetOperation.SET_OP_TYPE_INTERSECT,
@@ -660,6 +662,8 @@ class Lowerer:
         return self.join(as_join, chain, scope)
 
     def set_op(self, step: ir.SetOp, chain: list[Rel], scope: Scope) -> Scope:
+        if step.kind in _PRIMARY_SET_OPS:
+            return self.primary_set_op(step, chain, scope)
         right_chain, right = self._right(step.right)
         chain.append(SetOpRel(self.new_id(), [step.index], right_chain, step.by_name, step.allow_missing, not step.distinct, step.kind))
         if not step.by_name or scope.names is None:
@@ -668,6 +672,34 @@ class Lowerer:
             return scope.with_names(None)
         extra = [n for n in right.known() if not scope.has(n)]
         return scope.with_names([*scope.known(), *(extra if step.allow_missing else [])])
+
+    def primary_set_op(self, step: ir.SetOp, chain: list[Rel], scope: Scope) -> Scope:
+        """Substrait Minus (Primary) / Intersection (Primary), the primary input's rows with
+        their duplicates, without / with a matching row in the other input: a left anti /
+        semi join on null-safe equality of every column, paired by position as set
+        operations pair them (Spark's EXCEPT and INTERSECT would de-duplicate or count)."""
+        right_chain, right = self._right(step.right)
+        left = scope if scope.complete else self.resolve(chain, scope)
+        if not right.complete:
+            right = self.resolve(right_chain, right)
+        how = _PRIMARY_SET_OPS[step.kind]
+        if not left.complete or not right.complete:
+            if not self.check_only:
+                self.err("needs_schema", step.loc, f"{step.op} pairs the columns of both inputs by position, and their names cannot be known without asking the server; translate with a client (connect_plan.connect(...).translate) or name every computed column")
+            chain.append(JoinRel(self.new_id(), [step.index], right_chain, how, [], None, None))
+            return scope
+        left_names, right_names = left.known(), right.known()
+        if len(left_names) != len(right_names):
+            self.err("column_count", step.loc, f"{step.op} pairs columns by position, so both inputs need the same number of columns: the left has {len(left_names)} ({left_names}), the right {len(right_names)} ({right_names})")
+            return scope
+        left_scope = Scope(left.names, self.case_sensitive, plan_id=chain[-1].plan_id)
+        right_scope = Scope(right.names, self.case_sensitive, plan_id=right_chain[-1].plan_id)
+        eqs: list[ir.Expr] = [ir.Call("<=>", (ir.Col(a, step.loc, "left"), ir.Col(b, step.loc, "right")), step.loc)
+                              for a, b in zip(left_names, right_names)]
+        condition = eqs[0] if len(eqs) == 1 else ir.Call("and", tuple(eqs), step.loc)
+        cond_scope = Scope(None, self.case_sensitive, sides={"left": left_scope, "right": right_scope})
+        chain.append(JoinRel(self.new_id(), [step.index], right_chain, how, [], condition, cond_scope))
+        return scope
 
     def stop(self, step: ir.Stop, chain: list[Rel], scope: Scope) -> Scope:
         return scope

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ from pyspark.sql import functions as F
 
 import connect_plan
 from tests.conftest import engine
-from tests.integration.conftest import assert_same
+from tests.integration.conftest import assert_same, rows_of
 
 SALES_SCHEMA = [
     {"name": "id", "type": "bigint"},
@@ -40,6 +41,12 @@ STORES = [["berlin", "DE", 100], ["paris", "FR", 200], ["oslo", "NO", 300]]
 BAG_SCHEMA = [{"name": "k", "type": "int"}, {"name": "v", "type": "string"}]
 BAG_A = [[1, "a"], [1, "a"], [1, "a"], [2, "b"], [3, None], [3, None], [4, "d"]]
 BAG_B = [[1, "a"], [3, None], [3, None], [5, "e"], [2, "x"]]
+
+# Minus/Intersection (Primary): the primary has duplicates that survive and null rows that a
+# null-safe match removes; the secondary pairs by position under other names and a wider type
+PRIMARY = [*BAG_A, [2, "b"]]
+OTHER_SCHEMA = [{"name": "key", "type": "bigint"}, {"name": "val", "type": "string"}]
+SECONDARY = [[1, "a"], [3, None], [9, "z"]]
 
 
 def _inline(rows: Any, schema: Any) -> dict[str, Any]:
@@ -266,6 +273,16 @@ CASES: list[Case] = [
         {"op": "except", "payload": {"other": {"input": _inline(BAG_B, BAG_SCHEMA), "plan": []}}},
         {"op": "except", "payload": {"other": {"input": _inline([[4, "d"]], BAG_SCHEMA), "plan": []}}}]},
          lambda e: e.df(BAG_A, BAG_SCHEMA).subtract(e.df(BAG_B, BAG_SCHEMA)).subtract(e.df([[4, "d"]], BAG_SCHEMA))),
+    # Substrait Minus (Primary) / Intersection (Primary): the primary's rows, duplicates kept
+    Case("set_minusPrimary", lambda e: {"input": _inline(PRIMARY, BAG_SCHEMA), "plan": [
+        {"op": "minusPrimary", "payload": {"other": {"input": _inline(SECONDARY, OTHER_SCHEMA), "plan": []}}}]},
+         lambda e: _primary_join(e.df(PRIMARY, BAG_SCHEMA), e.df(SECONDARY, OTHER_SCHEMA), "left_anti")),
+    Case("set_intersectPrimary", lambda e: {"input": _inline(PRIMARY, BAG_SCHEMA), "plan": [
+        {"op": "intersectPrimary", "payload": {"other": {"input": _inline(SECONDARY, OTHER_SCHEMA), "plan": []}}}]},
+         lambda e: _primary_join(e.df(PRIMARY, BAG_SCHEMA), e.df(SECONDARY, OTHER_SCHEMA), "left_semi")),
+    Case("minus_primary_table_columns_from_the_server", lambda e: {"input": {"table": e.stores_table}, "plan": [
+        {"op": "minusPrimary", "payload": {"other": {"input": {"sql": "SELECT 'paris' AS a, 'FR' AS b, 200L AS c"}, "plan": []}}}]},
+         lambda e: _primary_join(e.spark.table(e.stores_table), e.spark.sql("SELECT 'paris' AS a, 'FR' AS b, 200L AS c"), "left_anti")),
     Case("union_by_name_with_table", lambda e: {"input": {"table": e.stores_table}, "plan": [
         {"op": "unionByName", "payload": {"other": {"input": _inline([["DE", "x", 1]], [{"name": "region", "type": "string"}, {"name": "store", "type": "string"}, {"name": "id", "type": "bigint"}]), "plan": []}}}]},
          lambda e: e.spark.table(e.stores_table).unionByName(e.df([["DE", "x", 1]], [{"name": "region", "type": "string"}, {"name": "store", "type": "string"}, {"name": "id", "type": "bigint"}]))),
@@ -327,6 +344,16 @@ CASES: list[Case] = [
 ]
 
 
+def _primary_join(primary: Any, secondary: Any, how: str) -> Any:
+    """PySpark's own spelling of Minus/Intersection (Primary): an anti/semi join on
+    null-safe equality of every column, paired by position."""
+    cond = None
+    for a, b in zip(primary.columns, secondary.columns):
+        eq = primary[a].eqNullSafe(secondary[b])
+        cond = eq if cond is None else cond & eq
+    return primary.join(secondary, cond, how)
+
+
 def _self_join_big(e: Env) -> Any:
     big = e.sales().filter(F.col("amount") > 4)
     other = big.alias("r")
@@ -338,6 +365,70 @@ def _self_join_big(e: Env) -> Any:
 def test_source_case(env: Env, case: Case) -> None:
     ours = run(env, case.doc(env))
     same(ours, case.oracle(env), ordered=case.ordered)
+
+
+# ------------------------------------------------------------------ Substrait set types, 3 inputs
+
+P3 = [[1, "a"], [1, "a"], [1, "a"], [2, "b"], [2, "b"], [3, None], [3, None], [4, "d"], [5, "e"], [8, "h"], [8, "h"]]
+S1 = [[1, "a"], [2, "b"], [3, None], [3, None], [6, "f"]]
+S2 = [[1, "a"], [1, "a"], [3, None], [4, "d"], [7, "g"]]
+
+
+def _nested(rows: Any, plan: list[Any] | None = None) -> dict[str, Any]:
+    return {"input": _inline(rows, BAG_SCHEMA), "plan": plan or []}
+
+
+def _step(op: str, other: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"op": op, "payload": {"other": other, **extra}}
+
+
+def _count(rows: Any) -> Counter[tuple[Any, ...]]:
+    return Counter(tuple(r) for r in rows)
+
+
+def _model(counts: Callable[[int, int, int], int]) -> list[tuple[Any, ...]]:
+    """Rows as a Substrait set type defines them from each row's multiplicity m in the
+    primary and n1, n2 in the secondaries (Python's None == None: nulls match nulls)."""
+    p, a, b = _count(P3), _count(S1), _count(S2)
+    return sorted((r for r in {**p, **a, **b} for _ in range(counts(p[r], a[r], b[r]))), key=repr)
+
+
+# (id, plan steps over P3, PySpark oracle over (p, s1, s2), multiplicity of a row in the result)
+SET_TYPES: list[tuple[str, list[Any], Callable[[Any, Any, Any], Any], Callable[[int, int, int], int]]] = [
+    ("minus_primary_seed", [_step("minusPrimary", _nested(S1)), _step("minusPrimary", _nested(S2))],
+     lambda p, a, b: _primary_join(_primary_join(p, a, "left_anti"), b, "left_anti"),
+     lambda m, n1, n2: m if n1 == n2 == 0 else 0),
+    ("minus_primary_distinct", [_step("except", _nested(S1)), _step("except", _nested(S2))],
+     lambda p, a, b: p.subtract(a).subtract(b), lambda m, n1, n2: int(m > 0 and n1 == n2 == 0)),
+    ("minus_primary_all", [_step("exceptAll", _nested(S1)), _step("exceptAll", _nested(S2))],
+     lambda p, a, b: p.exceptAll(a).exceptAll(b), lambda m, n1, n2: max(m - n1 - n2, 0)),
+    ("minus_multiset_seed", [_step("minusPrimary", _nested(S1, [_step("intersect", _nested(S2))]))],
+     lambda p, a, b: _primary_join(p, a.intersect(b), "left_anti"), lambda m, n1, n2: 0 if n1 and n2 else m),
+    ("minus_multiset_counts", [_step("exceptAll", _nested(S1, [_step("intersectAll", _nested(S2))]))],
+     lambda p, a, b: p.exceptAll(a.intersectAll(b)), lambda m, n1, n2: max(m - min(n1, n2), 0)),
+    ("intersection_primary_seed", [_step("intersectPrimary", _nested(S1, [_step("unionAll", _nested(S2))]))],
+     lambda p, a, b: _primary_join(p, a.unionAll(b), "left_semi"), lambda m, n1, n2: m if n1 or n2 else 0),
+    ("intersection_primary_distinct", [_step("intersect", _nested(S1, [_step("unionAll", _nested(S2))]))],
+     lambda p, a, b: p.intersect(a.unionAll(b)), lambda m, n1, n2: int(m > 0 and (n1 > 0 or n2 > 0))),
+    ("intersection_multiset", [_step("intersect", _nested(S1)), _step("intersect", _nested(S2))],
+     lambda p, a, b: p.intersect(a).intersect(b), lambda m, n1, n2: int(m > 0 and n1 > 0 and n2 > 0)),
+    ("intersection_multiset_all", [_step("intersectAll", _nested(S1)), _step("intersectAll", _nested(S2))],
+     lambda p, a, b: p.intersectAll(a).intersectAll(b), lambda m, n1, n2: min(m, n1, n2)),
+    ("union_distinct", [_step("union", _nested(S1), distinct=True), _step("union", _nested(S2), distinct=True)],
+     lambda p, a, b: p.union(a).union(b).distinct(), lambda m, n1, n2: int(m + n1 + n2 > 0)),
+    ("union_all", [_step("union", _nested(S1)), _step("union", _nested(S2))],
+     lambda p, a, b: p.union(a).union(b), lambda m, n1, n2: m + n1 + n2),
+]
+
+
+@pytest.mark.parametrize(("plan", "oracle", "counts"), [t[1:] for t in SET_TYPES], ids=[t[0] for t in SET_TYPES])
+def test_substrait_set_types_over_three_inputs(env: Env, plan: list[Any], oracle: Callable[..., Any], counts: Callable[[int, int, int], int]) -> None:
+    """Each Substrait set type over a primary and two secondaries (docs/plan-format.md §6):
+    the plan gives what PySpark's own spelling gives, and both are the multiset the type's
+    definition describes."""
+    ours = run(env, {"input": _inline(P3, BAG_SCHEMA), "plan": plan})
+    same(ours, oracle(*(env.df(rows, BAG_SCHEMA) for rows in (P3, S1, S2))))
+    assert sorted((tuple(r) for r in rows_of(ours)), key=repr) == _model(counts)
 
 
 def test_single_join_is_rejected_before_any_network_call() -> None:

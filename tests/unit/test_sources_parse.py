@@ -61,6 +61,10 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     ("single_join", doc([{"op": "join", "payload": {"on": ["k"], "how": "single", "other": NESTED}}]), "unsupported_join_type", "/plan/0/payload/how"),
     ("broadcast_not_bool", doc([{"op": "join", "payload": {"on": ["k"], "broadcast": "yes", "other": NESTED}}]), "bool_expected", "/plan/0/payload/broadcast"),
     ("intersect_distinct_false", doc([{"op": "intersect", "payload": {"other": NESTED, "distinct": False}}]), "conflict", "/plan/0/payload/distinct"),
+    ("minus_primary_distinct", doc([{"op": "minusPrimary", "payload": {"other": NESTED, "distinct": True}}]), "conflict", "/plan/0/payload/distinct"),
+    ("minus_primary_column_count", doc([{"op": "minusPrimary", "payload": {"other": {"input": INLINE, "plan": [{"op": "drop", "payload": ["v"]}]}}}]),
+     "column_count", "/plan/0"),
+    ("intersect_primary_needs_names", doc([{"op": "intersectPrimary", "payload": {"other": {"table": "t"}}}]), "needs_schema", "/plan/0"),
     ("fetch_negative", doc([{"op": "fetch", "payload": {"offset": -1, "count": 2}}]), "bad_count", "/plan/0/payload/offset"),
     ("grouping_sets_empty", doc([{"op": "groupingSets", "payload": {"sets": [], "aggs": []}}]), "payload_type", "/plan/0/payload/sets"),
     ("grouping_sets_member_not_key", doc([{"op": "groupingSets", "payload": {"group_by": ["k"], "sets": [["v"]], "aggs": []}}]), "unknown_column", "/plan/0/payload/sets/0/0"),
@@ -171,3 +175,19 @@ def test_sort_errors_name_the_op() -> None:
     with pytest.raises(connect_plan.PlanError) as info:
         connect_plan.translate(None, None, doc([{"op": "sort", "payload": {"columns": []}}]))
     assert info.value.locs == ("/plan/0/payload/columns",) and "sort 'columns'" in str(info.value)
+
+
+@pytest.mark.parametrize(("op", "join_type"), [("minusPrimary", pb.Join.JOIN_TYPE_LEFT_ANTI), ("intersectPrimary", pb.Join.JOIN_TYPE_LEFT_SEMI)])
+def test_primary_set_types_are_joins_on_every_column_by_position(op: str, join_type: int) -> None:
+    other = {"input": {"schema": [{"name": "a", "type": "bigint"}, {"name": "k", "type": "string"}], "rows": []}, "plan": []}
+    j = _rel(doc([{"op": op, "payload": {"other": other}}])).join
+    assert j.join_type == join_type and not j.using_columns
+    cond = j.join_condition.unresolved_function
+    assert cond.function_name == "and"
+    pairs = []
+    for eq in cond.arguments:
+        assert eq.unresolved_function.function_name == "<=>"
+        left, right = (a.unresolved_attribute for a in eq.unresolved_function.arguments)
+        assert (left.plan_id, right.plan_id) == (j.left.common.plan_id, j.right.common.plan_id)
+        pairs.append((left.unparsed_identifier, right.unparsed_identifier))
+    assert pairs == [("k", "a"), ("v", "k")]  # by position, not by name
