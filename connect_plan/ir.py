@@ -287,6 +287,8 @@ class Offset(Step):
 @dataclass(frozen=True)
 class OrderBy(Step):
     keys: tuple[SortKey, ...]
+    #: False for sortWithinPartitions (each partition sorted, no global order)
+    is_global: bool = True
 
 
 @dataclass(frozen=True)

@@ -745,7 +745,7 @@ class Parser:
         if not keys:
             self.err("empty", f"{ploc}/{ckey}", f"{op} found no columns to sort by")
             return None
-        return ir.OrderBy(index, op, loc, tuple(keys))
+        return ir.OrderBy(index, op, loc, tuple(keys), is_global=op != "sortWithinPartitions")
 
     def sort_keys(
         self, items: Any, spec: Mapping[str, Any], items_loc: str, spec_loc: str, single: bool = False
@@ -3180,6 +3180,7 @@ OPS: dict[str, Callable[..., ir.Step | None]] = {
     "offset": Parser._offset,
     "orderBy": Parser._order_by,
     "sort": Parser._order_by,  # extension: Substrait's Sort, DataFrame.sort (= orderBy)
+    "sortWithinPartitions": Parser._order_by,
     "groupBy": Parser._group,
     "rollup": Parser._group,
     "cube": Parser._group,

@@ -120,6 +120,7 @@ class OffsetRel(Rel):
 class SortRel(Rel):
     keys: list[ir.SortKey]
     scope: Scope
+    is_global: bool = True
 
 
 @dataclass
@@ -559,7 +560,7 @@ class Lowerer:
         return scope
 
     def order_by(self, step: ir.OrderBy, chain: list[Rel], scope: Scope) -> Scope:
-        chain.append(SortRel(self.new_id(), [step.index], list(step.keys), scope))
+        chain.append(SortRel(self.new_id(), [step.index], list(step.keys), scope, step.is_global))
         return scope
 
     def group_by(self, step: ir.GroupBy, chain: list[Rel], scope: Scope) -> Scope:
@@ -945,7 +946,7 @@ def build_offset(rel: OffsetRel, out: pb.Relation, em: Emitter) -> pb.Relation:
 def build_sort(rel: SortRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     s = out.sort
-    s.is_global = True
+    s.is_global = rel.is_global
     ctx = _ctx(rel.scope)
     for key in rel.keys:
         fill_sort_order(key, s.order.add(), ctx)

@@ -300,6 +300,10 @@ CASES: list[Case] = [
     Case("sort_alias_per_key_direction_and_nulls", lambda e: {"input": _inline(SALES, SALES_SCHEMA), "plan": [
         {"op": "sort", "payload": {"columns": [{"col": "day", "desc": True}, {"col": "amount", "asc": True, "nulls_first": False}, "id"]}}]},
          lambda e: e.sales().sort(F.col("day").desc(), F.col("amount").asc_nulls_last(), "id"), ordered=True),
+    Case("sort_within_partitions", lambda e: {"input": _inline(SALES, SALES_SCHEMA), "plan": [
+        {"op": "repartition", "payload": {"n": 2, "columns": ["store"]}},
+        {"op": "sortWithinPartitions", "payload": {"columns": [{"col": "store", "nulls_last": True}, {"col": "amount", "desc": True}]}}]},
+         lambda e: e.sales().repartition(2, "store").sortWithinPartitions(F.col("store").asc_nulls_last(), F.col("amount").desc())),
     Case("grouping_sets", lambda e: {"input": _inline(SALES, SALES_SCHEMA), "plan": [
         {"op": "groupingSets", "payload": {"sets": [["store", "day"], ["store"], []], "aggs": [
             {"agg": "sum", "column": "amount", "alias": "total"}, {"agg": "count"}]}}]},
@@ -429,6 +433,24 @@ def test_substrait_set_types_over_three_inputs(env: Env, plan: list[Any], oracle
     ours = run(env, {"input": _inline(P3, BAG_SCHEMA), "plan": plan})
     same(ours, oracle(*(env.df(rows, BAG_SCHEMA) for rows in (P3, S1, S2))))
     assert sorted((tuple(r) for r in rows_of(ours)), key=repr) == _model(counts)
+
+
+def test_clustered_sort_is_repartition_then_sort_within_partitions(env: Env) -> None:
+    """Substrait Sort 'clustered' (equal values coalesced, no order between them): hash
+    partitioning by the keys puts equal values in one partition and sortWithinPartitions
+    makes them adjacent there; a repartition alone does not (checked on the same rows)."""
+    keyed = [{"op": "withColumn", "payload": {"name": "k", "expr": {"fn": "%", "args": ["id", 7]}}}]
+    ours = run(env, {"input": {"range": {"end": 200, "num_partitions": 4}}, "plan": [
+        *keyed, {"op": "repartition", "payload": {"n": 3, "columns": ["k"]}}, {"op": "sortWithinPartitions", "payload": {"columns": ["k"]}}]})
+    theirs = env.spark.range(0, 200, 1, 4).withColumn("k", F.col("id") % 7).repartition(3, "k").sortWithinPartitions("k")
+    same(ours, theirs)
+    keys = ours.column("k").to_pylist()
+    assert keys == theirs.toArrow().column("k").to_pylist()  # the same partitions, in the same order
+    runs = [k for i, k in enumerate(keys) if i == 0 or keys[i - 1] != k]
+    assert sorted(runs) == list(range(7)), runs  # each value is one contiguous run
+    only_repartitioned = run(env, {"input": {"range": {"end": 200, "num_partitions": 4}}, "plan": [
+        *keyed, {"op": "repartition", "payload": {"n": 3, "columns": ["k"]}}]}).column("k").to_pylist()
+    assert len([k for i, k in enumerate(only_repartitioned) if i == 0 or only_repartitioned[i - 1] != k]) > 7
 
 
 def test_single_join_is_rejected_before_any_network_call() -> None:

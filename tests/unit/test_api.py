@@ -22,7 +22,7 @@ def test_supported_plan_operations() -> None:
             # extensions: sources, set operations, relations, outputs (docs/plan-format.md)
             "read", "intersect", "intersectAll", "except", "exceptAll", "subtract", "unionAll", "fetch",
             "groupingSets", "sample", "repartition", "coalesce", "hint", "tail", "write", "sort",
-            "minusPrimary", "intersectPrimary",
+            "minusPrimary", "intersectPrimary", "sortWithinPartitions",
             "createOrReplaceTempView", "createTempView", "createOrReplaceGlobalTempView",
             "createGlobalTempView"} == set(ops)
 

@@ -191,3 +191,11 @@ def test_primary_set_types_are_joins_on_every_column_by_position(op: str, join_t
         assert (left.plan_id, right.plan_id) == (j.left.common.plan_id, j.right.common.plan_id)
         pairs.append((left.unparsed_identifier, right.unparsed_identifier))
     assert pairs == [("k", "a"), ("v", "k")]  # by position, not by name
+
+
+def test_sort_within_partitions_is_a_local_sort() -> None:
+    r = _rel(doc([{"op": "repartition", "payload": {"columns": ["k"]}}, {"op": "sortWithinPartitions", "payload": ["k", "v DESC"]}]))
+    assert not r.sort.is_global and [o.direction for o in r.sort.order] == [
+        pb.Expression.SortOrder.SORT_DIRECTION_ASCENDING, pb.Expression.SortOrder.SORT_DIRECTION_DESCENDING]
+    assert r.sort.input.HasField("repartition_by_expression")
+    assert _rel(doc([{"op": "sort", "payload": ["k"]}])).sort.is_global
