@@ -485,6 +485,18 @@ def test_broadcast_hint_reaches_the_physical_plan(env: Env) -> None:
     assert "BroadcastHashJoin" in env.client.explain(doc, mode="formatted")
 
 
+@pytest.mark.spark_only(reason="reads Spark's physical plan text (PushedFilters, ReadSchema)")
+def test_read_filter_and_projection_properties_reach_the_scan(env: Env) -> None:
+    """Substrait Read's filter and projection properties are a read followed by filter and
+    select steps (docs/plan-format.md §10): Spark pushes both into the file scan."""
+    doc = {"input": {"files": env.sales_parquet, "format": "parquet"}, "plan": [
+        {"op": "filter", "payload": {"op": "gt", "left": "amount", "right": 2}}, {"op": "select", "payload": ["id"]}]}
+    plan = env.client.explain(doc, mode="formatted")
+    assert "PushedFilters: [IsNotNull(amount), GreaterThan(amount,2.0)]" in plan, plan
+    assert "ReadSchema: struct<id:bigint,amount:double>" in plan, plan
+    same(run(env, doc), env.spark.read.parquet(env.sales_parquet).filter(F.col("amount") > 2).select("id"))
+
+
 def test_shared_sub_plan_is_resolved_once(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
     """A 'with' definition used three times is lowered once: its column names are asked of
     the server once, and every use carries the identical relation."""
