@@ -1476,17 +1476,34 @@ class Parser:
 
     def _sql_arg(self, raw: Any, loc: str) -> ir.Expr | None:
         """A SQL parameter: a bare value or ``{"lit", "type"?}`` is a literal (a string is
-        the string, never SQL); other expression objects (``array``/``map`` calls) pass."""
+        the string, never SQL). Spark binds nothing else but calls of array/map/struct
+        constructors over literals (``INVALID_SQL_ARG`` otherwise, found only by the
+        server), so anything else is rejected here, where the plan is."""
         e = self._literal_or_expr(raw, loc, 0)
-        if isinstance(e, ir.Lit) and e.type is not None and e.value is not None:
-            from .data import _Bad, coerce_value
+        if e is None:
+            return None
+        ok = True
+        for node in ir.walk(e):
+            nloc = re.sub(r"/(lit|col)$", "", node.loc or loc)  # the object, not its key
+            if isinstance(node, ir.Lit):
+                if node.type is not None and node.value is not None:
+                    from .data import _Bad, coerce_value
 
-            try:
-                coerce_value(e.value, e.type)
-            except _Bad as exc:
-                self.err("literal_type", loc, f"the parameter does not fit its type: {exc}", e.value)
-                return None
-        return e
+                    try:
+                        coerce_value(node.value, node.type)
+                    except _Bad as exc:
+                        self.err("literal_type", nloc, f"the parameter does not fit its type: {exc}", node.value)
+                        ok = False
+                continue
+            if isinstance(node, ir.Call) and CATALOG[node.fn].spark in _SQL_ARG_CONSTRUCTORS and not node.distinct:
+                continue
+            self.err("sql_parameter", nloc,
+                     f"a SQL parameter must be a literal, or array/map/struct constructors over literals "
+                     f"({', '.join(sorted(_SQL_ARG_CONSTRUCTORS))}); Spark rejects anything else (INVALID_SQL_ARG). "
+                     f"This is {_sql_arg_kind(node)}")
+            ok = False
+            break
+        return e if ok else None
 
     def _ref_source(self, raw: Mapping[str, Any], loc: str) -> ir.Source | None:
         name = raw["ref"]
@@ -2622,6 +2639,23 @@ class Parser:
 
 
 _SORT_KEYS = {"asc", "ascending", "desc", "descending", "nulls_first", "nulls_last", "nullsFirst", "nullsLast", "direction"}
+
+
+#: the only calls Spark binds as SQL parameters (its parameter check allows Literal,
+#: CreateArray, CreateNamedStruct, CreateMap, MapFromArrays, MapFromEntries and aliases)
+_SQL_ARG_CONSTRUCTORS = frozenset({"array", "struct", "named_struct", "map", "map_from_arrays", "map_from_entries"})
+
+
+def _sql_arg_kind(node: ir.Expr) -> str:
+    if isinstance(node, ir.Col):
+        return f"a column reference {node.name!r} (inside a function call a bare string is a column: write {{\"lit\": {json.dumps(node.name)}}} for the string)"
+    if isinstance(node, ir.Call):
+        distinct = " with distinct" if node.distinct else ""
+        return f"a call of {node.fn!r}{distinct}"
+    if isinstance(node, ir.Cast):
+        return "a cast (write a typed literal {\"lit\": value, \"type\": ...} instead)"
+    return {"When": "a when/otherwise expression", "Window": "a window function", "UdfCall": "a UDF call",
+            "Lambda": "a lambda", "Star": "a star", "ExtractValue": "a field or element access"}.get(type(node).__name__, type(node).__name__)
 
 
 def _check_literal(code: str, value: Any) -> str | None:

@@ -1037,29 +1037,15 @@ def build_sql(rel: SqlRel, out: pb.Relation, em: Emitter) -> None:
     out.common.plan_id = rel.plan_id
     q = out.sql
     q.query = rel.source.query
-    ctx = ExprContext(Scope(None))
+    # SQL parameters must be literals or constructors over literals (the parser checks),
+    # so typed literals, also inside array/map/struct calls, are typed Literal protos here
+    # rather than the casts other slots use
+    ctx = ExprContext(Scope(None), literal_protos=True)
     for name, expr in rel.source.named_args:
-        _emit_sql_arg(expr, q.named_arguments[name], ctx)
+        emit(expr, q.named_arguments[name], ctx)
     for expr in rel.source.pos_args:
-        _emit_sql_arg(expr, q.pos_arguments.add(), ctx)
+        emit(expr, q.pos_arguments.add(), ctx)
     return None
-
-
-def _emit_sql_arg(expr: ir.Expr, out: pb.Expression, ctx: ExprContext) -> None:
-    """SQL parameters must be literals, so a typed literal is a typed ``Literal`` proto
-    here (PySpark's own literal builder), not the cast other slots use."""
-    if isinstance(expr, ir.Lit) and expr.type is not None and expr.value is not None:
-        from pyspark.sql.connect.expressions import LiteralExpression
-        from pyspark.sql.connect.types import proto_schema_to_pyspark_data_type
-
-        from ..data import coerce_value
-        from ..types import spark_type_proto
-
-        value = coerce_value(expr.value, expr.type)
-        data_type = proto_schema_to_pyspark_data_type(spark_type_proto(expr.type))
-        out.CopyFrom(LiteralExpression(value, data_type).to_plan(None))  # type: ignore[arg-type]
-        return
-    emit(expr, out, ctx)
 
 
 def build_shared_use(rel: SharedUseRel, out: pb.Relation, em: Emitter) -> None:

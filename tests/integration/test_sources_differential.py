@@ -10,6 +10,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,8 @@ BAG_B = [[1, "a"], [3, None], [3, None], [5, "e"], [2, "x"]]
 PRIMARY = [*BAG_A, [2, "b"]]
 OTHER_SCHEMA = [{"name": "key", "type": "bigint"}, {"name": "val", "type": "string"}]
 SECONDARY = [[1, "a"], [3, None], [9, "z"]]
+
+SQL_CONSTRUCTORS = "SELECT array_sort(:a) AS a, :m AS m, :m['k'] AS k, :s AS s, :s.y[0] AS u, :t AS t"
 
 
 def _inline(rows: Any, schema: Any) -> dict[str, Any]:
@@ -223,6 +226,22 @@ CASES: list[Case] = [
          lambda e: e.spark.sql("SELECT :s AS s, :d AS d", args={"s": "x' OR '1'='1", "d": dt.date(2024, 1, 2)})),
     Case("sql_positional_args", lambda e: {"input": {"sql": "SELECT ? AS a, ? + 1 AS b", "args": [7, 1.5]}, "plan": []},
          lambda e: e.spark.sql("SELECT ? AS a, ? + 1 AS b", args=[7, 1.5])),
+    Case("sql_constructor_args", lambda e: {"input": {"sql": SQL_CONSTRUCTORS, "args": {
+        "a": {"fn": "array", "args": [3, 1, 2]},
+        "m": {"fn": "create_map", "args": [{"lit": "k"}, {"lit": "2024-01-02", "type": "date"}, {"lit": "j"}, {"lit": "2024-02-03", "type": "date"}]},
+        "s": {"fn": "named_struct", "args": [{"lit": "x"}, 1, {"lit": "y"}, {"fn": "array", "args": [{"lit": "u"}]}]},
+        "t": {"fn": "struct", "args": [{"lit": 1.5}, {"lit": "12.34", "type": "decimal(5,2)"}]}}}, "plan": []},
+         lambda e: e.spark.sql(SQL_CONSTRUCTORS, args={
+             "a": F.array(F.lit(3), F.lit(1), F.lit(2)),
+             "m": F.create_map(F.lit("k"), F.lit(dt.date(2024, 1, 2)), F.lit("j"), F.lit(dt.date(2024, 2, 3))),
+             "s": F.named_struct(F.lit("x"), F.lit(1), F.lit("y"), F.array(F.lit("u"))),
+             "t": F.struct(F.lit(1.5), F.lit(Decimal("12.34")))})),
+    Case("sql_positional_constructor_args", lambda e: {"input": {"sql": "SELECT ? AS a, ? AS b", "args": [
+        {"fn": "map_from_arrays", "args": [{"fn": "array", "args": [1, 2]}, {"fn": "array", "args": [{"lit": "p"}, {"lit": "q"}]}]},
+        {"fn": "map_from_entries", "args": [{"fn": "array", "args": [{"fn": "struct", "args": [1, {"lit": "r"}]}]}]}]}, "plan": []},
+         lambda e: e.spark.sql("SELECT ? AS a, ? AS b", args=[
+             F.map_from_arrays(F.array(F.lit(1), F.lit(2)), F.array(F.lit("p"), F.lit("q"))),
+             F.map_from_entries(F.array(F.struct(F.lit(1), F.lit("r"))))])),
     # ---- plan trees
     Case("join_table_right_side_renames", lambda e: {"input": _inline(SALES, SALES_SCHEMA), "plan": [
         {"op": "join", "payload": {"other": {"table": e.stores_table}, "on": "store", "how": "inner"}}]},

@@ -34,6 +34,15 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     ("sql_not_string", {"input": {"sql": 3}, "plan": []}, "sql", "/input/sql"),
     ("sql_bad_param_name", {"input": {"sql": "select :a", "args": {"a b": 1}}, "plan": []}, "sql_parameter", "/input/args"),
     ("sql_param_not_literal", {"input": {"sql": "select :a", "args": {"a": [1]}}, "plan": []}, "expr_type", "/input/args/a"),
+    ("sql_param_column", {"input": {"sql": "select :a", "args": {"a": {"col": "x"}}}, "plan": []}, "sql_parameter", "/input/args/a"),
+    ("sql_param_function", {"input": {"sql": "select :a", "args": {"a": {"fn": "upper", "args": [{"lit": "x"}]}}}, "plan": []}, "sql_parameter", "/input/args/a"),
+    ("sql_param_column_in_array", {"input": {"sql": "select :a", "args": {"a": {"fn": "array", "args": [1, "x"]}}}, "plan": []}, "sql_parameter", "/input/args/a/args/1"),
+    ("sql_param_call_in_map", {"input": {"sql": "select :a", "args": {"a": {"fn": "create_map", "args": [{"lit": "k"}, {"fn": "current_date", "args": []}]}}}, "plan": []},
+     "sql_parameter", "/input/args/a/args/1"),
+    ("sql_positional_cast", {"input": {"sql": "select ?", "args": [1, {"fn": "cast", "args": [{"lit": "1"}, "int"]}]}, "plan": []}, "sql_parameter", "/input/args/1"),
+    ("sql_param_window", {"input": {"sql": "select :a", "args": {"a": {"fn": "row_number", "args": [], "over": {"order_by": ["x"]}}}}, "plan": []}, "sql_parameter", "/input/args/a"),
+    ("sql_typed_param_bad_in_array", {"input": {"sql": "select :a", "args": {"a": {"fn": "array", "args": [{"lit": "x", "type": "date"}]}}}, "plan": []},
+     "literal_type", "/input/args/a/args/0"),
     ("sql_typed_param_bad", {"input": {"sql": "select :a", "args": {"a": {"lit": "x", "type": "date"}}}, "plan": []}, "literal_type", "/input/args/a"),
     ("ref_unknown", {"with": {"a": NESTED}, "input": {"ref": "b"}, "plan": []}, "unknown_ref", "/input/ref"),
     ("with_not_object", {"with": [1], "input": INLINE, "plan": []}, "with_type", "/with"),
@@ -199,3 +208,34 @@ def test_sort_within_partitions_is_a_local_sort() -> None:
         pb.Expression.SortOrder.SORT_DIRECTION_ASCENDING, pb.Expression.SortOrder.SORT_DIRECTION_DESCENDING]
     assert r.sort.input.HasField("repartition_by_expression")
     assert _rel(doc([{"op": "sort", "payload": ["k"]}])).sort.is_global
+
+
+def test_sql_parameters_accept_literals_and_constructors_over_literals() -> None:
+    """What Spark binds (Literal, array/map/struct constructors of literals) translates; typed
+    literals are typed Literal protos wherever they are, never casts (which Spark rejects)."""
+    args = {"a": {"fn": "array", "args": [1, {"lit": "2024-01-02", "type": "date"}]},
+            "m": {"fn": "create_map", "args": [{"lit": "k"}, {"fn": "named_struct", "args": [{"lit": "x"}, {"lit": "1.5", "type": "decimal(3,1)"}]}]},
+            "e": {"fn": "map_from_entries", "args": [{"fn": "array", "args": [{"fn": "struct", "args": [1, {"lit": None}]}]}]}}
+    sql = _rel({"input": {"sql": "select :a, :m, :e", "args": args}, "plan": []}).sql
+    a = sql.named_arguments["a"].unresolved_function
+    assert a.function_name == "array" and a.arguments[1].literal.HasField("date")
+    inner = sql.named_arguments["m"].unresolved_function.arguments[1].unresolved_function
+    assert inner.function_name == "named_struct" and inner.arguments[1].literal.decimal.value == "1.5"
+    assert sql.named_arguments["e"].unresolved_function.function_name == "map_from_entries"
+
+    def kinds(e: pb.Expression) -> set[str]:
+        kind = e.WhichOneof("expr_type")
+        out = {kind}
+        if kind == "unresolved_function":
+            for x in e.unresolved_function.arguments:
+                out |= kinds(x)
+        return out
+
+    assert set().union(*(kinds(e) for e in sql.named_arguments.values())) == {"unresolved_function", "literal"}
+
+
+def test_invalid_sql_parameters_fail_before_any_network_call() -> None:
+    doc = {"input": {"sql": "select :a", "args": {"a": {"col": "x"}}}, "plan": []}
+    with pytest.raises(connect_plan.PlanError) as info:
+        connect_plan.execute_plan(None, None, doc, "sc://127.0.0.1:9")  # nothing listens there
+    assert info.value.codes == ("sql_parameter",)
