@@ -20,6 +20,7 @@ from .errors import (
     ResultIntegrityError,
     ServerError,
     ServerUnavailableError,
+    UnsupportedServerError,
 )
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ __all__ = [
     "ResultIntegrityError",
     "ServerError",
     "ServerUnavailableError",
+    "UnsupportedServerError",
     "__version__",
     "connect",
     "execute_plan",

@@ -449,6 +449,20 @@ class Client:
                 ))
         return self._server_version
 
+    def _check_server(self) -> None:
+        """Refuse a server older than connect_plan supports, once per session, before its
+        first plan (inside the caller's operation and retries: no nested ones here)."""
+        from .versions import check_server
+
+        if self._server_version is None:
+            try:
+                self._server_version = str(self._call(lambda: self._sc._analyze(method="spark_version").spark_version))
+            except ServerError as err:
+                if isinstance(err, (ServerUnavailableError, QueryTimeoutError)):
+                    raise
+                self._server_version = ""  # no answer to the question: assumed current, as supports() does
+        check_server(self._server_version)
+
     # ------------------------------------------------------------ reliability
 
     @contextlib.contextmanager
@@ -620,6 +634,7 @@ class Client:
         :class:`~connect_plan.inputs.InputPlacer` (inline, or cached artifacts)."""
         from .translator import translate_ir
 
+        self._check_server()
         tr = translate_ir(
             plan,
             case_sensitive=self._case_sensitive_for(plan),

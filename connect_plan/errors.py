@@ -48,6 +48,7 @@ __all__ = [
     "ResultIntegrityError",
     "ServerError",
     "ServerUnavailableError",
+    "UnsupportedServerError",
 ]
 
 _short = reprlib.Repr()
@@ -194,6 +195,12 @@ class QueryTimeoutError(ServerError, TimeoutError):
 
 class ResultIntegrityError(ConnectPlanError):
     """The result stream violated an invariant; no partial result is returned."""
+
+
+class UnsupportedServerError(ConnectPlanError):
+    """The server's Spark Connect version is older than connect_plan supports
+    (:data:`connect_plan.versions.MINIMUM`): refused before any plan is sent, since an
+    older server would ignore protocol fields it does not know."""
 
 
 class PlanTooLargeError(ConnectPlanError):

@@ -196,10 +196,11 @@ def _sorts(doc: Mapping[str, Any]) -> bool:
     ordered = False
     for step in steps if isinstance(steps, list) else []:
         op = step.get("op") if isinstance(step, Mapping) else None
-        if op == "orderBy":
+        if op in ("orderBy", "sort"):
             ordered = True
         elif op in ("groupBy", "rollup", "cube", "agg", "join", "union", "unionByName", "distinct", "crossJoin", "cross_join",
-                    "groupingSets", "intersect", "intersectAll", "except", "exceptAll", "subtract", "unionAll", "repartition", "coalesce"):
+                    "groupingSets", "intersect", "intersectAll", "except", "exceptAll", "subtract", "unionAll", "repartition", "coalesce",
+                    "minusPrimary", "intersectPrimary", "sortWithinPartitions"):
             ordered = False
     return ordered
 

@@ -9,7 +9,7 @@ Translation is pure, so it leaves every ``local_relation`` empty and lists the t
 * at or above it → uploaded as cache artifacts (named by SHA-256) with PySpark's own
   ``cache_artifacts`` call, and referenced as ``ChunkedCachedLocalRelation`` (servers with
   ``spark.sql.session.localRelationChunkSizeRows``, i.e. Spark ≥ 4.1) or
-  ``CachedLocalRelation`` (one artifact; Spark 3.5/4.0);
+  ``CachedLocalRelation`` (one artifact; Spark 4.0);
 * servers without the cache (no threshold setting, or AddArtifacts unimplemented) get
   inline data, or :class:`~connect_plan.errors.InputTooLargeError` naming the size and the
   gRPC message limit when the plan cannot fit.

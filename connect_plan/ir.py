@@ -287,6 +287,8 @@ class Offset(Step):
 @dataclass(frozen=True)
 class OrderBy(Step):
     keys: tuple[SortKey, ...]
+    #: False for sortWithinPartitions (each partition sorted, no global order)
+    is_global: bool = True
 
 
 @dataclass(frozen=True)
@@ -378,7 +380,7 @@ class SetOp(Step):
     """``union`` (by position) / ``unionByName`` (by name, missing columns allowed)."""
 
     right: Plan
-    kind: str  # "union" | "intersect" | "except"
+    kind: str  # "union" | "intersect" | "except" | "minus_primary" | "intersect_primary"
     by_name: bool
     allow_missing: bool
     distinct: bool = False

@@ -70,7 +70,6 @@ _JOIN_TYPES: dict[str, str] = {
 
 _NOT_OPS_HINTS = {
     "where": "filter",
-    "sort": "orderBy",
     "orderby": "orderBy",
     "order_by": "orderBy",
     "groupby": "groupBy",
@@ -729,24 +728,24 @@ class Parser:
         if isinstance(payload, (list, tuple, str)):
             payload = {"columns": payload if not isinstance(payload, str) else [payload]}
         if not isinstance(payload, _MAP):
-            self.err("payload_type", ploc, "orderBy needs {\"columns\": [...], \"ascending\"?: [...]}", payload)
+            self.err("payload_type", ploc, f"{op} needs {{\"columns\": [...], \"ascending\"?: [...]}}", payload)
             return None
         ckey, cols = _first(payload, "columns", "cols")
         if ckey is None:
-            self.err("missing_key", f"{ploc}/columns", "orderBy needs a 'columns' list")
+            self.err("missing_key", f"{ploc}/columns", f"{op} needs a 'columns' list")
             return None
         if isinstance(cols, str):
             cols = [cols]
         if not isinstance(cols, (list, tuple)) or not cols:
-            self.err("payload_type", f"{ploc}/{ckey}", "orderBy 'columns' must be a non-empty list", cols)
+            self.err("payload_type", f"{ploc}/{ckey}", f"{op} 'columns' must be a non-empty list", cols)
             return None
         keys = self.sort_keys(cols, payload, f"{ploc}/{ckey}", ploc)
         if keys is None:
             return None
         if not keys:
-            self.err("empty", f"{ploc}/{ckey}", "orderBy found no columns to sort by")
+            self.err("empty", f"{ploc}/{ckey}", f"{op} found no columns to sort by")
             return None
-        return ir.OrderBy(index, op, loc, tuple(keys))
+        return ir.OrderBy(index, op, loc, tuple(keys), is_global=op != "sortWithinPartitions")
 
     def sort_keys(
         self, items: Any, spec: Mapping[str, Any], items_loc: str, spec_loc: str, single: bool = False
@@ -1477,17 +1476,34 @@ class Parser:
 
     def _sql_arg(self, raw: Any, loc: str) -> ir.Expr | None:
         """A SQL parameter: a bare value or ``{"lit", "type"?}`` is a literal (a string is
-        the string, never SQL); other expression objects (``array``/``map`` calls) pass."""
+        the string, never SQL). Spark binds nothing else but calls of array/map/struct
+        constructors over literals (``INVALID_SQL_ARG`` otherwise, found only by the
+        server), so anything else is rejected here, where the plan is."""
         e = self._literal_or_expr(raw, loc, 0)
-        if isinstance(e, ir.Lit) and e.type is not None and e.value is not None:
-            from .data import _Bad, coerce_value
+        if e is None:
+            return None
+        ok = True
+        for node in ir.walk(e):
+            nloc = re.sub(r"/(lit|col)$", "", node.loc or loc)  # the object, not its key
+            if isinstance(node, ir.Lit):
+                if node.type is not None and node.value is not None:
+                    from .data import _Bad, coerce_value
 
-            try:
-                coerce_value(e.value, e.type)
-            except _Bad as exc:
-                self.err("literal_type", loc, f"the parameter does not fit its type: {exc}", e.value)
-                return None
-        return e
+                    try:
+                        coerce_value(node.value, node.type)
+                    except _Bad as exc:
+                        self.err("literal_type", nloc, f"the parameter does not fit its type: {exc}", node.value)
+                        ok = False
+                continue
+            if isinstance(node, ir.Call) and CATALOG[node.fn].spark in _SQL_ARG_CONSTRUCTORS and not node.distinct:
+                continue
+            self.err("sql_parameter", nloc,
+                     f"a SQL parameter must be a literal, or array/map/struct constructors over literals "
+                     f"({', '.join(sorted(_SQL_ARG_CONSTRUCTORS))}); Spark rejects anything else (INVALID_SQL_ARG). "
+                     f"This is {_sql_arg_kind(node)}")
+            ok = False
+            break
+        return e if ok else None
 
     def _ref_source(self, raw: Mapping[str, Any], loc: str) -> ir.Source | None:
         name = raw["ref"]
@@ -1575,6 +1591,10 @@ class Parser:
         "subtract": ("except", True),
         "exceptAll": ("except", False),
         "unionAll": ("union", False),
+        # Substrait Minus (Primary) / Intersection (Primary) as the seed spec words them: the
+        # primary input's rows, duplicates kept, without / with a matching secondary row
+        "minusPrimary": ("minus_primary", False),
+        "intersectPrimary": ("intersect_primary", False),
     }
 
     def _set_op(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
@@ -1585,7 +1605,11 @@ class Parser:
         right = self._right_side(merged, where, loc, op)
         kind, distinct = self._SET_OPS[op]
         if "distinct" in merged and merged["distinct"] is not distinct:
-            self.err("conflict", where["distinct"], f"{op!r} is always {'DISTINCT' if distinct else 'ALL'}; use the op of the other kind", merged["distinct"])
+            if kind.endswith("_primary"):
+                other_op = "except" if kind == "minus_primary" else "intersect"
+                self.err("conflict", where["distinct"], f"{op!r} keeps the primary input's duplicates; use {other_op!r} for distinct rows", merged["distinct"])
+            else:
+                self.err("conflict", where["distinct"], f"{op!r} is always {'DISTINCT' if distinct else 'ALL'}; use the op of the other kind", merged["distinct"])
             return None
         if right is None:
             return None
@@ -2617,6 +2641,23 @@ class Parser:
 _SORT_KEYS = {"asc", "ascending", "desc", "descending", "nulls_first", "nulls_last", "nullsFirst", "nullsLast", "direction"}
 
 
+#: the only calls Spark binds as SQL parameters (its parameter check allows Literal,
+#: CreateArray, CreateNamedStruct, CreateMap, MapFromArrays, MapFromEntries and aliases)
+_SQL_ARG_CONSTRUCTORS = frozenset({"array", "struct", "named_struct", "map", "map_from_arrays", "map_from_entries"})
+
+
+def _sql_arg_kind(node: ir.Expr) -> str:
+    if isinstance(node, ir.Col):
+        return f"a column reference {node.name!r} (inside a function call a bare string is a column: write {{\"lit\": {json.dumps(node.name)}}} for the string)"
+    if isinstance(node, ir.Call):
+        distinct = " with distinct" if node.distinct else ""
+        return f"a call of {node.fn!r}{distinct}"
+    if isinstance(node, ir.Cast):
+        return "a cast (write a typed literal {\"lit\": value, \"type\": ...} instead)"
+    return {"When": "a when/otherwise expression", "Window": "a window function", "UdfCall": "a UDF call",
+            "Lambda": "a lambda", "Star": "a star", "ExtractValue": "a field or element access"}.get(type(node).__name__, type(node).__name__)
+
+
 def _check_literal(code: str, value: Any) -> str | None:
     """None if ``value`` fits a literal slot of kind ``code``, else what was expected."""
     if code in ("I", "N"):
@@ -3172,6 +3213,8 @@ OPS: dict[str, Callable[..., ir.Step | None]] = {
     "limit": Parser._limit,
     "offset": Parser._offset,
     "orderBy": Parser._order_by,
+    "sort": Parser._order_by,  # extension: Substrait's Sort, DataFrame.sort (= orderBy)
+    "sortWithinPartitions": Parser._order_by,
     "groupBy": Parser._group,
     "rollup": Parser._group,
     "cube": Parser._group,
@@ -3190,6 +3233,8 @@ OPS: dict[str, Callable[..., ir.Step | None]] = {
     "exceptAll": Parser._set_op,
     "subtract": Parser._set_op,
     "unionAll": Parser._set_op,
+    "minusPrimary": Parser._set_op,
+    "intersectPrimary": Parser._set_op,
     "fetch": Parser._fetch,
     "groupingSets": Parser._grouping_sets,
     "sample": Parser._sample,

@@ -119,7 +119,7 @@ def spark_home() -> Path:
             return home
     raise LocalServerError(
         "no Spark installation with the Connect server found: install the full 'pyspark' "
-        "package (not pyspark-client), or set SPARK_HOME to a Spark 3.5+/4.x distribution"
+        "package (not pyspark-client), or set SPARK_HOME to a Spark 4.x distribution"
     )
 
 

@@ -73,10 +73,17 @@ def _families() -> dict[str, dict[str, str]]:
 def _features_table() -> list[str]:
     from connect_plan.versions import FEATURES
 
-    lines = ["| feature | Spark Connect server | used for |", "|---|---|---|"]
+    lines = ["| feature | proto field | Spark Connect server | on an older server | used for |", "|---|---|---|---|---|"]
     for f in FEATURES.values():
-        lines.append(f"| `{f.name}` | {f.since[0]}.{f.since[1]}+ | {f.used_for} |")
+        older = "not used" if f.optional else "refused"
+        lines.append(f"| `{f.name}` | `{f.proto}` | {f.since[0]}.{f.since[1]}+ | {older} | {f.used_for} |")
     return lines
+
+
+def _version_notes() -> list[str]:
+    """What was run on which server release (kept by hand: these runs are not the matrix's)."""
+    path = Path(__file__).resolve().parent.parent / "docs" / "server-versions.md"
+    return [f"Older releases, what was run on them and their known problems: [{path.name}]({path.name}).", ""]
 
 
 def render(spark: list[Outcome], sail: list[Outcome], *, spark_version: str = "Apache Spark",
@@ -115,16 +122,23 @@ def render(spark: list[Outcome], sail: list[Outcome], *, spark_version: str = "A
         "",
         "## Supported servers",
         "",
-        f"* **Apache Spark Connect {MINIMUM[0]}.{MINIMUM[1]} and later** (the server's version is probed once",
-        "  per session; features newer than the server are not used). This matrix: "
+        f"* **Apache Spark Connect {MINIMUM[0]}.{MINIMUM[1]} and later.** The client probes the server's version once",
+        "  per session, before its first plan, and refuses an older server (`UnsupportedServerError`, naming",
+        "  the features it lacks): a server ignores protocol fields it does not know, so a 3.5 server would",
+        "  drop renames silently and fail SQL parameters and grouping sets without saying why. Optional",
+        "  features newer than the server are not used. This matrix: "
         f"**{spark_version}**.",
         "* **Sail** with a PySpark client it accepts (pysail 0.7: PySpark up to 4.2, e.g. the thin",
         "  `pyspark-client` install, no JVM). This matrix: " + f"**{sail_version}**.",
         "",
-        "Protocol features and the server version they need (`connect_plan/versions.py`):",
+        "Protocol features and the server version they need (`connect_plan/versions.py`; each `since`",
+        "is checked against the protocol as released with PySpark 3.5, 4.0, 4.1 and 4.2, and every proto",
+        "the translator builds for the fixtures against the oldest supported release, by",
+        "`tests/unit/test_versions.py`):",
         "",
         *_features_table(),
         "",
+        *_version_notes(),
         "## Test results by area",
         "",
         "Each row is a test file. *Spark*: tests passed / run against Apache Spark. *Sail*: passed;",

@@ -38,6 +38,8 @@ class ExprContext:
     scope: Scope
     prefer: str | None = None
     lambda_vars: frozenset[str] = frozenset()
+    #: typed literals as typed ``Literal`` protos, not casts (SQL parameters must be literals)
+    literal_protos: bool = False
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,24 @@ def build_column(col: ir.Col, out: pb.Expression, ctx: ExprContext) -> None:
         attr.plan_id = target.plan_id
 
 
+def _typed_literal_proto(lit: ir.Lit, out: pb.Expression) -> None:
+    """A typed literal as a ``Literal`` of that type (PySpark's own literal builder)."""
+    from pyspark.sql.connect.expressions import LiteralExpression
+    from pyspark.sql.connect.types import proto_schema_to_pyspark_data_type
+
+    from ..data import coerce_value
+    from ..types import spark_type_proto
+
+    assert lit.type is not None
+    value = coerce_value(lit.value, lit.type)
+    data_type = proto_schema_to_pyspark_data_type(spark_type_proto(lit.type))
+    out.CopyFrom(LiteralExpression(value, data_type).to_plan(None))  # type: ignore[arg-type]
+
+
 def build_literal(lit: ir.Lit, out: pb.Expression, ctx: ExprContext) -> None:
+    if lit.type is not None and lit.value is not None and ctx.literal_protos:
+        _typed_literal_proto(lit, out)
+        return
     if lit.type is not None and lit.value is not None:
         # typed literal: the JSON value cast to the requested type (Spark folds it)
         fill_literal(lit.value, out.cast.expr.literal)

@@ -120,6 +120,7 @@ class OffsetRel(Rel):
 class SortRel(Rel):
     keys: list[ir.SortKey]
     scope: Scope
+    is_global: bool = True
 
 
 @dataclass
@@ -230,6 +231,8 @@ _GROUP_TYPES = {
     "cube": pb.Aggregate.GROUP_TYPE_CUBE,
     "grouping_sets": pb.Aggregate.GROUP_TYPE_GROUPING_SETS,
 }
+#: set operations that are a join on every column (their join type)
+_PRIMARY_SET_OPS = {"minus_primary": "left_anti", "intersect_primary": "left_semi"}
 _SET_OP_TYPES = {
     "union": pb.SetOperation.SET_OP_TYPE_UNION,
     "intersect": pb.SetOperation.SET_OP_TYPE_INTERSECT,
@@ -557,7 +560,7 @@ class Lowerer:
         return scope
 
     def order_by(self, step: ir.OrderBy, chain: list[Rel], scope: Scope) -> Scope:
-        chain.append(SortRel(self.new_id(), [step.index], list(step.keys), scope))
+        chain.append(SortRel(self.new_id(), [step.index], list(step.keys), scope, step.is_global))
         return scope
 
     def group_by(self, step: ir.GroupBy, chain: list[Rel], scope: Scope) -> Scope:
@@ -660,6 +663,8 @@ class Lowerer:
         return self.join(as_join, chain, scope)
 
     def set_op(self, step: ir.SetOp, chain: list[Rel], scope: Scope) -> Scope:
+        if step.kind in _PRIMARY_SET_OPS:
+            return self.primary_set_op(step, chain, scope)
         right_chain, right = self._right(step.right)
         chain.append(SetOpRel(self.new_id(), [step.index], right_chain, step.by_name, step.allow_missing, not step.distinct, step.kind))
         if not step.by_name or scope.names is None:
@@ -668,6 +673,34 @@ class Lowerer:
             return scope.with_names(None)
         extra = [n for n in right.known() if not scope.has(n)]
         return scope.with_names([*scope.known(), *(extra if step.allow_missing else [])])
+
+    def primary_set_op(self, step: ir.SetOp, chain: list[Rel], scope: Scope) -> Scope:
+        """Substrait Minus (Primary) / Intersection (Primary), the primary input's rows with
+        their duplicates, without / with a matching row in the other input: a left anti /
+        semi join on null-safe equality of every column, paired by position as set
+        operations pair them (Spark's EXCEPT and INTERSECT would de-duplicate or count)."""
+        right_chain, right = self._right(step.right)
+        left = scope if scope.complete else self.resolve(chain, scope)
+        if not right.complete:
+            right = self.resolve(right_chain, right)
+        how = _PRIMARY_SET_OPS[step.kind]
+        if not left.complete or not right.complete:
+            if not self.check_only:
+                self.err("needs_schema", step.loc, f"{step.op} pairs the columns of both inputs by position, and their names cannot be known without asking the server; translate with a client (connect_plan.connect(...).translate) or name every computed column")
+            chain.append(JoinRel(self.new_id(), [step.index], right_chain, how, [], None, None))
+            return scope
+        left_names, right_names = left.known(), right.known()
+        if len(left_names) != len(right_names):
+            self.err("column_count", step.loc, f"{step.op} pairs columns by position, so both inputs need the same number of columns: the left has {len(left_names)} ({left_names}), the right {len(right_names)} ({right_names})")
+            return scope
+        left_scope = Scope(left.names, self.case_sensitive, plan_id=chain[-1].plan_id)
+        right_scope = Scope(right.names, self.case_sensitive, plan_id=right_chain[-1].plan_id)
+        eqs: list[ir.Expr] = [ir.Call("<=>", (ir.Col(a, step.loc, "left"), ir.Col(b, step.loc, "right")), step.loc)
+                              for a, b in zip(left_names, right_names)]
+        condition = eqs[0] if len(eqs) == 1 else ir.Call("and", tuple(eqs), step.loc)
+        cond_scope = Scope(None, self.case_sensitive, sides={"left": left_scope, "right": right_scope})
+        chain.append(JoinRel(self.new_id(), [step.index], right_chain, how, [], condition, cond_scope))
+        return scope
 
     def stop(self, step: ir.Stop, chain: list[Rel], scope: Scope) -> Scope:
         return scope
@@ -913,7 +946,7 @@ def build_offset(rel: OffsetRel, out: pb.Relation, em: Emitter) -> pb.Relation:
 def build_sort(rel: SortRel, out: pb.Relation, em: Emitter) -> pb.Relation:
     out.common.plan_id = rel.plan_id
     s = out.sort
-    s.is_global = True
+    s.is_global = rel.is_global
     ctx = _ctx(rel.scope)
     for key in rel.keys:
         fill_sort_order(key, s.order.add(), ctx)
@@ -1004,29 +1037,15 @@ def build_sql(rel: SqlRel, out: pb.Relation, em: Emitter) -> None:
     out.common.plan_id = rel.plan_id
     q = out.sql
     q.query = rel.source.query
-    ctx = ExprContext(Scope(None))
+    # SQL parameters must be literals or constructors over literals (the parser checks),
+    # so typed literals, also inside array/map/struct calls, are typed Literal protos here
+    # rather than the casts other slots use
+    ctx = ExprContext(Scope(None), literal_protos=True)
     for name, expr in rel.source.named_args:
-        _emit_sql_arg(expr, q.named_arguments[name], ctx)
+        emit(expr, q.named_arguments[name], ctx)
     for expr in rel.source.pos_args:
-        _emit_sql_arg(expr, q.pos_arguments.add(), ctx)
+        emit(expr, q.pos_arguments.add(), ctx)
     return None
-
-
-def _emit_sql_arg(expr: ir.Expr, out: pb.Expression, ctx: ExprContext) -> None:
-    """SQL parameters must be literals, so a typed literal is a typed ``Literal`` proto
-    here (PySpark's own literal builder), not the cast other slots use."""
-    if isinstance(expr, ir.Lit) and expr.type is not None and expr.value is not None:
-        from pyspark.sql.connect.expressions import LiteralExpression
-        from pyspark.sql.connect.types import proto_schema_to_pyspark_data_type
-
-        from ..data import coerce_value
-        from ..types import spark_type_proto
-
-        value = coerce_value(expr.value, expr.type)
-        data_type = proto_schema_to_pyspark_data_type(spark_type_proto(expr.type))
-        out.CopyFrom(LiteralExpression(value, data_type).to_plan(None))  # type: ignore[arg-type]
-        return
-    emit(expr, out, ctx)
 
 
 def build_shared_use(rel: SharedUseRel, out: pb.Relation, em: Emitter) -> None:

@@ -162,3 +162,33 @@ def test_server_errors_carry_the_full_message_from_fetch_error_details(spark_url
         with pytest.raises(ServerError) as bare:
             c.execute(plan, [[1]], [("a", "int")])
         assert name not in bare.value.message and len(bare.value.message) < len(err.message)
+
+
+def test_the_server_version_is_probed_once_and_an_older_server_is_refused(spark_url: str) -> None:
+    """Before its first plan a session asks the server's version (once); a server older than
+    connect_plan supports (here: one that answers 3.5.2) is refused before any plan is sent,
+    naming what it lacks, instead of silently ignoring the fields it does not know."""
+    with connect_plan.connect(spark_url) as c:
+        real = c._sc._analyze
+        asked: list[str] = []
+
+        def analyze(method: str, **kw: Any) -> Any:
+            asked.append(method)
+            return real(method=method, **kw)
+
+        c._sc._analyze = analyze
+        for n in (1, 2):
+            assert c.execute([{"op": "limit", "payload": {"n": n}}], data=ROWS, schema=SCHEMA).num_rows == n
+        assert asked.count("spark_version") == 1
+    with connect_plan.connect(spark_url) as old:
+        class Answer:
+            spark_version = "3.5.2"
+
+        sent: list[Any] = []
+        old._sc._analyze = lambda method, **kw: Answer() if method == "spark_version" else sent.append(method)
+        old._results = lambda *a, **kw: sent.append(a)  # type: ignore[method-assign]
+        for run in (lambda: old.execute([], data=ROWS, schema=SCHEMA), lambda: old.schema([], data=ROWS, schema=SCHEMA),
+                    lambda: old.execute({"input": {"range": 1}, "plan": [], "output": {"path": "/nowhere", "format": "json"}})):
+            with pytest.raises(connect_plan.UnsupportedServerError, match=r"Spark 3\.5\.2.*4\.0 or later.*WithColumnsRenamed\.renames"):
+                run()
+        assert sent == []

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ from pyspark.sql import functions as F
 
 import connect_plan
 from tests.conftest import engine
-from tests.integration.conftest import assert_same
+from tests.integration.conftest import assert_same, rows_of
 
 SALES_SCHEMA = [
     {"name": "id", "type": "bigint"},
@@ -41,6 +43,14 @@ BAG_SCHEMA = [{"name": "k", "type": "int"}, {"name": "v", "type": "string"}]
 BAG_A = [[1, "a"], [1, "a"], [1, "a"], [2, "b"], [3, None], [3, None], [4, "d"]]
 BAG_B = [[1, "a"], [3, None], [3, None], [5, "e"], [2, "x"]]
 
+# Minus/Intersection (Primary): the primary has duplicates that survive and null rows that a
+# null-safe match removes; the secondary pairs by position under other names and a wider type
+PRIMARY = [*BAG_A, [2, "b"]]
+OTHER_SCHEMA = [{"name": "key", "type": "bigint"}, {"name": "val", "type": "string"}]
+SECONDARY = [[1, "a"], [3, None], [9, "z"]]
+
+SQL_CONSTRUCTORS = "SELECT array_sort(:a) AS a, :m AS m, :m['k'] AS k, :s AS s, :s.y[0] AS u, :t AS t"
+
 
 def _inline(rows: Any, schema: Any) -> dict[str, Any]:
     return {"schema": schema, "rows": rows}
@@ -59,6 +69,8 @@ class Env:
     sales_json: str
     stores_table: str
     tables: list[str]
+    sales_orc: str = ""
+    sales_text: str = ""
 
     def df(self, rows: Any, schema: Any) -> Any:
         return self.diff.df(rows, schema)
@@ -89,6 +101,11 @@ def env(client: Any, spark: Any, diff: Any, tmp_path_factory: pytest.TempPathFac
     sales.write.option("header", "true").csv(e.sales_csv)
     e.sales_json = str(root / "sales_json")
     sales.write.json(e.sales_json)
+    e.sales_orc = str(root / "sales_orc")
+    if engine() != "sail":  # Sail has no ORC data source (tests/engines.py)
+        sales.write.orc(e.sales_orc)
+    e.sales_text = str(root / "sales_text")
+    sales.select(F.concat_ws("|", *sales.columns).alias("value")).coalesce(1).write.text(e.sales_text)
     e.stores_table = e.table_name("stores")
     e.stores().write.option("path", str(root / "stores_table")).saveAsTable(e.stores_table)
     if engine() == "sail":
@@ -183,6 +200,16 @@ CASES: list[Case] = [
          .csv(e.sales_csv + "/*.csv").select("day", "id")),
     Case("files_json_ddl_schema", lambda e: {"input": {"path": e.sales_json, "format": "json", "schema": "id BIGINT, amount DOUBLE"}, "plan": []},
          lambda e: e.spark.read.schema("id BIGINT, amount DOUBLE").json(e.sales_json)),
+    Case("files_orc", lambda e: {"input": {"files": e.sales_orc, "format": "orc"}, "plan": [
+        {"op": "filter", "payload": {"op": "is_not_null", "arg": "store"}}]},
+         lambda e: e.spark.read.orc(e.sales_orc).filter(F.col("store").isNotNull())),
+    Case("files_orc_ddl_schema", lambda e: {"input": {"files": [e.sales_orc], "format": "orc", "schema": "day DATE, id BIGINT"}, "plan": []},
+         lambda e: e.spark.read.schema("day DATE, id BIGINT").orc(e.sales_orc)),
+    Case("files_text", lambda e: {"input": {"files": e.sales_text, "format": "text"}, "plan": [
+        {"op": "withColumn", "payload": {"name": "parts", "expr": {"fn": "split", "args": ["value", {"lit": "[|]"}]}}}]},
+         lambda e: e.spark.read.text(e.sales_text).withColumn("parts", F.split("value", "[|]"))),
+    Case("files_text_wholetext_option", lambda e: {"input": {"files": e.sales_text, "format": "text", "options": {"wholetext": True}}, "plan": []},
+         lambda e: e.spark.read.text(e.sales_text, wholetext=True)),
     Case("table", lambda e: {"input": {"table": e.stores_table}, "plan": [{"op": "orderBy", "payload": {"columns": ["id"]}}]},
          lambda e: e.spark.table(e.stores_table).orderBy("id"), ordered=True),
     Case("read_first_step", lambda e: {"plan": [{"op": "read", "payload": {"files": e.sales_parquet, "format": "parquet"}},
@@ -199,6 +226,22 @@ CASES: list[Case] = [
          lambda e: e.spark.sql("SELECT :s AS s, :d AS d", args={"s": "x' OR '1'='1", "d": dt.date(2024, 1, 2)})),
     Case("sql_positional_args", lambda e: {"input": {"sql": "SELECT ? AS a, ? + 1 AS b", "args": [7, 1.5]}, "plan": []},
          lambda e: e.spark.sql("SELECT ? AS a, ? + 1 AS b", args=[7, 1.5])),
+    Case("sql_constructor_args", lambda e: {"input": {"sql": SQL_CONSTRUCTORS, "args": {
+        "a": {"fn": "array", "args": [3, 1, 2]},
+        "m": {"fn": "create_map", "args": [{"lit": "k"}, {"lit": "2024-01-02", "type": "date"}, {"lit": "j"}, {"lit": "2024-02-03", "type": "date"}]},
+        "s": {"fn": "named_struct", "args": [{"lit": "x"}, 1, {"lit": "y"}, {"fn": "array", "args": [{"lit": "u"}]}]},
+        "t": {"fn": "struct", "args": [{"lit": 1.5}, {"lit": "12.34", "type": "decimal(5,2)"}]}}}, "plan": []},
+         lambda e: e.spark.sql(SQL_CONSTRUCTORS, args={
+             "a": F.array(F.lit(3), F.lit(1), F.lit(2)),
+             "m": F.create_map(F.lit("k"), F.lit(dt.date(2024, 1, 2)), F.lit("j"), F.lit(dt.date(2024, 2, 3))),
+             "s": F.named_struct(F.lit("x"), F.lit(1), F.lit("y"), F.array(F.lit("u"))),
+             "t": F.struct(F.lit(1.5), F.lit(Decimal("12.34")))})),
+    Case("sql_positional_constructor_args", lambda e: {"input": {"sql": "SELECT ? AS a, ? AS b", "args": [
+        {"fn": "map_from_arrays", "args": [{"fn": "array", "args": [1, 2]}, {"fn": "array", "args": [{"lit": "p"}, {"lit": "q"}]}]},
+        {"fn": "map_from_entries", "args": [{"fn": "array", "args": [{"fn": "struct", "args": [1, {"lit": "r"}]}]}]}]}, "plan": []},
+         lambda e: e.spark.sql("SELECT ? AS a, ? AS b", args=[
+             F.map_from_arrays(F.array(F.lit(1), F.lit(2)), F.array(F.lit("p"), F.lit("q"))),
+             F.map_from_entries(F.array(F.struct(F.lit(1), F.lit("r"))))])),
     # ---- plan trees
     Case("join_table_right_side_renames", lambda e: {"input": _inline(SALES, SALES_SCHEMA), "plan": [
         {"op": "join", "payload": {"other": {"table": e.stores_table}, "on": "store", "how": "inner"}}]},
@@ -240,6 +283,11 @@ CASES: list[Case] = [
     _condition_join_case("full"),
     _condition_join_case("left_semi"),
     _condition_join_case("left_anti"),
+    # Substrait: the join expression "can be the literal True"
+    *[Case(f"join_{how}_on_literal_{str(value).lower()}", lambda e, how=how, value=value: {"input": _inline(BAG_B, BAG_SCHEMA), "plan": [
+        {"op": "join", "payload": {"other": {"input": _inline(STORES, STORES_SCHEMA), "plan": []}, "on": {"lit": value}, "how": how}}]},
+           lambda e, how=how, value=value: e.df(BAG_B, BAG_SCHEMA).join(e.stores(), F.lit(value), how))
+      for how, value in (("inner", True), ("left", True), ("full", True), ("left_anti", True), ("left", False), ("left_semi", False))],
     Case("cross_join_nested", lambda e: {"input": _inline(BAG_A, BAG_SCHEMA), "plan": [
         {"op": "crossJoin", "payload": {"other": {"input": {"range": 3}, "plan": []}}}]},
          lambda e: e.df(BAG_A, BAG_SCHEMA).crossJoin(e.spark.range(3))),
@@ -266,6 +314,16 @@ CASES: list[Case] = [
         {"op": "except", "payload": {"other": {"input": _inline(BAG_B, BAG_SCHEMA), "plan": []}}},
         {"op": "except", "payload": {"other": {"input": _inline([[4, "d"]], BAG_SCHEMA), "plan": []}}}]},
          lambda e: e.df(BAG_A, BAG_SCHEMA).subtract(e.df(BAG_B, BAG_SCHEMA)).subtract(e.df([[4, "d"]], BAG_SCHEMA))),
+    # Substrait Minus (Primary) / Intersection (Primary): the primary's rows, duplicates kept
+    Case("set_minusPrimary", lambda e: {"input": _inline(PRIMARY, BAG_SCHEMA), "plan": [
+        {"op": "minusPrimary", "payload": {"other": {"input": _inline(SECONDARY, OTHER_SCHEMA), "plan": []}}}]},
+         lambda e: _primary_join(e.df(PRIMARY, BAG_SCHEMA), e.df(SECONDARY, OTHER_SCHEMA), "left_anti")),
+    Case("set_intersectPrimary", lambda e: {"input": _inline(PRIMARY, BAG_SCHEMA), "plan": [
+        {"op": "intersectPrimary", "payload": {"other": {"input": _inline(SECONDARY, OTHER_SCHEMA), "plan": []}}}]},
+         lambda e: _primary_join(e.df(PRIMARY, BAG_SCHEMA), e.df(SECONDARY, OTHER_SCHEMA), "left_semi")),
+    Case("minus_primary_table_columns_from_the_server", lambda e: {"input": {"table": e.stores_table}, "plan": [
+        {"op": "minusPrimary", "payload": {"other": {"input": {"sql": "SELECT 'paris' AS a, 'FR' AS b, 200L AS c"}, "plan": []}}}]},
+         lambda e: _primary_join(e.spark.table(e.stores_table), e.spark.sql("SELECT 'paris' AS a, 'FR' AS b, 200L AS c"), "left_anti")),
     Case("union_by_name_with_table", lambda e: {"input": {"table": e.stores_table}, "plan": [
         {"op": "unionByName", "payload": {"other": {"input": _inline([["DE", "x", 1]], [{"name": "region", "type": "string"}, {"name": "store", "type": "string"}, {"name": "id", "type": "bigint"}]), "plan": []}}}]},
          lambda e: e.spark.table(e.stores_table).unionByName(e.df([["DE", "x", 1]], [{"name": "region", "type": "string"}, {"name": "store", "type": "string"}, {"name": "id", "type": "bigint"}]))),
@@ -280,6 +338,13 @@ CASES: list[Case] = [
     Case("sort_per_key_direction_and_nulls", lambda e: {"input": _inline(SALES, SALES_SCHEMA), "plan": [
         {"op": "orderBy", "payload": {"columns": [{"col": "store", "asc": True, "nulls_last": True}, {"col": "amount", "desc": True, "nulls_last": False}]}}]},
          lambda e: e.sales().orderBy(F.col("store").asc_nulls_last(), F.col("amount").desc_nulls_first()), ordered=True),
+    Case("sort_alias_per_key_direction_and_nulls", lambda e: {"input": _inline(SALES, SALES_SCHEMA), "plan": [
+        {"op": "sort", "payload": {"columns": [{"col": "day", "desc": True}, {"col": "amount", "asc": True, "nulls_first": False}, "id"]}}]},
+         lambda e: e.sales().sort(F.col("day").desc(), F.col("amount").asc_nulls_last(), "id"), ordered=True),
+    Case("sort_within_partitions", lambda e: {"input": _inline(SALES, SALES_SCHEMA), "plan": [
+        {"op": "repartition", "payload": {"n": 2, "columns": ["store"]}},
+        {"op": "sortWithinPartitions", "payload": {"columns": [{"col": "store", "nulls_last": True}, {"col": "amount", "desc": True}]}}]},
+         lambda e: e.sales().repartition(2, "store").sortWithinPartitions(F.col("store").asc_nulls_last(), F.col("amount").desc())),
     Case("grouping_sets", lambda e: {"input": _inline(SALES, SALES_SCHEMA), "plan": [
         {"op": "groupingSets", "payload": {"sets": [["store", "day"], ["store"], []], "aggs": [
             {"agg": "sum", "column": "amount", "alias": "total"}, {"agg": "count"}]}}]},
@@ -324,6 +389,16 @@ CASES: list[Case] = [
 ]
 
 
+def _primary_join(primary: Any, secondary: Any, how: str) -> Any:
+    """PySpark's own spelling of Minus/Intersection (Primary): an anti/semi join on
+    null-safe equality of every column, paired by position."""
+    cond = None
+    for a, b in zip(primary.columns, secondary.columns):
+        eq = primary[a].eqNullSafe(secondary[b])
+        cond = eq if cond is None else cond & eq
+    return primary.join(secondary, cond, how)
+
+
 def _self_join_big(e: Env) -> Any:
     big = e.sales().filter(F.col("amount") > 4)
     other = big.alias("r")
@@ -335,6 +410,92 @@ def _self_join_big(e: Env) -> Any:
 def test_source_case(env: Env, case: Case) -> None:
     ours = run(env, case.doc(env))
     same(ours, case.oracle(env), ordered=case.ordered)
+
+
+# ------------------------------------------------------------------ Substrait set types, 3 inputs
+
+P3 = [[1, "a"], [1, "a"], [1, "a"], [2, "b"], [2, "b"], [3, None], [3, None], [4, "d"], [5, "e"], [8, "h"], [8, "h"]]
+S1 = [[1, "a"], [2, "b"], [3, None], [3, None], [6, "f"]]
+S2 = [[1, "a"], [1, "a"], [3, None], [4, "d"], [7, "g"]]
+
+
+def _nested(rows: Any, plan: list[Any] | None = None) -> dict[str, Any]:
+    return {"input": _inline(rows, BAG_SCHEMA), "plan": plan or []}
+
+
+def _step(op: str, other: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"op": op, "payload": {"other": other, **extra}}
+
+
+def _count(rows: Any) -> Counter[tuple[Any, ...]]:
+    return Counter(tuple(r) for r in rows)
+
+
+def _model(counts: Callable[[int, int, int], int]) -> list[tuple[Any, ...]]:
+    """Rows as a Substrait set type defines them from each row's multiplicity m in the
+    primary and n1, n2 in the secondaries (Python's None == None: nulls match nulls)."""
+    p, a, b = _count(P3), _count(S1), _count(S2)
+    return sorted((r for r in {**p, **a, **b} for _ in range(counts(p[r], a[r], b[r]))), key=repr)
+
+
+# (id, plan steps over P3, PySpark oracle over (p, s1, s2), multiplicity of a row in the result)
+SET_TYPES: list[tuple[str, list[Any], Callable[[Any, Any, Any], Any], Callable[[int, int, int], int]]] = [
+    ("minus_primary_seed", [_step("minusPrimary", _nested(S1)), _step("minusPrimary", _nested(S2))],
+     lambda p, a, b: _primary_join(_primary_join(p, a, "left_anti"), b, "left_anti"),
+     lambda m, n1, n2: m if n1 == n2 == 0 else 0),
+    ("minus_primary_distinct", [_step("except", _nested(S1)), _step("except", _nested(S2))],
+     lambda p, a, b: p.subtract(a).subtract(b), lambda m, n1, n2: int(m > 0 and n1 == n2 == 0)),
+    ("minus_primary_all", [_step("exceptAll", _nested(S1)), _step("exceptAll", _nested(S2))],
+     lambda p, a, b: p.exceptAll(a).exceptAll(b), lambda m, n1, n2: max(m - n1 - n2, 0)),
+    ("minus_multiset_seed", [_step("minusPrimary", _nested(S1, [_step("intersect", _nested(S2))]))],
+     lambda p, a, b: _primary_join(p, a.intersect(b), "left_anti"), lambda m, n1, n2: 0 if n1 and n2 else m),
+    ("minus_multiset_counts", [_step("exceptAll", _nested(S1, [_step("intersectAll", _nested(S2))]))],
+     lambda p, a, b: p.exceptAll(a.intersectAll(b)), lambda m, n1, n2: max(m - min(n1, n2), 0)),
+    ("intersection_primary_seed", [_step("intersectPrimary", _nested(S1, [_step("unionAll", _nested(S2))]))],
+     lambda p, a, b: _primary_join(p, a.unionAll(b), "left_semi"), lambda m, n1, n2: m if n1 or n2 else 0),
+    ("intersection_primary_distinct", [_step("intersect", _nested(S1, [_step("unionAll", _nested(S2))]))],
+     lambda p, a, b: p.intersect(a.unionAll(b)), lambda m, n1, n2: int(m > 0 and (n1 > 0 or n2 > 0))),
+    ("intersection_multiset", [_step("intersect", _nested(S1)), _step("intersect", _nested(S2))],
+     lambda p, a, b: p.intersect(a).intersect(b), lambda m, n1, n2: int(m > 0 and n1 > 0 and n2 > 0)),
+    ("intersection_multiset_all", [_step("intersectAll", _nested(S1)), _step("intersectAll", _nested(S2))],
+     lambda p, a, b: p.intersectAll(a).intersectAll(b), lambda m, n1, n2: min(m, n1, n2)),
+    ("union_distinct", [_step("union", _nested(S1), distinct=True), _step("union", _nested(S2), distinct=True)],
+     lambda p, a, b: p.union(a).union(b).distinct(), lambda m, n1, n2: int(m + n1 + n2 > 0)),
+    ("union_all", [_step("union", _nested(S1)), _step("union", _nested(S2))],
+     lambda p, a, b: p.union(a).union(b), lambda m, n1, n2: m + n1 + n2),
+]
+
+
+@pytest.mark.parametrize(("plan", "oracle", "counts"), [t[1:] for t in SET_TYPES], ids=[t[0] for t in SET_TYPES])
+def test_substrait_set_types_over_three_inputs(env: Env, plan: list[Any], oracle: Callable[..., Any], counts: Callable[[int, int, int], int]) -> None:
+    """Each Substrait set type over a primary and two secondaries (docs/plan-format.md §6):
+    the plan gives what PySpark's own spelling gives, and both are the multiset the type's
+    definition describes."""
+    ours = run(env, {"input": _inline(P3, BAG_SCHEMA), "plan": plan})
+    same(ours, oracle(*(env.df(rows, BAG_SCHEMA) for rows in (P3, S1, S2))))
+    assert sorted((tuple(r) for r in rows_of(ours)), key=repr) == _model(counts)
+
+
+def test_clustered_sort_is_repartition_then_sort_within_partitions(env: Env) -> None:
+    """Substrait Sort 'clustered' (equal values coalesced, no order between them): hash
+    partitioning by the keys puts equal values in one partition and sortWithinPartitions
+    makes them adjacent there; a repartition alone does not (checked on the same rows)."""
+    keyed = [{"op": "withColumn", "payload": {"name": "k", "expr": {"fn": "%", "args": ["id", 7]}}}]
+    ours = run(env, {"input": {"range": {"end": 200, "num_partitions": 4}}, "plan": [
+        *keyed, {"op": "repartition", "payload": {"n": 3, "columns": ["k"]}}, {"op": "sortWithinPartitions", "payload": {"columns": ["k"]}}]})
+    theirs = env.spark.range(0, 200, 1, 4).withColumn("k", F.col("id") % 7).repartition(3, "k").sortWithinPartitions("k")
+    theirs_table = theirs.toArrow()
+    same(ours, theirs)
+
+    def runs(keys: list[Any]) -> list[Any]:
+        return [k for i, k in enumerate(keys) if i == 0 or keys[i - 1] != k]
+
+    # each value is one contiguous run, in our result and in PySpark's (partition order may differ)
+    assert sorted(runs(ours.column("k").to_pylist())) == list(range(7))
+    assert sorted(runs(theirs_table.column("k").to_pylist())) == list(range(7))
+    only_repartitioned = run(env, {"input": {"range": {"end": 200, "num_partitions": 4}}, "plan": [
+        *keyed, {"op": "repartition", "payload": {"n": 3, "columns": ["k"]}}]}).column("k").to_pylist()
+    assert len(runs(only_repartitioned)) > 7
 
 
 def test_single_join_is_rejected_before_any_network_call() -> None:
@@ -367,6 +528,18 @@ def test_broadcast_hint_reaches_the_physical_plan(env: Env) -> None:
     doc = {"input": _inline(SALES, SALES_SCHEMA), "plan": [
         {"op": "join", "payload": {"other": {"table": env.stores_table}, "on": ["store"], "how": "inner", "broadcast": True}}]}
     assert "BroadcastHashJoin" in env.client.explain(doc, mode="formatted")
+
+
+@pytest.mark.spark_only(reason="reads Spark's physical plan text (PushedFilters, ReadSchema)")
+def test_read_filter_and_projection_properties_reach_the_scan(env: Env) -> None:
+    """Substrait Read's filter and projection properties are a read followed by filter and
+    select steps (docs/plan-format.md §10): Spark pushes both into the file scan."""
+    doc = {"input": {"files": env.sales_parquet, "format": "parquet"}, "plan": [
+        {"op": "filter", "payload": {"op": "gt", "left": "amount", "right": 2}}, {"op": "select", "payload": ["id"]}]}
+    plan = env.client.explain(doc, mode="formatted")
+    assert "PushedFilters: [IsNotNull(amount), GreaterThan(amount,2.0)]" in plan, plan
+    assert "ReadSchema: struct<id:bigint,amount:double>" in plan, plan
+    same(run(env, doc), env.spark.read.parquet(env.sales_parquet).filter(F.col("amount") > 2).select("id"))
 
 
 def test_shared_sub_plan_is_resolved_once(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -599,7 +772,7 @@ def _ops_of(doc: dict[str, Any]) -> set[str]:
 class _Names:
     """Stand-in Env for collecting the op names of the cases without a server."""
 
-    sales_parquet = sales_csv = sales_json = stores_table = "x"
+    sales_parquet = sales_csv = sales_json = sales_orc = sales_text = stores_table = "x"
 
 
 OPS_USED = set().union(*(_ops_of(c.doc(_Names())) for c in CASES)) | {  # type: ignore[arg-type]

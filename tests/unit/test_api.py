@@ -21,7 +21,8 @@ def test_supported_plan_operations() -> None:
             "union", "unionByName", "distinct", "drop", "crossJoin", "cross_join", "rollup", "cube", "agg", "stop",
             # extensions: sources, set operations, relations, outputs (docs/plan-format.md)
             "read", "intersect", "intersectAll", "except", "exceptAll", "subtract", "unionAll", "fetch",
-            "groupingSets", "sample", "repartition", "coalesce", "hint", "tail", "write",
+            "groupingSets", "sample", "repartition", "coalesce", "hint", "tail", "write", "sort",
+            "minusPrimary", "intersectPrimary", "sortWithinPartitions",
             "createOrReplaceTempView", "createTempView", "createOrReplaceGlobalTempView",
             "createGlobalTempView"} == set(ops)
 

@@ -63,4 +63,6 @@ def test_renders_counts_differences_and_features(tmp_path: Path) -> None:
     assert "* `test_ops.py::test_op[cross]` — no cross join with a condition" in lines
     assert "* `test_parse.py::test_ok`" in lines  # a failure no entry explains is listed
     assert "**Spark 9.9**" in text and "**Sail 0.0**" in text and "A note." in lines
-    assert "| `chunked_cached_local_relation` | 4.1+ |" in text  # connect_plan/versions.py
+    assert "| `chunked_cached_local_relation` | `Relation.chunked_cached_local_relation` | 4.1+ | not used |" in text  # connect_plan/versions.py
+    assert "| `with_columns_renamed_renames` | `WithColumnsRenamed.renames` | 4.0+ | refused |" in text
+    assert "Apache Spark Connect 4.0 and later" in text

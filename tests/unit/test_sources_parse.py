@@ -34,6 +34,15 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     ("sql_not_string", {"input": {"sql": 3}, "plan": []}, "sql", "/input/sql"),
     ("sql_bad_param_name", {"input": {"sql": "select :a", "args": {"a b": 1}}, "plan": []}, "sql_parameter", "/input/args"),
     ("sql_param_not_literal", {"input": {"sql": "select :a", "args": {"a": [1]}}, "plan": []}, "expr_type", "/input/args/a"),
+    ("sql_param_column", {"input": {"sql": "select :a", "args": {"a": {"col": "x"}}}, "plan": []}, "sql_parameter", "/input/args/a"),
+    ("sql_param_function", {"input": {"sql": "select :a", "args": {"a": {"fn": "upper", "args": [{"lit": "x"}]}}}, "plan": []}, "sql_parameter", "/input/args/a"),
+    ("sql_param_column_in_array", {"input": {"sql": "select :a", "args": {"a": {"fn": "array", "args": [1, "x"]}}}, "plan": []}, "sql_parameter", "/input/args/a/args/1"),
+    ("sql_param_call_in_map", {"input": {"sql": "select :a", "args": {"a": {"fn": "create_map", "args": [{"lit": "k"}, {"fn": "current_date", "args": []}]}}}, "plan": []},
+     "sql_parameter", "/input/args/a/args/1"),
+    ("sql_positional_cast", {"input": {"sql": "select ?", "args": [1, {"fn": "cast", "args": [{"lit": "1"}, "int"]}]}, "plan": []}, "sql_parameter", "/input/args/1"),
+    ("sql_param_window", {"input": {"sql": "select :a", "args": {"a": {"fn": "row_number", "args": [], "over": {"order_by": ["x"]}}}}, "plan": []}, "sql_parameter", "/input/args/a"),
+    ("sql_typed_param_bad_in_array", {"input": {"sql": "select :a", "args": {"a": {"fn": "array", "args": [{"lit": "x", "type": "date"}]}}}, "plan": []},
+     "literal_type", "/input/args/a/args/0"),
     ("sql_typed_param_bad", {"input": {"sql": "select :a", "args": {"a": {"lit": "x", "type": "date"}}}, "plan": []}, "literal_type", "/input/args/a"),
     ("ref_unknown", {"with": {"a": NESTED}, "input": {"ref": "b"}, "plan": []}, "unknown_ref", "/input/ref"),
     ("with_not_object", {"with": [1], "input": INLINE, "plan": []}, "with_type", "/with"),
@@ -61,6 +70,10 @@ INVALID: list[tuple[str, dict[str, Any], str, str]] = [
     ("single_join", doc([{"op": "join", "payload": {"on": ["k"], "how": "single", "other": NESTED}}]), "unsupported_join_type", "/plan/0/payload/how"),
     ("broadcast_not_bool", doc([{"op": "join", "payload": {"on": ["k"], "broadcast": "yes", "other": NESTED}}]), "bool_expected", "/plan/0/payload/broadcast"),
     ("intersect_distinct_false", doc([{"op": "intersect", "payload": {"other": NESTED, "distinct": False}}]), "conflict", "/plan/0/payload/distinct"),
+    ("minus_primary_distinct", doc([{"op": "minusPrimary", "payload": {"other": NESTED, "distinct": True}}]), "conflict", "/plan/0/payload/distinct"),
+    ("minus_primary_column_count", doc([{"op": "minusPrimary", "payload": {"other": {"input": INLINE, "plan": [{"op": "drop", "payload": ["v"]}]}}}]),
+     "column_count", "/plan/0"),
+    ("intersect_primary_needs_names", doc([{"op": "intersectPrimary", "payload": {"other": {"table": "t"}}}]), "needs_schema", "/plan/0"),
     ("fetch_negative", doc([{"op": "fetch", "payload": {"offset": -1, "count": 2}}]), "bad_count", "/plan/0/payload/offset"),
     ("grouping_sets_empty", doc([{"op": "groupingSets", "payload": {"sets": [], "aggs": []}}]), "payload_type", "/plan/0/payload/sets"),
     ("grouping_sets_member_not_key", doc([{"op": "groupingSets", "payload": {"group_by": ["k"], "sets": [["v"]], "aggs": []}}]), "unknown_column", "/plan/0/payload/sets/0/0"),
@@ -152,3 +165,77 @@ def test_grouping_sets_reference_the_grouping_expressions() -> None:
     assert a.group_type == pb.Aggregate.GROUP_TYPE_GROUPING_SETS
     assert [e.unresolved_attribute.unparsed_identifier for e in a.grouping_expressions] == ["k", "v"]
     assert [len(g.grouping_set) for g in a.grouping_sets] == [2, 1, 0]
+
+
+@pytest.mark.parametrize("payload", [
+    {"columns": [{"col": "v", "desc": True, "nulls_first": True}, {"col": "k", "asc": True, "nulls_last": True}]},
+    {"columns": ["v", "k"], "ascending": [False, True], "nulls_first": [True, False]},
+    ["v DESC", "k"],
+    "k",
+])
+def test_sort_is_order_by_under_its_substrait_name(payload: Any) -> None:
+    """'sort' takes every orderBy payload shape and gives the identical relation."""
+    ours = connect_plan.translate(None, None, doc([{"op": "sort", "payload": payload}]))
+    theirs = connect_plan.translate(None, None, doc([{"op": "orderBy", "payload": payload}]))
+    assert ours == theirs and ours.root.sort.is_global
+
+
+def test_sort_errors_name_the_op() -> None:
+    with pytest.raises(connect_plan.PlanError) as info:
+        connect_plan.translate(None, None, doc([{"op": "sort", "payload": {"columns": []}}]))
+    assert info.value.locs == ("/plan/0/payload/columns",) and "sort 'columns'" in str(info.value)
+
+
+@pytest.mark.parametrize(("op", "join_type"), [("minusPrimary", pb.Join.JOIN_TYPE_LEFT_ANTI), ("intersectPrimary", pb.Join.JOIN_TYPE_LEFT_SEMI)])
+def test_primary_set_types_are_joins_on_every_column_by_position(op: str, join_type: int) -> None:
+    other = {"input": {"schema": [{"name": "a", "type": "bigint"}, {"name": "k", "type": "string"}], "rows": []}, "plan": []}
+    j = _rel(doc([{"op": op, "payload": {"other": other}}])).join
+    assert j.join_type == join_type and not j.using_columns
+    cond = j.join_condition.unresolved_function
+    assert cond.function_name == "and"
+    pairs = []
+    for eq in cond.arguments:
+        assert eq.unresolved_function.function_name == "<=>"
+        left, right = (a.unresolved_attribute for a in eq.unresolved_function.arguments)
+        assert (left.plan_id, right.plan_id) == (j.left.common.plan_id, j.right.common.plan_id)
+        pairs.append((left.unparsed_identifier, right.unparsed_identifier))
+    assert pairs == [("k", "a"), ("v", "k")]  # by position, not by name
+
+
+def test_sort_within_partitions_is_a_local_sort() -> None:
+    r = _rel(doc([{"op": "repartition", "payload": {"columns": ["k"]}}, {"op": "sortWithinPartitions", "payload": ["k", "v DESC"]}]))
+    assert not r.sort.is_global and [o.direction for o in r.sort.order] == [
+        pb.Expression.SortOrder.SORT_DIRECTION_ASCENDING, pb.Expression.SortOrder.SORT_DIRECTION_DESCENDING]
+    assert r.sort.input.HasField("repartition_by_expression")
+    assert _rel(doc([{"op": "sort", "payload": ["k"]}])).sort.is_global
+
+
+def test_sql_parameters_accept_literals_and_constructors_over_literals() -> None:
+    """What Spark binds (Literal, array/map/struct constructors of literals) translates; typed
+    literals are typed Literal protos wherever they are, never casts (which Spark rejects)."""
+    args = {"a": {"fn": "array", "args": [1, {"lit": "2024-01-02", "type": "date"}]},
+            "m": {"fn": "create_map", "args": [{"lit": "k"}, {"fn": "named_struct", "args": [{"lit": "x"}, {"lit": "1.5", "type": "decimal(3,1)"}]}]},
+            "e": {"fn": "map_from_entries", "args": [{"fn": "array", "args": [{"fn": "struct", "args": [1, {"lit": None}]}]}]}}
+    sql = _rel({"input": {"sql": "select :a, :m, :e", "args": args}, "plan": []}).sql
+    a = sql.named_arguments["a"].unresolved_function
+    assert a.function_name == "array" and a.arguments[1].literal.HasField("date")
+    inner = sql.named_arguments["m"].unresolved_function.arguments[1].unresolved_function
+    assert inner.function_name == "named_struct" and inner.arguments[1].literal.decimal.value == "1.5"
+    assert sql.named_arguments["e"].unresolved_function.function_name == "map_from_entries"
+
+    def kinds(e: pb.Expression) -> set[str]:
+        kind = e.WhichOneof("expr_type")
+        out = {kind}
+        if kind == "unresolved_function":
+            for x in e.unresolved_function.arguments:
+                out |= kinds(x)
+        return out
+
+    assert set().union(*(kinds(e) for e in sql.named_arguments.values())) == {"unresolved_function", "literal"}
+
+
+def test_invalid_sql_parameters_fail_before_any_network_call() -> None:
+    doc = {"input": {"sql": "select :a", "args": {"a": {"col": "x"}}}, "plan": []}
+    with pytest.raises(connect_plan.PlanError) as info:
+        connect_plan.execute_plan(None, None, doc, "sc://127.0.0.1:9")  # nothing listens there
+    assert info.value.codes == ("sql_parameter",)
