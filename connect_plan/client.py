@@ -418,7 +418,10 @@ class Client:
             pair = op.set.pairs.add()
             pair.key = str(k)
             pair.value = str(v).lower() if isinstance(v, bool) else str(v)
-        self._call(lambda: self._sc.config(op))
+        try:
+            self._call(lambda: self._sc.config(op))
+        finally:  # the input cache settings among them are read again when next needed
+            self._inputs.conf_changed(conf)
         if "spark.sql.caseSensitive" in conf:
             self._case_sensitive = str(conf["spark.sql.caseSensitive"]).lower() == "true"
 
@@ -612,7 +615,10 @@ class Client:
                 if unset:
                     op = pb.ConfigRequest.Operation()
                     op.unset.keys.extend(unset)
-                    self._call(lambda: self._sc.config(op))
+                    try:
+                        self._call(lambda: self._sc.config(op))
+                    finally:
+                        self._inputs.conf_changed(unset)
             if "spark.sql.caseSensitive" in dict(conf):
                 self._case_sensitive = str(before.get("spark.sql.caseSensitive") or "false").lower() == "true"
 

@@ -5,7 +5,9 @@ without artifact support get inline data or a clear error.
 
 Where a test needs a server unlike this one (no artifact support, no chunked relations,
 a small message limit), it sets the settings the client would have read from such a
-server (``client._inputs._settings``); everything else is the real server.
+server (``client._inputs._settings``); a low cache threshold is set on the server itself,
+for the test's own session (``set_conf`` or a plan document's ``conf``); everything else is
+the real server.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ import pytest
 
 import connect_plan
 from connect_plan.client import load_plan
-from connect_plan.inputs import INLINE_ALWAYS
 
 THRESHOLD_KEY = "spark.sql.session.localRelationCacheThreshold"
 SCHEMA = [
@@ -152,7 +153,7 @@ def test_servers_without_artifacts_get_inline_data_or_a_clear_error(fresh_client
     settings = fresh_client._inputs.settings()
     fresh_client._inputs._settings = dataclasses.replace(settings, threshold=None, max_message=limit)  # e.g. no AddArtifacts
     fits = json_rows(10_000, seed=7)
-    assert INLINE_ALWAYS < load_plan([], fits, SCHEMA).source.table.nbytes < limit // 2
+    assert load_plan([], fits, SCHEMA).source.table.nbytes < limit // 2
     assert source_relation(fresh_client, fits).WhichOneof("rel_type") == "local_relation"
     assert fresh_client.execute(SORTED, fits, SCHEMA).num_rows == 10_000
     too_big = json_rows(60_000, seed=8)
@@ -192,3 +193,51 @@ def test_inline_tables_over_the_limit_on_a_caching_server_name_the_threshold(fre
     with pytest.raises(connect_plan.InputTooLargeError, match="localRelationCacheThreshold") as err:
         fresh_client.execute(plan, part, SCHEMA)
     assert err.value.limit == limit and err.value.size > limit
+
+
+def counting_uploads(client: Any) -> list[list[bytes]]:
+    """Record every upload of ``client`` (the real ``cache_artifacts`` call still runs)."""
+    calls: list[list[bytes]] = []
+    real = client._sc.cache_artifacts
+
+    def counting(blobs: list[bytes]) -> list[str]:
+        calls.append(list(blobs))
+        return real(blobs)
+
+    client._sc.cache_artifacts = counting
+    return calls
+
+
+def table_bytes(rows: list[list[Any]]) -> int:
+    return int(load_plan([], rows, SCHEMA).source.table.nbytes)
+
+
+def test_a_server_threshold_below_64_kib_is_followed(fresh_client: Any, spark: Any) -> None:
+    """The threshold is the server's: at 1 KiB (set on the server for this session), a
+    table of a few KiB is an artifact and a 3-row one stays inline; set after the first
+    query, the new value is read again."""
+    needs_artifact_cache(fresh_client)
+    uploads = counting_uploads(fresh_client)
+    small, medium = json_rows(3, seed=20), json_rows(200, seed=21)
+    assert table_bytes(small) < 1024 < table_bytes(medium) < 64 * 1024
+    assert source_relation(fresh_client, medium).WhichOneof("rel_type") == "local_relation"  # 1 MiB or so by default
+    fresh_client.set_conf({THRESHOLD_KEY: "1024"})
+    assert source_relation(fresh_client, small).WhichOneof("rel_type") == "local_relation"
+    assert source_relation(fresh_client, medium).WhichOneof("rel_type") == "chunked_cached_local_relation"
+    assert len(uploads) == 1
+    theirs = pyspark_df(spark, medium).orderBy("id").toArrow()
+    assert fresh_client.execute(SORTED, medium, SCHEMA).equals(theirs)
+
+
+def test_a_plan_documents_conf_may_lower_the_threshold_for_its_execution(fresh_client: Any) -> None:
+    needs_artifact_cache(fresh_client)
+    uploads = counting_uploads(fresh_client)
+    count = [{"op": "agg", "payload": {"aggs": [{"agg": "count", "alias": "n"}]}}]
+    rows = json_rows(200, seed=22)
+    doc = {"input": {"schema": SCHEMA, "rows": rows}, "plan": count, "conf": {THRESHOLD_KEY: "1024"}}
+    assert fresh_client.execute(doc).to_pylist() == [{"n": 200}]
+    assert len(uploads) == 1
+    other = json_rows(200, seed=23)  # new data, no conf: the server's own threshold again
+    assert fresh_client.execute(count, other, SCHEMA).to_pylist() == [{"n": 200}]
+    assert len(uploads) == 1
+

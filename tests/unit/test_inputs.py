@@ -168,3 +168,4 @@ def test_server_settings_parsing() -> None:
     )
     assert (s.threshold, s.chunked, s.max_message) == (1 << 20, False, 64 << 20)
     assert CacheSettings.from_conf({}, 128 << 20).threshold is None
+
