@@ -2,12 +2,14 @@
 
 Translation is pure, so it leaves every ``local_relation`` empty and lists the tables
 (``translate_ir(inline_data=False)`` → ``Translation.local_data``). Before a plan is sent,
-:meth:`InputPlacer.fill` decides per table, as PySpark's ``createDataFrame`` does:
+:meth:`InputPlacer.fill` decides per table, as PySpark's ``createDataFrame`` does, except
+that a table used several times in one plan (a ``with`` definition referenced k times, whose
+relation Spark Connect can only copy into each use) weighs k times its size:
 
 * below the server's ``spark.sql.session.localRelationCacheThreshold`` → inline Arrow IPC
-  in ``LocalRelation.data``;
-* at or above it → uploaded as cache artifacts (named by SHA-256) with PySpark's own
-  ``cache_artifacts`` call, and referenced as ``ChunkedCachedLocalRelation``
+  in ``LocalRelation.data`` (serialised once, the same bytes in every use);
+* at or above it → uploaded once as cache artifacts (named by SHA-256) with PySpark's own
+  ``cache_artifacts`` call, and every use references them as ``ChunkedCachedLocalRelation``
   (servers with ``spark.sql.session.localRelationChunkSizeRows``, i.e. Spark ≥ 4.1) or
   ``CachedLocalRelation`` (one artifact; Spark 3.5/4.0);
 * servers without the cache (no threshold setting, or AddArtifacts unimplemented) get
@@ -180,7 +182,10 @@ class InputPlacer:
 
     def fill(self, message: Message, local: Sequence[LocalData]) -> None:
         """Put every table of ``local`` into its relation (inside ``message``, a plan or a
-        relation), inline or as a cached relation; relations already filled are left alone."""
+        relation), inline or as a cached relation; relations already filled are left alone.
+
+        Uses of one table (the same object, or equal data) are decided together: k uses of
+        a table of s bytes are k·s bytes inline, or one upload referenced k times."""
         groups = _group_uses(local)
         if not groups:
             return
@@ -200,7 +205,7 @@ class InputPlacer:
             if size > limit:
                 if self._can_cache():
                     why = (
-                        f"each table is under the server's localRelationCacheThreshold "
+                        f"each table (times its uses) is under the server's localRelationCacheThreshold "
                         f"({s.threshold:,} bytes), so all went inline; lower that threshold"
                     )
                 else:
@@ -292,7 +297,31 @@ class InputPlacer:
             self._cached.update(hashes)
 
 
-
 def _group_uses(local: Sequence[LocalData]) -> list[tuple[pa.Table, list[Any]]]:
-    """The empty relations of ``local``, each with its table."""
-    return [(item.table, [item.relation]) for item in local if item.relation.WhichOneof("rel_type") is None]
+    """The empty relations of ``local`` grouped by table, in first-use order: uses of the
+    same table object (a shared sub-plan emitted into each use), and of tables with equal
+    data (the same rows written twice), form one group. Equality is checked only between
+    tables of the same row count, size and schema (``Table.equals``, in C++)."""
+    groups: list[tuple[pa.Table, list[Any]]] = []
+    by_id: dict[int, int] = {}
+    by_shape: dict[tuple[int, int], list[int]] = {}
+    for item in local:
+        rel = item.relation
+        if rel.WhichOneof("rel_type") is not None:
+            continue
+        table = item.table
+        at = by_id.get(id(table))
+        if at is None:
+            shape = (table.num_rows, table.nbytes)
+            for candidate in by_shape.get(shape, ()):
+                other = groups[candidate][0]
+                if other.schema.equals(table.schema, check_metadata=True) and other.equals(table):
+                    at = candidate
+                    break
+            if at is None:
+                at = len(groups)
+                groups.append((table, []))
+                by_shape.setdefault(shape, []).append(at)
+            by_id[id(table)] = at
+        groups[at][1].append(rel)
+    return groups
