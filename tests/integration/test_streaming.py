@@ -274,3 +274,24 @@ def test_cli_run_writes_parquet_batch_by_batch(spark_url: str, tmp_path: Any, mo
     assert table.column("id").to_pylist() == list(range(40_000))
     assert main(["run", str(doc), "--format", "parquet", "-o", str(out), "--max-rows", "5"]) == 0
     assert pq.read_table(out).num_rows == 5
+
+
+def test_releases_share_one_thread_pool(client: Any) -> None:
+    """PySpark's iterator assigns its release pool to the instance, so each query made a
+    pool and started a thread (~1 ms a query on Sail); connect_plan's releases share one
+    pool per process."""
+    import threading
+
+    from connect_plan.results import _release_pool
+
+    def pools() -> set[str]:
+        return {t.name.rsplit("_", 1)[0] for t in threading.enumerate() if t.name.startswith("ThreadPoolExecutor-")}
+
+    plan, data, schema = [{"op": "limit", "payload": {"n": 2}}], [[1], [2], [3]], [{"name": "a", "type": "bigint"}]
+    client.execute(plan, data, schema)
+    before = pools()
+    for _ in range(5):
+        assert client.execute(plan, data, schema).num_rows == 2
+    assert pools() == before
+    assert any(t.name.startswith("connect-plan-release") for t in threading.enumerate())
+    assert 1 <= _release_pool()._max_workers == 16
