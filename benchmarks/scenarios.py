@@ -28,6 +28,7 @@ class Context:
     repeat: int
     robin: Any | None  # the robin_sparkless module, if installed
     log: Callable[[str], None]
+    engine: str = "spark"  # the server's engine: "spark" or "sail" (the targets differ)
 
 
 def _record(scenario: str, case: str, series: dict[str, Series], ratios: dict[str, float], targets: list[dict[str, Any]] | None = None, **extra: Any) -> dict[str, Any]:
@@ -196,8 +197,11 @@ def small_query(ctx: Context) -> list[dict[str, Any]]:
     }
     if "robin-sparkless (in-process)" in series:
         ratios["connect_plan/robin-sparkless"] = paired(series["connect_plan"], series["robin-sparkless (in-process)"])
+    # issue 5: ≤ 0.9× PySpark Connect on Spark, ≤ 0.4× on Sail (whose server answers in a few
+    # ms, so the client's own work is most of PySpark's time there)
+    limit = 0.4 if ctx.engine == "sail" else 0.9
     targets = [
-        _target("small-query latency ≤ 0.9× PySpark Connect", ratios["connect_plan/pyspark"], 0.9, "max"),
+        _target(f"small-query latency ≤ {limit}× PySpark Connect on {ctx.engine.capitalize()}", ratios["connect_plan/pyspark"], limit, "max"),
         _target("small-query latency ≤ 1.1× one raw ExecutePlan", ratios["connect_plan/raw ExecutePlan"], 1.1, "max"),
     ]
     ctx.log("small query: " + ", ".join(f"{k} {s.median:.1f} ms" for k, s in series.items()))
