@@ -93,7 +93,8 @@ def test_a_plan_documents_conf_makes_only_the_config_calls_it_needs(counted: Any
     # the key is not set in the session: read what is set, set it, unset it after
     at = len(proxy.requests)
     calls = calls_of(proxy, counted, lambda: counted.execute(doc))
-    assert calls == ["Config", "Config", "ExecutePlan", "ReleaseExecute", "Config"], calls
+    # the ReleaseExecute goes from a thread pool: it may arrive after the restoring Config
+    assert sorted(calls) == ["Config", "Config", "Config", "ExecutePlan", "ReleaseExecute"], calls
     assert config_ops(proxy, at) == ["get_all", "set", "unset"]
     assert counted.get_conf(KEY)[KEY] != "3"
     # set in the session to another value: read, set, set the old value back
@@ -106,5 +107,5 @@ def test_a_plan_documents_conf_makes_only_the_config_calls_it_needs(counted: Any
     counted.set_conf({KEY: "3"})
     at = len(proxy.requests)
     calls = calls_of(proxy, counted, lambda: counted.execute(doc))
-    assert config_ops(proxy, at) == ["get_all"] and calls == ["Config", "ExecutePlan", "ReleaseExecute"], calls
+    assert config_ops(proxy, at) == ["get_all"] and sorted(calls) == ["Config", "ExecutePlan", "ReleaseExecute"], calls
     assert counted.get_conf(KEY)[KEY] == "3"
