@@ -1,9 +1,12 @@
-"""Run the benchmark suite: ``python -m benchmarks [--remote sc://...] [--size full|tiny]``.
+"""Run the benchmark suite: ``python -m benchmarks [--remote sc://...|sail] [--size full|tiny]``.
 
 Without ``--remote`` (or ``SPARK_REMOTE``) a local Spark Connect server is started for the
 run (``--driver-memory``, default 6g: the 1e7-row scenarios need it) and stopped after.
-Writes ``report.json`` (every sample) and ``summary.md`` (medians, ratios, targets) to
-``--out`` (default ``benchmarks/results``).
+``--remote sail`` starts an in-process Sail server (pysail; its targets are Sail's), as
+connect_plan's ``remote="sail"`` does. Writes ``report.json`` (every sample, the code's
+commit, the command and the machine's load) and ``summary.md`` (medians, ratios, targets)
+to ``--out`` (default ``benchmarks/results``, not committed), or with ``--publish`` to
+``docs/benchmarks/<engine>/``, the committed report the README's figures come from.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import argparse
 import json
 import math
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -28,6 +32,41 @@ SIZES: dict[str, dict[str, Any]] = {
     "tiny": {"translation": (10, 20), "throughput": (10_000,), "upload": (1_000, 20_000), "analytical": 10_000},
 }
 SCENARIOS = ("translation", "small_query", "throughput", "upload", "analytical")
+ENGINES = ("spark", "sail")
+ROOT = Path(__file__).resolve().parent.parent
+#: where ``--publish`` writes the committed report (one folder per engine)
+PUBLISHED = ROOT / "docs" / "benchmarks"
+
+
+def resolve_server(remote: str) -> tuple[str, str]:
+    """(URL, engine) of ``remote``: ``sail`` starts (once per process) an in-process Sail
+    server and answers its ``sc://`` URL; anything else is a Spark Connect URL of a Spark
+    server (``--engine sail`` says otherwise)."""
+    if remote == "sail":
+        from connect_plan.sail import in_process_url
+
+        return in_process_url(), "sail"
+    return remote, "spark"
+
+
+def code_version() -> dict[str, Any]:
+    """The commit of the code measured, and whether the work tree had changes."""
+    def git(*args: str) -> str | None:
+        try:
+            out = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return out.stdout.strip() if out.returncode == 0 else None
+
+    status = git("status", "--porcelain", "--untracked-files=no")
+    return {"commit": git("rev-parse", "HEAD"), "dirty": bool(status) if status is not None else None}
+
+
+def load_average() -> list[float] | None:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
 
 
 def run_suite(
@@ -37,13 +76,17 @@ def run_suite(
     repeat: int = 3,
     only: Sequence[str] = SCENARIOS,
     robin: bool = True,
+    engine: str | None = None,
     log: Callable[[str], None] = lambda m: print(m, file=sys.stderr, flush=True),
 ) -> dict[str, Any]:
-    """Run the scenarios against ``url`` and return the report (see module doc)."""
+    """Run the scenarios against ``url`` (a Spark Connect URL, or ``sail``) and return the
+    report (see module doc). ``engine``: the server's, when ``url`` does not say."""
     from pyspark.sql import SparkSession
 
     import connect_plan
 
+    url, found = resolve_server(url)
+    engine = engine or found
     sizes = SIZES[size]
     robin_mod = None
     if robin:
@@ -54,9 +97,10 @@ def run_suite(
     spark = SparkSession.builder.remote(url).create()
     client = connect_plan.connect(url)
     started = time.time()
+    load_before = load_average()
     results: list[dict[str, Any]] = []
     try:
-        ctx = scenarios.Context(url, client, spark, repeat, robin_mod, log)
+        ctx = scenarios.Context(url, client, spark, repeat, robin_mod, log, engine)
         server_version = client.server_version()
         runners: dict[str, Callable[[], list[dict[str, Any]]]] = {
             "translation": lambda: scenarios.translation(ctx, sizes["translation"]),
@@ -77,8 +121,9 @@ def run_suite(
         "repeat": repeat,
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         "seconds": round(time.time() - started, 1),
-        "server": {"spark_version": server_version},
-        "environment": env_info(),
+        "server": {"engine": engine, "spark_version": server_version, "in_process": engine == "sail" and url.startswith("sc://127.0.0.1")},
+        "code": code_version(),
+        "environment": {**env_info(), "load_average_before": load_before, "load_average_after": load_average()},
         "results": results,
     }
 
@@ -95,12 +140,22 @@ def _fmt(v: float) -> str:
 
 def summary_markdown(report: dict[str, Any]) -> str:
     env = report["environment"]
+    server = report["server"]
+    engine = server.get("engine", "spark")
+    if engine == "sail":
+        where = "Sail server" + (" in the benchmark's process" if server.get("in_process") else "") + f" (reports Spark {server['spark_version']})"
+    else:
+        where = f"Spark {server['spark_version']} server"
+    code = report.get("code") or {}
+    load = env.get("load_average_before"), env.get("load_average_after")
     lines = [
         "# connect_plan benchmark summary",
         "",
-        f"{report['started']}, size `{report['size']}`, {report['repeat']} repetitions; Spark {report['server']['spark_version']} "
-        f"server; client: Python {env['python']}, PySpark {env['pyspark']}, pyarrow {env['pyarrow']}, {env['cpus']} CPUs"
+        f"{report['started']}, size `{report['size']}`, {report['repeat']} repetitions; {where}; "
+        f"client: Python {env['python']}, PySpark {env['pyspark']}, pyarrow {env['pyarrow']}, {env['cpus']} CPUs"
         + (f", robin-sparkless {env['robin_sparkless']}" if env.get("robin_sparkless") else "")
+        + (f"; load average {load[0][0]} before, {load[1][0]} after" if load[0] and load[1] else "")
+        + (f"; code {code['commit'][:12]}" + (" with uncommitted changes" if code.get("dirty") else "") if code.get("commit") else "")
         + ". Medians; every sample is in report.json.",
         "",
     ]
@@ -129,14 +184,21 @@ def summary_markdown(report: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--remote", help="Spark Connect URL (default: $SPARK_REMOTE, else a local server started for the run)")
+    parser.add_argument("--remote", help="Spark Connect URL, or 'sail' for an in-process Sail server "
+                        "(default: $SPARK_REMOTE, else a local Spark server started for the run)")
+    parser.add_argument("--engine", choices=ENGINES, help="the server's engine, for its targets (default: sail for --remote sail, else spark)")
     parser.add_argument("--size", choices=sorted(SIZES), default="full")
     parser.add_argument("--repeat", type=int, default=3, help="repetitions per measurement (small cases run 10× as many)")
     parser.add_argument("--only", nargs="+", choices=SCENARIOS, default=list(SCENARIOS), help="run only these scenarios")
     parser.add_argument("--no-robin", action="store_true", help="leave robin-sparkless out")
     parser.add_argument("--driver-memory", default="6g", help="driver memory of a local server started for the run")
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"), help="directory for report.json and summary.md")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--out", help="directory for report.json and summary.md (default: benchmarks/results, git-ignored)")
+    where.add_argument("--publish", action="store_true",
+                       help="write them to docs/benchmarks/<engine>/ (committed: the report the README quotes); full size only")
     args = parser.parse_args(argv)
+    if args.publish and args.size != "full":
+        parser.error("--publish writes the committed report: run it at --size full")
 
     url = args.remote or os.environ.get("SPARK_REMOTE")
     server = None
@@ -147,11 +209,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"starting a local Spark Connect server (driver memory {args.driver_memory})...", file=sys.stderr)
         url = server.start(driver_memory=args.driver_memory).url
     try:
-        report = run_suite(url, size=args.size, repeat=args.repeat, only=args.only, robin=not args.no_robin)
+        report = run_suite(url, size=args.size, repeat=args.repeat, only=args.only, robin=not args.no_robin, engine=args.engine)
     finally:
         if server is not None:
             server.stop()
-    out = Path(args.out)
+    report["command"] = ["python", "-m", "benchmarks", *(sys.argv[1:] if argv is None else argv)]
+    engine = report["server"]["engine"]
+    out = PUBLISHED / engine if args.publish else Path(args.out) if args.out else ROOT / "benchmarks" / "results"
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
     (out / "summary.md").write_text(summary_markdown(report) + "\n")

@@ -28,6 +28,7 @@ class Context:
     repeat: int
     robin: Any | None  # the robin_sparkless module, if installed
     log: Callable[[str], None]
+    engine: str = "spark"  # the server's engine: "spark" or "sail" (the targets differ)
 
 
 def _record(scenario: str, case: str, series: dict[str, Series], ratios: dict[str, float], targets: list[dict[str, Any]] | None = None, **extra: Any) -> dict[str, Any]:
@@ -71,7 +72,8 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
 
     "Marginal" subtracts each client's cost for the input alone, measured in the same round
     (0 ops: our ``translate`` of an empty plan, PySpark's ``to_proto`` of the input frame):
-    the cost that grows with the plan, which is what per-op flatness is about.
+    the cost that grows with the plan. The flatness target is judged on the plain cost per
+    op (what a caller pays, input included); the marginal spread is reported beside it.
     """
     from pyspark.sql.connect.dataframe import DataFrame
     from pyspark.sql.connect.plan import LocalRelation
@@ -133,9 +135,12 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
                 f"pyspark to_proto {py_proto.median:.1f} (marginal {py_marginal.median:.1f}), API+to_proto {py_total.median:.1f}")
     if len(marginal) > 1:
         spread = max(marginal.values()) / min(marginal.values())
+        plain = max(raw.values()) / min(raw.values())
+        # the issue's target is on the cost per op as a user pays it (input included); the
+        # marginal spread (input subtracted) is reported beside it, not in its place
         out.append(_record(
-            "translation", "per-op flatness", {}, {"marginal per-op max/min": spread, "per-op (input included) max/min": max(raw.values()) / min(raw.values())},
-            [_target(f"marginal per-op cost flat within 1.5× from {min(marginal)} to {max(marginal)} ops", spread, 1.5, "max")],
+            "translation", "per-op flatness", {}, {"per-op (input included) max/min": plain, "marginal per-op max/min": spread},
+            [_target(f"per-op cost flat within 1.5× from {min(raw)} to {max(raw)} ops", plain, 1.5, "max")],
         ))
     return out
 
@@ -196,8 +201,11 @@ def small_query(ctx: Context) -> list[dict[str, Any]]:
     }
     if "robin-sparkless (in-process)" in series:
         ratios["connect_plan/robin-sparkless"] = paired(series["connect_plan"], series["robin-sparkless (in-process)"])
+    # issue 5: ≤ 0.9× PySpark Connect on Spark, ≤ 0.4× on Sail (whose server answers in a few
+    # ms, so the client's own work is most of PySpark's time there)
+    limit = 0.4 if ctx.engine == "sail" else 0.9
     targets = [
-        _target("small-query latency ≤ 0.9× PySpark Connect", ratios["connect_plan/pyspark"], 0.9, "max"),
+        _target(f"small-query latency ≤ {limit}× PySpark Connect on {ctx.engine.capitalize()}", ratios["connect_plan/pyspark"], limit, "max"),
         _target("small-query latency ≤ 1.1× one raw ExecutePlan", ratios["connect_plan/raw ExecutePlan"], 1.1, "max"),
     ]
     ctx.log("small query: " + ", ".join(f"{k} {s.median:.1f} ms" for k, s in series.items()))

@@ -417,7 +417,10 @@ class Client:
             pair = op.set.pairs.add()
             pair.key = str(k)
             pair.value = str(v).lower() if isinstance(v, bool) else str(v)
-        self._call(lambda: self._sc.config(op))
+        try:
+            self._call(lambda: self._sc.config(op))
+        finally:  # the input cache settings among them are read again when next needed
+            self._inputs.conf_changed(conf)
         if "spark.sql.caseSensitive" in conf:
             self._case_sensitive = str(conf["spark.sql.caseSensitive"]).lower() == "true"
 
@@ -604,28 +607,36 @@ class Client:
     def _plan_conf(self, conf: tuple[tuple[str, str], ...]) -> Iterator[None]:
         """Apply a plan document's ``conf`` for one execution, then restore the previous
         values (keys that were unset are unset again). The configuration belongs to the
-        session, so concurrent executions on one client see each other's settings."""
+        session, so concurrent executions on one client see each other's settings.
+
+        Round trips: one ``Config`` read of what the session has set, then, for the keys
+        whose value differs from the document's only, one set before and one set and/or
+        unset after; none when the session already has the document's values."""
         if not conf:
             yield
             return
         from pyspark.sql.connect import proto as pb
 
-        keys = [k for k, _ in conf]
-        wanted = set(keys)
+        wanted = {k for k, _ in conf}
         before = {k: v for k, v in self._explicit_conf() if k in wanted}
-        self._set_conf(dict(conf))
+        changes = {k: v for k, v in conf if before.get(k) != v}
+        if changes:
+            self._set_conf(changes)
         try:
             yield
         finally:
-            restore = {k: v for k, v in before.items() if v is not None}
-            unset = [k for k in keys if before.get(k) is None]
+            restore = {k: v for k, v in before.items() if k in changes and v is not None}
+            unset = [k for k in changes if before.get(k) is None]
             with contextlib.suppress(ConnectPlanError):
                 if restore:
                     self._set_conf(restore)
                 if unset:
                     op = pb.ConfigRequest.Operation()
                     op.unset.keys.extend(unset)
-                    self._call(lambda: self._sc.config(op))
+                    try:
+                        self._call(lambda: self._sc.config(op))
+                    finally:
+                        self._inputs.conf_changed(unset)
             if "spark.sql.caseSensitive" in dict(conf):
                 self._case_sensitive = str(before.get("spark.sql.caseSensitive") or "false").lower() == "true"
 

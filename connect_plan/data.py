@@ -612,15 +612,17 @@ def serialize_ipc(table: pa.Table) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def fill_local_relation(local: Any, table: pa.Table) -> int:
+def fill_local_relation(local: Any, table: pa.Table, data: bytes | None = None) -> int:
     """Put ``table`` into a ``LocalRelation`` message; returns the bytes of data placed.
+    ``data``: ``table``'s IPC bytes when already serialised (a table used several times).
 
     A table without rows also gets the relation's ``schema`` (Spark's JSON schema, as
     PySpark's createDataFrame sends): the IPC stream carries the schema too, but some
     servers (Sail) read it only from the schema field ("missing schema for local
     relation"). Spark reads the same types from either.
     """
-    data = serialize_ipc(table)
+    if data is None:
+        data = serialize_ipc(table)
     local.data = data
     if table.num_rows == 0:
         from pyspark.sql.pandas.types import from_arrow_schema

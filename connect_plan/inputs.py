@@ -2,21 +2,25 @@
 
 Translation is pure, so it leaves every ``local_relation`` empty and lists the tables
 (``translate_ir(inline_data=False)`` → ``Translation.local_data``). Before a plan is sent,
-:meth:`InputPlacer.fill` decides per table, as PySpark's ``createDataFrame`` does:
+:meth:`InputPlacer.fill` decides per table, as PySpark's ``createDataFrame`` does, except
+that a table used several times in one plan (a ``with`` definition referenced k times, whose
+relation Spark Connect can only copy into each use) weighs k times its size:
 
 * below the server's ``spark.sql.session.localRelationCacheThreshold`` → inline Arrow IPC
-  in ``LocalRelation.data``;
-* at or above it → uploaded as cache artifacts (named by SHA-256) with PySpark's own
-  ``cache_artifacts`` call, and referenced as ``ChunkedCachedLocalRelation`` (servers with
-  ``spark.sql.session.localRelationChunkSizeRows``, i.e. Spark ≥ 4.1) or
+  in ``LocalRelation.data`` (serialised once, the same bytes in every use);
+* at or above it → uploaded once as cache artifacts (named by SHA-256) with PySpark's own
+  ``cache_artifacts`` call, and every use references them as ``ChunkedCachedLocalRelation``
+  (servers with ``spark.sql.session.localRelationChunkSizeRows``, i.e. Spark ≥ 4.1) or
   ``CachedLocalRelation`` (one artifact; Spark 4.0);
 * servers without the cache (no threshold setting, or AddArtifacts unimplemented) get
   inline data, or :class:`~connect_plan.errors.InputTooLargeError` naming the size and the
   gRPC message limit when the plan cannot fit.
 
-The settings are read from the server once per client, in one ``Config`` RPC, and only
-when a table of at least :data:`INLINE_ALWAYS` bytes shows up (smaller tables are inline on
-every server, so small queries never pay the round trip). Chunks already uploaded in this
+The settings are read from the server in one ``Config`` RPC, the first time a plan with
+inline data is sent in a session (so a session's first such query pays one round trip, and
+no later query does), and read again only after the session sets one of them
+(:meth:`InputPlacer.conf_changed`). No threshold is assumed on the client: a server whose
+threshold is 1 KiB gets its 2 KiB tables as artifacts. Chunks already uploaded in this
 session are not uploaded again, and re-running a plan over the same ``pyarrow.Table``
 object reuses its hashes without serialising or hashing it again.
 """
@@ -29,7 +33,7 @@ import logging
 import re
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -42,13 +46,10 @@ if TYPE_CHECKING:
 
     from .translator import LocalData
 
-__all__ = ["INLINE_ALWAYS", "CacheSettings", "InputPlacer"]
+__all__ = ["CacheSettings", "InputPlacer"]
 
 log = logging.getLogger("connect_plan")
 
-#: tables smaller than this always go inline, without asking the server for its settings
-#: (inline data works on every server; this only saves small queries a Config round trip)
-INLINE_ALWAYS = 64 * 1024
 #: most bytes of chunks held in memory for one upload call (PySpark holds up to the
 #: server's localRelationBatchOfChunksSizeBytes, 1 GiB by default)
 UPLOAD_BATCH_BYTES = 64 * 1024 * 1024
@@ -62,6 +63,10 @@ _KEYS = (
     "spark.sql.session.localRelationBatchOfChunksSizeBytes",
     "spark.connect.grpc.maxInboundMessageSize",
 )
+#: gRPC statuses of a settings read that say nothing about the server's settings (it was not
+#: reached, or the session is gone): those errors propagate instead of meaning "no cache"
+_NOT_AN_ANSWER = ("UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED", "UNAUTHENTICATED", "PERMISSION_DENIED",
+                  "RESOURCE_EXHAUSTED", "ABORTED")
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "t": 1 << 40, "tb": 1 << 40}
 _BYTES_RE = re.compile(r"\s*(\d+)\s*([a-z]*)\s*", re.IGNORECASE)
 
@@ -142,6 +147,8 @@ class InputPlacer:
         try:
             conf = dict(self._call(lambda: self._sc.config(op)).pairs)
         except ServerError as exc:
+            if (exc.grpc_status or "") in _NOT_AN_ANSWER or (exc.error_class or "").startswith("INVALID_HANDLE"):
+                raise  # not the server's answer: the query fails (or its session is renewed) as it would anyway
             # servers without these settings (or without GetOption) get inline data only
             log.debug("no local relation cache settings from the server: %s", exc)
             conf = {}
@@ -159,6 +166,13 @@ class InputPlacer:
                 settings = replace(settings, chunked=False)
         return settings
 
+    def conf_changed(self, keys: Iterable[str]) -> None:
+        """The session set or unset ``keys``: settings among them are read again when next
+        needed (a plan document's ``conf`` may lower the threshold for its execution)."""
+        if self._settings is not None and not set(keys).isdisjoint(_KEYS):
+            with self._lock:
+                self._settings = None
+
     def _client_limit(self) -> int:
         options = dict(getattr(getattr(self._sc, "_builder", None), "_channel_options", None) or [])
         value = options.get("grpc.max_send_message_length", DEFAULT_MAX_MESSAGE)
@@ -168,38 +182,43 @@ class InputPlacer:
 
     def fill(self, message: Message, local: Sequence[LocalData]) -> None:
         """Put every table of ``local`` into its relation (inside ``message``, a plan or a
-        relation), inline or as a cached relation; relations already filled are left alone."""
+        relation), inline or as a cached relation; relations already filled are left alone.
+
+        Uses of one table (the same object, or equal data) are decided together: k uses of
+        a table of s bytes are k·s bytes inline, or one upload referenced k times."""
+        groups = _group_uses(local)
+        if not groups:
+            return
+        s = self.settings()
         inline_bytes = 0
-        for item in local:
-            rel = item.relation
-            if rel.WhichOneof("rel_type") is not None:
+        for table, relations in groups:
+            weight = table.nbytes * len(relations)
+            if self._should_cache(weight) and self._place_cached(relations, table):
                 continue
-            table = item.table
-            size = table.nbytes
-            if size >= INLINE_ALWAYS and self._should_cache(size) and self._place_cached(rel, table):
-                continue
-            inline_bytes += fill_local_relation(rel.local_relation, table)
-        if inline_bytes >= INLINE_ALWAYS:
-            limit = self.settings().max_message
-            if inline_bytes > limit // 2:  # only then is measuring the whole plan worth it
-                size = message.ByteSize()
-                if size > limit:
-                    if self._can_cache():
-                        why = (
-                            f"each table is under the server's localRelationCacheThreshold "
-                            f"({self.settings().threshold:,} bytes), so all went inline; lower that threshold"
-                        )
-                    else:
-                        why = "the server has no local relation cache (no artifact support"
-                        if self._refusal:
-                            why += f"; it refused the upload: {self._refusal[:200]}"
-                        why += "); send less data inline"
-                    raise InputTooLargeError(
-                        f"the plan with its inline input data is {size:,} bytes, over the gRPC message limit of "
-                        f"{limit:,} bytes: {why}, or read the data on the server (e.g. from files)",
-                        size=size,
-                        limit=limit,
+            data = serialize_ipc(table)
+            for rel in relations:
+                fill_local_relation(rel.local_relation, table, data)
+            inline_bytes += len(data) * len(relations)
+        limit = s.max_message
+        if inline_bytes > limit // 2:  # only then is measuring the whole plan worth it
+            size = message.ByteSize()
+            if size > limit:
+                if self._can_cache():
+                    why = (
+                        f"each table (times its uses) is under the server's localRelationCacheThreshold "
+                        f"({s.threshold:,} bytes), so all went inline; lower that threshold"
                     )
+                else:
+                    why = "the server has no local relation cache (no artifact support"
+                    if self._refusal:
+                        why += f"; it refused the upload: {self._refusal[:200]}"
+                    why += "); send less data inline"
+                raise InputTooLargeError(
+                    f"the plan with its inline input data is {size:,} bytes, over the gRPC message limit of "
+                    f"{limit:,} bytes: {why}, or read the data on the server (e.g. from files)",
+                    size=size,
+                    limit=limit,
+                )
 
     def _can_cache(self) -> bool:
         return self._artifacts and self.settings().threshold is not None
@@ -211,7 +230,9 @@ class InputPlacer:
         # also cache what could not travel inline, whatever the threshold says
         return size >= s.threshold or size > s.max_message // 2
 
-    def _place_cached(self, rel: Any, table: pa.Table) -> bool:
+    def _place_cached(self, relations: Sequence[Any], table: pa.Table) -> bool:
+        """Upload ``table`` once (unless this session already did) and point every relation
+        of ``relations`` at it; False when the server refuses artifacts."""
         s = self.settings()
         key = id(table)
         hit = self._by_table.get(key)
@@ -232,10 +253,11 @@ class InputPlacer:
 
             with self._lock:
                 self._by_table[key] = (weakref.ref(table, forget), s.chunked, hashes)
-        if s.chunked:
-            rel.chunked_cached_local_relation.dataHashes.extend(hashes)
-        else:
-            rel.cached_local_relation.hash = hashes[0]
+        for rel in relations:
+            if s.chunked:
+                rel.chunked_cached_local_relation.dataHashes.extend(hashes)
+            else:
+                rel.cached_local_relation.hash = hashes[0]
         return True
 
     def _upload(self, table: pa.Table, s: CacheSettings) -> tuple[str, ...]:
@@ -273,3 +295,34 @@ class InputPlacer:
             hashes = [self._call(functools.partial(sc.cache_artifact, b)) for b in blobs]
         with self._lock:
             self._cached.update(hashes)
+
+
+def _group_uses(local: Sequence[LocalData]) -> list[tuple[pa.Table, list[Any]]]:
+    """The empty relations of ``local`` grouped by table, in first-use order: uses of the
+    same table object (a shared sub-plan emitted into each use), and of tables with equal
+    data (the same rows written twice), form one group. Equality is checked only between
+    tables of the same row count and schema (``Table.equals``, in C++, which stops at the
+    first difference; ``nbytes`` is not used here: it costs ~10 µs a table)."""
+    groups: list[tuple[pa.Table, list[Any]]] = []
+    by_id: dict[int, int] = {}
+    by_shape: dict[int, list[int]] = {}
+    for item in local:
+        rel = item.relation
+        if rel.WhichOneof("rel_type") is not None:
+            continue
+        table = item.table
+        at = by_id.get(id(table))
+        if at is None:
+            shape = table.num_rows
+            for candidate in by_shape.get(shape, ()):
+                other = groups[candidate][0]
+                if other.schema.equals(table.schema, check_metadata=True) and other.equals(table):
+                    at = candidate
+                    break
+            if at is None:
+                at = len(groups)
+                groups.append((table, []))
+                by_shape.setdefault(shape, []).append(at)
+            by_id[id(table)] = at
+        groups[at][1].append(rel)
+    return groups

@@ -32,6 +32,7 @@ If this PySpark lacks any internal used here, :func:`arrow_stream` falls back to
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
@@ -57,6 +58,22 @@ EMPTY_STREAM_SECONDS = 1.0
 INTERRUPT_GRACE_SECONDS = 5.0
 
 _ITERATOR_CLASS: Any = None
+_RELEASE_POOL: Any = None
+_RELEASE_POOL_LOCK = threading.Lock()
+
+
+def _release_pool() -> Any:
+    """The process's thread pool for ReleaseExecute calls (started on first use; threads are
+    started only when all are busy, and end with the process). Up to 16, so that releases
+    stuck retrying a server that went away do not hold up the releases of other clients."""
+    global _RELEASE_POOL
+    if _RELEASE_POOL is None:
+        with _RELEASE_POOL_LOCK:
+            if _RELEASE_POOL is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                _RELEASE_POOL = ThreadPoolExecutor(max_workers=16, thread_name_prefix="connect-plan-release")
+    return _RELEASE_POOL
 
 
 def _throttled_iterator_class() -> Any:
@@ -78,6 +95,13 @@ def _throttled_iterator_class() -> Any:
             def __init__(self, *args: Any, **kwargs: Any) -> None:
                 super().__init__(*args, **kwargs)
                 self._stream_opened = time.monotonic()
+
+            @property
+            def _release_thread_pool(self) -> Any:
+                # PySpark means one pool per process, but assigns it to the instance
+                # (``self._release_thread_pool_instance = ...``), so every query made a pool
+                # and started a thread for its ReleaseExecute: ~1 ms of a 4 ms query on Sail
+                return _release_pool()
 
             def _release_until(self, until_response_id: str) -> None:
                 if self.unreleased_bytes >= RELEASE_EVERY_BYTES:

@@ -3,8 +3,9 @@
 * :func:`make_certificates` — a throwaway CA and a server certificate for 127.0.0.1 and
   localhost, generated with ``cryptography``;
 * :class:`GrpcTlsProxy` — a TLS-terminating gRPC proxy: a real ``grpc.server`` with the
-  generated certificate that records every call's metadata (so a test can see the token
-  and headers that arrived) and forwards the call to a plaintext Spark Connect server;
+  generated certificate (or plaintext, without one) that records every call's method and
+  metadata (so a test can see the token and headers that arrived, or count round trips)
+  and every unary request, and forwards the call to a plaintext Spark Connect server;
 * :class:`TcpProxy` — a TCP proxy that can pass traffic, stall it (connections stay open,
   nothing moves: a black-holed network), drop every connection, or refuse new ones.
 """
@@ -92,6 +93,8 @@ class GrpcTlsProxy:
         import grpc
 
         self.calls: list[tuple[str, dict[str, str]]] = []
+        #: (method, serialised request) of every unary call (Config, AnalyzePlan, ReleaseExecute...)
+        self.requests: list[tuple[str, bytes]] = []
         self._token = token
         self._channel = grpc.insecure_channel(upstream, options=[("grpc.max_receive_message_length", 256 << 20),
                                                                  ("grpc.max_send_message_length", 256 << 20)])
@@ -142,6 +145,7 @@ class GrpcTlsProxy:
                 client_streaming, server_streaming = kind
                 if not client_streaming and not server_streaming:
                     def unary_unary(request: bytes, context: Any) -> Any:
+                        proxy.requests.append((method, request))
                         check(context)
                         return relay(context, lambda: proxy._channel.unary_unary(method)(
                             request, metadata=forward, timeout=_remaining(context)))

@@ -1,20 +1,43 @@
-"""The benchmark suite (``python -m benchmarks``) is not part of the test run; this runs
-every scenario at tiny sizes so that it keeps working, and checks that the clients it
-compares returned the same results."""
+"""The benchmark suite (``python -m benchmarks``) is not part of the test run; this runs the
+command itself, every scenario at tiny sizes, into a temporary directory, so that it keeps
+working end to end: the report and the summary it writes, its exit status, and that the
+clients it compares returned the same results. robin-sparkless's columns are checked when
+it is installed (the ``bench`` extra)."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from benchmarks.run import SCENARIOS, run_suite, summary_markdown
+from benchmarks.run import SCENARIOS, summary_markdown
+from tests.conftest import ROOT, engine
 
 
 @pytest.mark.slow
-def test_every_scenario_runs_at_tiny_sizes(spark_url: str) -> None:
-    report = run_suite(spark_url, size="tiny", repeat=1, log=lambda _: None)
+def test_the_benchmark_command_runs_every_scenario_at_tiny_sizes(spark_url: str, tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    command = [sys.executable, "-m", "benchmarks", "--remote", spark_url, "--engine", engine(),
+               "--size", "tiny", "--repeat", "1", "--out", str(out)]
+    env = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"}
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-4000:]
+    report: dict[str, Any] = json.loads((out / "report.json").read_text())
+    summary = (out / "summary.md").read_text()
+    assert summary == summary_markdown(report) + "\n"
+    assert done.stdout.strip() == summary.strip()  # the summary is printed too
+    assert f"wrote {out / 'report.json'}" in done.stderr
+    assert report["size"] == "tiny" and report["server"]["engine"] == engine()
+    assert report["command"][-6:] == ["--size", "tiny", "--repeat", "1", "--out", str(out)]
+    assert report["code"]["commit"] and report["environment"]["load_average_before"]
+
     results: list[dict[str, Any]] = report["results"]
     assert {r["scenario"] for r in results} == set(SCENARIOS)
     for r in results:
@@ -28,4 +51,12 @@ def test_every_scenario_runs_at_tiny_sizes(spark_url: str) -> None:
             assert all(math.isfinite(v) and v >= low for v in metric["samples"]), (r["case"], name, metric)
         for key, value in r["ratios"].items():
             assert math.isfinite(value) and value > 0, (r["case"], key, value)
-    assert "## throughput" in summary_markdown(report)
+    small = next(r for r in results if r["scenario"] == "small_query")
+    limit = 0.4 if engine() == "sail" else 0.9
+    assert any(t["limit"] == limit and "PySpark Connect" in t["name"] for t in small["targets"])
+    assert "## throughput" in summary
+    if importlib.util.find_spec("robin_sparkless") is not None:
+        assert report["environment"]["robin_sparkless"]
+        assert "robin-sparkless (in-process)" in small["metrics"]
+        upload = [r for r in results if r["scenario"] == "upload"]
+        assert upload and all("robin-sparkless rows (in-process)" in r["metrics"] for r in upload)

@@ -5,7 +5,9 @@ without artifact support get inline data or a clear error.
 
 Where a test needs a server unlike this one (no artifact support, no chunked relations,
 a small message limit), it sets the settings the client would have read from such a
-server (``client._inputs._settings``); everything else is the real server.
+server (``client._inputs._settings``); a low cache threshold is set on the server itself,
+for the test's own session (``set_conf`` or a plan document's ``conf``); everything else is
+the real server.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ import pytest
 
 import connect_plan
 from connect_plan.client import load_plan
-from connect_plan.inputs import INLINE_ALWAYS
 
 THRESHOLD_KEY = "spark.sql.session.localRelationCacheThreshold"
 SCHEMA = [
@@ -152,7 +153,7 @@ def test_servers_without_artifacts_get_inline_data_or_a_clear_error(fresh_client
     settings = fresh_client._inputs.settings()
     fresh_client._inputs._settings = dataclasses.replace(settings, threshold=None, max_message=limit)  # e.g. no AddArtifacts
     fits = json_rows(10_000, seed=7)
-    assert INLINE_ALWAYS < load_plan([], fits, SCHEMA).source.table.nbytes < limit // 2
+    assert load_plan([], fits, SCHEMA).source.table.nbytes < limit // 2
     assert source_relation(fresh_client, fits).WhichOneof("rel_type") == "local_relation"
     assert fresh_client.execute(SORTED, fits, SCHEMA).num_rows == 10_000
     too_big = json_rows(60_000, seed=8)
@@ -192,3 +193,112 @@ def test_inline_tables_over_the_limit_on_a_caching_server_name_the_threshold(fre
     with pytest.raises(connect_plan.InputTooLargeError, match="localRelationCacheThreshold") as err:
         fresh_client.execute(plan, part, SCHEMA)
     assert err.value.limit == limit and err.value.size > limit
+
+
+def counting_uploads(client: Any) -> list[list[bytes]]:
+    """Record every upload of ``client`` (the real ``cache_artifacts`` call still runs)."""
+    calls: list[list[bytes]] = []
+    real = client._sc.cache_artifacts
+
+    def counting(blobs: list[bytes]) -> list[str]:
+        calls.append(list(blobs))
+        return real(blobs)
+
+    client._sc.cache_artifacts = counting
+    return calls
+
+
+def table_bytes(rows: list[list[Any]]) -> int:
+    return int(load_plan([], rows, SCHEMA).source.table.nbytes)
+
+
+def test_a_server_threshold_below_64_kib_is_followed(fresh_client: Any, spark: Any) -> None:
+    """The threshold is the server's: at 1 KiB (set on the server for this session), a
+    table of a few KiB is an artifact and a 3-row one stays inline; set after the first
+    query, the new value is read again."""
+    needs_artifact_cache(fresh_client)
+    uploads = counting_uploads(fresh_client)
+    small, medium = json_rows(3, seed=20), json_rows(200, seed=21)
+    assert table_bytes(small) < 1024 < table_bytes(medium) < 64 * 1024
+    assert source_relation(fresh_client, medium).WhichOneof("rel_type") == "local_relation"  # 1 MiB or so by default
+    fresh_client.set_conf({THRESHOLD_KEY: "1024"})
+    assert source_relation(fresh_client, small).WhichOneof("rel_type") == "local_relation"
+    assert source_relation(fresh_client, medium).WhichOneof("rel_type") == "chunked_cached_local_relation"
+    assert len(uploads) == 1
+    theirs = pyspark_df(spark, medium).orderBy("id").toArrow()
+    assert fresh_client.execute(SORTED, medium, SCHEMA).equals(theirs)
+
+
+def test_a_plan_documents_conf_may_lower_the_threshold_for_its_execution(fresh_client: Any) -> None:
+    needs_artifact_cache(fresh_client)
+    uploads = counting_uploads(fresh_client)
+    count = [{"op": "agg", "payload": {"aggs": [{"agg": "count", "alias": "n"}]}}]
+    rows = json_rows(200, seed=22)
+    doc = {"input": {"schema": SCHEMA, "rows": rows}, "plan": count, "conf": {THRESHOLD_KEY: "1024"}}
+    assert fresh_client.execute(doc).to_pylist() == [{"n": 200}]
+    assert len(uploads) == 1
+    other = json_rows(200, seed=23)  # new data, no conf: the server's own threshold again
+    assert fresh_client.execute(count, other, SCHEMA).to_pylist() == [{"n": 200}]
+    assert len(uploads) == 1
+
+
+def shared_doc(rows: list[list[Any]], uses: int) -> dict[str, Any]:
+    """A ``with`` table used ``uses`` times: the input and ``uses - 1`` unions."""
+    plan: list[dict[str, Any]] = [{"op": "union", "payload": {"other": {"ref": "t"}}} for _ in range(uses - 1)]
+    return {"with": {"t": {"input": {"schema": SCHEMA, "rows": rows}, "plan": []}}, "input": {"ref": "t"},
+            "plan": [*plan, *SUMMARY]}
+
+
+def test_a_sub_plan_used_several_times_is_weighed_by_its_uses(fresh_client: Any, spark: Any) -> None:
+    """One ``with`` table used 4 times, each use under the (server-side) threshold, all
+    four together over it: uploaded once, referenced by every use, and the result is
+    PySpark's for the same query."""
+    needs_artifact_cache(fresh_client)
+    fresh_client.set_conf({THRESHOLD_KEY: str(256 * 1024)})
+    rows = json_rows(3_000, seed=24)
+    one = table_bytes(rows)
+    assert one < 256 * 1024 <= 4 * one
+    uploads = counting_uploads(fresh_client)
+    tr = fresh_client._prepare(load_plan(shared_doc(rows, 4)))
+    kinds = [item.relation.WhichOneof("rel_type") for item in tr.local_data]
+    assert kinds == ["chunked_cached_local_relation"] * 4
+    hashes = {tuple(item.relation.chunked_cached_local_relation.dataHashes) for item in tr.local_data}
+    assert len(hashes) == 1 and len(uploads) == 1  # one artifact, referenced four times
+    assert tr.plan.ByteSize() < one
+    ours = fresh_client.execute(shared_doc(rows, 4))
+    df = pyspark_df(spark, rows)
+    theirs = df.union(df).union(df).union(df).groupBy("b").agg({"*": "count", "id": "sum", "s": "max"}).orderBy("b").toArrow()
+    assert ours.to_pylist() == [dict(zip(("b", "n", "ids", "top"), r.values())) for r in theirs.to_pylist()]
+    assert sum(r["n"] for r in ours.to_pylist()) == 4 * len(rows)
+    # used once, the same table is under the threshold: inline
+    single = fresh_client._prepare(load_plan(shared_doc(rows, 1)))
+    assert [item.relation.WhichOneof("rel_type") for item in single.local_data] == ["local_relation"]
+
+
+def test_equal_data_written_twice_is_weighed_together(fresh_client: Any) -> None:
+    """The same rows given twice (two tables with equal data, not one shared sub-plan)."""
+    needs_artifact_cache(fresh_client)
+    fresh_client.set_conf({THRESHOLD_KEY: str(128 * 1024)})
+    rows = json_rows(3_000, seed=25)
+    assert table_bytes(rows) < 128 * 1024 <= 2 * table_bytes(rows)
+    uploads = counting_uploads(fresh_client)
+    plan = [{"op": "union", "payload": {"other_data": rows, "other_schema": SCHEMA}}]
+    tr = fresh_client._prepare(load_plan(plan, rows, SCHEMA))
+    assert [item.relation.WhichOneof("rel_type") for item in tr.local_data] == ["chunked_cached_local_relation"] * 2
+    assert len(uploads) == 1
+    assert fresh_client.execute([*plan, *SORTED], rows, SCHEMA).column("id").to_pylist() == sorted(2 * list(range(3_000)))
+
+
+def test_a_sub_plan_too_large_to_repeat_inline_is_cached_whatever_the_threshold(fresh_client: Any) -> None:
+    """Five uses of a table of a third of the message limit would not fit inline (the
+    error a per-table decision raised); with the threshold far above them, it is cached."""
+    needs_artifact_cache(fresh_client)
+    limit = 1 << 20
+    settings = fresh_client._inputs.settings()
+    fresh_client._inputs._settings = dataclasses.replace(settings, threshold=1 << 40, max_message=limit)
+    rows = json_rows(10_000, seed=26)
+    assert limit // 4 < table_bytes(rows) < limit // 2
+    uploads = counting_uploads(fresh_client)
+    ours = fresh_client.execute(shared_doc(rows, 5))
+    assert len(uploads) == 1
+    assert sum(r["n"] for r in ours.to_pylist()) == 5 * len(rows)

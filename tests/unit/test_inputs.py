@@ -208,3 +208,28 @@ def test_server_settings_parsing() -> None:
     )
     assert (s.threshold, s.chunked, s.max_message) == (1 << 20, False, 64 << 20)
     assert CacheSettings.from_conf({}, 128 << 20).threshold is None
+
+
+def test_uses_of_one_table_are_grouped_for_placement() -> None:
+    """A shared sub-plan emitted into three uses, the same rows written again, and other
+    rows: two groups; filled relations are left out."""
+    from connect_plan.inputs import _group_uses
+
+    rows = _rows(50)
+    doc = {
+        "with": {"t": {"input": {"schema": SCHEMA, "rows": rows}, "plan": []}},
+        "input": {"ref": "t"},
+        "plan": [
+            {"op": "union", "payload": {"other": {"ref": "t"}}},
+            {"op": "union", "payload": {"other": {"ref": "t"}}},
+            {"op": "union", "payload": {"other_data": rows, "other_schema": SCHEMA}},
+            {"op": "union", "payload": {"other_data": _rows(51)[1:], "other_schema": SCHEMA}},
+        ],
+    }
+    local = translate_ir(load_plan(doc), inline_data=False).local_data
+    assert len(local) == 5 and len({id(ld.table) for ld in local}) == 3
+    groups = {len(relations): (table, relations) for table, relations in _group_uses(local)}
+    assert sorted(groups) == [1, 4] and groups[1][0].num_rows == 50 and groups[4][0].num_rows == 50
+    assert groups[4][1] == [ld.relation for ld in local if ld.table.equals(groups[4][0])]
+    groups[4][1][0].local_relation.data = b"placed"
+    assert sorted(len(relations) for _, relations in _group_uses(local)) == [1, 3]

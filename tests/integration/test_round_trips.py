@@ -1,0 +1,111 @@
+"""No avoidable round trips (issue 5): every RPC a query makes, counted by a recording gRPC
+proxy between connect_plan and the real server (``tests/netparts.GrpcTlsProxy`` in
+plaintext). After a session's first query, a small query is one ``ExecutePlan`` and the
+``ReleaseExecute`` of reattachable execution: no ``AnalyzePlan`` (schema, version) and no
+``Config`` read. A plan document's ``conf`` makes only the ``Config`` calls it needs."""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+
+import connect_plan
+from tests.netparts import GrpcTlsProxy
+
+SERVICE = "/spark.connect.SparkConnectService/"
+SCHEMA = [{"name": "id", "type": "bigint"}, {"name": "x", "type": "double"}, {"name": "s", "type": "string"}]
+PLAN = [
+    {"op": "filter", "payload": {"op": "gt", "left": {"col": "x"}, "right": {"lit": 1.0}}},
+    {"op": "select", "payload": ["id", "s", "x"]},
+    {"op": "orderBy", "payload": {"columns": ["x"], "ascending": [False]}},
+    {"op": "limit", "payload": {"n": 2}},
+]
+KEY = "spark.sql.shuffle.partitions"
+
+
+def rows(seed: int) -> list[list[Any]]:
+    return [[seed, 3.5, "a"], [seed + 1, 1.25, "b"], [seed + 2, 7.0, "c"]]
+
+
+@pytest.fixture(scope="module")
+def proxy(spark_url: str) -> Iterator[GrpcTlsProxy]:
+    if not spark_url.startswith("sc://"):
+        pytest.skip("needs a network Spark Connect server")
+    target = urlparse("http" + spark_url[2:].split("/;")[0])
+    p = GrpcTlsProxy(f"{target.hostname}:{target.port}", None)
+    yield p
+    p.stop()
+
+
+@pytest.fixture
+def counted(proxy: GrpcTlsProxy) -> Iterator[Any]:
+    with connect_plan.connect(f"sc://127.0.0.1:{proxy.port}") as c:
+        yield c
+
+
+def settle(c: Any) -> None:
+    """Wait for the ReleaseExecute calls PySpark sends from its thread pool."""
+    concurrent.futures.wait(list(c._sc._release_futures), timeout=30)
+
+
+def calls_of(proxy: GrpcTlsProxy, c: Any, run: Any) -> list[str]:
+    """The RPC method names ``run()`` made (after its releases have been sent)."""
+    settle(c)
+    before = len(proxy.calls)
+    run()
+    settle(c)
+    return [m.removeprefix(SERVICE) for m, _ in proxy.calls[before:]]
+
+
+def config_ops(proxy: GrpcTlsProxy, since: int) -> list[str]:
+    """The operation of each Config request recorded since index ``since`` of ``proxy.requests``."""
+    from pyspark.sql.connect import proto as pb
+
+    return [
+        pb.ConfigRequest.FromString(body).operation.WhichOneof("op_type")
+        for m, body in proxy.requests[since:]
+        if m == SERVICE + "Config"
+    ]
+
+
+def test_a_small_query_is_one_execute_plan_after_the_first(counted: Any, proxy: GrpcTlsProxy) -> None:
+    first = calls_of(proxy, counted, lambda: counted.execute(PLAN, rows(0), SCHEMA))
+    # the session's first plan with inline data reads the input cache settings (one Config)
+    # and, on servers with chunked cached relations, the server version (one AnalyzePlan)
+    assert first.count("ExecutePlan") == 1 and first.count("Config") <= 1 and first.count("AnalyzePlan") <= 1, first
+    for k in range(1, 6):  # new data every time: nothing is skipped by hash
+        expected = [[k + 2, "c", 7.0], [k, "a", 3.5]]
+        got: list[Any] = []
+        calls = calls_of(proxy, counted, lambda k=k, got=got: got.append(counted.execute(PLAN, rows(k), SCHEMA)))
+        assert [list(r.values()) for r in got[0].to_pylist()] == expected
+        assert calls == ["ExecutePlan", "ReleaseExecute"], calls
+    streamed = calls_of(proxy, counted, lambda: counted.stream(PLAN, rows(9), SCHEMA).read_all())
+    assert streamed == ["ExecutePlan", "ReleaseExecute"], streamed
+
+
+def test_a_plan_documents_conf_makes_only_the_config_calls_it_needs(counted: Any, proxy: GrpcTlsProxy) -> None:
+    counted.execute(PLAN, rows(0), SCHEMA)  # the session's first query
+    doc = {"input": {"schema": SCHEMA, "rows": rows(1)}, "plan": PLAN, "conf": {KEY: "3"}}
+    # the key is not set in the session: read what is set, set it, unset it after
+    at = len(proxy.requests)
+    calls = calls_of(proxy, counted, lambda: counted.execute(doc))
+    # the ReleaseExecute goes from a thread pool: it may arrive after the restoring Config
+    assert sorted(calls) == ["Config", "Config", "Config", "ExecutePlan", "ReleaseExecute"], calls
+    assert config_ops(proxy, at) == ["get_all", "set", "unset"]
+    assert counted.get_conf(KEY)[KEY] != "3"
+    # set in the session to another value: read, set, set the old value back
+    counted.set_conf({KEY: "5"})
+    at = len(proxy.requests)
+    calls = calls_of(proxy, counted, lambda: counted.execute(doc))
+    assert config_ops(proxy, at) == ["get_all", "set", "set"] and calls.count("ExecutePlan") == 1, calls
+    assert counted.get_conf(KEY)[KEY] == "5"
+    # already set to the document's value: nothing to set or restore
+    counted.set_conf({KEY: "3"})
+    at = len(proxy.requests)
+    calls = calls_of(proxy, counted, lambda: counted.execute(doc))
+    assert config_ops(proxy, at) == ["get_all"] and sorted(calls) == ["Config", "ExecutePlan", "ReleaseExecute"], calls
+    assert counted.get_conf(KEY)[KEY] == "3"
