@@ -255,6 +255,8 @@ class Parser:
         """Every string (and object key) must be encodable as UTF-8: protobuf and Arrow
         reject lone surrogates, so they are located here instead of failing later. Plans
         given as Python objects must also be trees of bounded size (see :func:`_shape`)."""
+        if _plain_tree_encodable(raw, _CHEAP_WALK_NODES):  # the usual case: one cheap walk
+            return True
         encodable, expanded, distinct = _shape(raw)
         if expanded < 0:
             self.err("cyclic_plan", _cycle_location(raw, loc), "this list or object contains itself; a plan must be a tree (as JSON text always is)")
@@ -2687,6 +2689,46 @@ def _finite_number(v: int | float) -> bool:
         return False
 
 
+#: nodes the cheap walk visits before it hands over to :func:`_shape` (a plan that contains
+#: itself never ends, and shared objects can expand without bound)
+_CHEAP_WALK_NODES = 8_000_000
+
+
+def _plain_tree_encodable(raw: Any, budget: int) -> bool:
+    """True when ``raw`` is plain JSON containers of fewer than ``budget`` nodes (each use of
+    a shared one counted) whose strings and keys are all valid UTF-8; False when anything
+    needs a closer look (a bad string, a container subclass, too many nodes)."""
+    stack = [raw]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is str:
+            if not node.isascii() and not _encodable(node):
+                return False
+        elif kind in _JSON_SCALARS:  # before isinstance on an ABC, which is slow
+            continue
+        elif kind is dict:
+            budget -= len(node)
+            if budget < 0:
+                return False
+            try:
+                ascii_keys = "".join(node).isascii()  # string keys, all ASCII: at C speed
+            except TypeError:
+                ascii_keys = False
+            if not ascii_keys and not _keys_encodable(node):
+                return False
+            extend(node.values())
+        elif kind is list or kind is tuple:
+            budget -= len(node)
+            if budget < 0:
+                return False
+            extend(node)
+        elif isinstance(node, (str, Mapping, list, tuple)):
+            return False
+    return True
+
+
 def _shape(raw: Any) -> tuple[bool, int, int]:
     """One walk over plain containers: ``(every string and key is valid UTF-8, node count
     with each use of a shared list or object counted again, distinct node count)``; the
@@ -2753,6 +2795,11 @@ _JSON_SCALARS = frozenset({int, float, bool, type(None)})
 def _keys_encodable(node: Any) -> bool:
     if not isinstance(node, Mapping):
         return True
+    try:
+        if "".join(node).isascii():  # string keys, all ASCII: the usual case, at C speed
+            return True
+    except TypeError:  # a key that is not a string (the parser reports it where it matters)
+        pass
     return all(not isinstance(k, str) or k.isascii() or _encodable(k) for k in node)
 
 
