@@ -609,7 +609,8 @@ def serialize_ipc(table: pa.Table) -> bytes:
     # explicit options: without them pyarrow reads two environment variables per call
     with pa.ipc.new_stream(sink, table.schema, options=_ipc_options()) as writer:
         writer.write_table(table)
-    return sink.getvalue().to_pybytes()
+    data: bytes = sink.getvalue().to_pybytes()
+    return data
 
 
 def fill_local_relation(local: Any, table: pa.Table, data: bytes | None = None) -> int:

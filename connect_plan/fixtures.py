@@ -371,7 +371,7 @@ def compare_result(table: pa.Table, expected: Mapping[str, Any], *, ordered: boo
             tstr = f.get("type") if isinstance(f, Mapping) else f[1]
             want_names.append(name)
             try:
-                want_types.append(parse_type(tstr))
+                want_types.append(parse_type(str(tstr)))
             except TypeParseError as exc:
                 return f"expected schema field {i}: {exc}"
         if want_names != table.column_names:
@@ -468,7 +468,7 @@ def _sort_key(row: list[Any]) -> str:
 def _equal(a: Any, b: Any) -> bool:
     if isinstance(a, float) or isinstance(b, float):
         if a is None or b is None or isinstance(a, (str, bool)) or isinstance(b, (str, bool)):
-            return a == b
+            return bool(a == b)
         fa, fb = float(a), float(b)
         if math.isnan(fa) or math.isnan(fb):
             return math.isnan(fa) and math.isnan(fb)

@@ -17,7 +17,7 @@ import functools
 import json
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -1060,7 +1060,7 @@ class Parser:
     def _right_side(self, merged: Mapping[str, Any], where: Mapping[str, str], loc: str, op: str) -> ir.Plan | None:
         nested = self.nested_right(merged, where, loc, op)
         if nested is not _MISSING:
-            return nested  # type: ignore[no-any-return]
+            return nested
         dkey, rows = _first(merged, "other_data", "otherData")
         skey, schema = _first(merged, "other_schema", "otherSchema")
         if dkey is None:
@@ -1720,6 +1720,7 @@ class Parser:
             self.err("bool_expected", f"{ploc}/{wkey}", "'withReplacement' must be true or false", repl)
             return None
         lower, upper = 0.0, None
+        ukey: str | None
         if "fraction" in payload:
             upper = payload["fraction"]
             ukey = "fraction"
@@ -1919,7 +1920,7 @@ class Parser:
             self.err("agg_filter", f"{loc}/{fkey}",
                      f"a filter is supported for aggregates that skip nulls ({', '.join(sorted(NULL_SKIPPING_AGGREGATES))}, first/last with ignorenulls); {what} does not")
             return None
-        slots = spec.slots(len(expr.args)) or [None] * len(expr.args)
+        slots: Sequence[Param | None] = spec.slots(len(expr.args)) or [None] * len(expr.args)
         args = tuple(
             ir.When(((cond, a),), None, a.loc) if slot is not None and slot.code == "e" else a
             for slot, a in zip(slots, expr.args)
@@ -2979,8 +2980,9 @@ def _group_key(g: Any) -> str:
         return "col:" + g.lower()
     if isinstance(g, Mapping) and not any(k in g for k in ("fn", "function", "op", "expr")):
         for k in ("col", "column", "name"):
-            if isinstance(g.get(k), str):
-                return "col:" + g[k].lower()
+            name = g.get(k)
+            if isinstance(name, str):
+                return "col:" + name.lower()
     try:
         return "expr:" + json.dumps(g, sort_keys=True, default=repr)
     except (TypeError, ValueError, RecursionError):
