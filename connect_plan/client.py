@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from .translator import LocalData, Translation
     from .translator.expressions import InlineUdf
 
-__all__ = ["Client", "connect", "redact", "resolve_remote"]
+__all__ = ["Client", "connect", "redact", "resolve_remote", "url_secrets"]
 
 log = logging.getLogger("connect_plan")
 
@@ -67,17 +67,52 @@ DEFAULT_RETRY_POLICY: dict[str, Any] = {
     "backoff_multiplier": 4.0,
 }
 
-_TOKEN_RE = re.compile(r"(?i)(token=)[^;/]*")
+#: a token's value runs to the next URL parameter (';'): base64 tokens hold '/', '+' and
+#: '=' (percent-encoded or not); in free text it also ends at whitespace or a quote
+_TOKEN_RE = re.compile(r"""(?i)(token=)[^;\s'"]*""")
+#: the userinfo of a URL (``sc://user:password@host``, also as PySpark rewrites it to
+#: ``http://``): PySpark ignores it, but a password there must not be echoed; greedy up to
+#: the last '@' before the path, as URL parsers split it
+_USERINFO_RE = re.compile(r"""(?i)\b([a-z][a-z0-9+.-]*://)[^/\s'"]*@""")
 _DETAILS_RE = re.compile(r'details = "([^"]*)"')
 
 
 def redact(url: str) -> str:
-    """The URL with any token replaced by ``***`` (safe for logs, errors and repr)."""
-    return _TOKEN_RE.sub(r"\1***", url)
+    """The URL (or any text holding one) with its token and the password of its userinfo
+    replaced by ``***`` (safe for logs, errors and repr)."""
+    return _USERINFO_RE.sub(r"\1***@", _TOKEN_RE.sub(r"\1***", url))
+
+
+def url_secrets(url: str) -> tuple[str, ...]:
+    """The credentials written in an ``sc://`` URL, as written and percent-decoded: the
+    ``token`` parameter's value and the userinfo's password. Texts that echo them in any
+    other form than ``token=...`` (a server message naming the value) are scrubbed of
+    them literally."""
+    from urllib.parse import unquote, urlsplit
+
+    found: list[str] = []
+    try:
+        parts = urlsplit("http" + url[2:] if url[:5].lower() == "sc://" else url)
+        userinfo, _, _ = parts.netloc.rpartition("@")
+        if ":" in userinfo:
+            found.append(userinfo.split(":", 1)[1])
+    except ValueError:
+        pass
+    _, _, params = url.partition(";")
+    for param in params.split(";"):
+        key, _, value = param.partition("=")
+        if key.strip().lower() == "token":
+            found.append(value)
+    out: list[str] = []
+    for secret in found:
+        for form in (secret, unquote(secret)):
+            if form and form not in out:
+                out.append(form)
+    return tuple(out)
 
 
 def _hide(text: str, secrets: Sequence[str]) -> str:
-    for secret in secrets:
+    for secret in sorted(secrets, key=len, reverse=True):  # 'a%2Fb' before its decoded 'a/b'
         if secret:
             text = text.replace(secret, "***")
     return text
@@ -309,7 +344,7 @@ class Client:
         failures (default :data:`DEFAULT_RETRY_POLICY`, ~7 s in all).
         """
         self._url = resolve_remote(remote)
-        self._secrets = tuple(t for t in (token,) if t)
+        self._secrets = (*url_secrets(self._url), *(t for t in (token,) if t))
         try:
             self._builder = transport.ChannelBuilder(
                 self._url, token=token, use_ssl=use_ssl, ca_cert=ca_cert, headers=headers,
@@ -319,8 +354,12 @@ class Client:
         except ConnectPlanError:
             raise
         except Exception as exc:  # PySparkValueError for malformed URLs
-            raise ConnectPlanError(f"invalid Spark Connect URL {redact(self._url)!r}: {self._hide(str(exc))}") from None
-        if self._builder.token:
+            hint = ""
+            if _TOKEN_RE.search(self._url):
+                hint = (" (a token holding '/', '=' or ';' must be percent-encoded in the URL, e.g. '/' as %2F,"
+                        " or be passed as token=... or SPARK_CONNECT_AUTHENTICATE_TOKEN)")
+            raise ConnectPlanError(f"invalid Spark Connect URL {self._hide(self._url)!r}: {self._hide(str(exc))}{hint}") from None
+        if self._builder.token and self._builder.token not in self._secrets:
             self._secrets = (*self._secrets, self._builder.token)
         self._user_id = user_id
         self._retry_policy = dict(retry_policy if retry_policy is not None else DEFAULT_RETRY_POLICY)
@@ -352,7 +391,7 @@ class Client:
         except ConnectPlanError:
             raise
         except Exception as exc:
-            raise ConnectPlanError(f"cannot connect to {redact(self._url)}: {self._hide(str(exc))}") from None
+            raise ConnectPlanError(f"cannot connect to {self._hide(self._url)}: {self._hide(str(exc))}") from None
         sc.set_retry_policies([transport.RetryPolicy(lambda: self._reached, **self._retry_policy)])
         self._server_version = None  # a restarted server may be another version
         self._inputs = InputPlacer(sc, self._call, self.server_version)
@@ -858,9 +897,25 @@ class Client:
         except ConnectPlanError:
             raise
         except Exception as exc:
-            raise self._server_error(exc) from exc
-        self._reached = True
-        return out
+            failure = exc
+        else:
+            self._reached = True
+            return out
+        raise self._raisable(failure)
+
+    def _raisable(self, exc: BaseException) -> ServerError:
+        """``exc`` mapped to a ServerError whose cause is ``exc`` — unless ``exc``'s own text
+        holds a credential: then the error is scrubbed and has no cause. Called outside the
+        ``except`` block, so that the error does not keep ``exc`` as its context either."""
+        err = self._server_error(exc)
+        if err.__cause__ is None and not err.__suppress_context__:
+            err.__cause__ = None if self._leaks(exc) else exc
+            err.__suppress_context__ = True
+        return err
+
+    def _leaks(self, exc: BaseException) -> bool:
+        texts = [str(exc), repr(exc), str(getattr(exc, "_stackTrace", "") or "")]
+        return any(self._hide(t) != t for t in texts)
 
     def _server_error(self, exc: BaseException) -> ServerError:
         import grpc
@@ -870,13 +925,14 @@ class Client:
             if left is not None and left <= 0.05:  # our operation deadline, not PySpark's per-RPC one
                 return transport.timeout_error()
         err = server_error(exc, self._url)
-        if self._secrets and any(s in str(err) or s in (err.server_stacktrace or "") for s in self._secrets):
-            hidden = type(err)(
-                self._hide(err.message), error_class=err.error_class, sqlstate=err.sqlstate, grpc_status=err.grpc_status,
+        texts = [err.message, err.server_stacktrace or "", *err.message_parameters.values()]
+        if any(self._hide(t) != t for t in texts):
+            # every field kept (exception_type too: locating the failing step needs it)
+            return err.replace(
+                message=self._hide(err.message),
                 server_stacktrace=self._hide(err.server_stacktrace or "") or None,
                 message_parameters={k: self._hide(v) for k, v in err.message_parameters.items()},
             )
-            return hidden
         return err
 
     def _results(
@@ -952,9 +1008,11 @@ class Client:
         except ConnectPlanError:
             raise
         except Exception as exc:
-            raise self._server_error(exc) from exc
-        self._reached = True
-        return item
+            failure = exc
+        else:
+            self._reached = True
+            return item
+        raise self._raisable(failure)
 
     def _locate(self, err: ServerError, plan: ir.Plan) -> ServerError:
         """Find the first plan step whose prefix fails analysis (binary search, O(log n)
