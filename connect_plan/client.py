@@ -853,7 +853,7 @@ class Client:
             at = transport.remaining()
             at = None if at is None else time.monotonic() + at
         tr = self._prepare(ir_plan, limit=max_rows)
-        results = self._results(tr.plan, max_bytes, on_close, at)
+        results = self._results(tr.plan, max_bytes, on_close, at, case_sensitive=self._case_sensitive_for(ir_plan))
         self._streams.add(results)
         try:
             result_schema = next(results)
@@ -936,7 +936,13 @@ class Client:
         return err
 
     def _results(
-        self, plan: pb.Plan, max_bytes: int | None, on_close: Callable[[], None] | None = None, at: float | None = None
+        self,
+        plan: pb.Plan,
+        max_bytes: int | None,
+        on_close: Callable[[], None] | None = None,
+        at: float | None = None,
+        *,
+        case_sensitive: bool = False,
     ) -> Iterator[Any]:
         """Yield the result's Arrow schema, then every Arrow batch as it arrives, checked.
 
@@ -944,8 +950,9 @@ class Client:
         execution, decoded zero-copy to batches and checked by its ``ResultChecker``: row
         counts and offsets, chunks, schema equal across batches and to the announced one,
         ``ResultComplete``). Here: the result's schema is the first batch's (or the
-        announced one for an empty result), names must be unique, ``max_bytes`` cuts the
-        stream, and every read runs under the operation's deadline ``at``.
+        announced one for an empty result), names must be unique (as the session compares
+        them: ``case_sensitive``, see :meth:`_check_names`), ``max_bytes`` cuts the stream,
+        and every read runs under the operation's deadline ``at``.
         """
         from pyspark.sql.types import StructType
 
@@ -974,7 +981,7 @@ class Client:
                 first = to_arrow_schema(announced)
             else:
                 raise ResultIntegrityError("the server sent neither a schema nor any Arrow batch")
-            check_unique_names(first)
+            self._check_names(first, case_sensitive)
             started = True
             yield first
             budget = max_bytes
@@ -1000,6 +1007,23 @@ class Client:
                 source.close()  # releases the execution on the server if we stopped early
             if on_close is not None and started:  # before that, the caller handles the error
                 on_close()
+
+    def _check_names(self, schema: pa.Schema, case_sensitive: bool) -> None:
+        """Output names must be unique as the session compares them: two columns that differ
+        only in case (``a``, ``A``) are distinct under ``spark.sql.caseSensitive=true``.
+        ``case_sensitive`` is what this client knows (``set_conf``, the plan document's
+        ``conf``); when it says no and only case tells two names apart, the session is asked
+        (its setting may come from the server's own configuration), once, in that case only.
+        The plan's ``conf`` is still applied at this point, so the answer is the effective one."""
+        check_unique_names(schema, case_sensitive=True)
+        if case_sensitive:
+            return
+        try:
+            check_unique_names(schema, case_sensitive=False)
+        except ResultIntegrityError:
+            values = self._call(lambda: self._sc.get_config_dict("spark.sql.caseSensitive"))
+            if str(values.get("spark.sql.caseSensitive") or "false").lower() != "true":
+                raise
 
     def _next(self, source: Iterator[Any], at: float | None = None) -> Any:
         try:
@@ -1123,10 +1147,12 @@ def _head_within(batch: pa.RecordBatch, budget: int) -> pa.RecordBatch:
     return batch.slice(0, lo)
 
 
-def check_unique_names(schema: pa.Schema) -> None:
+def check_unique_names(schema: pa.Schema, *, case_sensitive: bool = False) -> None:
+    """Raise :class:`ResultIntegrityError` if two output columns have the same name (compared
+    as ``spark.sql.caseSensitive`` says: by default ``a`` and ``A`` are the same name)."""
     seen: set[str] = set()
     for name in schema.names:
-        key = name.lower()
+        key = name if case_sensitive else name.lower()
         if key in seen:
             raise ResultIntegrityError(
                 f"the result has two columns named {name!r}; output names must be unique "

@@ -192,3 +192,46 @@ def test_the_server_version_is_probed_once_and_an_older_server_is_refused(spark_
             with pytest.raises(connect_plan.UnsupportedServerError, match=r"Spark 3\.5\.2.*4\.0 or later.*WithColumnsRenamed\.renames"):
                 run()
         assert sent == []
+
+
+#: two output columns that differ only in case, from SQL (their names are the server's to
+#: tell, so only the result's own check sees them): valid under spark.sql.caseSensitive=true
+CASE_PAIR = {"input": {"sql": "SELECT 1 AS a, 'x' AS A"}, "plan": []}
+SELECT_PAIR = [{"op": "select", "payload": [{"name": "a", "expr": {"col": "a"}}, {"name": "A", "expr": {"col": "b"}}]}]
+
+
+def test_output_names_are_compared_as_the_session_compares_them(spark_url: str) -> None:
+    """``a`` and ``A`` are one name by default (a ResultIntegrityError, never a table with
+    two columns Spark itself could not tell apart), and two under caseSensitive=true:
+    set on the client, by the plan document's conf, or on the session behind the client's
+    back (as a server's own configuration would); an exact duplicate is refused either way."""
+    from pyspark.sql.connect import proto as pb
+
+    sensitive = {"conf": {"spark.sql.caseSensitive": "true"}}
+    with connect_plan.connect(spark_url) as c:
+        with pytest.raises(connect_plan.ResultIntegrityError, match="two columns named 'A'"):
+            c.execute(CASE_PAIR)
+        with pytest.raises(connect_plan.ResultIntegrityError):
+            c.stream(CASE_PAIR)
+        # the plan document's conf: for this execution only
+        out = c.execute({**CASE_PAIR, **sensitive})
+        assert out.column_names == ["a", "A"] and out.to_pylist() == [{"a": 1, "A": "x"}]
+        reader = c.stream({**CASE_PAIR, **sensitive})
+        assert reader.schema.names == ["a", "A"] and reader.read_all().num_rows == 1
+        doc = {"input": {"schema": SCHEMA, "rows": ROWS}, "plan": SELECT_PAIR, **sensitive}
+        assert c.execute(doc).column("A").to_pylist() == ["x", "y", None]
+        assert c.get_conf("spark.sql.caseSensitive")["spark.sql.caseSensitive"] == "false"
+        # the session's setting, made without the client's knowledge
+        op = pb.ConfigRequest.Operation()
+        pair = op.set.pairs.add()
+        pair.key, pair.value = "spark.sql.caseSensitive", "true"
+        c._sc.config(op)
+        assert c.execute(CASE_PAIR).column_names == ["a", "A"]
+        with pytest.raises(connect_plan.ResultIntegrityError, match="two columns named 'a'"):
+            c.execute({"input": {"sql": "SELECT 1 AS a, 2 AS a"}, "plan": []})
+    with connect_plan.connect(spark_url, conf={"spark.sql.caseSensitive": "true"}) as c:
+        assert c.execute(CASE_PAIR).column_names == ["a", "A"]
+        assert c.execute(SELECT_PAIR, data=ROWS, schema=SCHEMA).column_names == ["a", "A"]
+        # and a document may turn it off again
+        with pytest.raises(connect_plan.ResultIntegrityError):
+            c.execute({**CASE_PAIR, "conf": {"spark.sql.caseSensitive": "false"}})
