@@ -1040,36 +1040,52 @@ class Client:
 
     def _locate(self, err: ServerError, plan: ir.Plan) -> ServerError:
         """Find the first plan step whose prefix fails analysis (binary search, O(log n)
-        AnalyzePlan calls); only for analysis errors, which a prefix reproduces."""
+        AnalyzePlan calls); only for analysis errors, which a prefix reproduces.
+
+        A prefix fails only if its analysis raises the same kind of error (see
+        :func:`_same_analysis_error`). Anything else during the search — a timeout, an
+        unreachable server, another error — gives up locating: ``err`` is returned as it
+        is, naming no step rather than a wrong one."""
         if err.op_index is not None or not _is_analysis_error(err):
             return err
+
+        class GiveUp(Exception):
+            pass
 
         def fails(k: int) -> bool:
             prefix = ir.Plan(plan.source, plan.steps[:k], plan.loc, conf=plan.conf)
             try:
                 tr = self._prepare(prefix)
-                with _quiet():
-                    self._sc.schema(tr.plan)
+                self._call(lambda: self._sc.schema(tr.plan))
             except PlanError:
                 return False
-            except Exception:
-                return True
+            except ServerError as other:
+                if _same_analysis_error(other, err):
+                    return True
+                log.info("not locating the failing plan step: a prefix's analysis failed otherwise (%s)", other)
+                raise GiveUp from None
+            except ConnectPlanError as other:
+                log.info("not locating the failing plan step: %s", other)
+                raise GiveUp from None
             return False
 
-        lo, hi = 0, len(plan.steps)  # prefix of lo steps passes, of hi steps fails
-        if not fails(hi):
-            # the whole query analyses: the write itself failed, or the error arose only at
-            # execution (Sail checks some expressions, e.g. a filter's type, only then),
-            # where no prefix says which step caused it
-            return err.with_step(plan.output.index, plan.output.op) if plan.output is not None else err
-        if not plan.steps or fails(0):
+        try:
+            lo, hi = 0, len(plan.steps)  # prefix of lo steps passes, of hi steps fails
+            if not fails(hi):
+                # the whole query analyses: the write itself failed, or the error arose only at
+                # execution (Sail checks some expressions, e.g. a filter's type, only then),
+                # where no prefix says which step caused it
+                return err.with_step(plan.output.index, plan.output.op) if plan.output is not None else err
+            if not plan.steps or fails(0):
+                return err
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if fails(mid):
+                    hi = mid
+                else:
+                    lo = mid
+        except GiveUp:
             return err
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if fails(mid):
-                hi = mid
-            else:
-                lo = mid
         step = plan.steps[hi - 1]
         return err.with_step(step.index, step.op)
 
@@ -1133,6 +1149,19 @@ def _is_analysis_error(err: ServerError) -> bool:
         or err.exception_type in _ANALYSIS_TYPES
         or "AnalysisException" in err.message
     )
+
+
+def _same_analysis_error(found: ServerError, wanted: ServerError) -> bool:
+    """Is ``found`` (a plan prefix's analysis error) the kind of error ``wanted`` is? The same
+    error class (its main part: a prefix may offer other suggestions), else the same
+    SQLSTATE, else (servers without either, such as Sail) the same kind of analysis error."""
+    if not _is_analysis_error(found):
+        return False
+    if wanted.error_class:
+        return (found.error_class or "").split(".")[0] == wanted.error_class.split(".")[0]
+    if wanted.sqlstate:
+        return found.sqlstate == wanted.sqlstate
+    return found.exception_type == wanted.exception_type
 
 
 def _head_within(batch: pa.RecordBatch, budget: int) -> pa.RecordBatch:

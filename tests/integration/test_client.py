@@ -235,3 +235,50 @@ def test_output_names_are_compared_as_the_session_compares_them(spark_url: str) 
         # and a document may turn it off again
         with pytest.raises(connect_plan.ResultIntegrityError):
             c.execute({**CASE_PAIR, "conf": {"spark.sql.caseSensitive": "false"}})
+
+
+#: five steps; the fourth (index 3) selects a column that does not exist
+LOCATED_PLAN = [{"op": "withColumn", "payload": {"name": f"c{i}", "expr": {"lit": i}}} for i in range(3)] + [
+    {"op": "select", "payload": ["zz"]}, {"op": "limit", "payload": {"n": 1}}]
+
+
+@pytest.mark.parametrize("code", ["UNAVAILABLE", "DEADLINE_EXCEEDED"])
+def test_a_failure_while_locating_the_step_names_no_step(spark_url: str, code: str) -> None:
+    """The failing step is searched for by analysing plan prefixes (here: all 5 steps fail,
+    none fails, then 2 steps...). A gRPC proxy on loopback fails every AnalyzePlan from the
+    third one on, as a network going down during the search would: that is not the error
+    being located, so no step is named (counting it as 'this prefix fails' named step 0)."""
+    import grpc
+
+    from tests.netparts import GrpcTlsProxy
+
+    proxy = GrpcTlsProxy(spark_url[len("sc://"):].split("/")[0], None)
+    analyses: list[str] = []
+
+    def fault(method: str) -> Any:
+        if method.endswith("/ExecutePlan"):
+            analyses.clear()
+        elif method.endswith("/AnalyzePlan"):
+            analyses.append(method)
+            if armed and len(analyses) >= 3:
+                return getattr(grpc.StatusCode, code)
+        return None
+
+    proxy.fault = fault
+    try:
+        with connect_plan.connect(f"sc://127.0.0.1:{proxy.port}",
+                                  retry_policy={"max_retries": 1, "initial_backoff": 10, "max_backoff": 10}) as c:
+            armed = False
+            with pytest.raises(ServerError) as located:
+                c.execute(LOCATED_PLAN, data=ROWS, schema=SCHEMA)
+            assert (located.value.op_index, located.value.op_name) == (3, "select")  # without the fault
+            armed = True
+            with pytest.raises(ServerError) as info:
+                c.execute(LOCATED_PLAN, data=ROWS, schema=SCHEMA)
+            assert len(analyses) >= 3  # the fault did hit the search
+    finally:
+        proxy.stop()
+    err = info.value
+    assert err.op_index is None and err.op_name is None, str(err)
+    assert err.error_class and err.error_class.startswith("UNRESOLVED_COLUMN")  # the query's own error
+    assert str(err).startswith("[UNRESOLVED_COLUMN")
