@@ -9,7 +9,8 @@ What is PySpark's and what is ours:
   ``ResultComplete``, a fresh ExecutePlan if the first never reached the server, and the
   final ReleaseExecute; its error mapping (``_handle_error``, which fetches Spark's error
   details) and its session-integrity check.
-* **Ours** (about 60 lines below, in place of PySpark's ``to_table_as_iterator``):
+* **Ours** (about 60 lines below, in place of PySpark's ``to_table_as_iterator``, which
+  checks neither ``ResultComplete`` nor row offsets and is never used):
 
   - ReleaseExecute of consumed responses every :data:`RELEASE_EVERY_BYTES` of Arrow data
     instead of after every response. PySpark sends one RPC per response (~0.3 MiB batches),
@@ -25,8 +26,8 @@ What is PySpark's and what is ours:
   - ``timeout=`` and Ctrl-C: the operation is interrupted on the server (``Interrupt``
     with a short deadline of its own) and released before the error is raised.
 
-If this PySpark lacks any internal used here, :func:`arrow_stream` falls back to the public
-``to_table_as_iterator`` (same results, PySpark's release cadence).
+Every result goes this way (PySpark 4.0 to 4.3; see :data:`REQUIRED_INTERNALS`); there is
+no unchecked fallback.
 """
 
 from __future__ import annotations
@@ -114,38 +115,33 @@ def _throttled_iterator_class() -> Any:
     return _ITERATOR_CLASS
 
 
+#: what :func:`arrow_stream` uses of PySpark's ``SparkConnectClient`` (PySpark 4.0 through
+#: 4.3 have them all; ``_session_hooks``, ``_release_futures`` and ``_rpc_deadlines``,
+#: which 4.0 lacks, are used when present)
+REQUIRED_INTERNALS = (
+    "_execute_plan_request_with_metadata", "_stub", "_retrying", "_builder",
+    "_verify_response_integrity", "_handle_error",
+)
+
+
 def arrow_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
     """Run ``plan`` and yield the announced result schema (a PySpark ``StructType``, when
-    the server sends one) and every Arrow ``RecordBatch`` as it is decoded."""
-    try:
-        parts = (
-            sc._execute_plan_request_with_metadata, sc._session_hooks, sc._stub, sc._retrying,
-            sc._builder.metadata, sc._verify_response_integrity, sc._handle_error,
-            sc._release_futures, sc._use_reattachable_execute,
+    the server sends one) and every Arrow ``RecordBatch`` as it is decoded.
+
+    Always reattachable and always checked (:class:`ResultChecker`), whatever PySpark's own
+    ``disable_reattachable_execute()`` switch says: without reattachable execution the
+    server sends no ``ResultComplete``, and a stream cut short could not be told from a
+    whole one. There is no unchecked path: a PySpark without the internals this needs is
+    an error that names them, not a silent fallback."""
+    missing = [name for name in REQUIRED_INTERNALS if not hasattr(sc, name)]
+    if missing:
+        import pyspark
+
+        raise ConnectPlanError(
+            f"this PySpark ({getattr(pyspark, '__version__', '?')}) lacks the Connect client internals connect_plan "
+            f"reads results with ({', '.join(missing)}); install pyspark or pyspark-client 4.0 to 4.3"
         )
-    except AttributeError as exc:  # another PySpark: its public iterator does the same work
-        log.debug("PySpark internals differ (%s); using to_table_as_iterator", exc)
-        return _public_stream(sc, plan)
-    del parts
-    if not sc._use_reattachable_execute:
-        return _public_stream(sc, plan)
     return _reattachable_stream(sc, plan)
-
-
-def _public_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
-    """PySpark's public iterator (other PySpark releases, e.g. pyspark-client 4.2 beside
-    Sail): no integrity checks of our own, but the same Arrow conventions."""
-    import pyarrow as pa
-
-    target: Any = None
-    for item in sc.to_table_as_iterator(plan, {}):
-        if isinstance(item, pa.Table):
-            if target is None:
-                target = spark_arrow_schema(item.schema)
-            for batch in item.to_batches():
-                yield batch if batch.schema.equals(target) else _cast_batch(batch, target)
-        else:
-            yield item
 
 
 def _reattachable_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
@@ -154,7 +150,7 @@ def _reattachable_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
     req = sc._execute_plan_request_with_metadata()
     req.plan.CopyFrom(plan)
     operation_id = req.operation_id
-    for hook in sc._session_hooks:
+    for hook in getattr(sc, "_session_hooks", ()):  # PySpark 4.1+
         req = hook.on_execute_plan(req)
         req.operation_id = operation_id
     deadlines = getattr(sc, "_rpc_deadlines", None)
@@ -193,7 +189,8 @@ def _reattachable_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
     finally:
         if responses is not None:
             responses.close()  # ReleaseExecute of everything (also when the reader stopped early)
-            sc._release_futures.update(responses.release_futures)
+            if hasattr(sc, "_release_futures"):  # PySpark 4.1+: awaited before the channel closes
+                sc._release_futures.update(responses.release_futures)
 
 
 def _cancel(sc: Any, responses: Any, operation_id: str) -> bool:
@@ -213,7 +210,7 @@ def _cancel(sc: Any, responses: Any, operation_id: str) -> bool:
 
     with transport.grace(INTERRUPT_GRACE_SECONDS):
         if responses is not None:
-            pending = list(responses.release_futures)
+            pending = list(getattr(responses, "release_futures", ()))
             if pending:  # PySpark's own release-all, sent from its thread pool on errors
                 concurrent.futures.wait(pending, timeout=max(0.0, transport.remaining() or 0.0))
             if not responses._result_complete:
@@ -280,17 +277,19 @@ class ResultChecker:
                 raise ResultIntegrityError("the server announced a second, different result schema")
         if resp.HasField("arrow_batch"):
             ab = resp.arrow_batch
+            chunked = "chunk_index" in ab.DESCRIPTOR.fields_by_name  # PySpark 4.0's protos: no chunks
+            chunk_index = ab.chunk_index if chunked else 0
             chunks = self._chunks
             if chunks:
-                if ab.chunk_index != len(chunks):
-                    raise ResultIntegrityError(f"expected chunk {len(chunks)} of an Arrow batch, got chunk {ab.chunk_index}")
+                if chunk_index != len(chunks):
+                    raise ResultIntegrityError(f"expected chunk {len(chunks)} of an Arrow batch, got chunk {chunk_index}")
             else:
                 if ab.HasField("start_offset") and ab.start_offset != self.rows_seen:
                     raise ResultIntegrityError(f"an Arrow batch starts at row {ab.start_offset}, expected {self.rows_seen}")
-                if ab.chunk_index != 0:
-                    raise ResultIntegrityError(f"expected chunk 0 of a new Arrow batch, got chunk {ab.chunk_index}")
+                if chunk_index != 0:
+                    raise ResultIntegrityError(f"expected chunk 0 of a new Arrow batch, got chunk {chunk_index}")
             chunks.append(ab.data)
-            if ab.HasField("num_chunks_in_batch") and ab.num_chunks_in_batch > len(chunks):
+            if chunked and ab.HasField("num_chunks_in_batch") and ab.num_chunks_in_batch > len(chunks):
                 return  # more chunks of this batch to come
             payload = chunks[0] if len(chunks) == 1 else b"".join(chunks)
             self._chunks = []
