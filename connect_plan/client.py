@@ -8,8 +8,10 @@ schema resolution, checks on every Arrow batch, errors mapped to
 :class:`~connect_plan.errors.ServerError` with the failing plan step, and no pandas.
 
 Reliability (docs/reliability.md lists each guarantee with the test that proves it):
-``timeout=`` bounds a whole operation (every RPC in it, and the Interrupt sent when it
-expires); a server that restarted is met with a new session and the operation runs again
+``timeout=`` bounds a whole operation (every RPC in it, retry waits included; the release
+and Interrupt sent when it expires add at most 0.5 s, and go on in the background against
+a server slow to answer them); ``close()`` never waits on a server that does not answer; a
+server that restarted is met with a new session and the operation runs again
 once, if nothing of its result had arrived; a token implies TLS (:mod:`connect_plan.transport`).
 
 Threads: one :class:`Client` may be shared by any number of threads. gRPC channels are
@@ -244,6 +246,22 @@ def server_error(exc: BaseException, url: str) -> ServerError:
     return ServerError(f"{type(exc).__name__}: {exc}")
 
 
+def _grpc_code(exc: BaseException) -> Any:
+    """The gRPC status code of ``exc``: a gRPC error's, or the one PySpark's error kept
+    (its own or its cause's), else None."""
+    import grpc
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, grpc.RpcError) and hasattr(seen, "code"):
+            return seen.code()
+        code = getattr(seen, "_grpc_status_code", None)
+        if code is not None:
+            return code
+        seen = seen.__cause__
+    return None
+
+
 def _grpc_details(text: str) -> str:
     """The ``details`` of a gRPC error's text (PySpark passes on the call's repr)."""
     m = _DETAILS_RE.search(text)
@@ -365,6 +383,7 @@ class Client:
         self._retry_policy = dict(retry_policy if retry_policy is not None else DEFAULT_RETRY_POLICY)
         self._timeout = _check_timeout(timeout)
         self._reached = False  # True once the server answered this client
+        self._unanswered = False  # True while the server has not answered an interrupt (see close)
         self._observed_writes = True  # False once the server refused CollectMetrics (Sail)
         self._streams: weakref.WeakSet[Any] = weakref.WeakSet()  # result generators not yet finished
         self._lock = threading.Lock()
@@ -423,7 +442,8 @@ class Client:
         return str(self._sc._session_id)
 
     def close(self) -> None:
-        """Release the server session (best effort) and close the channel."""
+        """Release the server session (best effort, within :data:`CLOSE_GRACE_SECONDS`) and
+        close the channel; it never waits longer on a server that does not answer."""
         if self._closed:
             return
         # results still open are closed (their executions released) while the channel is
@@ -433,10 +453,11 @@ class Client:
             with contextlib.suppress(Exception):
                 stream.close()
         self._closed = True
-        with _quiet(), transport.grace(5.0), contextlib.suppress(Exception):
-            self._sc.release_session()
-        with contextlib.suppress(Exception):
-            self._sc.close()
+        answers = not self._unanswered  # a server that ignored the last interrupt would ignore these too
+        if answers:
+            with _quiet(), transport.grace(CLOSE_GRACE_SECONDS), contextlib.suppress(Exception):
+                self._sc.release_session()  # ends the session's executions on the server too
+        _close_channel(self._sc, wait=answers)
 
     # ------------------------------------------------------------ session
 
@@ -542,8 +563,7 @@ class Client:
             new = self._new_session()
             self._sc = new
             self._schema_cache = {}
-            with contextlib.suppress(Exception):
-                lost.close()
+            _close_channel(lost)
             if self._session_conf:
                 self._set_conf(self._session_conf)
 
@@ -894,14 +914,19 @@ class Client:
         try:
             with _quiet():
                 out = fn()
-        except ConnectPlanError:
+        except ConnectPlanError as err:
+            self._note_timeout(err)
             raise
         except Exception as exc:
             failure = exc
         else:
-            self._reached = True
+            self._reached, self._unanswered = True, False
             return out
         raise self._raisable(failure)
+
+    def _note_timeout(self, err: ConnectPlanError) -> None:
+        if isinstance(err, QueryTimeoutError) and err.unanswered:
+            self._unanswered = True
 
     def _raisable(self, exc: BaseException) -> ServerError:
         """``exc`` mapped to a ServerError whose cause is ``exc`` — unless ``exc``'s own text
@@ -920,10 +945,12 @@ class Client:
     def _server_error(self, exc: BaseException) -> ServerError:
         import grpc
 
-        if isinstance(exc, grpc.RpcError) and exc.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
+        if _grpc_code(exc) == grpc.StatusCode.DEADLINE_EXCEEDED:
             left = transport.remaining()
             if left is not None and left <= 0.05:  # our operation deadline, not PySpark's per-RPC one
-                return transport.timeout_error()
+                timed_out = transport.timeout_error()
+                timed_out.unanswered = True
+                return timed_out
         err = server_error(exc, self._url)
         texts = [err.message, err.server_stacktrace or "", *err.message_parameters.values()]
         if any(self._hide(t) != t for t in texts):
@@ -1029,12 +1056,13 @@ class Client:
         try:
             with _quiet(), transport.deadline(at=at):
                 item = next(source, None)
-        except ConnectPlanError:
+        except ConnectPlanError as err:
+            self._note_timeout(err)
             raise
         except Exception as exc:
             failure = exc
         else:
-            self._reached = True
+            self._reached, self._unanswered = True, False
             return item
         raise self._raisable(failure)
 
@@ -1088,6 +1116,31 @@ class Client:
             return err
         step = plan.steps[hi - 1]
         return err.with_step(step.index, step.op)
+
+
+#: how long close() waits for the server to release the session
+CLOSE_GRACE_SECONDS = 1.0
+
+
+def _close_channel(sc: Any, *, wait: bool = True) -> None:
+    """Close a PySpark client's channel without waiting on a server that does not answer.
+
+    PySpark's ``close()`` first waits up to 10 s for its pending ReleaseExecute calls, which
+    against a hung server only end at their deadline (none) or when the connection fails;
+    closing the gRPC channel first cancels them, so that wait ends at once. Against a server
+    that answers they are done by now (given ``wait``, 0.2 s at most), and the session
+    release before this ended the session's executions anyway."""
+    import concurrent.futures
+
+    pending = list(getattr(sc, "_release_futures", ()))
+    if pending and wait:
+        concurrent.futures.wait(pending, timeout=0.2)
+    channel = getattr(sc, "_channel", None)
+    if channel is not None:
+        with contextlib.suppress(Exception):
+            transport.close_channel(channel)
+    with contextlib.suppress(Exception):
+        sc.close()
 
 
 _RETRYING = threading.local()

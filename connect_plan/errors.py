@@ -202,7 +202,12 @@ class ServerUnavailableError(ServerError):
 
 class QueryTimeoutError(ServerError, TimeoutError):
     """An operation ran past its ``timeout=``: it was interrupted on the server (when the
-    server could be reached) and its results released; nothing partial is returned."""
+    server could be reached) and its results released; nothing partial is returned.
+
+    ``unanswered`` is True when the server did not answer the release and interrupt sent
+    after the timeout (a hung server, a black-holed network)."""
+
+    unanswered: bool = False
 
 
 class ResultIntegrityError(ConnectPlanError):

@@ -54,8 +54,12 @@ RELEASE_EVERY_BYTES = 16 * 1024 * 1024
 #: limit — holds each open for minutes, so a long query never comes near this)
 MAX_EMPTY_REATTACHES = 20
 EMPTY_STREAM_SECONDS = 1.0
-#: how long the Interrupt sent after a timeout or Ctrl-C may take
+#: how long the ReleaseExecute and Interrupt sent after a timeout or Ctrl-C may take in all
+#: (they go on in the background past :data:`CANCEL_WAIT_SECONDS`)
 INTERRUPT_GRACE_SECONDS = 5.0
+#: how long the call that timed out (or met Ctrl-C) waits for them before it raises: a server
+#: that answers does so in milliseconds; one that does not would add the whole grace
+CANCEL_WAIT_SECONDS = 0.5
 
 _ITERATOR_CLASS: Any = None
 
@@ -172,9 +176,7 @@ def _reattachable_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
         _cancel(sc, responses, operation_id)
         raise
     except QueryTimeoutError as err:
-        interrupted = _cancel(sc, responses, operation_id)
-        note = "interrupted on the server" if interrupted else "the server could not be told to interrupt it"
-        raise QueryTimeoutError(f"{err.message}; {note}", grpc_status="DEADLINE_EXCEEDED") from None
+        raise _timed_out(err.message, _cancel(sc, responses, operation_id)) from None
     except ConnectPlanError:
         raise
     except GeneratorExit:
@@ -182,9 +184,7 @@ def _reattachable_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
     except Exception as error:
         if transport.remaining() is not None and transport.remaining() <= 0:  # type: ignore[operator]
             # the deadline passed inside PySpark's own handling (a gRPC DEADLINE_EXCEEDED)
-            interrupted = _cancel(sc, responses, operation_id)
-            note = "interrupted on the server" if interrupted else "the server could not be told to interrupt it"
-            raise QueryTimeoutError(f"{transport.timeout_error().message}; {note}", grpc_status="DEADLINE_EXCEEDED") from error
+            raise _timed_out(transport.timeout_error().message, _cancel(sc, responses, operation_id)) from error
         sc._handle_error(error)
     finally:
         if responses is not None:
@@ -193,10 +193,31 @@ def _reattachable_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
                 sc._release_futures.update(responses.release_futures)
 
 
-def _cancel(sc: Any, responses: Any, operation_id: str) -> bool:
+def _timed_out(message: str, interrupted: bool | None) -> QueryTimeoutError:
+    """The error of an operation that ran past its deadline, saying whether the server
+    confirmed the interrupt (``unanswered`` when it did not)."""
+    if interrupted:
+        note = "interrupted on the server"
+    elif interrupted is None:
+        note = (f"the server could not be told to interrupt it within {CANCEL_WAIT_SECONDS:g} s "
+                "(still being told in the background)")
+    else:
+        note = "the server could not be told to interrupt it"
+    err = QueryTimeoutError(f"{message}; {note}", grpc_status="DEADLINE_EXCEEDED")
+    err.unanswered = not interrupted
+    return err
+
+
+def _cancel(sc: Any, responses: Any, operation_id: str) -> bool | None:
     """Stop an operation the caller gave up on (timeout, Ctrl-C): release it on the server,
-    then send Interrupt, within one short deadline of their own; True if the server
-    answered the Interrupt.
+    then send Interrupt. True if the server answered the Interrupt, False if it could not be
+    reached, None if it had not answered within :data:`CANCEL_WAIT_SECONDS`.
+
+    Both RPCs run in a helper thread within :data:`INTERRUPT_GRACE_SECONDS` of their own;
+    the caller waits for them at most :data:`CANCEL_WAIT_SECONDS`, so that ``timeout=`` bounds
+    the call even when the server does not answer at all (a hung server, a black-holed
+    network: the RPCs would only wait for their deadline). A server that is slow to answer
+    still gets them, unless the client is closed first (closing releases the whole session).
 
     The order matters: a ReleaseExecute that reaches the server while an interrupted
     execution is still winding down is refused (Spark 4 reports an illegal state
@@ -205,28 +226,54 @@ def _cancel(sc: Any, responses: Any, operation_id: str) -> bool:
     Interrupt after it is a no-op, or stops it if the release was lost.
     """
     import concurrent.futures
+    import threading
 
     from . import transport
 
-    with transport.grace(INTERRUPT_GRACE_SECONDS):
-        if responses is not None:
-            pending = list(getattr(responses, "release_futures", ()))
-            if pending:  # PySpark's own release-all, sent from its thread pool on errors
+    pending: list[Any] = []
+    release: Any = None
+    if responses is not None:
+        pending = list(getattr(responses, "release_futures", ()))  # PySpark's own release-all, on errors
+        if not responses._result_complete:
+            try:
+                release = responses._create_release_execute_request(None)
+            except Exception as exc:
+                log.info("could not release operation %s: %s", operation_id, exc)
+            # set here, not in the helper: PySpark's own close() must not release it again
+            # after the Interrupt (see above)
+            responses._result_complete = True
+    outcome: list[bool] = []
+    # everything taken from the PySpark client now: the client may be closed meanwhile
+    stub, channel, metadata = sc._stub, sc._channel, sc._builder.metadata()
+    calls = [("release", stub.ReleaseExecute, release)] if release is not None else []
+    calls.append(("interrupt", stub.Interrupt, sc._interrupt_request("operation", operation_id)))
+
+    def tell_the_server() -> None:
+        # each call is started under the channel's guard (the client may close the channel
+        # meanwhile: a call started after that would crash gRPC) and awaited outside it
+        with transport.grace(INTERRUPT_GRACE_SECONDS):
+            if pending:
                 concurrent.futures.wait(pending, timeout=max(0.0, transport.remaining() or 0.0))
-            if not responses._result_complete:
+            for what, method, request in calls:
                 try:
-                    request = responses._create_release_execute_request(None)
-                    sc._stub.ReleaseExecute(request, metadata=sc._builder.metadata())
+                    call = transport.start_call(channel, method, request, metadata=metadata)
+                    if call is None:
+                        log.info("could not %s operation %s: the client was closed", what, operation_id)
+                        outcome.append(False)
+                        return
+                    call.result()
                 except Exception as exc:
-                    log.info("could not release operation %s: %s", operation_id, exc)
-                responses._result_complete = True  # nothing left for PySpark to release
-        try:
-            ids = sc.interrupt_operation(operation_id)
-        except Exception as exc:
-            log.info("could not interrupt operation %s: %s", operation_id, exc)
-            return False
-    log.debug("interrupted operation %s (the server listed %s)", operation_id, ids)
-    return True
+                    log.info("could not %s operation %s: %s", what, operation_id, exc)
+                    if what == "interrupt":
+                        outcome.append(False)
+                        return
+        log.debug("interrupted operation %s", operation_id)
+        outcome.append(True)
+
+    helper = threading.Thread(target=tell_the_server, name=f"connect_plan-interrupt-{operation_id[:8]}", daemon=True)
+    helper.start()
+    helper.join(CANCEL_WAIT_SECONDS)
+    return outcome[0] if outcome else None
 
 
 class ResultChecker:

@@ -21,13 +21,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import grpc
 import pytest
 
 import connect_plan
-from connect_plan import InsecureTransportError, ServerError
+from connect_plan import InsecureTransportError, QueryTimeoutError, ServerError
 from connect_plan.server import free_port
 from connect_plan.transport import InsecureTokenWarning
-from tests.netparts import Certificates, GrpcTlsProxy, make_certificates
+from tests.netparts import Certificates, GrpcTlsProxy, TcpProxy, make_certificates
 
 TOKEN = "tok-9f8e7d6c5b4a"  # a made-up test secret
 DEAD_UPSTREAM = "127.0.0.1:9"  # the proxy forwards here: nothing listens
@@ -229,3 +230,55 @@ def test_a_server_that_is_not_running_is_reported_at_once() -> None:
         took = time.monotonic() - start
     assert took < 1.5, f"took {took:.2f} s"
     assert "is the server running" in str(info.value)
+
+
+def test_a_server_that_never_answers_is_bounded_by_the_timeout() -> None:
+    """A peer that accepts TCP connections and never answers (a hung server, a black-holed
+    network): ``timeout=`` bounds the call to the timeout plus a second, the release and
+    interrupt sent after it included, and close() adds nothing. (Before: 7.1 s for
+    execute(timeout=2), 3.0 s more for close(), 10 s for execute_plan(timeout=2): the
+    interrupt's 5 s grace, PySpark's release waiting for the connection attempt to fail.)"""
+    peer = TcpProxy("127.0.0.1", 9)
+    peer.mode = "stall"
+    try:
+        figures = {}
+        c = connect_plan.connect(peer.url)
+        for name, call in (("execute", lambda: c.execute([], [[1]], [("a", "int")], timeout=2)),
+                           ("stream", lambda: c.stream([], [[1]], [("a", "int")], timeout=2)),
+                           ("schema", lambda: c.schema([{"op": "limit", "payload": {"n": 1}}], [[1]], [("a", "int")], timeout=2))):
+            start = time.monotonic()
+            with pytest.raises(QueryTimeoutError):
+                call()
+            figures[name] = time.monotonic() - start
+        start = time.monotonic()
+        c.close()
+        figures["close"] = time.monotonic() - start
+        start = time.monotonic()
+        with pytest.raises(QueryTimeoutError):
+            connect_plan.execute_plan([[1]], [("a", "int")], [], remote=peer.url, timeout=2)
+        figures["execute_plan"] = time.monotonic() - start
+        print("\n[never answers] " + ", ".join(f"{k} {v:.2f} s" for k, v in figures.items()))
+        for name in ("execute", "stream", "schema", "execute_plan"):
+            assert 2 <= figures[name] < 2 + 1, (name, figures)
+        assert figures["close"] < 0.5, figures
+    finally:
+        peer.close()
+
+
+def test_retry_waits_end_at_the_deadline() -> None:
+    """A server that keeps answering UNAVAILABLE is retried with growing waits (50 ms ×4 up
+    to 2 s); no wait runs past the operation's timeout (the 2 s one overshot by ~1.5 s)."""
+    proxy = GrpcTlsProxy(DEAD_UPSTREAM, None)
+    proxy.fault = lambda method: grpc.StatusCode.UNAVAILABLE  # retryable, and not 'refused'
+    try:
+        with connect_plan.connect(f"sc://127.0.0.1:{proxy.port}") as c:
+            start = time.monotonic()
+            with pytest.raises(ServerError):
+                c.server_version(timeout=1.5)
+            took = time.monotonic() - start
+        calls = sum(m.endswith("/AnalyzePlan") for m, _ in proxy.calls)
+        print(f"\n[retries] server_version(timeout=1.5) against UNAVAILABLE: {took:.2f} s, {calls} attempts")
+        assert calls >= 3  # it was retried
+        assert took < 1.5 + 0.3, took
+    finally:
+        proxy.stop()
