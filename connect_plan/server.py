@@ -255,6 +255,9 @@ class LocalServer:
         offering ``worker_cores``/``worker_memory``) and attaches the server to them;
         ``master`` attaches it to an existing cluster instead.
         """
+        for name, value, least in (("cluster", cluster, 0), ("worker_cores", worker_cores, 1)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise LocalServerError(f"{name} must be a whole number of at least {least}, got {value!r}")
         running = self.info()
         if running is not None:
             return running

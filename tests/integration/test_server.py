@@ -86,3 +86,41 @@ def test_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
         s.listen()
         with pytest.raises(LocalServerError, match="already in use"):
             LocalServer(tmp_path).start(port=s.getsockname()[1])
+
+
+@pytest.mark.slow
+def test_cli_cluster_start_status_stop(tmp_path: Path) -> None:
+    """``connect-plan server start --cluster 1``: a standalone master and one worker on
+    loopback, the Connect server attached to them as an application; status lists them, the
+    server answers, stop ends all three processes. (Queries in the executors of such a
+    cluster: test_cluster.py.) The figures are printed (-s)."""
+    from connect_plan.server import cluster_status
+
+    t0 = time.monotonic()
+    started = cli(tmp_path, "start", "--cluster", "1", "--driver-memory", "768m", "--worker-memory", "1g",
+                  "--conf", "spark.sql.shuffle.partitions=2")
+    start_took = time.monotonic() - t0
+    assert started.returncode == 0, started.stderr
+    pids: list[int] = []
+    try:
+        assert "on a local standalone cluster spark://127.0.0.1:" in started.stdout and "1 worker(s)" in started.stdout
+        status = json.loads(cli(tmp_path, "status").stdout)
+        pids = [status["pid"], *(c["pid"] for c in status["components"])]
+        assert status["master"].startswith("spark://127.0.0.1:")
+        assert sorted(c["role"] for c in status["components"]) == ["master", "worker"]
+        t1 = time.monotonic()
+        assert connect_plan.execute_plan([[1]], [("a", "int")], [], remote=status["url"]).num_rows == 1
+        query_took = time.monotonic() - t1
+        workers = cluster_status(status["master_ui"])
+        assert workers["aliveworkers"] == 1 and any(a["name"] == "connect-plan-local" for a in workers["activeapps"])
+    finally:
+        t2 = time.monotonic()
+        stopped = cli(tmp_path, "stop")
+        stop_took = time.monotonic() - t2
+    assert stopped.returncode == 0 and "stopped" in stopped.stdout
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and any(Path(f"/proc/{pid}").exists() for pid in pids):
+        time.sleep(0.2)
+    assert pids and not [pid for pid in pids if Path(f"/proc/{pid}").exists()]
+    print(f"\n[cli cluster] start --cluster 1 {start_took:.1f} s, a local-relation query {query_took:.1f} s, "
+          f"stop {stop_took:.1f} s")
