@@ -308,6 +308,8 @@ def test_every_pyspark_client_gets_the_checked_stream(spark_url: str, variant: C
         real = c._sc._stub
         for tamper, message in ((no_result_complete, "without ResultComplete|giving up"), (batch_lost, "starts at row")):
             responses = record(c, {**generated(1_000), "conf": SMALL_BATCHES})
+            if tamper is batch_lost and len(arrow_indices(responses)) < 3:
+                continue  # Sail sends one batch (tests/engines.py): no batch to lose
             tamper(responses)
             c._sc._stub = ReplayStub(real, responses)
             with pytest.raises(ResultIntegrityError, match=message):

@@ -14,6 +14,7 @@ import pytest
 
 import connect_plan
 from connect_plan import ServerError
+from tests.conftest import engine
 from tests.netparts import Certificates, GrpcTlsProxy, make_certificates
 
 TOKEN = "tls/Token+3c2b1a=="  # a made-up test secret, base64-like: '/', '+', '='
@@ -89,7 +90,8 @@ def test_a_server_message_that_echoes_the_token_is_scrubbed_but_whole(proxy: Grp
         texts.append(str(cause))
         cause = cause.__cause__ or cause.__context__
     assert not [t for t in texts if TOKEN in t or quote(TOKEN, safe="") in t]
-    assert "`***`" in err.message and err.message_parameters["objectName"] == "`***`"
-    assert err.exception_type == "AnalysisException"
-    assert err.error_class == "UNRESOLVED_COLUMN.WITH_SUGGESTION" and err.sqlstate == "42703"
+    assert "***" in err.message and err.exception_type == "AnalysisException"
     assert (err.op_index, err.op_name) == (1, "select")
+    if engine() == "spark":  # Sail sends no error class, SQLSTATE or parameters (tests/engines.py)
+        assert "`***`" in err.message and err.message_parameters["objectName"] == "`***`"
+        assert err.error_class == "UNRESOLVED_COLUMN.WITH_SUGGESTION" and err.sqlstate == "42703"
