@@ -933,6 +933,7 @@ class Client:
         holds a credential: then the error is scrubbed and has no cause. Called outside the
         ``except`` block, so that the error does not keep ``exc`` as its context either."""
         err = self._server_error(exc)
+        self._note_timeout(err)
         if err.__cause__ is None and not err.__suppress_context__:
             err.__cause__ = None if self._leaks(exc) else exc
             err.__suppress_context__ = True

@@ -250,6 +250,20 @@ def test_a_server_that_never_answers_is_bounded_by_the_timeout() -> None:
             with pytest.raises(QueryTimeoutError):
                 call()
             figures[name] = time.monotonic() - start
+        c.close()
+        # a session that already knows the server's version (as after a first query) goes
+        # straight to ExecutePlan: the timeout meets the result stream, and the release and
+        # interrupt sent after it are not answered either (a new client: a channel gives up
+        # connecting after 10 s, and then fails at once)
+        c = connect_plan.connect(peer.url)
+        c._server_version = "4.3.0"
+        for name, call in (("execute (version known)", lambda: c.execute([], [[1]], [("a", "int")], timeout=2)),
+                           ("stream (version known)", lambda: c.stream([], [[1]], [("a", "int")], timeout=2))):
+            start = time.monotonic()
+            with pytest.raises(QueryTimeoutError, match="could not be told to interrupt it") as info:
+                call()
+            figures[name] = time.monotonic() - start
+            assert info.value.unanswered
         start = time.monotonic()
         c.close()
         figures["close"] = time.monotonic() - start
@@ -258,7 +272,7 @@ def test_a_server_that_never_answers_is_bounded_by_the_timeout() -> None:
             connect_plan.execute_plan([[1]], [("a", "int")], [], remote=peer.url, timeout=2)
         figures["execute_plan"] = time.monotonic() - start
         print("\n[never answers] " + ", ".join(f"{k} {v:.2f} s" for k, v in figures.items()))
-        for name in ("execute", "stream", "schema", "execute_plan"):
+        for name in ("execute", "stream", "schema", "execute (version known)", "stream (version known)", "execute_plan"):
             assert 2 <= figures[name] < 2 + 1, (name, figures)
         assert figures["close"] < 0.5, figures
     finally:
