@@ -304,10 +304,18 @@ def cmd_server(args: argparse.Namespace) -> int:
     server = LocalServer(args.state_dir)
     if args.action == "start":
         conf = dict(_kv(c) for c in args.conf or [])
+        cluster = _at_least_one("--cluster", args.cluster) if args.cluster is not None else 0
+        worker_cores = _at_least_one("--worker-cores", args.worker_cores)
+        if cluster and args.master:
+            raise CliError("give either --cluster N (start a local cluster) or --master URL (use one), not both")
+        if args.port is not None and not 0 < args.port < 65536:
+            raise CliError(f"--port must be between 1 and 65535, got {args.port}")
+        if not args.timeout > 0:
+            raise CliError(f"--timeout must be a positive number of seconds, got {args.timeout:g}")
         already = server.info()
         info = server.start(
             port=args.port, conf=conf, driver_memory=args.driver_memory, master=args.master, timeout=args.timeout,
-            cluster=args.cluster, worker_cores=args.worker_cores, worker_memory=args.worker_memory,
+            cluster=cluster, worker_cores=worker_cores, worker_memory=args.worker_memory,
         )
         verb = "already running" if already else "started"
         print(f"Spark Connect server {verb}: {info.url} (pid {info.pid}, log {info.log_path})")
@@ -319,12 +327,23 @@ def cmd_server(args: argparse.Namespace) -> int:
         stopped = server.stop()
         print("stopped" if stopped else "no local server is running")
         return EXIT_OK
-    info = server.info()
-    if info is None:
+    running = server.info()
+    if running is None:
         print("no local server is running")
         return EXIT_LOCAL
-    print(json.dumps(describe(info), indent=1))
+    print(json.dumps(describe(running), indent=1))
     return EXIT_OK
+
+
+def _at_least_one(option: str, text: str) -> int:
+    """A count option that must be 1 or more (a usage error, exit 4, otherwise)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise CliError(f"{option} needs a whole number of at least 1, got {text!r}") from None
+    if value < 1:
+        raise CliError(f"{option} needs a whole number of at least 1, got {value}")
+    return value
 
 
 def _count(text: str) -> int:
@@ -393,9 +412,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, help="gRPC port (default: a free one)")
     p.add_argument("--driver-memory", help="driver JVM heap, e.g. 4g (default: Spark's 1g)")
     p.add_argument("--master", help="Spark master URL, e.g. spark://host:7077 (default: local[*])")
-    p.add_argument("--cluster", type=int, default=0, metavar="N",
-                   help="start a local standalone cluster (a master and N workers) and attach the server to it")
-    p.add_argument("--worker-cores", type=int, default=1, help="cores each --cluster worker offers (default 1)")
+    p.add_argument("--cluster", metavar="N",
+                   help="start a local standalone cluster (a master and N ≥ 1 workers) and attach the server to it")
+    p.add_argument("--worker-cores", default="1", metavar="C", help="cores each --cluster worker offers (default 1)")
     p.add_argument("--worker-memory", default="1g", help="memory each --cluster worker offers (default 1g)")
     p.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark configuration (repeatable)")
     p.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for readiness")

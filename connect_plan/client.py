@@ -8,8 +8,10 @@ schema resolution, checks on every Arrow batch, errors mapped to
 :class:`~connect_plan.errors.ServerError` with the failing plan step, and no pandas.
 
 Reliability (docs/reliability.md lists each guarantee with the test that proves it):
-``timeout=`` bounds a whole operation (every RPC in it, and the Interrupt sent when it
-expires); a server that restarted is met with a new session and the operation runs again
+``timeout=`` bounds a whole operation (every RPC in it, retry waits included; the release
+and Interrupt sent when it expires add at most 0.5 s, and go on in the background against
+a server slow to answer them); ``close()`` never waits on a server that does not answer; a
+server that restarted is met with a new session and the operation runs again
 once, if nothing of its result had arrived; a token implies TLS (:mod:`connect_plan.transport`).
 
 Threads: one :class:`Client` may be shared by any number of threads. gRPC channels are
@@ -55,7 +57,7 @@ if TYPE_CHECKING:
     from .translator import LocalData, Translation
     from .translator.expressions import InlineUdf
 
-__all__ = ["Client", "connect", "redact", "resolve_remote"]
+__all__ = ["Client", "connect", "redact", "resolve_remote", "url_secrets"]
 
 log = logging.getLogger("connect_plan")
 
@@ -67,17 +69,52 @@ DEFAULT_RETRY_POLICY: dict[str, Any] = {
     "backoff_multiplier": 4.0,
 }
 
-_TOKEN_RE = re.compile(r"(?i)(token=)[^;/]*")
+#: a token's value runs to the next URL parameter (';'): base64 tokens hold '/', '+' and
+#: '=' (percent-encoded or not); in free text it also ends at whitespace or a quote
+_TOKEN_RE = re.compile(r"""(?i)(token=)[^;\s'"]*""")
+#: the userinfo of a URL (``sc://user:password@host``, also as PySpark rewrites it to
+#: ``http://``): PySpark ignores it, but a password there must not be echoed; greedy up to
+#: the last '@' before the path, as URL parsers split it
+_USERINFO_RE = re.compile(r"""(?i)\b([a-z][a-z0-9+.-]*://)[^/\s'"]*@""")
 _DETAILS_RE = re.compile(r'details = "([^"]*)"')
 
 
 def redact(url: str) -> str:
-    """The URL with any token replaced by ``***`` (safe for logs, errors and repr)."""
-    return _TOKEN_RE.sub(r"\1***", url)
+    """The URL (or any text holding one) with its token and the password of its userinfo
+    replaced by ``***`` (safe for logs, errors and repr)."""
+    return _USERINFO_RE.sub(r"\1***@", _TOKEN_RE.sub(r"\1***", url))
+
+
+def url_secrets(url: str) -> tuple[str, ...]:
+    """The credentials written in an ``sc://`` URL, as written and percent-decoded: the
+    ``token`` parameter's value and the userinfo's password. Texts that echo them in any
+    other form than ``token=...`` (a server message naming the value) are scrubbed of
+    them literally."""
+    from urllib.parse import unquote, urlsplit
+
+    found: list[str] = []
+    try:
+        parts = urlsplit("http" + url[2:] if url[:5].lower() == "sc://" else url)
+        userinfo, _, _ = parts.netloc.rpartition("@")
+        if ":" in userinfo:
+            found.append(userinfo.split(":", 1)[1])
+    except ValueError:
+        pass
+    _, _, params = url.partition(";")
+    for param in params.split(";"):
+        key, _, value = param.partition("=")
+        if key.strip().lower() == "token":
+            found.append(value)
+    out: list[str] = []
+    for secret in found:
+        for form in (secret, unquote(secret)):
+            if form and form not in out:
+                out.append(form)
+    return tuple(out)
 
 
 def _hide(text: str, secrets: Sequence[str]) -> str:
-    for secret in secrets:
+    for secret in sorted(secrets, key=len, reverse=True):  # 'a%2Fb' before its decoded 'a/b'
         if secret:
             text = text.replace(secret, "***")
     return text
@@ -209,6 +246,22 @@ def server_error(exc: BaseException, url: str) -> ServerError:
     return ServerError(f"{type(exc).__name__}: {exc}")
 
 
+def _grpc_code(exc: BaseException) -> Any:
+    """The gRPC status code of ``exc``: a gRPC error's, or the one PySpark's error kept
+    (its own or its cause's), else None."""
+    import grpc
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, grpc.RpcError) and hasattr(seen, "code"):
+            return seen.code()
+        code = getattr(seen, "_grpc_status_code", None)
+        if code is not None:
+            return code
+        seen = seen.__cause__
+    return None
+
+
 def _grpc_details(text: str) -> str:
     """The ``details`` of a gRPC error's text (PySpark passes on the call's repr)."""
     m = _DETAILS_RE.search(text)
@@ -309,7 +362,7 @@ class Client:
         failures (default :data:`DEFAULT_RETRY_POLICY`, ~7 s in all).
         """
         self._url = resolve_remote(remote)
-        self._secrets = tuple(t for t in (token,) if t)
+        self._secrets = (*url_secrets(self._url), *(t for t in (token,) if t))
         try:
             self._builder = transport.ChannelBuilder(
                 self._url, token=token, use_ssl=use_ssl, ca_cert=ca_cert, headers=headers,
@@ -319,13 +372,18 @@ class Client:
         except ConnectPlanError:
             raise
         except Exception as exc:  # PySparkValueError for malformed URLs
-            raise ConnectPlanError(f"invalid Spark Connect URL {redact(self._url)!r}: {self._hide(str(exc))}") from None
-        if self._builder.token:
+            hint = ""
+            if _TOKEN_RE.search(self._url):
+                hint = (" (a token holding '/', '=' or ';' must be percent-encoded in the URL, e.g. '/' as %2F,"
+                        " or be passed as token=... or SPARK_CONNECT_AUTHENTICATE_TOKEN)")
+            raise ConnectPlanError(f"invalid Spark Connect URL {self._hide(self._url)!r}: {self._hide(str(exc))}{hint}") from None
+        if self._builder.token and self._builder.token not in self._secrets:
             self._secrets = (*self._secrets, self._builder.token)
         self._user_id = user_id
         self._retry_policy = dict(retry_policy if retry_policy is not None else DEFAULT_RETRY_POLICY)
         self._timeout = _check_timeout(timeout)
         self._reached = False  # True once the server answered this client
+        self._unanswered = False  # True while the server has not answered an interrupt (see close)
         self._observed_writes = True  # False once the server refused CollectMetrics (Sail)
         self._streams: weakref.WeakSet[Any] = weakref.WeakSet()  # result generators not yet finished
         self._lock = threading.Lock()
@@ -352,7 +410,7 @@ class Client:
         except ConnectPlanError:
             raise
         except Exception as exc:
-            raise ConnectPlanError(f"cannot connect to {redact(self._url)}: {self._hide(str(exc))}") from None
+            raise ConnectPlanError(f"cannot connect to {self._hide(self._url)}: {self._hide(str(exc))}") from None
         sc.set_retry_policies([transport.RetryPolicy(lambda: self._reached, **self._retry_policy)])
         self._server_version = None  # a restarted server may be another version
         self._inputs = InputPlacer(sc, self._call, self.server_version)
@@ -384,7 +442,8 @@ class Client:
         return str(self._sc._session_id)
 
     def close(self) -> None:
-        """Release the server session (best effort) and close the channel."""
+        """Release the server session (best effort, within :data:`CLOSE_GRACE_SECONDS`) and
+        close the channel; it never waits longer on a server that does not answer."""
         if self._closed:
             return
         # results still open are closed (their executions released) while the channel is
@@ -394,10 +453,11 @@ class Client:
             with contextlib.suppress(Exception):
                 stream.close()
         self._closed = True
-        with _quiet(), transport.grace(5.0), contextlib.suppress(Exception):
-            self._sc.release_session()
-        with contextlib.suppress(Exception):
-            self._sc.close()
+        answers = not self._unanswered  # a server that ignored the last interrupt would ignore these too
+        if answers:
+            with _quiet(), transport.grace(CLOSE_GRACE_SECONDS), contextlib.suppress(Exception):
+                self._sc.release_session()  # ends the session's executions on the server too
+        _close_channel(self._sc, wait=answers)
 
     # ------------------------------------------------------------ session
 
@@ -506,8 +566,7 @@ class Client:
             new = self._new_session()
             self._sc = new
             self._schema_cache = {}
-            with contextlib.suppress(Exception):
-                lost.close()
+            _close_channel(lost)
             if self._session_conf:
                 self._set_conf(self._session_conf)
 
@@ -825,7 +884,7 @@ class Client:
             at = transport.remaining()
             at = None if at is None else time.monotonic() + at
         tr = self._prepare(ir_plan, limit=max_rows)
-        results = self._results(tr.plan, max_bytes, on_close, at)
+        results = self._results(tr.plan, max_bytes, on_close, at, case_sensitive=self._case_sensitive_for(ir_plan))
         self._streams.add(results)
         try:
             result_schema = next(results)
@@ -866,32 +925,63 @@ class Client:
         try:
             with _quiet():
                 out = fn()
-        except ConnectPlanError:
+        except ConnectPlanError as err:
+            self._note_timeout(err)
             raise
         except Exception as exc:
-            raise self._server_error(exc) from exc
-        self._reached = True
-        return out
+            failure = exc
+        else:
+            self._reached, self._unanswered = True, False
+            return out
+        raise self._raisable(failure)
+
+    def _note_timeout(self, err: ConnectPlanError) -> None:
+        if isinstance(err, QueryTimeoutError) and err.unanswered:
+            self._unanswered = True
+
+    def _raisable(self, exc: BaseException) -> ServerError:
+        """``exc`` mapped to a ServerError whose cause is ``exc`` — unless ``exc``'s own text
+        holds a credential: then the error is scrubbed and has no cause. Called outside the
+        ``except`` block, so that the error does not keep ``exc`` as its context either."""
+        err = self._server_error(exc)
+        self._note_timeout(err)
+        if err.__cause__ is None and not err.__suppress_context__:
+            err.__cause__ = None if self._leaks(exc) else exc
+            err.__suppress_context__ = True
+        return err
+
+    def _leaks(self, exc: BaseException) -> bool:
+        texts = [str(exc), repr(exc), str(getattr(exc, "_stackTrace", "") or "")]
+        return any(self._hide(t) != t for t in texts)
 
     def _server_error(self, exc: BaseException) -> ServerError:
         import grpc
 
-        if isinstance(exc, grpc.RpcError) and exc.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
+        if _grpc_code(exc) == grpc.StatusCode.DEADLINE_EXCEEDED:
             left = transport.remaining()
             if left is not None and left <= 0.05:  # our operation deadline, not PySpark's per-RPC one
-                return transport.timeout_error()
+                timed_out = transport.timeout_error()
+                timed_out.unanswered = True
+                return timed_out
         err = server_error(exc, self._url)
-        if self._secrets and any(s in str(err) or s in (err.server_stacktrace or "") for s in self._secrets):
-            hidden = type(err)(
-                self._hide(err.message), error_class=err.error_class, sqlstate=err.sqlstate, grpc_status=err.grpc_status,
+        texts = [err.message, err.server_stacktrace or "", *err.message_parameters.values()]
+        if any(self._hide(t) != t for t in texts):
+            # every field kept (exception_type too: locating the failing step needs it)
+            return err.replace(
+                message=self._hide(err.message),
                 server_stacktrace=self._hide(err.server_stacktrace or "") or None,
                 message_parameters={k: self._hide(v) for k, v in err.message_parameters.items()},
             )
-            return hidden
         return err
 
     def _results(
-        self, plan: pb.Plan, max_bytes: int | None, on_close: Callable[[], None] | None = None, at: float | None = None
+        self,
+        plan: pb.Plan,
+        max_bytes: int | None,
+        on_close: Callable[[], None] | None = None,
+        at: float | None = None,
+        *,
+        case_sensitive: bool = False,
     ) -> Iterator[Any]:
         """Yield the result's Arrow schema, then every Arrow batch as it arrives, checked.
 
@@ -899,8 +989,9 @@ class Client:
         execution, decoded zero-copy to batches and checked by its ``ResultChecker``: row
         counts and offsets, chunks, schema equal across batches and to the announced one,
         ``ResultComplete``). Here: the result's schema is the first batch's (or the
-        announced one for an empty result), names must be unique, ``max_bytes`` cuts the
-        stream, and every read runs under the operation's deadline ``at``.
+        announced one for an empty result), names must be unique (as the session compares
+        them: ``case_sensitive``, see :meth:`_check_names`), ``max_bytes`` cuts the stream,
+        and every read runs under the operation's deadline ``at``.
         """
         from pyspark.sql.types import StructType
 
@@ -929,7 +1020,7 @@ class Client:
                 first = to_arrow_schema(announced)
             else:
                 raise ResultIntegrityError("the server sent neither a schema nor any Arrow batch")
-            check_unique_names(first)
+            self._check_names(first, case_sensitive)
             started = True
             yield first
             budget = max_bytes
@@ -956,51 +1047,112 @@ class Client:
             if on_close is not None and started:  # before that, the caller handles the error
                 on_close()
 
+    def _check_names(self, schema: pa.Schema, case_sensitive: bool) -> None:
+        """Output names must be unique as the session compares them: two columns that differ
+        only in case (``a``, ``A``) are distinct under ``spark.sql.caseSensitive=true``.
+        ``case_sensitive`` is what this client knows (``set_conf``, the plan document's
+        ``conf``); when it says no and only case tells two names apart, the session is asked
+        (its setting may come from the server's own configuration), once, in that case only.
+        The plan's ``conf`` is still applied at this point, so the answer is the effective one."""
+        check_unique_names(schema, case_sensitive=True)
+        if case_sensitive:
+            return
+        try:
+            check_unique_names(schema, case_sensitive=False)
+        except ResultIntegrityError:
+            values = self._call(lambda: self._sc.get_config_dict("spark.sql.caseSensitive"))
+            if str(values.get("spark.sql.caseSensitive") or "false").lower() != "true":
+                raise
+
     def _next(self, source: Iterator[Any], at: float | None = None) -> Any:
         try:
             with _quiet(), transport.deadline(at=at):
                 item = next(source, None)
-        except ConnectPlanError:
+        except ConnectPlanError as err:
+            self._note_timeout(err)
             raise
         except Exception as exc:
-            raise self._server_error(exc) from exc
-        self._reached = True
-        return item
+            failure = exc
+        else:
+            self._reached, self._unanswered = True, False
+            return item
+        raise self._raisable(failure)
 
     def _locate(self, err: ServerError, plan: ir.Plan) -> ServerError:
         """Find the first plan step whose prefix fails analysis (binary search, O(log n)
-        AnalyzePlan calls); only for analysis errors, which a prefix reproduces."""
+        AnalyzePlan calls); only for analysis errors, which a prefix reproduces.
+
+        A prefix fails only if its analysis raises the same kind of error (see
+        :func:`_same_analysis_error`). Anything else during the search — a timeout, an
+        unreachable server, another error — gives up locating: ``err`` is returned as it
+        is, naming no step rather than a wrong one."""
         if err.op_index is not None or not _is_analysis_error(err):
             return err
+
+        class GiveUp(Exception):
+            pass
 
         def fails(k: int) -> bool:
             prefix = ir.Plan(plan.source, plan.steps[:k], plan.loc, conf=plan.conf)
             try:
                 tr = self._prepare(prefix)
-                with _quiet():
-                    self._sc.schema(tr.plan)
+                self._call(lambda: self._sc.schema(tr.plan))
             except PlanError:
                 return False
-            except Exception:
-                return True
+            except ServerError as other:
+                if _same_analysis_error(other, err):
+                    return True
+                log.info("not locating the failing plan step: a prefix's analysis failed otherwise (%s)", other)
+                raise GiveUp from None
+            except ConnectPlanError as other:
+                log.info("not locating the failing plan step: %s", other)
+                raise GiveUp from None
             return False
 
-        lo, hi = 0, len(plan.steps)  # prefix of lo steps passes, of hi steps fails
-        if not fails(hi):
-            # the whole query analyses: the write itself failed, or the error arose only at
-            # execution (Sail checks some expressions, e.g. a filter's type, only then),
-            # where no prefix says which step caused it
-            return err.with_step(plan.output.index, plan.output.op) if plan.output is not None else err
-        if not plan.steps or fails(0):
+        try:
+            lo, hi = 0, len(plan.steps)  # prefix of lo steps passes, of hi steps fails
+            if not fails(hi):
+                # the whole query analyses: the write itself failed, or the error arose only at
+                # execution (Sail checks some expressions, e.g. a filter's type, only then),
+                # where no prefix says which step caused it
+                return err.with_step(plan.output.index, plan.output.op) if plan.output is not None else err
+            if not plan.steps or fails(0):
+                return err
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if fails(mid):
+                    hi = mid
+                else:
+                    lo = mid
+        except GiveUp:
             return err
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if fails(mid):
-                hi = mid
-            else:
-                lo = mid
         step = plan.steps[hi - 1]
         return err.with_step(step.index, step.op)
+
+
+#: how long close() waits for the server to release the session
+CLOSE_GRACE_SECONDS = 1.0
+
+
+def _close_channel(sc: Any, *, wait: bool = True) -> None:
+    """Close a PySpark client's channel without waiting on a server that does not answer.
+
+    PySpark's ``close()`` first waits up to 10 s for its pending ReleaseExecute calls, which
+    against a hung server only end at their deadline (none) or when the connection fails;
+    closing the gRPC channel first cancels them, so that wait ends at once. Against a server
+    that answers they are done by now (given ``wait``, 0.2 s at most), and the session
+    release before this ended the session's executions anyway."""
+    import concurrent.futures
+
+    pending = list(getattr(sc, "_release_futures", ()))
+    if pending and wait:
+        concurrent.futures.wait(pending, timeout=0.2)
+    channel = getattr(sc, "_channel", None)
+    if channel is not None:
+        with contextlib.suppress(Exception):
+            transport.close_channel(channel)
+    with contextlib.suppress(Exception):
+        sc.close()
 
 
 _RETRYING = threading.local()
@@ -1064,6 +1216,19 @@ def _is_analysis_error(err: ServerError) -> bool:
     )
 
 
+def _same_analysis_error(found: ServerError, wanted: ServerError) -> bool:
+    """Is ``found`` (a plan prefix's analysis error) the kind of error ``wanted`` is? The same
+    error class (its main part: a prefix may offer other suggestions), else the same
+    SQLSTATE, else (servers without either, such as Sail) the same kind of analysis error."""
+    if not _is_analysis_error(found):
+        return False
+    if wanted.error_class:
+        return (found.error_class or "").split(".")[0] == wanted.error_class.split(".")[0]
+    if wanted.sqlstate:
+        return found.sqlstate == wanted.sqlstate
+    return found.exception_type == wanted.exception_type
+
+
 def _head_within(batch: pa.RecordBatch, budget: int) -> pa.RecordBatch:
     """The longest head of ``batch`` whose Arrow data fits in ``budget`` bytes."""
     lo, hi = 0, batch.num_rows  # head of lo rows fits, of hi rows does not
@@ -1076,10 +1241,12 @@ def _head_within(batch: pa.RecordBatch, budget: int) -> pa.RecordBatch:
     return batch.slice(0, lo)
 
 
-def check_unique_names(schema: pa.Schema) -> None:
+def check_unique_names(schema: pa.Schema, *, case_sensitive: bool = False) -> None:
+    """Raise :class:`ResultIntegrityError` if two output columns have the same name (compared
+    as ``spark.sql.caseSensitive`` says: by default ``a`` and ``A`` are the same name)."""
     seen: set[str] = set()
     for name in schema.names:
-        key = name.lower()
+        key = name if case_sensitive else name.lower()
         if key in seen:
             raise ResultIntegrityError(
                 f"the result has two columns named {name!r}; output names must be unique "

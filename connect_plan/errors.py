@@ -169,18 +169,30 @@ class ServerError(ConnectPlanError):
 
     def with_step(self, op_index: int | None, op_name: str | None) -> ServerError:
         """A copy of this error that names the plan step that caused it."""
-        err = type(self)(
-            self.message,
-            error_class=self.error_class,
-            sqlstate=self.sqlstate,
-            op_index=op_index,
-            op_name=op_name,
-            grpc_status=self.grpc_status,
-            server_stacktrace=self.server_stacktrace,
-            message_parameters=self.message_parameters,
-            exception_type=self.exception_type,
-        )
+        return self.replace(op_index=op_index, op_name=op_name)
+
+    def replace(self, **changes: Any) -> ServerError:
+        """A copy of this error (same class, same cause) with ``changes`` to its fields;
+        every field not named is kept."""
+        fields: dict[str, Any] = {
+            "message": self.message,
+            "error_class": self.error_class,
+            "sqlstate": self.sqlstate,
+            "op_index": self.op_index,
+            "op_name": self.op_name,
+            "grpc_status": self.grpc_status,
+            "server_stacktrace": self.server_stacktrace,
+            "message_parameters": self.message_parameters,
+            "exception_type": self.exception_type,
+        }
+        unknown = set(changes) - set(fields)
+        if unknown:
+            raise TypeError(f"ServerError has no field(s) {sorted(unknown)}")
+        fields.update(changes)
+        message = fields.pop("message")
+        err = type(self)(message, **fields)
         err.__cause__ = self.__cause__
+        err.__suppress_context__ = self.__suppress_context__
         return err
 
 
@@ -190,7 +202,12 @@ class ServerUnavailableError(ServerError):
 
 class QueryTimeoutError(ServerError, TimeoutError):
     """An operation ran past its ``timeout=``: it was interrupted on the server (when the
-    server could be reached) and its results released; nothing partial is returned."""
+    server could be reached) and its results released; nothing partial is returned.
+
+    ``unanswered`` is True when the server did not answer the release and interrupt sent
+    after the timeout (a hung server, a black-holed network)."""
+
+    unanswered: bool = False
 
 
 class ResultIntegrityError(ConnectPlanError):

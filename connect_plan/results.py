@@ -9,7 +9,8 @@ What is PySpark's and what is ours:
   ``ResultComplete``, a fresh ExecutePlan if the first never reached the server, and the
   final ReleaseExecute; its error mapping (``_handle_error``, which fetches Spark's error
   details) and its session-integrity check.
-* **Ours** (about 60 lines below, in place of PySpark's ``to_table_as_iterator``):
+* **Ours** (about 60 lines below, in place of PySpark's ``to_table_as_iterator``, which
+  checks neither ``ResultComplete`` nor row offsets and is never used):
 
   - ReleaseExecute of consumed responses every :data:`RELEASE_EVERY_BYTES` of Arrow data
     instead of after every response. PySpark sends one RPC per response (~0.3 MiB batches),
@@ -25,8 +26,8 @@ What is PySpark's and what is ours:
   - ``timeout=`` and Ctrl-C: the operation is interrupted on the server (``Interrupt``
     with a short deadline of its own) and released before the error is raised.
 
-If this PySpark lacks any internal used here, :func:`arrow_stream` falls back to the public
-``to_table_as_iterator`` (same results, PySpark's release cadence).
+Every result goes this way (PySpark 4.0 to 4.3; see :data:`REQUIRED_INTERNALS`); there is
+no unchecked fallback.
 """
 
 from __future__ import annotations
@@ -54,8 +55,12 @@ RELEASE_EVERY_BYTES = 16 * 1024 * 1024
 #: limit — holds each open for minutes, so a long query never comes near this)
 MAX_EMPTY_REATTACHES = 20
 EMPTY_STREAM_SECONDS = 1.0
-#: how long the Interrupt sent after a timeout or Ctrl-C may take
+#: how long the ReleaseExecute and Interrupt sent after a timeout or Ctrl-C may take in all
+#: (they go on in the background past :data:`CANCEL_WAIT_SECONDS`)
 INTERRUPT_GRACE_SECONDS = 5.0
+#: how long the call that timed out (or met Ctrl-C) waits for them before it raises: a server
+#: that answers does so in milliseconds; one that does not would add the whole grace
+CANCEL_WAIT_SECONDS = 0.5
 
 _ITERATOR_CLASS: Any = None
 _RELEASE_POOL: Any = None
@@ -138,38 +143,33 @@ def _throttled_iterator_class() -> Any:
     return _ITERATOR_CLASS
 
 
+#: what :func:`arrow_stream` uses of PySpark's ``SparkConnectClient`` (PySpark 4.0 through
+#: 4.3 have them all; ``_session_hooks``, ``_release_futures`` and ``_rpc_deadlines``,
+#: which 4.0 lacks, are used when present)
+REQUIRED_INTERNALS = (
+    "_execute_plan_request_with_metadata", "_stub", "_retrying", "_builder",
+    "_verify_response_integrity", "_handle_error",
+)
+
+
 def arrow_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
     """Run ``plan`` and yield the announced result schema (a PySpark ``StructType``, when
-    the server sends one) and every Arrow ``RecordBatch`` as it is decoded."""
-    try:
-        parts = (
-            sc._execute_plan_request_with_metadata, sc._session_hooks, sc._stub, sc._retrying,
-            sc._builder.metadata, sc._verify_response_integrity, sc._handle_error,
-            sc._release_futures, sc._use_reattachable_execute,
+    the server sends one) and every Arrow ``RecordBatch`` as it is decoded.
+
+    Always reattachable and always checked (:class:`ResultChecker`), whatever PySpark's own
+    ``disable_reattachable_execute()`` switch says: without reattachable execution the
+    server sends no ``ResultComplete``, and a stream cut short could not be told from a
+    whole one. There is no unchecked path: a PySpark without the internals this needs is
+    an error that names them, not a silent fallback."""
+    missing = [name for name in REQUIRED_INTERNALS if not hasattr(sc, name)]
+    if missing:
+        import pyspark
+
+        raise ConnectPlanError(
+            f"this PySpark ({getattr(pyspark, '__version__', '?')}) lacks the Connect client internals connect_plan "
+            f"reads results with ({', '.join(missing)}); install pyspark or pyspark-client 4.0 to 4.3"
         )
-    except AttributeError as exc:  # another PySpark: its public iterator does the same work
-        log.debug("PySpark internals differ (%s); using to_table_as_iterator", exc)
-        return _public_stream(sc, plan)
-    del parts
-    if not sc._use_reattachable_execute:
-        return _public_stream(sc, plan)
     return _reattachable_stream(sc, plan)
-
-
-def _public_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
-    """PySpark's public iterator (other PySpark releases, e.g. pyspark-client 4.2 beside
-    Sail): no integrity checks of our own, but the same Arrow conventions."""
-    import pyarrow as pa
-
-    target: Any = None
-    for item in sc.to_table_as_iterator(plan, {}):
-        if isinstance(item, pa.Table):
-            if target is None:
-                target = spark_arrow_schema(item.schema)
-            for batch in item.to_batches():
-                yield batch if batch.schema.equals(target) else _cast_batch(batch, target)
-        else:
-            yield item
 
 
 def _reattachable_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
@@ -178,7 +178,7 @@ def _reattachable_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
     req = sc._execute_plan_request_with_metadata()
     req.plan.CopyFrom(plan)
     operation_id = req.operation_id
-    for hook in sc._session_hooks:
+    for hook in getattr(sc, "_session_hooks", ()):  # PySpark 4.1+
         req = hook.on_execute_plan(req)
         req.operation_id = operation_id
     deadlines = getattr(sc, "_rpc_deadlines", None)
@@ -200,9 +200,7 @@ def _reattachable_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
         _cancel(sc, responses, operation_id)
         raise
     except QueryTimeoutError as err:
-        interrupted = _cancel(sc, responses, operation_id)
-        note = "interrupted on the server" if interrupted else "the server could not be told to interrupt it"
-        raise QueryTimeoutError(f"{err.message}; {note}", grpc_status="DEADLINE_EXCEEDED") from None
+        raise _timed_out(err.message, _cancel(sc, responses, operation_id)) from None
     except ConnectPlanError:
         raise
     except GeneratorExit:
@@ -210,20 +208,40 @@ def _reattachable_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
     except Exception as error:
         if transport.remaining() is not None and transport.remaining() <= 0:  # type: ignore[operator]
             # the deadline passed inside PySpark's own handling (a gRPC DEADLINE_EXCEEDED)
-            interrupted = _cancel(sc, responses, operation_id)
-            note = "interrupted on the server" if interrupted else "the server could not be told to interrupt it"
-            raise QueryTimeoutError(f"{transport.timeout_error().message}; {note}", grpc_status="DEADLINE_EXCEEDED") from error
+            raise _timed_out(transport.timeout_error().message, _cancel(sc, responses, operation_id)) from error
         sc._handle_error(error)
     finally:
         if responses is not None:
             responses.close()  # ReleaseExecute of everything (also when the reader stopped early)
-            sc._release_futures.update(responses.release_futures)
+            if hasattr(sc, "_release_futures"):  # PySpark 4.1+: awaited before the channel closes
+                sc._release_futures.update(responses.release_futures)
 
 
-def _cancel(sc: Any, responses: Any, operation_id: str) -> bool:
+def _timed_out(message: str, interrupted: bool | None) -> QueryTimeoutError:
+    """The error of an operation that ran past its deadline, saying whether the server
+    confirmed the interrupt (``unanswered`` when it did not)."""
+    if interrupted:
+        note = "interrupted on the server"
+    elif interrupted is None:
+        note = (f"the server could not be told to interrupt it within {CANCEL_WAIT_SECONDS:g} s "
+                "(still being told in the background)")
+    else:
+        note = "the server could not be told to interrupt it"
+    err = QueryTimeoutError(f"{message}; {note}", grpc_status="DEADLINE_EXCEEDED")
+    err.unanswered = not interrupted
+    return err
+
+
+def _cancel(sc: Any, responses: Any, operation_id: str) -> bool | None:
     """Stop an operation the caller gave up on (timeout, Ctrl-C): release it on the server,
-    then send Interrupt, within one short deadline of their own; True if the server
-    answered the Interrupt.
+    then send Interrupt. True if the server answered the Interrupt, False if it could not be
+    reached, None if it had not answered within :data:`CANCEL_WAIT_SECONDS`.
+
+    Both RPCs run in a helper thread within :data:`INTERRUPT_GRACE_SECONDS` of their own;
+    the caller waits for them at most :data:`CANCEL_WAIT_SECONDS`, so that ``timeout=`` bounds
+    the call even when the server does not answer at all (a hung server, a black-holed
+    network: the RPCs would only wait for their deadline). A server that is slow to answer
+    still gets them, unless the client is closed first (closing releases the whole session).
 
     The order matters: a ReleaseExecute that reaches the server while an interrupted
     execution is still winding down is refused (Spark 4 reports an illegal state
@@ -232,28 +250,54 @@ def _cancel(sc: Any, responses: Any, operation_id: str) -> bool:
     Interrupt after it is a no-op, or stops it if the release was lost.
     """
     import concurrent.futures
+    import threading
 
     from . import transport
 
-    with transport.grace(INTERRUPT_GRACE_SECONDS):
-        if responses is not None:
-            pending = list(responses.release_futures)
-            if pending:  # PySpark's own release-all, sent from its thread pool on errors
+    pending: list[Any] = []
+    release: Any = None
+    if responses is not None:
+        pending = list(getattr(responses, "release_futures", ()))  # PySpark's own release-all, on errors
+        if not responses._result_complete:
+            try:
+                release = responses._create_release_execute_request(None)
+            except Exception as exc:
+                log.info("could not release operation %s: %s", operation_id, exc)
+            # set here, not in the helper: PySpark's own close() must not release it again
+            # after the Interrupt (see above)
+            responses._result_complete = True
+    outcome: list[bool] = []
+    # everything taken from the PySpark client now: the client may be closed meanwhile
+    stub, channel, metadata = sc._stub, sc._channel, sc._builder.metadata()
+    calls = [("release", stub.ReleaseExecute, release)] if release is not None else []
+    calls.append(("interrupt", stub.Interrupt, sc._interrupt_request("operation", operation_id)))
+
+    def tell_the_server() -> None:
+        # each call is started under the channel's guard (the client may close the channel
+        # meanwhile: a call started after that would crash gRPC) and awaited outside it
+        with transport.grace(INTERRUPT_GRACE_SECONDS):
+            if pending:
                 concurrent.futures.wait(pending, timeout=max(0.0, transport.remaining() or 0.0))
-            if not responses._result_complete:
+            for what, method, request in calls:
                 try:
-                    request = responses._create_release_execute_request(None)
-                    sc._stub.ReleaseExecute(request, metadata=sc._builder.metadata())
+                    call = transport.start_call(channel, method, request, metadata=metadata)
+                    if call is None:
+                        log.info("could not %s operation %s: the client was closed", what, operation_id)
+                        outcome.append(False)
+                        return
+                    call.result()
                 except Exception as exc:
-                    log.info("could not release operation %s: %s", operation_id, exc)
-                responses._result_complete = True  # nothing left for PySpark to release
-        try:
-            ids = sc.interrupt_operation(operation_id)
-        except Exception as exc:
-            log.info("could not interrupt operation %s: %s", operation_id, exc)
-            return False
-    log.debug("interrupted operation %s (the server listed %s)", operation_id, ids)
-    return True
+                    log.info("could not %s operation %s: %s", what, operation_id, exc)
+                    if what == "interrupt":
+                        outcome.append(False)
+                        return
+        log.debug("interrupted operation %s", operation_id)
+        outcome.append(True)
+
+    helper = threading.Thread(target=tell_the_server, name=f"connect_plan-interrupt-{operation_id[:8]}", daemon=True)
+    helper.start()
+    helper.join(CANCEL_WAIT_SECONDS)
+    return outcome[0] if outcome else None
 
 
 class ResultChecker:
@@ -304,17 +348,19 @@ class ResultChecker:
                 raise ResultIntegrityError("the server announced a second, different result schema")
         if resp.HasField("arrow_batch"):
             ab = resp.arrow_batch
+            chunked = "chunk_index" in ab.DESCRIPTOR.fields_by_name  # PySpark 4.0's protos: no chunks
+            chunk_index = ab.chunk_index if chunked else 0
             chunks = self._chunks
             if chunks:
-                if ab.chunk_index != len(chunks):
-                    raise ResultIntegrityError(f"expected chunk {len(chunks)} of an Arrow batch, got chunk {ab.chunk_index}")
+                if chunk_index != len(chunks):
+                    raise ResultIntegrityError(f"expected chunk {len(chunks)} of an Arrow batch, got chunk {chunk_index}")
             else:
                 if ab.HasField("start_offset") and ab.start_offset != self.rows_seen:
                     raise ResultIntegrityError(f"an Arrow batch starts at row {ab.start_offset}, expected {self.rows_seen}")
-                if ab.chunk_index != 0:
-                    raise ResultIntegrityError(f"expected chunk 0 of a new Arrow batch, got chunk {ab.chunk_index}")
+                if chunk_index != 0:
+                    raise ResultIntegrityError(f"expected chunk 0 of a new Arrow batch, got chunk {chunk_index}")
             chunks.append(ab.data)
-            if ab.HasField("num_chunks_in_batch") and ab.num_chunks_in_batch > len(chunks):
+            if chunked and ab.HasField("num_chunks_in_batch") and ab.num_chunks_in_batch > len(chunks):
                 return  # more chunks of this batch to come
             payload = chunks[0] if len(chunks) == 1 else b"".join(chunks)
             self._chunks = []

@@ -15,6 +15,7 @@ suite's fixture); the client library itself never starts a JVM. The server:
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -184,9 +185,23 @@ def _is_our_server(pid: int, port: int) -> bool:
     return SERVER_CLASS in cmd and f"spark.connect.grpc.binding.port={port}" in cmd
 
 
-#: servers launched by this process, kept referenced so the Popen objects are not
-#: collected (with a ResourceWarning) while the server runs; reaped on stop
+#: processes launched by this process (servers, cluster components), kept referenced so
+#: that a Popen is not collected while its process runs; each is reaped (waited for, so
+#: that its Popen records the exit) when stopped, or when found to have ended
+#: (:func:`_reap_ended`). A Popen collected before that warns "subprocess N is still
+#: running" (Python 3.11 says so for a dead, unreaped process too), as a server killed by
+#: a signal and never reaped did at the end of the test suite.
 _LAUNCHED: dict[int, subprocess.Popen[bytes]] = {}
+
+
+def _reap_ended() -> None:
+    """Reap every launched process that has ended, and forget it."""
+    for pid, proc in list(_LAUNCHED.items()):
+        if proc.poll() is not None:
+            _LAUNCHED.pop(pid, None)
+
+
+atexit.register(_reap_ended)
 
 
 class LocalServer:
@@ -205,6 +220,7 @@ class LocalServer:
 
     def info(self) -> ServerInfo | None:
         """The recorded server if it is still running (stale state is removed)."""
+        _reap_ended()
         try:
             raw = json.loads(self.state_file.read_text())
             info = ServerInfo.from_json(raw)
@@ -239,6 +255,9 @@ class LocalServer:
         offering ``worker_cores``/``worker_memory``) and attaches the server to them;
         ``master`` attaches it to an existing cluster instead.
         """
+        for name, value, least in (("cluster", cluster, 0), ("worker_cores", worker_cores, 1)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise LocalServerError(f"{name} must be a whole number of at least {least}, got {value!r}")
         running = self.info()
         if running is not None:
             return running
@@ -304,6 +323,7 @@ class LocalServer:
             )
         finally:
             log.close()
+        _reap_ended()
         _LAUNCHED[proc.pid] = proc
         return proc
 
@@ -333,7 +353,8 @@ class LocalServer:
             deadline = time.monotonic() + timeout
             while time.monotonic() < deadline:
                 for c in components:
-                    if _LAUNCHED[c.pid].poll() is not None:
+                    launched = _LAUNCHED.get(c.pid)  # gone from it once reaped
+                    if launched is None or launched.poll() is not None:
                         raise LocalServerError(f"the local Spark {c.role} exited while starting; last log lines:\n{tail(c.log_path)}")
                 if cluster_status(ui).get("aliveworkers", 0) >= workers:
                     return master_url, ui, tuple(components)
@@ -402,6 +423,9 @@ class LocalServer:
 
 
 def _alive(pid: int) -> bool:
+    proc = _LAUNCHED.get(pid)
+    if proc is not None:  # ours: its Popen reaps it (a bare waitpid would leave it unaware)
+        return proc.poll() is None
     try:
         waited, _ = os.waitpid(pid, os.WNOHANG)
         if waited == pid:

@@ -10,7 +10,10 @@ Everything here is a small layer over PySpark's own Connect client parts:
   credentials). Here a token always implies TLS; plaintext with a token needs both
   ``use_ssl=false`` and ``allow_insecure_token=True``, and warns
   (:class:`InsecureTokenWarning`). ``ca_cert`` (PEM) replaces the system roots for TLS;
-  ``headers`` adds gRPC metadata to every call.
+  ``headers`` adds gRPC metadata to every call. Each channel is also guarded: gRPC crashes
+  the process when a call starts on a closed channel, so :func:`close_channel` closes it
+  under a lock that :func:`start_call` (background clean-up calls) takes too, and any
+  later call is refused with an error.
 * **Deadlines** — :func:`deadline` sets a per-thread absolute deadline for one operation
   (``execute(timeout=...)``); an interceptor on the channel caps the timeout of every RPC
   started in that thread to what is left of it, and refuses to start one once it has
@@ -18,7 +21,8 @@ Everything here is a small layer over PySpark's own Connect client parts:
   and keepalive pings stay in force underneath.
 * **Retries** — :class:`RetryPolicy` is PySpark's ``DefaultPolicy`` (bounded by the
   client's ``retry_policy``) except that a connection refused by a server this client has
-  never reached is not retried: a server that is not running is reported at once.
+  never reached is not retried: a server that is not running is reported at once; and no
+  backoff between retries runs past the operation's deadline.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import os
 import threading
 import time
 import warnings
+import weakref
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -38,9 +43,11 @@ __all__ = [
     "ChannelBuilder",
     "InsecureTokenWarning",
     "RetryPolicy",
+    "close_channel",
     "deadline",
     "grace",
     "remaining",
+    "start_call",
 ]
 
 #: channel options set unless the caller gives them:
@@ -116,6 +123,96 @@ def timeout_error(what: str = "the operation") -> QueryTimeoutError:
     seconds = getattr(_local, "timeout", None)
     limit = f"its timeout of {seconds:g} s" if seconds is not None else "its deadline"
     return QueryTimeoutError(f"{what} ran past {limit}", grpc_status="DEADLINE_EXCEEDED")
+
+
+# ---------------------------------------------------------------------------- closing
+
+
+class _ChannelGuard:
+    """Whether one channel is closed, and the lock under which calls are started on it.
+
+    gRPC Python crashes the process (a segmentation fault in
+    ``_get_registered_call_handle``) when a call is started on a closed channel, as
+    PySpark's generated stubs do; closing cancels the calls already running, which is
+    safe. So a channel is closed under the lock (:func:`close_channel`), clean-up calls
+    made from other threads are started under it (:func:`start_call`), and any other call
+    is refused once the channel is closed (the guard interceptor)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.closed = False
+
+
+_GUARDS: weakref.WeakKeyDictionary[Any, _ChannelGuard] = weakref.WeakKeyDictionary()
+
+
+def _guard(channel: Any) -> _ChannelGuard | None:
+    try:
+        return _GUARDS.get(channel)
+    except TypeError:  # not weak-referenceable: not a channel made here
+        return None
+
+
+def start_call(channel: Any, method: Any, request: Any, **kwargs: Any) -> Any:
+    """Start ``method`` (a multicallable of a stub on ``channel``) as a future, unless the
+    channel is closed (None then): safe from any thread while another closes the channel."""
+    guard = _guard(channel)
+    if guard is None:
+        return method.future(request, **kwargs)
+    with guard.lock:
+        if guard.closed:
+            return None
+        return method.future(request, **kwargs)
+
+
+def close_channel(channel: Any) -> None:
+    """Close ``channel``: calls still running are cancelled, and no call starts on it after
+    (see :class:`_ChannelGuard`)."""
+    guard = _guard(channel)
+    if guard is None:
+        channel.close()
+        return
+    with guard.lock:
+        if guard.closed:
+            return
+        guard.closed = True
+        channel.close()
+
+
+def _guard_interceptor(guard: _ChannelGuard) -> Any:
+    import grpc
+
+    bases: tuple[Any, ...] = (
+        grpc.UnaryUnaryClientInterceptor,
+        grpc.UnaryStreamClientInterceptor,
+        grpc.StreamUnaryClientInterceptor,
+        grpc.StreamStreamClientInterceptor,
+    )
+
+    class GuardInterceptor(*bases):  # type: ignore[misc]
+        """Refuses calls on a closed channel (instead of crashing the process)."""
+
+        def _check(self, details: Any) -> None:
+            if guard.closed:
+                raise ConnectPlanError(f"{details.method}: this connect_plan client's channel is closed")
+
+        def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+            self._check(details)
+            return continuation(details, request)
+
+        def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+            self._check(details)
+            return continuation(details, request)
+
+        def intercept_stream_unary(self, continuation: Any, details: Any, requests: Any) -> Any:
+            self._check(details)
+            return continuation(details, requests)
+
+        def intercept_stream_stream(self, continuation: Any, details: Any, requests: Any) -> Any:
+            self._check(details)
+            return continuation(details, requests)
+
+    return GuardInterceptor()
 
 
 class _Details(
@@ -214,6 +311,12 @@ def _builder_class() -> type:
         plaintext_token_header = False
 
         def toChannel(self) -> grpc.Channel:
+            guard = _ChannelGuard()
+            channel = grpc.intercept_channel(self._channel(), _guard_interceptor(guard))
+            _GUARDS[channel] = guard
+            return channel
+
+        def _channel(self) -> grpc.Channel:
             token = self.token
             explicit = self.getDefault(self.PARAM_USE_SSL, "").lower()
             if token is None:
@@ -289,11 +392,26 @@ def ChannelBuilder(
 
 
 def _policy_class() -> type:
-    from pyspark.sql.connect.client.retries import DefaultPolicy
+    from pyspark.sql.connect.client.retries import DefaultPolicy, RetryPolicyState
+
+    class State(RetryPolicyState):
+        """PySpark's retry state; its waits end at the thread's operation deadline."""
+
+        def next_attempt(self, *args: Any, **kwargs: Any) -> int | None:
+            wait: int | None = super().next_attempt(*args, **kwargs)
+            left = remaining()
+            if wait is None or left is None:
+                return wait
+            if left <= 0:
+                return None  # no retry after the deadline: the last error stands
+            # a backoff (up to max_backoff, 2 s by default) would overshoot the deadline: wait
+            # only what is left; the next attempt is then refused as a timeout
+            return min(wait, int(left * 1000) + 1)
 
     class Policy(DefaultPolicy):
         """PySpark's default policy; a refused connection before the first answer from this
-        server is final (nothing is listening: retrying only delays the error)."""
+        server is final (nothing is listening: retrying only delays the error), and no wait
+        between retries runs past the operation's deadline (:func:`deadline`)."""
 
         def __init__(self, reached: Callable[[], bool], **kwargs: Any) -> None:
             super().__init__(**kwargs)
@@ -303,6 +421,9 @@ def _policy_class() -> type:
             if not super().can_retry(e):
                 return False
             return self._reached() or not never_connected(e)
+
+        def to_state(self) -> Any:
+            return State(self)
 
     return Policy
 

@@ -5,7 +5,8 @@
 * :class:`GrpcTlsProxy` — a TLS-terminating gRPC proxy: a real ``grpc.server`` with the
   generated certificate (or plaintext, without one) that records every call's method and
   metadata (so a test can see the token and headers that arrived, or count round trips)
-  and every unary request, and forwards the call to a plaintext Spark Connect server;
+  and every unary request, and forwards the call to a plaintext Spark Connect server; its
+  ``fault`` hook may fail chosen calls;
 * :class:`TcpProxy` — a TCP proxy that can pass traffic, stall it (connections stay open,
   nothing moves: a black-holed network), drop every connection, or refuse new ones.
 """
@@ -87,7 +88,12 @@ def _remaining(context: Any) -> float | None:
 
 class GrpcTlsProxy:
     """Terminates TLS (and, with ``token``, checks the bearer token like a server that
-    requires one) and forwards every Spark Connect call to ``upstream`` in plaintext."""
+    requires one) and forwards every Spark Connect call to ``upstream`` in plaintext.
+
+    ``fault``, when set, is called with each call's method name (``/spark.connect.
+    SparkConnectService/AnalyzePlan``) before it is forwarded; a ``grpc.StatusCode`` it
+    returns fails that call with that status instead (a network or server fault on
+    exactly the calls a test chooses)."""
 
     def __init__(self, upstream: str, certs: Certificates | None, token: str | None = None) -> None:
         import grpc
@@ -95,6 +101,7 @@ class GrpcTlsProxy:
         self.calls: list[tuple[str, dict[str, str]]] = []
         #: (method, serialised request) of every unary call (Config, AnalyzePlan, ReleaseExecute...)
         self.requests: list[tuple[str, bytes]] = []
+        self.fault: Any = None
         self._token = token
         self._channel = grpc.insecure_channel(upstream, options=[("grpc.max_receive_message_length", 256 << 20),
                                                                  ("grpc.max_send_message_length", 256 << 20)])
@@ -134,6 +141,9 @@ class GrpcTlsProxy:
                 def check(context: Any) -> None:
                     if proxy._token is not None and metadata.get("authorization") != f"Bearer {proxy._token}":
                         context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong bearer token")
+                    code = proxy.fault(method) if proxy.fault is not None else None
+                    if code is not None:
+                        context.abort(code, f"fault injected by the test proxy ({code.name})")
 
                 def relay(context: Any, call: Any) -> Any:
                     try:

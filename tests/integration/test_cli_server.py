@@ -4,6 +4,7 @@ fixtures (pass and fail), and server errors printed readably."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,7 @@ def cli(spark_url: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "connect_plan", *args, "--remote", spark_url],
         capture_output=True, text=True, timeout=300,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT.parent)},
+        env={"PATH": os.environ.get("PATH", os.defpath), "PYTHONPATH": str(ROOT.parent)},
     )
 
 

@@ -192,3 +192,93 @@ def test_the_server_version_is_probed_once_and_an_older_server_is_refused(spark_
             with pytest.raises(connect_plan.UnsupportedServerError, match=r"Spark 3\.5\.2.*4\.0 or later.*WithColumnsRenamed\.renames"):
                 run()
         assert sent == []
+
+
+#: two output columns that differ only in case, from SQL (their names are the server's to
+#: tell, so only the result's own check sees them): valid under spark.sql.caseSensitive=true
+CASE_PAIR = {"input": {"sql": "SELECT 1 AS a, 'x' AS A"}, "plan": []}
+SELECT_PAIR = [{"op": "select", "payload": [{"name": "a", "expr": {"col": "a"}}, {"name": "A", "expr": {"col": "b"}}]}]
+
+
+def test_output_names_are_compared_as_the_session_compares_them(spark_url: str) -> None:
+    """``a`` and ``A`` are one name by default (a ResultIntegrityError, never a table with
+    two columns Spark itself could not tell apart), and two under caseSensitive=true:
+    set on the client, by the plan document's conf, or on the session behind the client's
+    back (as a server's own configuration would); an exact duplicate is refused either way."""
+    from pyspark.sql.connect import proto as pb
+
+    sensitive = {"conf": {"spark.sql.caseSensitive": "true"}}
+    with connect_plan.connect(spark_url) as c:
+        with pytest.raises(connect_plan.ResultIntegrityError, match="two columns named 'A'"):
+            c.execute(CASE_PAIR)
+        with pytest.raises(connect_plan.ResultIntegrityError):
+            c.stream(CASE_PAIR)
+        # the plan document's conf: for this execution only
+        out = c.execute({**CASE_PAIR, **sensitive})
+        assert out.column_names == ["a", "A"] and out.to_pylist() == [{"a": 1, "A": "x"}]
+        reader = c.stream({**CASE_PAIR, **sensitive})
+        assert reader.schema.names == ["a", "A"] and reader.read_all().num_rows == 1
+        doc = {"input": {"schema": SCHEMA, "rows": ROWS}, "plan": SELECT_PAIR, **sensitive}
+        assert c.execute(doc).column("A").to_pylist() == ["x", "y", None]
+        assert c.get_conf("spark.sql.caseSensitive")["spark.sql.caseSensitive"] == "false"
+        # the session's setting, made without the client's knowledge
+        op = pb.ConfigRequest.Operation()
+        pair = op.set.pairs.add()
+        pair.key, pair.value = "spark.sql.caseSensitive", "true"
+        c._sc.config(op)
+        assert c.execute(CASE_PAIR).column_names == ["a", "A"]
+        with pytest.raises(connect_plan.ResultIntegrityError, match="two columns named 'a'"):
+            c.execute({"input": {"sql": "SELECT 1 AS a, 2 AS a"}, "plan": []})
+    with connect_plan.connect(spark_url, conf={"spark.sql.caseSensitive": "true"}) as c:
+        assert c.execute(CASE_PAIR).column_names == ["a", "A"]
+        assert c.execute(SELECT_PAIR, data=ROWS, schema=SCHEMA).column_names == ["a", "A"]
+        # and a document may turn it off again
+        with pytest.raises(connect_plan.ResultIntegrityError):
+            c.execute({**CASE_PAIR, "conf": {"spark.sql.caseSensitive": "false"}})
+
+
+#: five steps; the fourth (index 3) selects a column that does not exist
+LOCATED_PLAN = [{"op": "withColumn", "payload": {"name": f"c{i}", "expr": {"lit": i}}} for i in range(3)] + [
+    {"op": "select", "payload": ["zz"]}, {"op": "limit", "payload": {"n": 1}}]
+
+
+@pytest.mark.parametrize("code", ["UNAVAILABLE", "DEADLINE_EXCEEDED"])
+def test_a_failure_while_locating_the_step_names_no_step(spark_url: str, code: str) -> None:
+    """The failing step is searched for by analysing plan prefixes (here: all 5 steps fail,
+    none fails, then 2 steps...). A gRPC proxy on loopback fails every AnalyzePlan from the
+    third one on, as a network going down during the search would: that is not the error
+    being located, so no step is named (counting it as 'this prefix fails' named step 0)."""
+    import grpc
+
+    from tests.netparts import GrpcTlsProxy
+
+    proxy = GrpcTlsProxy(spark_url[len("sc://"):].split("/")[0], None)
+    analyses: list[str] = []
+
+    def fault(method: str) -> Any:
+        if method.endswith("/ExecutePlan"):
+            analyses.clear()
+        elif method.endswith("/AnalyzePlan"):
+            analyses.append(method)
+            if armed and len(analyses) >= 3:
+                return getattr(grpc.StatusCode, code)
+        return None
+
+    proxy.fault = fault
+    try:
+        with connect_plan.connect(f"sc://127.0.0.1:{proxy.port}",
+                                  retry_policy={"max_retries": 1, "initial_backoff": 10, "max_backoff": 10}) as c:
+            armed = False
+            with pytest.raises(ServerError) as located:
+                c.execute(LOCATED_PLAN, data=ROWS, schema=SCHEMA)
+            assert (located.value.op_index, located.value.op_name) == (3, "select")  # without the fault
+            armed = True
+            with pytest.raises(ServerError) as info:
+                c.execute(LOCATED_PLAN, data=ROWS, schema=SCHEMA)
+            assert len(analyses) >= 3  # the fault did hit the search
+    finally:
+        proxy.stop()
+    err = info.value
+    assert err.op_index is None and err.op_name is None, str(err)
+    assert err.exception_type == "AnalysisException" and "zz" in err.message  # the query's own error
+    assert not str(err).startswith("plan step")

@@ -189,6 +189,96 @@ def test_a_stream_timeout_covers_reading_it(server: FaultServer, tmp_path: Path)
         assert_server_stopped_working(marker)
 
 
+#: partitions of the tail-slow stream, and how many of them come at once
+TAIL_PARTITIONS, FAST_PARTITIONS = 40, 2
+#: the stream's timeout: room for the first batches on a loaded machine (5 s seen), far
+#: short of the ~50 s the whole stream takes
+STREAM_TIMEOUT = 12
+
+
+def tail_slow_stream(client: Any, marker: Path) -> dict[str, Any]:
+    """A plan document whose result streams in one batch per partition, in partition
+    order: the first FAST_PARTITIONS partitions at once, then each later one only after
+    2.5 s of its rows sleeping (0.25 s each, recorded in ``marker``; ~50 s in all on 2
+    cores). A reader gets its first batches at once and then waits."""
+
+    def crawl_tail(v, path=str(marker), fast=FAST_PARTITIONS * 10):  # type: ignore[no-untyped-def]
+        import time as t
+
+        if v >= fast:
+            with open(path, "a") as f:
+                f.write(f"{v}\n")
+            t.sleep(0.25)
+        return v
+
+    client.register_udf("crawl_tail", crawl_tail, "bigint")
+    return {"input": {"range": {"start": 0, "end": TAIL_PARTITIONS * 10, "num_partitions": TAIL_PARTITIONS}},
+            "plan": [{"op": "withColumn", "payload": {"name": "c", "expr": {"udf": "crawl_tail", "args": [{"col": "id"}]}}}]}
+
+
+def test_a_stream_timeout_after_batches_have_arrived(server: FaultServer, tmp_path: Path) -> None:
+    """``timeout=`` covers reading the stream: batches arrive, then the reader waits for a
+    slow one; the read that meets the deadline raises QueryTimeoutError within the timeout
+    plus a second, and the operation is interrupted on the server."""
+    marker = tmp_path / "rows"
+    with connect_plan.connect(server.url) as c:
+        doc = tail_slow_stream(c, marker)
+        start = time.monotonic()
+        reader = c.stream(doc, timeout=STREAM_TIMEOUT)
+        got = [reader.read_next_batch()]
+        first = time.monotonic() - start
+        with pytest.raises(QueryTimeoutError, match="interrupted on the server") as info:
+            for batch in reader:
+                got.append(batch)
+        took = time.monotonic() - start
+        rows = sum(b.num_rows for b in got)
+        print(f"\n[stream timeout] first batch after {first:.2f} s, {len(got)} batches ({rows} rows) read, "
+              f"QueryTimeoutError {took:.2f} s into stream(timeout={STREAM_TIMEOUT}): {info.value}")
+        assert rows >= 10 and first < STREAM_TIMEOUT, (rows, first)  # batches did arrive before the deadline
+        assert STREAM_TIMEOUT <= took < STREAM_TIMEOUT + 1, took
+        assert_server_stopped_working(marker)
+        wait_for(lambda: not set(op_states(c)) & {"OPERATION_STATE_RUNNING", "OPERATION_STATE_TERMINATING"},
+                 30, "the operation to end on the server")
+        assert "OPERATION_STATE_CANCELLED" in op_states(c), op_states(c)
+        assert c.execute([], [[6]], [("a", "int")], timeout=60).column("a").to_pylist() == [6]
+
+
+def test_ctrl_c_while_reading_a_stream(server: FaultServer, tmp_path: Path) -> None:
+    """Ctrl-C in a read of a stream whose first batches have arrived: KeyboardInterrupt at
+    once, and the operation is interrupted on the server."""
+    marker = tmp_path / "rows"
+    with connect_plan.connect(server.url) as c:
+        doc = tail_slow_stream(c, marker)
+        reader = c.stream(doc)
+        got = [reader.read_next_batch()]
+        done = threading.Event()
+        pressed: dict[str, float] = {}
+
+        def press_ctrl_c() -> None:
+            wait_for(lambda: lines(marker) >= 3 or done.is_set(), 120, "the slow partitions to start")
+            if not done.is_set():
+                pressed["at"] = time.monotonic()
+                _thread.interrupt_main()
+
+        presser = threading.Thread(target=press_ctrl_c, daemon=True)
+        presser.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                for batch in reader:
+                    got.append(batch)
+        finally:
+            done.set()
+            presser.join()
+        after = time.monotonic() - pressed["at"]
+        print(f"\n[ctrl-c in a stream] {len(got)} batches read; KeyboardInterrupt {after:.2f} s after the press")
+        assert after < 1, after
+        assert_server_stopped_working(marker)
+        wait_for(lambda: not set(op_states(c)) & {"OPERATION_STATE_RUNNING", "OPERATION_STATE_TERMINATING"},
+                 30, "the operation to end on the server")
+        assert "OPERATION_STATE_CANCELLED" in op_states(c), op_states(c)
+        assert c.execute([], [[7]], [("a", "int")]).column("a").to_pylist() == [7]
+
+
 def test_ctrl_c_interrupts_the_operation_on_the_server(server: FaultServer, tmp_path: Path) -> None:
     marker = tmp_path / "rows"
     with connect_plan.connect(server.url) as c:
@@ -228,10 +318,29 @@ def test_a_paused_server_is_met_by_the_timeout(server: FaultServer) -> None:
                 c.execute([{"op": "limit", "payload": {"n": 1}}], [[1]], [("a", "int")], timeout=3)
             took = time.monotonic() - start
             print(f"\n[SIGSTOP] execute(timeout=3) on a paused server raised after {took:.2f} s: {info.value}")
-            assert 3 <= took < 3 + 5 + 2  # the timeout, then at most the Interrupt's own grace
+            assert 3 <= took < 3 + 1  # the timeout, then at most CANCEL_WAIT_SECONDS for the interrupt
+            assert info.value.unanswered
         finally:
             server.signal(signal.SIGCONT)
         assert c.execute([], [[3]], [("a", "int")], timeout=60).column("a").to_pylist() == [3]
+    # and close() does not wait for a server that does not answer
+    with connect_plan.connect(server.url) as c:
+        assert c.execute([], [[1]], [("a", "int")]).num_rows == 1
+        server.signal(signal.SIGSTOP)
+        try:
+            start = time.monotonic()
+            with pytest.raises(QueryTimeoutError):
+                connect_plan.execute_plan([[1]], [("a", "int")], [], remote=server.url, timeout=3)
+            took = time.monotonic() - start
+            with pytest.raises(QueryTimeoutError):
+                c.execute([], [[1]], [("a", "int")], timeout=2)
+            closing = time.monotonic()
+            c.close()
+            closed = time.monotonic() - closing
+            print(f"[SIGSTOP] execute_plan(timeout=3) {took:.2f} s; close() after a timeout {closed:.2f} s")
+            assert took < 3 + 1 and closed < 0.5, (took, closed)
+        finally:
+            server.signal(signal.SIGCONT)
 
 
 def test_a_silent_connection_is_detected_by_keepalive(server: FaultServer, tmp_path: Path) -> None:

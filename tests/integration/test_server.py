@@ -86,3 +86,84 @@ def test_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
         s.listen()
         with pytest.raises(LocalServerError, match="already in use"):
             LocalServer(tmp_path).start(port=s.getsockname()[1])
+
+
+@pytest.mark.slow
+def test_cli_cluster_start_status_stop(tmp_path: Path) -> None:
+    """``connect-plan server start --cluster 1``: a standalone master and one worker on
+    loopback, the Connect server attached to them as an application; status lists them, the
+    server answers, stop ends all three processes. (Queries in the executors of such a
+    cluster: test_cluster.py.) The figures are printed (-s)."""
+    from connect_plan.server import cluster_status
+
+    t0 = time.monotonic()
+    started = cli(tmp_path, "start", "--cluster", "1", "--driver-memory", "768m", "--worker-memory", "1g",
+                  "--conf", "spark.sql.shuffle.partitions=2")
+    start_took = time.monotonic() - t0
+    assert started.returncode == 0, started.stderr
+    pids: list[int] = []
+    try:
+        assert "on a local standalone cluster spark://127.0.0.1:" in started.stdout and "1 worker(s)" in started.stdout
+        status = json.loads(cli(tmp_path, "status").stdout)
+        pids = [status["pid"], *(c["pid"] for c in status["components"])]
+        assert status["master"].startswith("spark://127.0.0.1:")
+        assert sorted(c["role"] for c in status["components"]) == ["master", "worker"]
+        t1 = time.monotonic()
+        assert connect_plan.execute_plan([[1]], [("a", "int")], [], remote=status["url"]).num_rows == 1
+        query_took = time.monotonic() - t1
+        workers = cluster_status(status["master_ui"])
+        assert workers["aliveworkers"] == 1 and any(a["name"] == "connect-plan-local" for a in workers["activeapps"])
+    finally:
+        t2 = time.monotonic()
+        stopped = cli(tmp_path, "stop")
+        stop_took = time.monotonic() - t2
+    assert stopped.returncode == 0 and "stopped" in stopped.stdout
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and any(Path(f"/proc/{pid}").exists() for pid in pids):
+        time.sleep(0.2)
+    assert pids and not [pid for pid in pids if Path(f"/proc/{pid}").exists()]
+    print(f"\n[cli cluster] start --cluster 1 {start_took:.1f} s, a local-relation query {query_took:.1f} s, "
+          f"stop {stop_took:.1f} s")
+
+
+@pytest.mark.slow
+def test_run_and_explain_start_a_local_server_when_none_is_given(tmp_path: Path) -> None:
+    """Neither --remote nor SPARK_REMOTE: ``run`` starts a local server (in the state
+    directory CONNECT_PLAN_STATE_DIR names) and uses it; ``explain --analyzed`` then uses
+    the same one; plain ``explain`` needs none. The server is stopped at the end."""
+    doc = tmp_path / "plan.json"
+    doc.write_text(json.dumps({"input": {"schema": [{"name": "a", "type": "int"}], "rows": [[1], [2]]},
+                               "plan": [{"op": "filter", "payload": {"op": "gt", "left": "a", "right": 1}}]}))
+    state = tmp_path / "state"
+    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")}
+    env.update({"PYTHONPATH": str(ROOT), "CONNECT_PLAN_STATE_DIR": str(state)})
+
+    def connect_plan_cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "connect_plan", *args], capture_output=True, text=True,
+                              timeout=300, env=env)
+
+    offline = connect_plan_cli("explain", str(doc))
+    assert offline.returncode == 0 and "starting a local" not in offline.stderr and not state.exists()
+    t0 = time.monotonic()
+    ran = connect_plan_cli("run", str(doc), "--format", "json")
+    took = time.monotonic() - t0
+    info: ServerInfo | None = None
+    try:
+        assert ran.returncode == 0, ran.stderr
+        assert json.loads(ran.stdout) == [{"a": 2}]
+        assert "starting a local Spark Connect server" in ran.stderr and "server ready at sc://127.0.0.1:" in ran.stderr
+        info = LocalServer(state).info()
+        assert info is not None and info.url in ran.stderr
+        explained = connect_plan_cli("explain", str(doc), "--analyzed")
+        assert explained.returncode == 0, explained.stderr
+        assert "== Analyzed Logical Plan ==" in explained.stdout and "starting a local" not in explained.stderr
+        assert LocalServer(state).info() == info  # the same server
+    finally:
+        stopped = connect_plan_cli("server", "stop")
+    assert stopped.returncode == 0 and "stopped" in stopped.stdout, stopped.stderr
+    assert info is not None
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and Path(f"/proc/{info.pid}").exists():
+        time.sleep(0.2)
+    assert not Path(f"/proc/{info.pid}").exists()
+    print(f"\n[auto-start] run with no server given took {took:.1f} s (the start included)")

@@ -7,16 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import quote, urlparse
 
 import pyarrow as pa
 import pytest
 
 import connect_plan
 from connect_plan import ServerError
+from tests.conftest import engine
 from tests.netparts import Certificates, GrpcTlsProxy, make_certificates
 
-TOKEN = "tls-token-3c2b1a"  # a made-up test secret
+TOKEN = "tls/Token+3c2b1a=="  # a made-up test secret, base64-like: '/', '+', '='
 
 
 @pytest.fixture(scope="module")
@@ -71,3 +72,26 @@ def test_a_wrong_token_is_refused(proxy: GrpcTlsProxy, certs: Certificates) -> N
             c.execute([], [[1]], [("a", "int")])
     assert info.value.grpc_status == "UNAUTHENTICATED"
     assert "refused the credentials" in str(info.value) and "bad-token-777" not in str(info.value)
+
+
+def test_a_server_message_that_echoes_the_token_is_scrubbed_but_whole(proxy: GrpcTlsProxy, certs: Certificates) -> None:
+    """Spark names the unknown column, which here is the token itself: the error is
+    scrubbed of it (message, parameters, stack trace, and no cause that holds it), and
+    keeps every other field: error class, SQLSTATE, PySpark's kind of error, the step."""
+    url = f"sc://127.0.0.1:{proxy.port}/;token={quote(TOKEN, safe='')}"  # percent-encoded in the URL
+    with connect_plan.connect(url, ca_cert=certs.ca_pem) as c:
+        with pytest.raises(ServerError) as info:
+            c.execute([{"op": "withColumn", "payload": {"name": "b", "expr": {"lit": 1}}},
+                       {"op": "select", "payload": [TOKEN]}], [[1]], [("a", "int")])
+    err = info.value
+    texts = [str(err), repr(err), err.message, str(err.server_stacktrace), *err.message_parameters.values()]
+    cause: BaseException | None = err
+    while cause is not None:
+        texts.append(str(cause))
+        cause = cause.__cause__ or cause.__context__
+    assert not [t for t in texts if TOKEN in t or quote(TOKEN, safe="") in t]
+    assert "***" in err.message and err.exception_type == "AnalysisException"
+    assert (err.op_index, err.op_name) == (1, "select")
+    if engine() == "spark":  # Sail sends no error class, SQLSTATE or parameters (tests/engines.py)
+        assert "`***`" in err.message and err.message_parameters["objectName"] == "`***`"
+        assert err.error_class == "UNRESOLVED_COLUMN.WITH_SUGGESTION" and err.sqlstate == "42703"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,7 @@ INVALID = ROOT / "fixtures" / "invalid" / "many_problems_at_once.json"
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT.parent), "CONNECT_PLAN_STATE_DIR": "/nonexistent/connect-plan-test"}
+    env = {"PATH": os.environ.get("PATH", os.defpath), "PYTHONPATH": str(ROOT.parent), "CONNECT_PLAN_STATE_DIR": "/nonexistent/connect-plan-test"}
     return subprocess.run([sys.executable, "-m", "connect_plan", *args], capture_output=True, text=True, input=stdin, env=env, timeout=120)
 
 

@@ -1,10 +1,12 @@
 """docker/compose.yaml cannot run here (no Docker engine), so it is checked by reading:
 valid YAML, the official image, the topology and the same Connect settings as the
-local cluster the tests run on."""
+local cluster the tests run on, ports published on loopback only, healthchecks with
+tools the image has, and what docker/README.md must say (UDFs' Python, the driver heap)."""
 
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ import yaml
 from connect_plan.server import DEFAULT_CONF, SERVER_CLASS, cluster_conf
 
 COMPOSE = Path(__file__).resolve().parent.parent.parent / "docker" / "compose.yaml"
+README = COMPOSE.parent / "README.md"
 
 
 def load() -> dict[str, Any]:
@@ -51,8 +54,50 @@ def test_topology() -> None:
     cmd = connect["command"]
     assert cmd[cmd.index("--class") + 1] == SERVER_CLASS and cmd[cmd.index("--master") + 1] == url
     assert cmd[-1] == "spark-internal"
-    assert connect["ports"] == ["15002:15002"]
-    assert services["spark-worker"]["depends_on"] == ["spark-master"] and connect["depends_on"] == ["spark-worker"]
+    assert services["spark-worker"]["depends_on"] == {"spark-master": {"condition": "service_healthy"}}
+    assert connect["depends_on"] == {"spark-worker": {"condition": "service_healthy"}}
+
+
+def _published(port: str) -> tuple[str, str]:
+    """``ADDRESS:HOST:CONTAINER`` → (the address with compose's default applied, HOST:CONTAINER)."""
+    address, rest = port.rsplit(":", 2)[0], ":".join(port.rsplit(":", 2)[1:])
+    m = re.fullmatch(r"\$\{CONNECT_PLAN_PUBLISH_ADDRESS:-([^}]*)\}", address)
+    assert m, f"{port!r} must be published on ${{CONNECT_PLAN_PUBLISH_ADDRESS:-...}}"
+    return m.group(1), rest
+
+
+def test_ports_are_published_on_loopback_only() -> None:
+    """An unauthenticated Spark Connect port runs Python UDFs for whoever reaches it: by
+    default only this machine does (and the master UI, which can kill applications)."""
+    services = load()["services"]
+    published = {name: [_published(p) for p in svc.get("ports", [])] for name, svc in services.items()}
+    assert published == {"spark-master": [("127.0.0.1", "8080:8080")], "spark-worker": [],
+                         "spark-connect": [("127.0.0.1", "15002:15002")]}
+    readme = README.read_text()
+    assert "CONNECT_PLAN_PUBLISH_ADDRESS" in readme and "127.0.0.1" in readme
+
+
+def test_every_service_has_a_healthcheck_the_image_can_run() -> None:
+    """The official image (Ubuntu, eclipse-temurin base) has bash and wget, not curl or nc."""
+    services = load()["services"]
+    probes = {}
+    for name, svc in services.items():
+        check = svc["healthcheck"]
+        assert check["test"][0] == "CMD" and check["test"][1] in ("wget", "bash"), check
+        assert check["retries"] * int(check["interval"].rstrip("s")) >= 60  # a slow JVM start is not 'unhealthy'
+        probes[name] = " ".join(check["test"][1:])
+    assert probes["spark-master"].endswith("http://localhost:8080/json/")
+    worker = services["spark-worker"]["command"]
+    assert probes["spark-worker"].endswith(f"http://localhost:{worker[worker.index('--webui-port') + 1]}/json/")
+    assert probes["spark-connect"] == "bash -c exec 3<>/dev/tcp/127.0.0.1/15002"
+
+
+def test_the_readme_says_what_udfs_need_and_why_the_driver_has_2g() -> None:
+    readme = README.read_text()
+    assert "client's Python minor version must be the image's" in readme and "Python 3.10" in readme
+    cmd = load()["services"]["spark-connect"]["command"]
+    assert cmd[cmd.index("--driver-memory") + 1] == "2g"
+    assert "**2g** here, 1g" in readme  # the one setting that differs from --cluster N, and why
 
 
 def test_same_settings_as_the_local_cluster() -> None:

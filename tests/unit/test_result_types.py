@@ -6,7 +6,10 @@ from __future__ import annotations
 import decimal
 
 import pyarrow as pa
+import pytest
 
+from connect_plan import ResultIntegrityError
+from connect_plan.client import check_unique_names
 from connect_plan.results import _cast_batch, spark_arrow_schema
 
 
@@ -41,3 +44,13 @@ def test_sparks_own_types_are_left_alone() -> None:
         pa.field("t", pa.timestamp("us", tz="UTC")), pa.field("big", pa.decimal256(40, 0)),
     ])
     assert spark_arrow_schema(spark).equals(spark)
+
+
+def test_unique_names_follow_case_sensitivity() -> None:
+    pair = pa.schema([("a", pa.int32()), ("A", pa.string())])
+    with pytest.raises(ResultIntegrityError, match="two columns named 'A'"):
+        check_unique_names(pair)
+    check_unique_names(pair, case_sensitive=True)
+    for case_sensitive in (False, True):
+        with pytest.raises(ResultIntegrityError, match="two columns named 'a'"):
+            check_unique_names(pa.schema([("a", pa.int32()), ("a", pa.string())]), case_sensitive=case_sensitive)

@@ -19,14 +19,16 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
+import grpc
 import pytest
 
 import connect_plan
-from connect_plan import InsecureTransportError, ServerError
+from connect_plan import InsecureTransportError, QueryTimeoutError, ServerError
 from connect_plan.server import free_port
 from connect_plan.transport import InsecureTokenWarning
-from tests.netparts import Certificates, GrpcTlsProxy, make_certificates
+from tests.netparts import Certificates, GrpcTlsProxy, TcpProxy, make_certificates
 
 TOKEN = "tok-9f8e7d6c5b4a"  # a made-up test secret
 DEAD_UPSTREAM = "127.0.0.1:9"  # the proxy forwards here: nothing listens
@@ -133,7 +135,24 @@ def test_bad_transport_options_are_clear_errors(tmp_path: Path) -> None:
             connect_plan.connect("sc://127.0.0.1:9", timeout=bad)
 
 
-def test_the_token_never_appears_in_repr_errors_or_logs(tls_server: GrpcTlsProxy, certs: Certificates,
+#: credentials as they are written in URLs: a plain token; a base64 token (its '/', '+' and
+#: '=' percent-encoded, as the URL needs: PySpark takes '/' for a path and splits on '=');
+#: a password in the URL's userinfo. Each with the strings that must never appear.
+B64_TOKEN = "Zm9v/YmFy+SeCrEt/cXV4=="
+CREDENTIAL_URLS = {
+    "token": (f"/;token={TOKEN}", None, (TOKEN,)),
+    "base64_token": (f"/;token={quote(B64_TOKEN, safe='')}", B64_TOKEN,
+                     (B64_TOKEN, quote(B64_TOKEN, safe=""), "SeCrEt", "cXV4")),
+    "userinfo_password": ("/", None, ("pw-SeCrEt",)),
+}
+
+
+def _leaks(texts: list[str], secrets: tuple[str, ...]) -> list[str]:
+    return [t for t in texts for s in secrets if s in t]
+
+
+@pytest.mark.parametrize("form", sorted(CREDENTIAL_URLS))
+def test_the_token_never_appears_in_repr_errors_or_logs(form: str, tls_server: GrpcTlsProxy, certs: Certificates,
                                                         caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
     from pyspark.sql.connect.logging import logger as pyspark_logger
 
@@ -141,10 +160,13 @@ def test_the_token_never_appears_in_repr_errors_or_logs(tls_server: GrpcTlsProxy
     caplog.set_level(logging.DEBUG)
     for name in ("pyspark.sql.connect.logging", "connect_plan", "grpc"):
         caplog.set_level(logging.DEBUG, logger=name)
-    url = f"sc://127.0.0.1:{tls_server.port}/;token={TOKEN}"
+    suffix, sent_token, secrets = CREDENTIAL_URLS[form]
+    userinfo = "user:pw-SeCrEt@" if form == "userinfo_password" else ""
+    url = f"sc://{userinfo}127.0.0.1:{tls_server.port}{suffix}"
     texts: list[str] = []
-    with connect_plan.connect(url, ca_cert=certs.ca_pem, retry_policy={"max_retries": 1, "initial_backoff": 10}) as c:
-        texts += [repr(c), c.url, str(c.__dict__.get("_url", "")).replace(TOKEN, "")]
+    options: dict[str, Any] = {} if sent_token or form == "token" else {"token": TOKEN}
+    with connect_plan.connect(url, ca_cert=certs.ca_pem, retry_policy={"max_retries": 1, "initial_backoff": 10}, **options) as c:
+        texts += [repr(c), c.url]
         err = _one_call(c)
         texts += [str(err), repr(err), err.message, str(err.server_stacktrace)]
         cause: BaseException | None = err
@@ -154,25 +176,49 @@ def test_the_token_never_appears_in_repr_errors_or_logs(tls_server: GrpcTlsProxy
         with pytest.raises(connect_plan.ConnectPlanError) as plan_err:
             c.explain([{"op": "select", "payload": ["a"]}], [[1]], [("a", "int")])
         texts.append(str(plan_err.value))
-    with pytest.raises(connect_plan.ConnectPlanError) as bad_url:
-        connect_plan.connect(f"sc://127.0.0.1:9/path;token={TOKEN}")
-    texts += [str(bad_url.value), caplog.text]
+    # the token did travel (over TLS), decoded from the URL
+    assert tls_server.calls and all(md["authorization"] == f"Bearer {sent_token or TOKEN}" for md in tls_server.headers())
+    for bad in (f"sc://127.0.0.1:9/path;token={TOKEN}", f"sc://{userinfo}127.0.0.1:9/path{suffix}",
+                f"sc://127.0.0.1:9/;token={B64_TOKEN}", "sc://127.0.0.1:9/;token=ab/cdSeCrEt", "sc://127.0.0.1:9/;token=ab+SeCrEt=="):
+        with pytest.raises(connect_plan.ConnectPlanError) as bad_url:
+            connect_plan.connect(bad)
+        texts.append(str(bad_url.value))
+    texts.append(caplog.text)
     assert "pyspark.sql.connect" in caplog.text  # PySpark's own debug log was captured too
-    assert all(TOKEN not in t for t in texts)
-    assert "token=***" in repr(c)
+    assert not _leaks(texts, (*secrets, TOKEN, "cdSeCrEt"))
+    assert "percent-encoded" in texts[-2]  # the malformed token URL says how to write one
+    assert ("sc://***@127.0.0.1" if userinfo else "token=***") in repr(c)
+
+
+def test_redact_hides_whole_tokens_and_passwords() -> None:
+    from connect_plan.client import redact, url_secrets
+
+    assert redact("sc://h:1/;token=ab/cd+ef==;user_id=me") == "sc://h:1/;token=***;user_id=me"
+    assert redact("at sc://h:1/;token=ab/cd: refused") == "at sc://h:1/;token=*** refused"
+    assert redact("Parameter 'token=ab==' should be") == "Parameter 'token=***' should be"
+    assert redact("sc://me:p@ss@h:1/;token=x") == "sc://***@h:1/;token=***"
+    assert redact("http://me:pw@h:1/x") == "http://***@h:1/x"
+    assert redact("sc://h:1/;user_id=me") == "sc://h:1/;user_id=me"
+    assert url_secrets("sc://u:p%40w@h:1/;use_ssl=true;token=a%2Fb") == ("p%40w", "p@w", "a%2Fb", "a/b")
+    assert url_secrets("sc://h:1") == ()
 
 
 def test_the_cli_never_prints_the_token(tmp_path: Path) -> None:
     doc = tmp_path / "plan.json"
     doc.write_text('{"input": {"schema": [{"name": "a", "type": "int"}], "rows": [[1]]}, "plan": []}')
     root = Path(__file__).resolve().parent.parent.parent
-    env = {**os.environ, "PYTHONPATH": str(root), "SPARK_REMOTE": f"sc://127.0.0.1:{free_port()}/;token={TOKEN}"}
-    for args in (["run", str(doc)], ["explain", str(doc), "--analyzed"], ["explain", str(doc)],
-                 ["run", str(doc), "--remote", f"sc://127.0.0.1:9/;use_ssl=false;token={TOKEN}"]):
-        out = subprocess.run([sys.executable, "-m", "connect_plan", *args], capture_output=True, text=True, env=env, timeout=120)
-        assert TOKEN not in out.stdout + out.stderr, out.stderr
-        if args[1:] != [str(doc)] or args[0] == "run":  # all but the offline explain reach for the server
-            assert out.returncode != 0 and out.stderr.strip()
+    b64 = quote(B64_TOKEN, safe="")
+    for remote in (f"sc://127.0.0.1:{free_port()}/;token={TOKEN}", f"sc://127.0.0.1:{free_port()}/;token={b64}",
+                   f"sc://u:pw-SeCrEt@127.0.0.1:{free_port()}/;token={TOKEN}"):
+        env = {**os.environ, "PYTHONPATH": str(root), "SPARK_REMOTE": remote}
+        for args in (["run", str(doc)], ["explain", str(doc), "--analyzed"], ["explain", str(doc)],
+                     ["run", str(doc), "--remote", f"sc://127.0.0.1:9/;use_ssl=false;token={TOKEN}"],
+                     ["run", str(doc), "--remote", "sc://127.0.0.1:9/;token=ab/cdSeCrEt"]):
+            out = subprocess.run([sys.executable, "-m", "connect_plan", *args], capture_output=True, text=True, env=env,
+                                 timeout=120)
+            assert not _leaks([out.stdout + out.stderr], (TOKEN, B64_TOKEN, b64, "SeCrEt")), out.stderr
+            if args[1:] != [str(doc)] or args[0] == "run":  # all but the offline explain reach for the server
+                assert out.returncode != 0 and out.stderr.strip()
 
 
 def test_a_server_that_is_not_running_is_reported_at_once() -> None:
@@ -184,3 +230,71 @@ def test_a_server_that_is_not_running_is_reported_at_once() -> None:
         took = time.monotonic() - start
     assert took < 1.5, f"took {took:.2f} s"
     assert "is the server running" in str(info.value)
+
+
+def test_a_server_that_never_answers_is_bounded_by_the_timeout() -> None:
+    """A peer that accepts TCP connections and never answers (a hung server, a black-holed
+    network): ``timeout=`` bounds the call to the timeout plus a second, the release and
+    interrupt sent after it included, and close() adds nothing. (Before: 7.1 s for
+    execute(timeout=2), 3.0 s more for close(), 10 s for execute_plan(timeout=2): the
+    interrupt's 5 s grace, PySpark's release waiting for the connection attempt to fail.)"""
+    peer = TcpProxy("127.0.0.1", 9)
+    peer.mode = "stall"
+    try:
+        figures = {}
+        c = connect_plan.connect(peer.url)
+        for name, call in (("execute", lambda: c.execute([], [[1]], [("a", "int")], timeout=2)),
+                           ("stream", lambda: c.stream([], [[1]], [("a", "int")], timeout=2)),
+                           ("schema", lambda: c.schema([{"op": "limit", "payload": {"n": 1}}], [[1]], [("a", "int")], timeout=2))):
+            start = time.monotonic()
+            with pytest.raises(QueryTimeoutError):
+                call()
+            figures[name] = time.monotonic() - start
+        c.close()
+        # a session that already knows the server's version (as after a first query) goes
+        # straight to ExecutePlan for a plan without inline data (inline data would first read
+        # the cache settings): the timeout meets the result stream, and the release and
+        # interrupt sent after it are not answered either (a new client: a channel gives up
+        # connecting after 10 s, and then fails at once)
+        c = connect_plan.connect(peer.url)
+        c._server_version = "4.3.0"
+        ranged = {"input": {"range": 1}, "plan": []}
+        for name, call in (("execute (version known)", lambda: c.execute(ranged, timeout=2)),
+                           ("stream (version known)", lambda: c.stream(ranged, timeout=2))):
+            start = time.monotonic()
+            with pytest.raises(QueryTimeoutError, match="could not be told to interrupt it") as info:
+                call()
+            figures[name] = time.monotonic() - start
+            assert info.value.unanswered
+        start = time.monotonic()
+        c.close()
+        figures["close"] = time.monotonic() - start
+        start = time.monotonic()
+        with pytest.raises(QueryTimeoutError):
+            connect_plan.execute_plan([[1]], [("a", "int")], [], remote=peer.url, timeout=2)
+        figures["execute_plan"] = time.monotonic() - start
+        print("\n[never answers] " + ", ".join(f"{k} {v:.2f} s" for k, v in figures.items()))
+        for name in ("execute", "stream", "schema", "execute (version known)", "stream (version known)", "execute_plan"):
+            assert 2 <= figures[name] < 2 + 1, (name, figures)
+        assert figures["close"] < 0.5, figures
+    finally:
+        peer.close()
+
+
+def test_retry_waits_end_at_the_deadline() -> None:
+    """A server that keeps answering UNAVAILABLE is retried with growing waits (50 ms ×4 up
+    to 2 s); no wait runs past the operation's timeout (the 2 s one overshot by ~1.5 s)."""
+    proxy = GrpcTlsProxy(DEAD_UPSTREAM, None)
+    proxy.fault = lambda method: grpc.StatusCode.UNAVAILABLE  # retryable, and not 'refused'
+    try:
+        with connect_plan.connect(f"sc://127.0.0.1:{proxy.port}") as c:
+            start = time.monotonic()
+            with pytest.raises(ServerError):
+                c.server_version(timeout=1.5)
+            took = time.monotonic() - start
+        calls = sum(m.endswith("/AnalyzePlan") for m, _ in proxy.calls)
+        print(f"\n[retries] server_version(timeout=1.5) against UNAVAILABLE: {took:.2f} s, {calls} attempts")
+        assert calls >= 3  # it was retried
+        assert took < 1.5 + 0.3, took
+    finally:
+        proxy.stop()
