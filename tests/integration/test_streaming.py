@@ -78,8 +78,10 @@ CLIENT_ALLOWANCE = 2 * 1024 * 1024
 #: control, whose window gRPC's bandwidth probe widens on a fast link) and the malloc arenas
 #: of its threads, which Python does not see. It does not grow with the result (16-29 MiB
 #: for both 36 MiB and 290 MiB streams, measured from a trimmed heap). Measured for this
-#: test's stream on the shared 2-core machine, 8 runs: 6.3-22.0 MiB
-TRANSPORT_ALLOWANCE = 28 * 1024 * 1024
+#: test's stream on the shared 2-core machine: 6.3-22.0 MiB in 8 runs, then 40 MiB once in 5
+#: under heavy load (28 MiB failed that run). The allowance stays a constant: a client that
+#: kept even 40% of this ~150 MB result would exceed the bound
+TRANSPORT_ALLOWANCE = 56 * 1024 * 1024
 
 
 @pytest.mark.slow
