@@ -179,7 +179,9 @@ def close_channel(channel: Any) -> None:
         channel.close()
 
 
-def _guard_interceptor(guard: _ChannelGuard) -> Any:
+def _interceptor(adjust: Callable[[Any], Any], doc: str) -> Any:
+    """A gRPC client interceptor for all four call kinds that passes each call's details
+    through ``adjust`` (which may replace them, or raise to refuse the call)."""
     import grpc
 
     bases: tuple[Any, ...] = (
@@ -189,30 +191,31 @@ def _guard_interceptor(guard: _ChannelGuard) -> Any:
         grpc.StreamStreamClientInterceptor,
     )
 
-    class GuardInterceptor(*bases):  # type: ignore[misc]
-        """Refuses calls on a closed channel (instead of crashing the process)."""
-
-        def _check(self, details: Any) -> None:
-            if guard.closed:
-                raise ConnectPlanError(f"{details.method}: this connect_plan client's channel is closed")
+    class Interceptor(*bases):  # type: ignore[misc]
+        __doc__ = doc
 
         def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
-            self._check(details)
-            return continuation(details, request)
+            return continuation(adjust(details), request)
 
         def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
-            self._check(details)
-            return continuation(details, request)
+            return continuation(adjust(details), request)
 
         def intercept_stream_unary(self, continuation: Any, details: Any, requests: Any) -> Any:
-            self._check(details)
-            return continuation(details, requests)
+            return continuation(adjust(details), requests)
 
         def intercept_stream_stream(self, continuation: Any, details: Any, requests: Any) -> Any:
-            self._check(details)
-            return continuation(details, requests)
+            return continuation(adjust(details), requests)
 
-    return GuardInterceptor()
+    return Interceptor()
+
+
+def _guard_interceptor(guard: _ChannelGuard) -> Any:
+    def refuse_when_closed(details: Any) -> Any:
+        if guard.closed:
+            raise ConnectPlanError(f"{details.method}: this connect_plan client's channel is closed")
+        return details
+
+    return _interceptor(refuse_when_closed, "Refuses calls on a closed channel (instead of crashing the process).")
 
 
 class _Details(
@@ -221,49 +224,22 @@ class _Details(
     """A ``grpc.ClientCallDetails`` with the timeout (and metadata) replaced."""
 
 
-def _interceptor_class() -> type:
-    import grpc
+def _call_interceptor(metadata: tuple[tuple[str, str], ...] = ()) -> Any:
+    def bounded(details: Any) -> Any:
+        timeout = details.timeout
+        left = remaining()
+        if left is not None:
+            if left <= 0:
+                raise timeout_error()
+            timeout = left if timeout is None else min(timeout, left)
+        extra = details.metadata
+        if metadata:
+            extra = [*(extra or ()), *metadata]
+        new = _Details(details.method, timeout, extra, details.credentials,
+                       getattr(details, "wait_for_ready", None), getattr(details, "compression", None))
+        return _as_call_details(new)
 
-    bases: tuple[Any, ...] = (
-        grpc.UnaryUnaryClientInterceptor,
-        grpc.UnaryStreamClientInterceptor,
-        grpc.StreamUnaryClientInterceptor,
-        grpc.StreamStreamClientInterceptor,
-    )
-
-    class CallInterceptor(*bases):  # type: ignore[misc]
-        """Caps each call's timeout by the thread's operation deadline; adds metadata."""
-
-        def __init__(self, metadata: tuple[tuple[str, str], ...] = ()) -> None:
-            self._metadata = metadata
-
-        def _details(self, details: Any) -> Any:
-            timeout = details.timeout
-            left = remaining()
-            if left is not None:
-                if left <= 0:
-                    raise timeout_error()
-                timeout = left if timeout is None else min(timeout, left)
-            metadata = details.metadata
-            if self._metadata:
-                metadata = [*(metadata or ()), *self._metadata]
-            new = _Details(details.method, timeout, metadata, details.credentials,
-                           getattr(details, "wait_for_ready", None), getattr(details, "compression", None))
-            return _as_call_details(new)
-
-        def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
-            return continuation(self._details(details), request)
-
-        def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
-            return continuation(self._details(details), request)
-
-        def intercept_stream_unary(self, continuation: Any, details: Any, requests: Any) -> Any:
-            return continuation(self._details(details), requests)
-
-        def intercept_stream_stream(self, continuation: Any, details: Any, requests: Any) -> Any:
-            return continuation(self._details(details), requests)
-
-    return CallInterceptor
+    return _interceptor(bounded, "Caps each call's timeout by the thread's operation deadline; adds metadata.")
 
 
 _CALL_DETAILS: Any = None
@@ -344,7 +320,7 @@ def _builder_class() -> type:
             # by the interceptor instead (as PySpark does for localhost, without the warning)
             if not self.plaintext_token_header:
                 self.plaintext_token_header = True
-                self.add_interceptor(_interceptor_class()((("authorization", f"Bearer {token}"),)))
+                self.add_interceptor(_call_interceptor((("authorization", f"Bearer {token}"),)))
             return self._insecure_channel(self.endpoint)
 
     return Builder
@@ -384,7 +360,7 @@ def ChannelBuilder(
     builder.allow_insecure_token = allow_insecure_token
     if builder.ca is not None and not builder.secure:
         raise ConnectPlanError("ca_cert was given but the connection does not use TLS (add use_ssl=true or a token)")
-    builder.add_interceptor(_interceptor_class()())  # operation deadlines
+    builder.add_interceptor(_call_interceptor())  # operation deadlines
     return builder
 
 
