@@ -281,12 +281,8 @@ DATES = [
       lambda: F.make_timestamp(F.lit(2024), F.lit(1), F.abs("n"), F.lit(10), F.lit(30), F.lit(0), F.lit("Asia/Tokyo"))),
     X("make_timestamp_lit_zone", {"fn": "make_timestamp", "args": [2024, 1, 2, 10, 30, 0, {"lit": "America/New_York"}]},
       lambda: F.make_timestamp(F.lit(2024), F.lit(1), F.lit(2), F.lit(10), F.lit(30), F.lit(0), F.lit("America/New_York"))),
-    X("try_make_timestamp_bare_zone", {"fn": "try_make_timestamp", "args": [2024, "n", 1, 0, 0, 0, "Europe/Paris"]},
-      lambda: F.try_make_timestamp(F.lit(2024), F.col("n"), F.lit(1), F.lit(0), F.lit(0), F.lit(0), F.lit("Europe/Paris"))),
     X("make_timestamp_ltz_bare_zone", {"fn": "make_timestamp_ltz", "args": [2024, 1, 1, 12, 0, 0, "Asia/Kolkata"]},
       lambda: F.make_timestamp_ltz(F.lit(2024), F.lit(1), F.lit(1), F.lit(12), F.lit(0), F.lit(0), F.lit("Asia/Kolkata"))),
-    X("try_make_timestamp_ltz_bare_zone", {"fn": "try_make_timestamp_ltz", "args": [2024, "n", 1, 12, 0, 0, "UTC"]},
-      lambda: F.try_make_timestamp_ltz(F.lit(2024), F.col("n"), F.lit(1), F.lit(12), F.lit(0), F.lit(0), F.lit("UTC"))),
     X("timestampadd", {"fn": "timestampadd", "args": ["DAY", "n", "ts"]}, lambda: F.timestamp_add("DAY", "n", "ts")),
     X("timestampdiff", {"fn": "timestampdiff", "args": ["HOUR", "ts2", "ts"]}, lambda: F.timestamp_diff("HOUR", "ts2", "ts")),
     X("days_interval", {"op": "+", "left": "ts", "right": {"fn": "days", "args": [3]}}, lambda: F.col("ts") + F.make_dt_interval(F.lit(3))),
@@ -431,11 +427,21 @@ ARRAYS = [
       lambda: F.transform(F.array("a", "b"), lambda x: F.transform(x, lambda y: y + F.col("n")))),
 ]
 
+# try_ forms with out-of-range parts (a month of -1 gives null), apart from the other dates
+# cases because Sail fails them (tests/engines.py)
+DATES_TRY = [
+    X("try_make_timestamp_bare_zone", {"fn": "try_make_timestamp", "args": [2024, "n", 1, 0, 0, 0, "Europe/Paris"]},
+      lambda: F.try_make_timestamp(F.lit(2024), F.col("n"), F.lit(1), F.lit(0), F.lit(0), F.lit(0), F.lit("Europe/Paris"))),
+    X("try_make_timestamp_ltz_bare_zone", {"fn": "try_make_timestamp_ltz", "args": [2024, "n", 1, 12, 0, 0, "UTC"]},
+      lambda: F.try_make_timestamp_ltz(F.lit(2024), F.col("n"), F.lit(1), F.lit(12), F.lit(0), F.lit(0), F.lit("UTC"))),
+]
+
 FAMILIES = {
     "strings": (STR_ROWS, STR_SCHEMA, STRINGS),
     "math": (NUM_ROWS, NUM_SCHEMA, MATH),
     "conditionals": (NUM_ROWS, NUM_SCHEMA, COND),
     "dates": (DT_ROWS, DT_SCHEMA, DATES),
+    "dates_try": (DT_ROWS, DT_SCHEMA, DATES_TRY),
     "arrays_maps_structs_lambdas": (ARR_ROWS, ARR_SCHEMA, ARRAYS),
 }
 
