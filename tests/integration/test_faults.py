@@ -243,7 +243,20 @@ def test_a_stream_timeout_after_batches_have_arrived(server: FaultServer, tmp_pa
         assert c.execute([], [[6]], [("a", "int")], timeout=60).column("a").to_pylist() == [6]
 
 
-def test_ctrl_c_while_reading_a_stream(server: FaultServer, tmp_path: Path) -> None:
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """Python's own SIGINT handler, whatever the process inherited: a shell starts background
+    jobs with SIGINT ignored (SIG_IGN), Python keeps an ignored SIGINT, and then neither a
+    real Ctrl-C nor ``_thread.interrupt_main()`` raises KeyboardInterrupt (the first CI-style
+    run of these tests, launched in the background, failed that way)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_while_reading_a_stream(server: FaultServer, tmp_path: Path, ctrl_c: None) -> None:
     """Ctrl-C in a read of a stream whose first batches have arrived: KeyboardInterrupt at
     once, and the operation is interrupted on the server."""
     marker = tmp_path / "rows"
@@ -283,7 +296,7 @@ def test_ctrl_c_while_reading_a_stream(server: FaultServer, tmp_path: Path) -> N
         assert c.execute([], [[7]], [("a", "int")]).column("a").to_pylist() == [7]
 
 
-def test_ctrl_c_interrupts_the_operation_on_the_server(server: FaultServer, tmp_path: Path) -> None:
+def test_ctrl_c_interrupts_the_operation_on_the_server(server: FaultServer, tmp_path: Path, ctrl_c: None) -> None:
     marker = tmp_path / "rows"
     with connect_plan.connect(server.url) as c:
         rows, schema, plan = slow_plan(c, marker)
