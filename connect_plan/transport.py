@@ -65,11 +65,17 @@ CHANNEL_DEFAULTS: tuple[tuple[str, int], ...] = (
     ("grpc.max_reconnect_backoff_ms", 5_000),
 )
 
+#: the URL's keepalive parameters and PySpark's defaults for them (PySpark 4.3, SPARK-58094:
+#: a ping after 60 s without data, 20 s to answer, also between calls)
+_KEEPALIVE_DEFAULTS: dict[str, str] = {
+    "grpc_keepalive_enabled": "true",
+    "grpc_keepalive_time_ms": "60000",
+    "grpc_keepalive_timeout_ms": "20000",
+    "grpc_keepalive_without_calls": "true",
+}
+
 #: URL parameters PySpark's builder consumes itself (never sent as headers)
-_RESERVED = frozenset({
-    "token", "use_ssl", "user_id", "user_agent", "session_id", "grpc_keepalive_enabled",
-    "grpc_keepalive_time_ms", "grpc_keepalive_timeout_ms", "grpc_keepalive_without_calls",
-})
+_RESERVED = frozenset({"token", "use_ssl", "user_id", "user_agent", "session_id", *_KEEPALIVE_DEFAULTS})
 
 
 class InsecureTokenWarning(UserWarning):
@@ -286,6 +292,11 @@ def _builder_class() -> type:
         allow_insecure_token = False
         plaintext_token_header = False
 
+        def metadata(self) -> list[tuple[str, str]]:
+            # PySpark before 4.3 sends every URL parameter it does not know as a header,
+            # the keepalive ones included (they are channel settings, see _keepalive)
+            return [(k, v) for k, v in super().metadata() if k not in _KEEPALIVE_DEFAULTS]
+
         def toChannel(self) -> grpc.Channel:
             guard = _ChannelGuard()
             channel = grpc.intercept_channel(self._channel(), _guard_interceptor(guard))
@@ -350,18 +361,54 @@ def ChannelBuilder(
         if name in _RESERVED or name == "authorization" or not name or name.startswith(":"):
             raise ConnectPlanError(f"{key!r} cannot be sent as a header (pass tokens with token=...)")
         builder.set(name, str(value))
-    # PySpark before 4.3 has no keepalive settings on the builder (pyspark-client 4.2 with Sail)
-    if getattr(builder, "keepalive_enabled", False) and "grpc.http2.ping_timeout_ms" not in given:
-        # gRPC (1.6x+) waits for every ping's answer for ``grpc.http2.ping_timeout_ms``
-        # (60 s by default) whatever ``grpc.keepalive_timeout_ms`` says: measured, a
-        # keepalive timeout of 1 s still took 60 s to notice a silent connection
-        builder.setChannelOption("grpc.http2.ping_timeout_ms", builder.keepalive_timeout_ms)
+    _keepalive(builder, given)
     builder.ca = _read_ca(ca_cert)
     builder.allow_insecure_token = allow_insecure_token
     if builder.ca is not None and not builder.secure:
         raise ConnectPlanError("ca_cert was given but the connection does not use TLS (add use_ssl=true or a token)")
     builder.add_interceptor(_call_interceptor())  # operation deadlines
     return builder
+
+
+def _keepalive(builder: Any, given: set[str]) -> None:
+    """Keepalive pings from the URL's ``grpc_keepalive_*`` parameters, with PySpark 4.3's
+    defaults, unless ``channel_options`` set them. PySpark 4.3 applies the same itself;
+    PySpark before 4.3 (pyspark-client 4.2 for Sail, PySpark 4.2 on Python 3.10) has no
+    keepalive at all, and a connection that goes silent during a call without a timeout
+    (a black-holed network, a NAT that forgot it) then hung forever: measured, more than
+    600 s on PySpark 4.2.1, where 4.3 fails the call within 30 s."""
+
+    def value(name: str) -> str:
+        return str(builder.getDefault(name, _KEEPALIVE_DEFAULTS[name])).strip().lower()
+
+    def flag(name: str) -> bool:
+        text = value(name)
+        if text not in ("true", "false"):
+            raise ConnectPlanError(f"URL parameter {name} must be true or false, got {text!r}")
+        return text == "true"
+
+    def millis(name: str) -> int:
+        text = value(name)
+        if not text.isdigit() or not 0 < int(text) <= 2**31 - 1:
+            raise ConnectPlanError(f"URL parameter {name} must be a positive number of milliseconds, got {text!r}")
+        return int(text)
+
+    enabled, without_calls = flag("grpc_keepalive_enabled"), flag("grpc_keepalive_without_calls")
+    time_ms, timeout_ms = millis("grpc_keepalive_time_ms"), millis("grpc_keepalive_timeout_ms")
+    if not enabled:
+        return
+    options = (
+        ("grpc.keepalive_time_ms", time_ms),
+        ("grpc.keepalive_timeout_ms", timeout_ms),
+        ("grpc.keepalive_permit_without_calls", int(without_calls)),
+        # gRPC (1.6x+) waits for every ping's answer for ``grpc.http2.ping_timeout_ms``
+        # (60 s by default) whatever ``grpc.keepalive_timeout_ms`` says: measured, a
+        # keepalive timeout of 1 s still took 60 s to notice a silent connection
+        ("grpc.http2.ping_timeout_ms", timeout_ms),
+    )
+    for key, setting in options:
+        if key not in given:
+            builder.setChannelOption(key, setting)
 
 
 # ---------------------------------------------------------------------------- retries

@@ -135,6 +135,50 @@ def test_bad_transport_options_are_clear_errors(tmp_path: Path) -> None:
             connect_plan.connect("sc://127.0.0.1:9", timeout=bad)
 
 
+def _channel_options(builder: Any) -> dict[str, Any]:
+    """What the channel is built with: PySpark 4.3 adds its keepalive settings on top of the
+    builder's options (unless set), PySpark before 4.3 passes the options as they are."""
+    effective = getattr(builder, "_effective_channel_options", None)
+    return dict(effective() if effective else builder._channel_options)
+
+
+def test_keepalive_pings_come_from_the_url_on_every_pyspark_version() -> None:
+    """PySpark before 4.3 (pyspark-client 4.2 with Sail, PySpark 4.2 on Python 3.10) has no
+    keepalive: a connection that went silent during a call without a timeout hung forever
+    (tests/integration/test_faults.py: more than 600 s on PySpark 4.2.1, where PySpark 4.3
+    failed the call within 30 s). The thin CI job runs this on PySpark 4.2."""
+    from connect_plan.transport import ChannelBuilder
+
+    opts = _channel_options(ChannelBuilder("sc://127.0.0.1:9"))
+    assert (opts["grpc.keepalive_time_ms"], opts["grpc.keepalive_timeout_ms"]) == (60_000, 20_000)  # PySpark 4.3's defaults
+    assert opts["grpc.keepalive_permit_without_calls"] == 1 and opts["grpc.http2.ping_timeout_ms"] == 20_000
+    opts = _channel_options(ChannelBuilder("sc://127.0.0.1:9/;grpc_keepalive_time_ms=10000;grpc_keepalive_timeout_ms=2000;grpc_keepalive_without_calls=false"))
+    assert (opts["grpc.keepalive_time_ms"], opts["grpc.keepalive_timeout_ms"], opts["grpc.http2.ping_timeout_ms"]) == (10_000, 2_000, 2_000)
+    assert opts["grpc.keepalive_permit_without_calls"] == 0
+    opts = _channel_options(ChannelBuilder("sc://127.0.0.1:9/;grpc_keepalive_enabled=false"))
+    assert "grpc.keepalive_time_ms" not in opts and "grpc.http2.ping_timeout_ms" not in opts
+    # options given by the caller win
+    opts = _channel_options(ChannelBuilder("sc://127.0.0.1:9", channel_options=[("grpc.keepalive_time_ms", 7_000)]))
+    assert opts["grpc.keepalive_time_ms"] == 7_000 and opts["grpc.keepalive_timeout_ms"] == 20_000
+
+
+@pytest.mark.parametrize("param", ["grpc_keepalive_time_ms=soon", "grpc_keepalive_timeout_ms=0", "grpc_keepalive_time_ms=-5",
+                                   "grpc_keepalive_enabled=yes", "grpc_keepalive_without_calls=1"])
+def test_bad_keepalive_parameters_are_clear_errors(param: str) -> None:
+    with pytest.raises(connect_plan.ConnectPlanError, match=param.split("=")[0]):
+        connect_plan.connect(f"sc://127.0.0.1:9/;{param}")
+
+
+def test_keepalive_parameters_are_not_sent_as_headers(plain_server: GrpcTlsProxy) -> None:
+    """PySpark before 4.3 sends every URL parameter it does not know as a header."""
+    url = f"sc://127.0.0.1:{plain_server.port}/;grpc_keepalive_time_ms=30000;x-team=data"
+    with connect_plan.connect(url, retry_policy={"max_retries": 0}) as c:
+        _one_call(c)
+    assert plain_server.calls
+    for md in plain_server.headers():
+        assert md["x-team"] == "data" and not any(k.startswith("grpc_keepalive") for k in md), md
+
+
 #: credentials as they are written in URLs: a plain token; a base64 token (its '/', '+' and
 #: '=' percent-encoded, as the URL needs: PySpark takes '/' for a path and splits on '=');
 #: a password in the URL's userinfo. Each with the strings that must never appear.
