@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from .errors import ConnectPlanError, LocalServerError, PlanError, ServerError
 
@@ -277,7 +277,7 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
 
                 result = FixtureResult(str(path), path.stem, False, f"malformed fixture: {exc}", 0.0)
             else:
-                result = run_fixture(client, doc, str(path))
+                result = run_fixture(client, doc, str(path), tmp_dir=args.tmp_dir)
             results.append(result)
             failures += not result.ok
             if args.json:
@@ -363,8 +363,17 @@ def _kv(text: str) -> tuple[str, str]:
     return k.strip(), v.strip()
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse exits 2 on a usage error, which this command means for an invalid plan: a
+    script checking the exit code must tell a bad command line (4) from a bad plan (2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_LOCAL, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="connect-plan",
         description="Run JSON logical plans on Apache Spark through Spark Connect (no local JVM needed).",
     )
@@ -401,6 +410,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("fixtures", help="run every fixture under DIR and compare with 'expected'")
     p.add_argument("directory")
     p.add_argument("--json", action="store_true", help="print results as JSON")
+    p.add_argument("--tmp-dir", metavar="DIR", help="where ${tmp} of fixtures that write goes: a directory the server's "
+                   "driver and executors see (a shared volume, a bucket); default a fresh local directory, "
+                   "which only a server on this machine sees")
     remote_arg(p)
     p.set_defaults(func=cmd_fixtures)
 

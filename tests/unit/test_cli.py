@@ -72,6 +72,17 @@ def test_check_reports_types_without_a_spark_type_readably(tmp_path: Path, capsy
     assert "/input/schema/0/type" in err and "incomplete_type" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("argv", [["bogus"], ["run"], ["run", "--format", "xml", "x.json"], ["run", "--max-rows", "-1", "x.json"], ["fixtures"]],
+                         ids=["unknown command", "missing file", "bad choice", "bad count", "missing directory"])
+def test_usage_errors_exit_4_not_the_invalid_plan_code(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """argparse's own code for a usage error is 2, which here means 'invalid plan'."""
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 4
+    err = capsys.readouterr().err
+    assert "usage: connect-plan" in err and "error:" in err
+
+
 def test_stdin_and_module_entry_point() -> None:
     doc = json.loads(FIXTURE.read_text())
     out = run("check", "-", stdin=json.dumps(doc))
