@@ -18,8 +18,12 @@ may also carry (all optional):
     ``{"tables": [...], "views": [...]}`` dropped at the end, pass or fail (table names
     travel as SQL parameters, never as SQL text).
 
-Every string of such a fixture may use ``${tmp}`` (a fresh directory for this run, which a
-local server can read and write) and ``${run}`` (a unique token, for table names).
+Every string of such a fixture may use ``${tmp}`` (a fresh directory for this run) and
+``${run}`` (a unique token, for table names). ``${tmp}`` is made on this machine, which a
+local server shares; for a remote server pass ``tmp_dir``, a directory the server's driver
+and executors all see (a shared volume, a bucket): ``${tmp}`` is then a fresh path under it
+that Spark creates when it writes, and that is left there afterwards (this machine cannot
+remove it).
 Other keys of the document (``with``, ``conf``, ``output``) pass through to the plan.
 """
 
@@ -244,7 +248,7 @@ def _needs_state(doc: Mapping[str, Any]) -> bool:
     return any(k in doc for k in ("setup", "then", "cleanup"))
 
 
-def run_fixture(client: Client, doc: Mapping[str, Any], path: str = "") -> FixtureResult:
+def run_fixture(client: Client, doc: Mapping[str, Any], path: str = "", tmp_dir: str | None = None) -> FixtureResult:
     problems = check_fixture(doc)
     if problems:
         label = doc.get("name") if isinstance(doc, Mapping) else None
@@ -256,8 +260,9 @@ def run_fixture(client: Client, doc: Mapping[str, Any], path: str = "") -> Fixtu
     import tempfile
     import uuid
 
-    tmp = tempfile.mkdtemp(prefix="connect-plan-fixture-")
-    doc = substitute(doc, {"tmp": tmp, "run": uuid.uuid4().hex[:10]})
+    run = uuid.uuid4().hex[:10]
+    tmp = f"{tmp_dir.rstrip('/')}/connect-plan-fixture-{run}" if tmp_dir else tempfile.mkdtemp(prefix="connect-plan-fixture-")
+    doc = substitute(doc, {"tmp": tmp, "run": run})
     name = str(doc.get("name") or Path(path).stem)
     start = time.perf_counter()
     try:
@@ -276,7 +281,8 @@ def run_fixture(client: Client, doc: Mapping[str, Any], path: str = "") -> Fixtu
         return FixtureResult(path, name, True, result.message, time.perf_counter() - start)
     finally:
         _cleanup(client, doc.get("cleanup") or {})
-        shutil.rmtree(tmp, ignore_errors=True)
+        if not tmp_dir:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _cleanup(client: Client, what: Mapping[str, Any]) -> None:

@@ -87,6 +87,8 @@ SAIL_DIFFERENCE_FAMILIES: dict[str, dict[str, str]] = {
             "GROUPING SETS over grouping expressions are rejected ('grouping sets with grouping expressions')",
         "test_fixtures.py::test_fixture[orders_pipeline]":
             "the example's groupingSets step: 'grouping sets with grouping expressions'",
+        "test_fixtures.py::test_tmp_dir_puts_what_a_fixture_writes_where_the_server_sees_it":
+            "it runs the orders_pipeline example: 'grouping sets with grouping expressions'",
         "test_sources_differential.py::test_source_case[grouping_sets]":
             "'grouping sets with grouping expressions'",
         "test_sources_differential.py::test_source_case[grouping_sets_explicit_keys]":

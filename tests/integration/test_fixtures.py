@@ -35,3 +35,16 @@ def test_runner_reports_a_wrong_expectation(client: Any) -> None:
     broken = {**doc, "expected": {**doc["expected"], "rows": [[None] * len(doc["expected"]["schema"])]}}
     result = run_fixture(client, broken)
     assert not result.ok and "expected 1 rows" in result.message
+
+
+def test_tmp_dir_puts_what_a_fixture_writes_where_the_server_sees_it(client: Any, tmp_path: Path) -> None:
+    """For a remote server ``${tmp}`` must be a path the server's driver and executors see
+    (docker/README.md: the compose cluster's shared volume). Here the suite's server shares
+    this machine, so the files prove the fixture wrote, read back and checked under it."""
+    path = ROOT / "examples" / "orders_pipeline.json"
+    result = run_fixture(client, load_fixture(path), str(path), tmp_dir=str(tmp_path) + "/")
+    assert result.ok, result.message
+    (run,) = tmp_path.iterdir()  # one fresh directory for the run, left in place
+    assert run.name.startswith("connect-plan-fixture-")
+    assert {p.name for p in run.iterdir()} >= {"orders", "report"}
+    assert any(p.suffix == ".parquet" for p in (run / "report").rglob("*"))

@@ -88,8 +88,37 @@ def test_every_service_has_a_healthcheck_the_image_can_run() -> None:
         probes[name] = " ".join(check["test"][1:])
     assert probes["spark-master"].endswith("http://localhost:8080/json/")
     worker = services["spark-worker"]["command"]
-    assert probes["spark-worker"].endswith(f"http://localhost:{worker[worker.index('--webui-port') + 1]}/json/")
+    # a worker is up once it has registered: its status names the master ("" before that)
+    assert f"http://localhost:{worker[worker.index('--webui-port') + 1]}/json/" in probes["spark-worker"]
+    assert probes["spark-worker"].endswith("""| grep -q '"masterurl" *: *"spark://'""")
     assert probes["spark-connect"] == "bash -c exec 3<>/dev/tcp/127.0.0.1/15002"
+
+
+def test_worker_probe_matches_a_registered_workers_status_only() -> None:
+    """The grep of the worker probe against the JSON a Spark worker serves (json4s, compact)."""
+    probe = load()["services"]["spark-worker"]["healthcheck"]["test"][3]
+    pattern = re.search(r"grep -q '(.*)'$", probe)
+    assert pattern
+    regex = re.compile(pattern.group(1).replace(" *", "[ ]*"))  # grep's basic regex: ' *' is 'any spaces'
+    assert regex.search('{"id":"worker-2026","masterurl":"spark://spark-master:7077","masterwebuiurl":"http://spark-master:8080"}')
+    assert not regex.search('{"id":"worker-2026","masterurl":"","masterwebuiurl":""}')
+
+
+def test_driver_and_executors_share_the_working_directory() -> None:
+    """Writes go through executors and are committed by the driver: they must see the same
+    directory, or a write reports success and keeps nothing."""
+    doc = load()
+    services = doc["services"]
+    assert "work" in doc["volumes"]
+    for name in ("spark-connect", "spark-worker"):
+        assert "work:/opt/spark/work-dir" in services[name]["volumes"], name
+    assert "/opt/spark/work-dir" in README.read_text() and "--tmp-dir" in README.read_text()
+
+
+def test_an_init_reaps_what_the_jvm_leaves() -> None:
+    for name, svc in load()["services"].items():
+        assert svc.get("init") is True, name
+        assert "SPARK_NO_DAEMONIZE" not in svc.get("environment", {}), name  # read only by sbin/spark-daemon.sh
 
 
 def test_the_readme_says_what_udfs_need_and_why_the_driver_has_2g() -> None:
