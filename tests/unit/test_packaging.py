@@ -43,8 +43,23 @@ def test_the_sail_extra_pins_a_pyspark_its_pysail_accepts() -> None:
 def test_the_readme_and_the_thin_job_state_the_same_bounds() -> None:
     readme = (ROOT / "README.md").read_text()
     row = next(line for line in readme.splitlines() if line.startswith("| **+ Sail**"))
-    assert "'connect-plan[sail]'" in row and "'pyspark-client>=4.0,<4.3' 'pysail>=0.7,<0.8'" in row
+    assert "'.[sail]'" in row and "'pyspark-client>=4.0,<4.3' 'pysail>=0.7,<0.8'" in row
     thin = (ROOT / "scripts" / "ci-thin.sh").read_text()
     pins = dict(re.findall(r"'(pyspark-client|pysail)([^']*)'", thin))
     assert SpecifierSet(pins["pyspark-client"]) == SpecifierSet(">=4.0,<4.3")
     assert SpecifierSet(pins["pysail"]) == SpecifierSet(">=0.7,<0.8")
+
+
+def test_the_readmes_install_commands_pin_what_pyproject_pins() -> None:
+    """The thin rows install the dependencies by hand (then connect_plan with --no-deps): the
+    same bounds as pyproject.toml, or a thin install resolves what the full one never would."""
+    deps = requirements(project()["dependencies"])  # type: ignore[arg-type]
+    readme = (ROOT / "README.md").read_text()
+    for label in ("| **thin**", "| **+ Sail**"):
+        row = next(line for line in readme.splitlines() if line.startswith(label))
+        pinned = requirements(re.findall(r"'([a-z-]+[<>=!][^']*)'", row))
+        for name in ("pandas", "grpcio", "pyarrow"):
+            assert pinned[name].specifier == deps[name].specifier, (label, name)
+        client = pinned["pyspark-client"].specifier
+        assert "4.0.0" in client and "5.0.0" not in client, label
+        assert "pip install --no-deps ." in row, label  # connect-plan is not on PyPI
