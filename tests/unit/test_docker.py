@@ -95,13 +95,17 @@ def test_every_service_has_a_healthcheck_the_image_can_run() -> None:
 
 
 def test_worker_probe_matches_a_registered_workers_status_only() -> None:
-    """The grep of the worker probe against the JSON a Spark worker serves (json4s, compact)."""
+    """The grep of the worker probe against the JSON a Spark worker serves: pretty-printed by
+    Spark 4.3's worker UI (this probe, run by bash against a worker of `connect-plan server
+    start --cluster 1`, passed), compact in json4s' other rendering."""
     probe = load()["services"]["spark-worker"]["healthcheck"]["test"][3]
     pattern = re.search(r"grep -q '(.*)'$", probe)
     assert pattern
     regex = re.compile(pattern.group(1).replace(" *", "[ ]*"))  # grep's basic regex: ' *' is 'any spaces'
     assert regex.search('{"id":"worker-2026","masterurl":"spark://spark-master:7077","masterwebuiurl":"http://spark-master:8080"}')
+    assert regex.search('{\n  "id" : "worker-2026",\n  "masterurl" : "spark://127.0.0.1:40731",\n')
     assert not regex.search('{"id":"worker-2026","masterurl":"","masterwebuiurl":""}')
+    assert not regex.search('{\n  "id" : "worker-2026",\n  "masterurl" : "",\n')
 
 
 def test_driver_and_executors_share_the_working_directory() -> None:
