@@ -13,6 +13,7 @@ Measured figures are printed (``-s``) and recorded in docs/reliability.md.
 from __future__ import annotations
 
 import _thread
+import contextlib
 import os
 import signal
 import threading
@@ -137,6 +138,37 @@ def assert_server_stopped_working(marker: Path, within: float = 20, quiet: float
     raise AssertionError(f"the server kept working after the interrupt ({seen} rows so far)")
 
 
+@contextlib.contextmanager
+def ctrl_c_once_working(marker: Path, what: str) -> Iterator[dict[str, float]]:
+    """Presses Ctrl-C once the slow query has worked on 3 rows, unless the block has ended by
+    then: ``_thread.interrupt_main()`` is what SIGINT does, KeyboardInterrupt in the main
+    thread. Yields ``{"at": monotonic time}`` once pressed."""
+    done = threading.Event()
+    pressed: dict[str, float] = {}
+
+    def press() -> None:
+        wait_for(lambda: lines(marker) >= 3 or done.is_set(), 120, what)
+        if not done.is_set():
+            pressed["at"] = time.monotonic()
+            _thread.interrupt_main()
+
+    presser = threading.Thread(target=press, daemon=True)
+    presser.start()
+    try:
+        yield pressed
+    finally:
+        done.set()
+        presser.join()
+
+
+def assert_cancelled_on_the_server(client: Any, marker: Path) -> None:
+    """The interrupted operation stopped working and ended CANCELLED on the server."""
+    assert_server_stopped_working(marker)
+    wait_for(lambda: not set(op_states(client)) & {"OPERATION_STATE_RUNNING", "OPERATION_STATE_TERMINATING"},
+             30, "the operation to end on the server")
+    assert "OPERATION_STATE_CANCELLED" in op_states(client), op_states(client)
+
+
 def op_states(client: Any) -> list[str]:
     statuses = client._sc._get_operation_statuses().operation_statuses
     return [s.DESCRIPTOR.fields_by_name["state"].enum_type.values_by_number[s.state].name for s in statuses]
@@ -170,10 +202,7 @@ def test_timeout_interrupts_the_operation_on_the_server(server: FaultServer, tmp
         assert 6 <= took < 6 + 6, took
         assert isinstance(info.value, TimeoutError)
         assert lines(marker) > 0, "the query was running when it timed out"
-        assert_server_stopped_working(marker)
-        wait_for(lambda: not set(op_states(c)) & {"OPERATION_STATE_RUNNING", "OPERATION_STATE_TERMINATING"},
-                 30, "the operation to end on the server")
-        assert "OPERATION_STATE_CANCELLED" in op_states(c), op_states(c)
+        assert_cancelled_on_the_server(c, marker)
         # the client is fine afterwards
         assert c.execute([], [[1]], [("a", "int")], timeout=60).num_rows == 1
 
@@ -236,10 +265,7 @@ def test_a_stream_timeout_after_batches_have_arrived(server: FaultServer, tmp_pa
               f"QueryTimeoutError {took:.2f} s into stream(timeout={STREAM_TIMEOUT}): {info.value}")
         assert rows >= 10 and first < STREAM_TIMEOUT, (rows, first)  # batches did arrive before the deadline
         assert STREAM_TIMEOUT <= took < STREAM_TIMEOUT + 1, took
-        assert_server_stopped_working(marker)
-        wait_for(lambda: not set(op_states(c)) & {"OPERATION_STATE_RUNNING", "OPERATION_STATE_TERMINATING"},
-                 30, "the operation to end on the server")
-        assert "OPERATION_STATE_CANCELLED" in op_states(c), op_states(c)
+        assert_cancelled_on_the_server(c, marker)
         assert c.execute([], [[6]], [("a", "int")], timeout=60).column("a").to_pylist() == [6]
 
 
@@ -264,35 +290,19 @@ def test_ctrl_c_while_reading_a_stream(server: FaultServer, tmp_path: Path, ctrl
         doc = tail_slow_stream(c, marker)
         reader = c.stream(doc)
         got = [reader.read_next_batch()]
-        done = threading.Event()
-        pressed: dict[str, float] = {}
-
-        def press_ctrl_c() -> None:
-            wait_for(lambda: lines(marker) >= 3 or done.is_set(), 120, "the slow partitions to start")
-            if not done.is_set():
-                pressed["at"] = time.monotonic()
-                _thread.interrupt_main()
-
-        presser = threading.Thread(target=press_ctrl_c, daemon=True)
-        presser.start()
         interrupted = False
-        try:
-            for batch in reader:
-                got.append(batch)
-        except KeyboardInterrupt:
-            interrupted = True
-        finally:
-            done.set()
-            presser.join()
+        with ctrl_c_once_working(marker, "the slow partitions to start") as pressed:
+            try:
+                for batch in reader:
+                    got.append(batch)
+            except KeyboardInterrupt:
+                interrupted = True
         assert interrupted, (f"no KeyboardInterrupt: pressed={pressed}, {lines(marker)} rows in, {len(got)} batches, "
                              f"SIGINT handler {signal.getsignal(signal.SIGINT)}")
         after = time.monotonic() - pressed["at"]
         print(f"\n[ctrl-c in a stream] {len(got)} batches read; KeyboardInterrupt {after:.2f} s after the press")
         assert after < 1, after
-        assert_server_stopped_working(marker)
-        wait_for(lambda: not set(op_states(c)) & {"OPERATION_STATE_RUNNING", "OPERATION_STATE_TERMINATING"},
-                 30, "the operation to end on the server")
-        assert "OPERATION_STATE_CANCELLED" in op_states(c), op_states(c)
+        assert_cancelled_on_the_server(c, marker)
         assert c.execute([], [[7]], [("a", "int")]).column("a").to_pylist() == [7]
 
 
@@ -300,34 +310,17 @@ def test_ctrl_c_interrupts_the_operation_on_the_server(server: FaultServer, tmp_
     marker = tmp_path / "rows"
     with connect_plan.connect(server.url) as c:
         rows, schema, plan = slow_plan(c, marker)
-        done = threading.Event()
-
-        pressed: dict[str, float] = {}
-
-        def press_ctrl_c() -> None:
-            wait_for(lambda: lines(marker) >= 3 or done.is_set(), 120, "the query to start")
-            if not done.is_set():
-                pressed["at"] = time.monotonic()
-                _thread.interrupt_main()  # what SIGINT does: KeyboardInterrupt in the main thread
-
-        presser = threading.Thread(target=press_ctrl_c, daemon=True)
-        presser.start()
         start = time.monotonic()
         interrupted = False
-        try:
-            c.execute(plan, rows, schema)
-        except KeyboardInterrupt:
-            interrupted = True
-        finally:
-            done.set()
-            presser.join()
+        with ctrl_c_once_working(marker, "the query to start") as pressed:
+            try:
+                c.execute(plan, rows, schema)
+            except KeyboardInterrupt:
+                interrupted = True
         assert interrupted, (f"no KeyboardInterrupt: pressed={pressed} (start {start}), {lines(marker)} rows in, "
                              f"SIGINT handler {signal.getsignal(signal.SIGINT)}")
         print(f"\n[ctrl-c] execute returned {time.monotonic() - start:.2f} s after it started, {lines(marker)} rows in")
-        assert_server_stopped_working(marker)
-        wait_for(lambda: not set(op_states(c)) & {"OPERATION_STATE_RUNNING", "OPERATION_STATE_TERMINATING"},
-                 30, "the operation to end on the server")
-        assert "OPERATION_STATE_CANCELLED" in op_states(c), op_states(c)
+        assert_cancelled_on_the_server(c, marker)
         assert c.execute([], [[2]], [("a", "int")]).column("a").to_pylist() == [2]
 
 
