@@ -389,8 +389,8 @@ def _keepalive(builder: Any, given: set[str]) -> None:
 
     def millis(name: str) -> int:
         text = value(name)
-        if not text.isdigit() or not 0 < int(text) <= 2**31 - 1:
-            raise ConnectPlanError(f"URL parameter {name} must be a positive number of milliseconds, got {text!r}")
+        if not (text.isascii() and text.isdigit()) or not 0 < int(text) <= 2**31 - 1:
+            raise ConnectPlanError(f"URL parameter {name} must be a whole number of milliseconds from 1 to {2**31 - 1}, got {text!r}")
         return int(text)
 
     enabled, without_calls = flag("grpc_keepalive_enabled"), flag("grpc_keepalive_without_calls")
