@@ -402,12 +402,13 @@ _FAST_TYPES: dict[str, frozenset[type]] = {
 }
 
 
-def _fast_column(values: list[Any], t: DataType, at: pa.DataType) -> pa.Array | None:
+def _fast_column(values: list[Any], t: DataType, at: pa.DataType, present: set[type]) -> pa.Array | None:
+    """``values`` as an Arrow array in one vectorised step when their Python types
+    (``present``) allow it, else None."""
     import pyarrow as pa
 
     if not isinstance(t, Primitive):
         return None
-    present = set(map(type, values))
     try:
         if present <= _FAST_TYPES.get(t.name, frozenset()):
             return pa.array(values, type=at)
@@ -436,11 +437,11 @@ def _all_match(strings: pa.Array, pattern: str) -> bool:
 
 def _column(
     values: list[Any], field: Field, at: pa.DataType, rows_loc: str, col_index: int,
-    errors: list[ErrorDetail],
+    errors: list[ErrorDetail], present: set[type],
 ) -> pa.Array:
     import pyarrow as pa
 
-    fast = _fast_column(values, field.type, at)
+    fast = _fast_column(values, field.type, at, present)
     if fast is not None:
         return fast
     out: list[Any] = []
@@ -560,6 +561,13 @@ def rows_to_arrow(
     columns = _columns(rows, names, rows_loc, errors)
     if len(errors) > start_errors:
         return _empty_table(fields)
+    present = [set(map(type, values)) for values in columns]  # one C-speed scan per column
+    for j, field in enumerate(fields):
+        if not _CONTAINERS.isdisjoint(present[j]):
+            _check_containers(columns[j], field, rows_loc, j, errors)
+    if len(errors) > start_errors:  # before any conversion, which would copy every reuse
+        _locate(errors, start_errors, rows, names, rows_loc)
+        return _empty_table(fields)
     arrays = []
     arrow_fields = []
     for j, field in enumerate(fields):
@@ -569,13 +577,33 @@ def rows_to_arrow(
             field = Field(field.name, t, field.loc)
         else:
             at = arrow_type(t)
-        arrays.append(_column(columns[j], field, at, rows_loc, j, errors))
+        arrays.append(_column(columns[j], field, at, rows_loc, j, errors, present[j]))
         arrow_fields.append(pa.field(field.name, at))
     if len(errors) > start_errors:
-        # report bad values row by row, as a reader scans the input; a value of a row given
-        # as an object is located by its key, as the user wrote it
-        errors[start_errors:] = [_by_key(d, rows, names, rows_loc) for d in sorted(errors[start_errors:], key=_row_col_key)]
+        _locate(errors, start_errors, rows, names, rows_loc)
     return pa.Table.from_arrays(arrays, schema=pa.schema(arrow_fields))
+
+
+_CONTAINERS = frozenset({list, tuple, dict})
+
+
+def _check_containers(values: list[Any], field: Field, rows_loc: str, col_index: int, errors: list[ErrorDetail]) -> None:
+    """Lists and objects among ``values`` must be trees of bounded size (see
+    :func:`connect_plan.parse.container_problem`)."""
+    from .parse import container_problem
+
+    for i, v in enumerate(values):
+        if type(v) in _CONTAINERS and len(errors) < MAX_ROW_ERRORS:
+            problem = container_problem(v)
+            if problem is not None:
+                code, message = problem
+                errors.append(ErrorDetail(code, f"{rows_loc}/{i}/{col_index}", f"row {i}, column {field.name!r}: {message}"))
+
+
+def _locate(errors: list[ErrorDetail], start: int, rows: Sequence[Any], names: list[str], rows_loc: str) -> None:
+    """Report bad values row by row, as a reader scans the input; a value of a row given as
+    an object is located by its key, as the user wrote it."""
+    errors[start:] = [_by_key(d, rows, names, rows_loc) for d in sorted(errors[start:], key=_row_col_key)]
 
 
 def _by_key(d: ErrorDetail, rows: Sequence[Any], names: Sequence[str], rows_loc: str) -> ErrorDetail:

@@ -258,17 +258,10 @@ class Parser:
         if _plain_tree_encodable(raw, _CHEAP_WALK_NODES):  # the usual case: one cheap walk
             return True
         encodable, expanded, distinct = _shape(raw)
-        if expanded < 0:
-            self.err("cyclic_plan", _cycle_location(raw, loc), "this list or object contains itself; a plan must be a tree (as JSON text always is)")
-            return False
-        if expanded - distinct > MAX_SHARED_EXPANSION:
-            self.err(
-                "plan_too_large",
-                loc,
-                f"lists or objects used in several places expand this part of the plan to {expanded:,} values "
-                f"from {distinct:,} distinct ones; every use is translated again, and connect_plan accepts at most "
-                f"{MAX_SHARED_EXPANSION:,} values more than the distinct ones (reuse fewer nested objects)",
-            )
+        problem = _shape_problem(expanded, distinct, "a plan", "this part of the plan")
+        if problem is not None:
+            code, message = problem
+            self.err(code, _cycle_location(raw, loc) if code == "cyclic_plan" else loc, message)
             return False
         if encodable:  # the usual case, checked without building locations
             return True
@@ -2693,6 +2686,8 @@ def _finite_number(v: int | float) -> bool:
 #: nodes the cheap walk visits before it hands over to :func:`_shape` (a plan that contains
 #: itself never ends, and shared objects can expand without bound)
 _CHEAP_WALK_NODES = 8_000_000
+#: the same for one row value, walked once per value that is a list or object
+_CHEAP_CELL_NODES = 100_000
 
 
 def _plain_tree_encodable(raw: Any, budget: int) -> bool:
@@ -2728,6 +2723,32 @@ def _plain_tree_encodable(raw: Any, budget: int) -> bool:
         elif isinstance(node, (str, Mapping, list, tuple)):
             return False
     return True
+
+
+def _shape_problem(expanded: int, distinct: int, tree: str, part: str) -> tuple[str, str] | None:
+    """``(code, message)`` when :func:`_shape`'s counts say a container contains itself or
+    expands past :data:`MAX_SHARED_EXPANSION` through reuse; ``tree``/``part`` name what it is."""
+    if expanded < 0:
+        return "cyclic_plan", f"this list or object contains itself; {tree} must be a tree (as JSON text always is)"
+    if expanded - distinct > MAX_SHARED_EXPANSION:
+        return "plan_too_large", (
+            f"lists or objects used in several places expand {part} to {expanded:,} values "
+            f"from {distinct:,} distinct ones; every use is translated again, and connect_plan accepts at most "
+            f"{MAX_SHARED_EXPANSION:,} values more than the distinct ones (reuse fewer nested objects)"
+        )
+    return None
+
+
+def container_problem(value: Any) -> tuple[str, str] | None:
+    """What is wrong with a list or object given as a row value (Python data, not JSON
+    text): it contains itself, or reuse expands it without bound. Converting it copies every
+    use (pyarrow, ``json.dumps`` for a string column), so a few nested reuses would ask for
+    gigabytes, and a cycle never ends. One cheap walk for the usual small plain tree (a
+    bigger one, or one that reuses, takes the walk that counts reuse)."""
+    if _plain_tree_encodable(value, _CHEAP_CELL_NODES):
+        return None
+    _, expanded, distinct = _shape(value)
+    return _shape_problem(expanded, distinct, "a value", "this value")
 
 
 def _shape(raw: Any) -> tuple[bool, int, int]:

@@ -12,9 +12,11 @@ import copy
 import json
 import math
 import os
+import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -206,6 +208,35 @@ def test_reused_objects_may_not_expand_a_plan_without_bound() -> None:
     copied = connect_plan.translate([[1]], schema, [{"op": "filter", "payload": copy.deepcopy(cond)},
                                                    {"op": "select", "payload": [{"name": "c", "expr": copy.deepcopy(cond)}]}])
     assert shared == copied
+
+
+@pytest.mark.parametrize("type_", ["string", "array", "array<array<int>>", "struct<a:array<int>>"])
+def test_reused_lists_in_row_values_are_bounded_before_conversion(type_: str) -> None:
+    """A row value that reuses one list at every level (2**40 values once copied): converting
+    it (json.dumps for a string column, pyarrow for the others) took every byte of memory
+    (22 GB, the CI run killed), found by test_mutated_fixture_plans. It is now a located
+    plan_too_large before any conversion; a value that contains itself is a cyclic_plan."""
+    shared: Any = [1]
+    for _ in range(40):
+        shared = [shared, shared]
+    value = {"a": shared} if type_.startswith("struct") else shared
+    schema = [("id", "int"), ("v", type_)]
+    for rows, where in (([[1, None], [2, value]], "/input/rows/1/1"), ([{"id": 1}, {"v": value, "id": 2}], "/input/rows/1/v")):
+        start = time.monotonic()
+        with pytest.raises(PlanError) as info:
+            connect_plan.translate(rows, schema, [])
+        assert time.monotonic() - start < 5
+        assert info.value.codes == ("plan_too_large",) and info.value.details[0].loc == where, info.value
+        assert "row 1, column 'v'" in str(info.value)
+    loop: list[Any] = [1]
+    loop.append(loop)
+    with pytest.raises(PlanError) as info:
+        connect_plan.translate([[1, {"a": loop} if type_.startswith("struct") else loop]], schema, [])
+    assert info.value.codes == ("cyclic_plan",) and info.value.details[0].loc == "/input/rows/0/1", info.value
+    # reuse that stays small means the same as writing the values out
+    small = [[1, 2]] * 3
+    if type_ in ("array", "array<array<int>>"):
+        assert connect_plan.translate([[1, small]], schema, []) == connect_plan.translate([[1, copy.deepcopy(small)]], schema, [])
 
 
 @given(text=st.text(max_size=200))
