@@ -590,8 +590,10 @@ _CONTAINERS = frozenset({list, tuple, dict})
 def _check_containers(values: list[Any], field: Field, rows_loc: str, col_index: int, errors: list[ErrorDetail]) -> None:
     """Lists and objects among ``values`` must be trees of bounded size (see
     :func:`connect_plan.parse.container_problem`)."""
-    from .parse import container_problem
+    from .parse import _CHEAP_WALK_NODES, _plain_tree_encodable, container_problem
 
+    if _plain_tree_encodable(values, _CHEAP_WALK_NODES):  # the usual case: one walk, no call per value
+        return
     for i, v in enumerate(values):
         if type(v) in _CONTAINERS and len(errors) < MAX_ROW_ERRORS:
             problem = container_problem(v)
