@@ -28,7 +28,12 @@ from .measure import env_info
 
 #: scenario sizes: full (the issue's) and tiny (the smoke test's)
 SIZES: dict[str, dict[str, Any]] = {
-    "full": {"translation": (10, 100, 1000), "throughput": (1_000_000, 10_000_000), "upload": (100_000, 1_000_000), "analytical": 10_000_000},
+    "full": {
+        "translation": (10, 100, 1000),
+        "throughput": (1_000_000, 10_000_000),
+        "upload": (100_000, 1_000_000),
+        "analytical": 10_000_000,
+    },
     "tiny": {"translation": (10, 20), "throughput": (10_000,), "upload": (1_000, 20_000), "analytical": 10_000},
 }
 SCENARIOS = ("translation", "small_query", "throughput", "upload", "analytical")
@@ -51,6 +56,7 @@ def resolve_server(remote: str) -> tuple[str, str]:
 
 def code_version() -> dict[str, Any]:
     """The commit of the code measured, and whether the work tree had changes."""
+
     def git(*args: str) -> str | None:
         try:
             out = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10)
@@ -121,7 +127,11 @@ def run_suite(
         "repeat": repeat,
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         "seconds": round(time.time() - started, 1),
-        "server": {"engine": engine, "spark_version": server_version, "in_process": engine == "sail" and url.startswith("sc://127.0.0.1")},
+        "server": {
+            "engine": engine,
+            "spark_version": server_version,
+            "in_process": engine == "sail" and url.startswith("sc://127.0.0.1"),
+        },
         "code": code_version(),
         "environment": {**env_info(), "load_average_before": load_before, "load_average_after": load_average()},
         "results": results,
@@ -143,7 +153,11 @@ def summary_markdown(report: dict[str, Any]) -> str:
     server = report["server"]
     engine = server.get("engine", "spark")
     if engine == "sail":
-        where = "Sail server" + (" in the benchmark's process" if server.get("in_process") else "") + f" (reports Spark {server['spark_version']})"
+        where = (
+            "Sail server"
+            + (" in the benchmark's process" if server.get("in_process") else "")
+            + f" (reports Spark {server['spark_version']})"
+        )
     else:
         where = f"Spark {server['spark_version']} server"
     code = report.get("code") or {}
@@ -155,7 +169,11 @@ def summary_markdown(report: dict[str, Any]) -> str:
         f"client: Python {env['python']}, PySpark {env['pyspark']}, pyarrow {env['pyarrow']}, {env['cpus']} CPUs"
         + (f", robin-sparkless {env['robin_sparkless']}" if env.get("robin_sparkless") else "")
         + (f"; load average {load[0][0]} before, {load[1][0]} after" if load[0] and load[1] else "")
-        + (f"; code {code['commit'][:12]}" + (" with uncommitted changes" if code.get("dirty") else "") if code.get("commit") else "")
+        + (
+            f"; code {code['commit'][:12]}" + (" with uncommitted changes" if code.get("dirty") else "")
+            if code.get("commit")
+            else ""
+        )
         + ". Medians; every sample is in report.json.",
         "",
     ]
@@ -176,7 +194,9 @@ def summary_markdown(report: dict[str, Any]) -> str:
             lines.append("")
         for t in r["targets"]:
             op = "≤" if t["kind"] == "max" else "≥"
-            lines.append(f"- {'met' if t['met'] else 'MISSED'}: {t['name']} — measured {_fmt(t['value'])} ({op} {t['limit']})")
+            lines.append(
+                f"- {'met' if t['met'] else 'MISSED'}: {t['name']} — measured {_fmt(t['value'])} ({op} {t['limit']})"
+            )
         if r["targets"]:
             lines.append("")
     return "\n".join(lines)
@@ -184,18 +204,34 @@ def summary_markdown(report: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--remote", help="Spark Connect URL, or 'sail' for an in-process Sail server "
-                        "(default: $SPARK_REMOTE, else a local Spark server started for the run)")
-    parser.add_argument("--engine", choices=ENGINES, help="the server's engine, for its targets (default: sail for --remote sail, else spark)")
+    parser.add_argument(
+        "--remote",
+        help="Spark Connect URL, or 'sail' for an in-process Sail server "
+        "(default: $SPARK_REMOTE, else a local Spark server started for the run)",
+    )
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        help="the server's engine, for its targets (default: sail for --remote sail, else spark)",
+    )
     parser.add_argument("--size", choices=sorted(SIZES), default="full")
-    parser.add_argument("--repeat", type=int, default=3, help="repetitions per measurement (small cases run 10× as many)")
-    parser.add_argument("--only", nargs="+", choices=SCENARIOS, default=list(SCENARIOS), help="run only these scenarios")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="repetitions per measurement (small cases run 10× as many)"
+    )
+    parser.add_argument(
+        "--only", nargs="+", choices=SCENARIOS, default=list(SCENARIOS), help="run only these scenarios"
+    )
     parser.add_argument("--no-robin", action="store_true", help="leave robin-sparkless out")
     parser.add_argument("--driver-memory", default="6g", help="driver memory of a local server started for the run")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--out", help="directory for report.json and summary.md (default: benchmarks/results, git-ignored)")
-    where.add_argument("--publish", action="store_true",
-                       help="write them to docs/benchmarks/<engine>/ (committed: the report the README quotes); full size only")
+    where.add_argument(
+        "--out", help="directory for report.json and summary.md (default: benchmarks/results, git-ignored)"
+    )
+    where.add_argument(
+        "--publish",
+        action="store_true",
+        help="write them to docs/benchmarks/<engine>/ (committed: the report the README quotes); full size only",
+    )
     args = parser.parse_args(argv)
     if args.publish and args.size != "full":
         parser.error("--publish writes the committed report: run it at --size full")
@@ -209,7 +245,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"starting a local Spark Connect server (driver memory {args.driver_memory})...", file=sys.stderr)
         url = server.start(driver_memory=args.driver_memory).url
     try:
-        report = run_suite(url, size=args.size, repeat=args.repeat, only=args.only, robin=not args.no_robin, engine=args.engine)
+        report = run_suite(
+            url, size=args.size, repeat=args.repeat, only=args.only, robin=not args.no_robin, engine=args.engine
+        )
     finally:
         if server is not None:
             server.stop()

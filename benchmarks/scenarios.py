@@ -31,7 +31,14 @@ class Context:
     engine: str = "spark"  # the server's engine: "spark" or "sail" (the targets differ)
 
 
-def _record(scenario: str, case: str, series: dict[str, Series], ratios: dict[str, float], targets: list[dict[str, Any]] | None = None, **extra: Any) -> dict[str, Any]:
+def _record(
+    scenario: str,
+    case: str,
+    series: dict[str, Series],
+    ratios: dict[str, float],
+    targets: list[dict[str, Any]] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
     return {
         "scenario": scenario,
         "case": case,
@@ -89,7 +96,14 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
     for _ in range(20 * ctx.repeat):
         ours_0.samples.append(thread_cpu(lambda: connect_plan.translate(table, None, []))[0] * 1e6)
         py_0.samples.append(thread_cpu(lambda: base._plan.to_proto(ctx.spark.client))[0] * 1e6)
-    out = [_record("translation", "input only (0 ops)", {"connect_plan": ours_0, "pyspark to_proto": py_0}, {"connect_plan/pyspark_to_proto": paired(ours_0, py_0)})]
+    out = [
+        _record(
+            "translation",
+            "input only (0 ops)",
+            {"connect_plan": ours_0, "pyspark to_proto": py_0},
+            {"connect_plan/pyspark_to_proto": paired(ours_0, py_0)},
+        )
+    ]
     marginal: dict[int, float] = {}
     raw: dict[int, float] = {}
     for n in sizes:
@@ -124,24 +138,49 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
         }
         targets = []
         if n == 100:
-            targets.append(_target("translation ≤ 0.05× PySpark proto building (to_proto) at 100 ops", ratios["connect_plan/pyspark_to_proto"], 0.05, "max"))
-            targets.append(_target("translation ≤ 0.05× PySpark DataFrame API + to_proto at 100 ops", ratios["connect_plan/pyspark_api_and_proto"], 0.05, "max"))
+            targets.append(
+                _target(
+                    "translation ≤ 0.05× PySpark proto building (to_proto) at 100 ops",
+                    ratios["connect_plan/pyspark_to_proto"],
+                    0.05,
+                    "max",
+                )
+            )
+            targets.append(
+                _target(
+                    "translation ≤ 0.05× PySpark DataFrame API + to_proto at 100 ops",
+                    ratios["connect_plan/pyspark_api_and_proto"],
+                    0.05,
+                    "max",
+                )
+            )
         series = {
-            "connect_plan": ours, "connect_plan marginal": ours_marginal, "connect_plan (JSON rows input)": ours_rows,
-            "pyspark to_proto": py_proto, "pyspark to_proto marginal": py_marginal, "pyspark API + to_proto": py_total,
+            "connect_plan": ours,
+            "connect_plan marginal": ours_marginal,
+            "connect_plan (JSON rows input)": ours_rows,
+            "pyspark to_proto": py_proto,
+            "pyspark to_proto marginal": py_marginal,
+            "pyspark API + to_proto": py_total,
         }
         out.append(_record("translation", f"{n} ops", series, ratios, targets))
-        ctx.log(f"translation {n} ops: connect_plan {ours.median:.1f} µs/op (marginal {ours_marginal.median:.1f}), "
-                f"pyspark to_proto {py_proto.median:.1f} (marginal {py_marginal.median:.1f}), API+to_proto {py_total.median:.1f}")
+        ctx.log(
+            f"translation {n} ops: connect_plan {ours.median:.1f} µs/op (marginal {ours_marginal.median:.1f}), "
+            f"pyspark to_proto {py_proto.median:.1f} (marginal {py_marginal.median:.1f}), API+to_proto {py_total.median:.1f}"
+        )
     if len(marginal) > 1:
         spread = max(marginal.values()) / min(marginal.values())
         plain = max(raw.values()) / min(raw.values())
         # the target is on the cost per op as a user pays it (input included); the
         # marginal spread (input subtracted) is reported beside it, not in its place
-        out.append(_record(
-            "translation", "per-op flatness", {}, {"per-op (input included) max/min": plain, "marginal per-op max/min": spread},
-            [_target(f"per-op cost flat within 1.5× from {min(raw)} to {max(raw)} ops", plain, 1.5, "max")],
-        ))
+        out.append(
+            _record(
+                "translation",
+                "per-op flatness",
+                {},
+                {"per-op (input included) max/min": plain, "marginal per-op max/min": spread},
+                [_target(f"per-op cost flat within 1.5× from {min(raw)} to {max(raw)} ops", plain, 1.5, "max")],
+            )
+        )
     return out
 
 
@@ -189,7 +228,7 @@ def small_query(ctx: Context) -> list[dict[str, Any]]:
     reps = ctx.repeat * 20
     names = list(clients)
     for rep in range(reps):
-        for name in names[rep % len(names):] + names[: rep % len(names)]:
+        for name in names[rep % len(names) :] + names[: rep % len(names)]:
             t0 = time.perf_counter()
             clients[name]()
             series[name].samples.append((time.perf_counter() - t0) * 1e3)
@@ -205,7 +244,12 @@ def small_query(ctx: Context) -> list[dict[str, Any]]:
     # ms, so the client's own work is most of PySpark's time there)
     limit = 0.4 if ctx.engine == "sail" else 0.9
     targets = [
-        _target(f"small-query latency ≤ {limit}× PySpark Connect on {ctx.engine.capitalize()}", ratios["connect_plan/pyspark"], limit, "max"),
+        _target(
+            f"small-query latency ≤ {limit}× PySpark Connect on {ctx.engine.capitalize()}",
+            ratios["connect_plan/pyspark"],
+            limit,
+            "max",
+        ),
         _target("small-query latency ≤ 1.1× one raw ExecutePlan", ratios["connect_plan/raw ExecutePlan"], 1.1, "max"),
     ]
     ctx.log("small query: " + ", ".join(f"{k} {s.median:.1f} ms" for k, s in series.items()))
@@ -261,14 +305,19 @@ def throughput(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
             t = df.toArrow()
             return t.num_rows, t.nbytes
 
-        paths = {"connect_plan table": table_path, "pyspark toArrow": pyspark_path, "connect_plan stream": stream_path, "connect_plan stream→parquet": parquet_path}
+        paths = {
+            "connect_plan table": table_path,
+            "pyspark toArrow": pyspark_path,
+            "connect_plan stream": stream_path,
+            "connect_plan stream→parquet": parquet_path,
+        }
         mbps = {k: Series("MB/s") for k in paths}
         cpu = {k: Series("CPU ms/MiB") for k in paths}
         rss = {k: Series("MiB peak RSS growth") for k in paths}
         results: dict[str, tuple[int, int]] = {}
         names = list(paths)
         for rep in range(ctx.repeat):
-            for name in names[rep % len(names):] + names[: rep % len(names)]:
+            for name in names[rep % len(names) :] + names[: rep % len(names)]:
                 s = run_measured(paths[name])
                 results[name] = s.value
                 mib = s.value[1] / MiB
@@ -292,16 +341,47 @@ def throughput(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
         }
         if has_rss:
             ratios["stream RSS/table RSS"] = paired(rss["connect_plan stream"], rss["connect_plan table"])
-            ratios["stream→parquet RSS/table RSS"] = paired(rss["connect_plan stream→parquet"], rss["connect_plan table"])
+            ratios["stream→parquet RSS/table RSS"] = paired(
+                rss["connect_plan stream→parquet"], rss["connect_plan table"]
+            )
             ratios["table RSS: connect_plan/pyspark"] = paired(rss["connect_plan table"], rss["pyspark toArrow"])
         targets = [
-            _target(f"throughput ≥ 1.0× PySpark toArrow ({n:,} rows)", ratios["table MB/s: connect_plan/pyspark"], 1.0, "min"),
-            _target(f"client CPU/MiB ≤ PySpark's ({n:,} rows)", ratios["table CPU/MiB: connect_plan/pyspark"], 1.0, "max"),
+            _target(
+                f"throughput ≥ 1.0× PySpark toArrow ({n:,} rows)",
+                ratios["table MB/s: connect_plan/pyspark"],
+                1.0,
+                "min",
+            ),
+            _target(
+                f"client CPU/MiB ≤ PySpark's ({n:,} rows)", ratios["table CPU/MiB: connect_plan/pyspark"], 1.0, "max"
+            ),
         ]
         if n >= 10_000_000 and has_rss:
-            targets.append(_target(f"stream peak RSS ≤ 25% of the table path's ({n:,} rows)", ratios["stream RSS/table RSS"], 0.25, "max"))
-        ctx.log(f"throughput {n:,}: " + ", ".join(f"{k} {mbps[k].median:.0f} MB/s" + (f" {rss[k].median:.0f} MiB" if has_rss else "") for k in paths))
-        out.append(_record("throughput", f"{n:,} rows × 5 columns", series, ratios, targets, same_result=same, result_mib=next(iter(results.values()))[1] / MiB))
+            targets.append(
+                _target(
+                    f"stream peak RSS ≤ 25% of the table path's ({n:,} rows)",
+                    ratios["stream RSS/table RSS"],
+                    0.25,
+                    "max",
+                )
+            )
+        ctx.log(
+            f"throughput {n:,}: "
+            + ", ".join(
+                f"{k} {mbps[k].median:.0f} MB/s" + (f" {rss[k].median:.0f} MiB" if has_rss else "") for k in paths
+            )
+        )
+        out.append(
+            _record(
+                "throughput",
+                f"{n:,} rows × 5 columns",
+                series,
+                ratios,
+                targets,
+                same_result=same,
+                result_mib=next(iter(results.values()))[1] / MiB,
+            )
+        )
     return out
 
 
@@ -316,7 +396,15 @@ def upload(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
     from pyspark.sql.types import BooleanType, DateType, DoubleType, LongType, StringType, StructField, StructType
 
     client, spark = ctx.client, ctx.spark
-    struct = StructType([StructField("id", LongType()), StructField("x", DoubleType()), StructField("s", StringType()), StructField("b", BooleanType()), StructField("d", DateType())])
+    struct = StructType(
+        [
+            StructField("id", LongType()),
+            StructField("x", DoubleType()),
+            StructField("s", StringType()),
+            StructField("b", BooleanType()),
+            StructField("d", DateType()),
+        ]
+    )
     out = []
     seed = 1000
     for n in sizes:
@@ -335,7 +423,9 @@ def upload(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
             robin_rows = w.input_rows(n, seed + 30_000) if ctx.robin is not None else None
             mib = table.nbytes / MiB
             runs: dict[str, Callable[[], int]] = {
-                "connect_plan JSON rows": lambda rows=rows: client.execute(w.COUNT_PLAN, rows, w.INPUT_SCHEMA).column(0)[0].as_py(),
+                "connect_plan JSON rows": lambda rows=rows: (
+                    client.execute(w.COUNT_PLAN, rows, w.INPUT_SCHEMA).column(0)[0].as_py()
+                ),
                 "pyspark rows": lambda py_rows=py_rows: spark.createDataFrame(py_rows, struct).count(),
                 "connect_plan Arrow": lambda table=table: client.execute(w.COUNT_PLAN, table).column(0)[0].as_py(),
                 "pyspark Arrow": lambda py_table=py_table: spark.createDataFrame(py_table).count(),
@@ -343,10 +433,10 @@ def upload(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
             if ctx.robin is not None:
                 # robin 0.11 has no standalone "agg" op: an empty plan, then its DataFrame count()
                 schema = [(f["name"], f["type"]) for f in w.INPUT_SCHEMA]
-                runs["robin-sparkless rows (in-process)"] = (
-                    lambda robin_rows=robin_rows, schema=schema: ctx.robin._execute_plan(robin_rows, schema, "[]").count()
+                runs["robin-sparkless rows (in-process)"] = lambda robin_rows=robin_rows, schema=schema: (
+                    ctx.robin._execute_plan(robin_rows, schema, "[]").count()
                 )
-            for name in clients[rep % len(clients):] + clients[: rep % len(clients)]:
+            for name in clients[rep % len(clients) :] + clients[: rep % len(clients)]:
                 t0 = time.perf_counter()
                 counts[name] = runs[name]()
                 if rep:
@@ -357,11 +447,25 @@ def upload(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
             "Arrow: connect_plan/pyspark": paired(series["connect_plan Arrow"], series["pyspark Arrow"]),
         }
         targets = [
-            _target(f"upload ≥ 1.0× PySpark createDataFrame, JSON rows ({n:,})", ratios["JSON rows: connect_plan/pyspark"], 1.0, "min"),
-            _target(f"upload ≥ 1.0× PySpark createDataFrame, Arrow ({n:,})", ratios["Arrow: connect_plan/pyspark"], 1.0, "min"),
+            _target(
+                f"upload ≥ 1.0× PySpark createDataFrame, JSON rows ({n:,})",
+                ratios["JSON rows: connect_plan/pyspark"],
+                1.0,
+                "min",
+            ),
+            _target(
+                f"upload ≥ 1.0× PySpark createDataFrame, Arrow ({n:,})",
+                ratios["Arrow: connect_plan/pyspark"],
+                1.0,
+                "min",
+            ),
         ]
         ctx.log(f"upload {n:,}: " + ", ".join(f"{k} {s.median:.1f} MB/s" for k, s in series.items()))
-        out.append(_record("upload", f"{n:,} rows × 5 columns then count", series, ratios, targets, same_result=same, input_mib=mib))
+        out.append(
+            _record(
+                "upload", f"{n:,} rows × 5 columns then count", series, ratios, targets, same_result=same, input_mib=mib
+            )
+        )
     return out
 
 
@@ -381,11 +485,13 @@ def analytical(ctx: Context, n: int) -> list[dict[str, Any]]:
     for name, fn in runs.items():  # warm-up
         results[name] = fn()
     for rep in range(ctx.repeat):
-        for name in (["connect_plan", "pyspark"] if rep % 2 == 0 else ["pyspark", "connect_plan"]):
+        for name in ["connect_plan", "pyspark"] if rep % 2 == 0 else ["pyspark", "connect_plan"]:
             t0 = time.perf_counter()
             results[name] = runs[name]()
             series[name].samples.append(time.perf_counter() - t0)
     same = _same_rows(results["connect_plan"], results["pyspark"])
     ratios = {"connect_plan/pyspark": paired(series["connect_plan"], series["pyspark"])}
-    ctx.log(f"analytical {n:,}: connect_plan {series['connect_plan'].median:.2f} s, pyspark {series['pyspark'].median:.2f} s")
+    ctx.log(
+        f"analytical {n:,}: connect_plan {series['connect_plan'].median:.2f} s, pyspark {series['pyspark'].median:.2f} s"
+    )
     return [_record("analytical", f"groupBy + join over {n:,} rows", series, ratios, same_result=same)]

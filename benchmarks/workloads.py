@@ -46,14 +46,32 @@ def generated_plan(n: int) -> tuple[list[list[Any]], list[dict[str, str]], list[
     idc = {"col": "id"}
     plan: list[dict[str, Any]] = [
         {"op": "crossJoin", "payload": {"other_data": inner_rows, "other_schema": _INNER_SCHEMA}},
-        {"op": "withColumn", "payload": {"name": "id", "expr": {"fn": "+", "args": [{"fn": "*", "args": [{"col": "a"}, {"lit": inner}]}, {"col": "i"}]}}},
-        {"op": "select", "payload": [
-            {"name": "id", "expr": idc},
-            {"name": "x", "expr": {"fn": "*", "args": [{"fn": "cast", "args": [idc, "double"]}, {"lit": 0.5}]}},
-            {"name": "s", "expr": {"fn": "concat", "args": [{"lit": "name-"}, {"fn": "cast", "args": [{"fn": "pmod", "args": [idc, {"lit": 1000}]}, "string"]}]}},
-            {"name": "b", "expr": {"fn": "==", "args": [{"fn": "pmod", "args": [idc, {"lit": 2}]}, {"lit": 0}]}},
-            {"name": "d", "expr": {"col": "d"}},
-        ]},
+        {
+            "op": "withColumn",
+            "payload": {
+                "name": "id",
+                "expr": {"fn": "+", "args": [{"fn": "*", "args": [{"col": "a"}, {"lit": inner}]}, {"col": "i"}]},
+            },
+        },
+        {
+            "op": "select",
+            "payload": [
+                {"name": "id", "expr": idc},
+                {"name": "x", "expr": {"fn": "*", "args": [{"fn": "cast", "args": [idc, "double"]}, {"lit": 0.5}]}},
+                {
+                    "name": "s",
+                    "expr": {
+                        "fn": "concat",
+                        "args": [
+                            {"lit": "name-"},
+                            {"fn": "cast", "args": [{"fn": "pmod", "args": [idc, {"lit": 1000}]}, "string"]},
+                        ],
+                    },
+                },
+                {"name": "b", "expr": {"fn": "==", "args": [{"fn": "pmod", "args": [idc, {"lit": 2}]}, {"lit": 0}]}},
+                {"name": "d", "expr": {"col": "d"}},
+            ],
+        },
     ]
     return outer_rows, _OUTER_SCHEMA, plan
 
@@ -87,12 +105,26 @@ def analytical_plan(n: int) -> tuple[list[list[Any]], list[dict[str, str]], list
     plan = [
         *plan,
         {"op": "withColumn", "payload": {"name": "k", "expr": {"fn": "pmod", "args": [{"col": "id"}, {"lit": 1000}]}}},
-        {"op": "groupBy", "payload": {"group_by": ["k"], "aggs": [
-            {"agg": "count", "alias": "n"},
-            {"agg": "sum", "column": "x", "alias": "sx"},
-            {"agg": "avg", "column": "id", "alias": "mean_id"},
-        ]}},
-        {"op": "join", "payload": {"other_data": dims, "other_schema": [{"name": "k", "type": "bigint"}, {"name": "label", "type": "string"}], "on": ["k"], "how": "inner"}},
+        {
+            "op": "groupBy",
+            "payload": {
+                "group_by": ["k"],
+                "aggs": [
+                    {"agg": "count", "alias": "n"},
+                    {"agg": "sum", "column": "x", "alias": "sx"},
+                    {"agg": "avg", "column": "id", "alias": "mean_id"},
+                ],
+            },
+        },
+        {
+            "op": "join",
+            "payload": {
+                "other_data": dims,
+                "other_schema": [{"name": "k", "type": "bigint"}, {"name": "label", "type": "string"}],
+                "on": ["k"],
+                "how": "inner",
+            },
+        },
         {"op": "orderBy", "payload": {"columns": ["k"]}},
     ]
     return rows, schema, plan
@@ -121,7 +153,14 @@ SMALL_ROWS: list[list[Any]] = [
 ]
 SMALL_PLAN: list[dict[str, Any]] = [
     {"op": "filter", "payload": {"op": "gt", "left": {"col": "x"}, "right": {"lit": 1.0}}},
-    {"op": "select", "payload": [{"name": "id", "expr": {"col": "id"}}, {"name": "s", "expr": {"col": "s"}}, {"name": "x", "expr": {"col": "x"}}]},
+    {
+        "op": "select",
+        "payload": [
+            {"name": "id", "expr": {"col": "id"}},
+            {"name": "s", "expr": {"col": "s"}},
+            {"name": "x", "expr": {"col": "x"}},
+        ],
+    },
     {"op": "orderBy", "payload": {"columns": ["x"], "ascending": [False]}},  # the spelling robin 0.11 reads too
     {"op": "limit", "payload": {"n": 2}},
 ]
@@ -130,7 +169,9 @@ SMALL_PLAN: list[dict[str, Any]] = [
 def small_df(spark: Any) -> Any:
     from pyspark.sql import functions as F
 
-    df = spark.createDataFrame([(r[0], r[1], r[2], r[3], dt.date.fromisoformat(r[4])) for r in SMALL_ROWS], PYSPARK_INPUT_SCHEMA)
+    df = spark.createDataFrame(
+        [(r[0], r[1], r[2], r[3], dt.date.fromisoformat(r[4])) for r in SMALL_ROWS], PYSPARK_INPUT_SCHEMA
+    )
     return df.filter(F.col("x") > 1.0).select("id", "s", "x").orderBy(F.col("x").desc()).limit(2)
 
 
@@ -141,7 +182,9 @@ def input_rows(n: int, seed: int = 1) -> list[list[Any]]:
     """``n`` rows × 5 columns as ``json.loads`` returns them (dates are ISO strings: JSON
     has no date type)."""
     rnd = random.Random(seed)
-    rows = [[i, rnd.random(), f"name-{i % 1000}", i % 2 == 0, f"2020-{1 + i % 12:02d}-{1 + i % 28:02d}"] for i in range(n)]
+    rows = [
+        [i, rnd.random(), f"name-{i % 1000}", i % 2 == 0, f"2020-{1 + i % 12:02d}-{1 + i % 28:02d}"] for i in range(n)
+    ]
     return json.loads(json.dumps(rows))
 
 
@@ -166,7 +209,12 @@ def translation_plan(n_ops: int) -> list[dict[str, Any]]:
         if kind < 5:
             steps.append({"op": "filter", "payload": {"op": "gt", "left": {"col": "x"}, "right": {"lit": -float(i)}}})
         elif kind < 9:
-            steps.append({"op": "withColumn", "payload": {"name": f"w{kind - 5}", "expr": {"fn": "+", "args": [{"col": "x"}, {"lit": i}]}}})
+            steps.append(
+                {
+                    "op": "withColumn",
+                    "payload": {"name": f"w{kind - 5}", "expr": {"fn": "+", "args": [{"col": "x"}, {"lit": i}]}},
+                }
+            )
         else:
             steps.append({"op": "select", "payload": ["id", "x", "s", "b", "d"]})
     return steps

@@ -21,6 +21,7 @@ from .errors import ConnectPlanError, LocalServerError, PlanError, ServerError
 if TYPE_CHECKING:
     import pyarrow as pa
 
+
 class CliError(ConnectPlanError):
     """A usage problem of the command line (unreadable file, bad option value)."""
 
@@ -215,7 +216,10 @@ def write_stream(reader: pa.RecordBatchReader, fmt: str, output: str | None, out
 
 
 def _client_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {"timeout": getattr(args, "timeout", None), "allow_insecure_token": getattr(args, "allow_insecure_token", False)}
+    return {
+        "timeout": getattr(args, "timeout", None),
+        "allow_insecure_token": getattr(args, "allow_insecure_token", False),
+    }
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -283,7 +287,10 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
             if args.json:
                 continue
             mark = "PASS" if result.ok else "FAIL"
-            print(f"{mark}  {result.name}  ({result.seconds * 1000:.0f} ms)" + ("" if result.ok else f"\n      {result.message}"))
+            print(
+                f"{mark}  {result.name}  ({result.seconds * 1000:.0f} ms)"
+                + ("" if result.ok else f"\n      {result.message}")
+            )
     if args.json:
         print(json.dumps([r.__dict__ for r in results], indent=1))
     else:
@@ -314,8 +321,14 @@ def cmd_server(args: argparse.Namespace) -> int:
             raise CliError(f"--timeout must be a positive number of seconds, got {args.timeout:g}")
         already = server.info()
         info = server.start(
-            port=args.port, conf=conf, driver_memory=args.driver_memory, master=args.master, timeout=args.timeout,
-            cluster=cluster, worker_cores=worker_cores, worker_memory=args.worker_memory,
+            port=args.port,
+            conf=conf,
+            driver_memory=args.driver_memory,
+            master=args.master,
+            timeout=args.timeout,
+            cluster=cluster,
+            worker_cores=worker_cores,
+            worker_memory=args.worker_memory,
         )
         verb = "already running" if already else "started"
         print(f"Spark Connect server {verb}: {info.url} (pid {info.pid}, log {info.log_path})")
@@ -377,22 +390,36 @@ def build_parser() -> argparse.ArgumentParser:
         prog="connect-plan",
         description="Run JSON logical plans on Apache Spark through Spark Connect (no local JVM needed).",
         epilog=f"exit codes: {EXIT_OK} ok, {EXIT_FAILURES} fixture failures, {EXIT_PLAN} invalid plan, {EXIT_SERVER} server error, "
-               f"{EXIT_LOCAL} local or usage problem, {EXIT_INTERRUPTED} interrupted",
+        f"{EXIT_LOCAL} local or usage problem, {EXIT_INTERRUPTED} interrupted",
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
     def remote_arg(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--remote", help="Spark Connect URL (sc://host:port/;token=...) or 'sail' for an in-process Sail server; default: $SPARK_REMOTE, then the local server")
-        p.add_argument("--timeout", type=float, metavar="SECONDS",
-                       help="bound each server operation; when it expires the query is interrupted on the server")
-        p.add_argument("--allow-insecure-token", action="store_true",
-                       help="allow sending the URL's token without TLS (use_ssl=false); prefer TLS, and prefer "
-                            "$SPARK_CONNECT_AUTHENTICATE_TOKEN to a token on the command line")
+        p.add_argument(
+            "--remote",
+            help="Spark Connect URL (sc://host:port/;token=...) or 'sail' for an in-process Sail server; default: $SPARK_REMOTE, then the local server",
+        )
+        p.add_argument(
+            "--timeout",
+            type=float,
+            metavar="SECONDS",
+            help="bound each server operation; when it expires the query is interrupted on the server",
+        )
+        p.add_argument(
+            "--allow-insecure-token",
+            action="store_true",
+            help="allow sending the URL's token without TLS (use_ssl=false); prefer TLS, and prefer "
+            "$SPARK_CONNECT_AUTHENTICATE_TOKEN to a token on the command line",
+        )
 
     p = sub.add_parser("run", help="run a plan document and print its result")
     p.add_argument("file", help="plan document (JSON: {input, plan}); '-' reads stdin")
-    p.add_argument("--format", choices=("table", "json", "csv", "parquet"), default="table",
-                   help="csv and parquet are written batch by batch as the result streams in")
+    p.add_argument(
+        "--format",
+        choices=("table", "json", "csv", "parquet"),
+        default="table",
+        help="csv and parquet are written batch by batch as the result streams in",
+    )
     p.add_argument("--output", "-o", help="write the result to this file")
     p.add_argument("--max-rows", type=_count, help="preview: at most this many rows (a limit on top of the plan)")
     p.add_argument("--max-bytes", type=_count, help="preview: stop after this many bytes of Arrow data")
@@ -401,7 +428,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("explain", help="print the Spark Connect plan (protobuf text)")
     p.add_argument("file")
-    p.add_argument("--analyzed", action="store_true", help="also print Spark's parsed/analyzed/optimized/physical plans")
+    p.add_argument(
+        "--analyzed", action="store_true", help="also print Spark's parsed/analyzed/optimized/physical plans"
+    )
     remote_arg(p)
     p.set_defaults(func=cmd_explain)
 
@@ -412,9 +441,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("fixtures", help="run every fixture under DIR and compare with 'expected'")
     p.add_argument("directory")
     p.add_argument("--json", action="store_true", help="print results as JSON")
-    p.add_argument("--tmp-dir", metavar="DIR", help="where ${tmp} of fixtures that write goes: a directory the server's "
-                   "driver and executors see (a shared volume, a bucket); default a fresh local directory, "
-                   "which only a server on this machine sees")
+    p.add_argument(
+        "--tmp-dir",
+        metavar="DIR",
+        help="where ${tmp} of fixtures that write goes: a directory the server's "
+        "driver and executors see (a shared volume, a bucket); default a fresh local directory, "
+        "which only a server on this machine sees",
+    )
     remote_arg(p)
     p.set_defaults(func=cmd_fixtures)
 
@@ -426,8 +459,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, help="gRPC port (default: a free one)")
     p.add_argument("--driver-memory", help="driver JVM heap, e.g. 4g (default: Spark's 1g)")
     p.add_argument("--master", help="Spark master URL, e.g. spark://host:7077 (default: local[*])")
-    p.add_argument("--cluster", metavar="N",
-                   help="start a local standalone cluster (a master and N ≥ 1 workers) and attach the server to it")
+    p.add_argument(
+        "--cluster",
+        metavar="N",
+        help="start a local standalone cluster (a master and N ≥ 1 workers) and attach the server to it",
+    )
     p.add_argument("--worker-cores", default="1", metavar="C", help="cores each --cluster worker offers (default 1)")
     p.add_argument("--worker-memory", default="1g", help="memory each --cluster worker offers (default 1g)")
     p.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark configuration (repeatable)")

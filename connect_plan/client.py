@@ -173,8 +173,9 @@ _install_quiet_filter()
 # PySpark warns "[RETRIES_EXCEEDED]" just before it raises the error that ended its retries;
 # that error reaches the caller as a ServerError saying so, so the warning is only noise
 # (and under warnings-as-errors it would replace the real error)
-warnings.filterwarnings("ignore", message=r"\[RETRIES_EXCEEDED\]", category=UserWarning,
-                        module=r"pyspark\.sql\.connect\.client\.retries")
+warnings.filterwarnings(
+    "ignore", message=r"\[RETRIES_EXCEEDED\]", category=UserWarning, module=r"pyspark\.sql\.connect\.client\.retries"
+)
 
 
 @contextlib.contextmanager
@@ -307,7 +308,8 @@ def load_plan(plan: Any, data: Any = None, schema: Any = None) -> ir.Plan:
     if isinstance(plan, Mapping) and "plan" in plan:
         if data is not None or schema is not None:
             raise PlanError.single(
-                "conflicting_input", "/input",
+                "conflicting_input",
+                "/input",
                 "the plan document has its own 'input'; do not also pass data or schema",
             )
         return parse_document(plan)
@@ -365,7 +367,11 @@ class Client:
         self._secrets = (*url_secrets(self._url), *(t for t in (token,) if t))
         try:
             self._builder = transport.ChannelBuilder(
-                self._url, token=token, use_ssl=use_ssl, ca_cert=ca_cert, headers=headers,
+                self._url,
+                token=token,
+                use_ssl=use_ssl,
+                ca_cert=ca_cert,
+                headers=headers,
                 allow_insecure_token=allow_insecure_token,
                 channel_options=list(channel_options) if channel_options is not None else None,
             )
@@ -374,9 +380,13 @@ class Client:
         except Exception as exc:  # PySparkValueError for malformed URLs
             hint = ""
             if _TOKEN_RE.search(self._url):
-                hint = (" (a token holding '/', '=' or ';' must be percent-encoded in the URL, e.g. '/' as %2F,"
-                        " or be passed as token=... or SPARK_CONNECT_AUTHENTICATE_TOKEN)")
-            raise ConnectPlanError(f"invalid Spark Connect URL {self._hide(self._url)!r}: {self._hide(str(exc))}{hint}") from None
+                hint = (
+                    " (a token holding '/', '=' or ';' must be percent-encoded in the URL, e.g. '/' as %2F,"
+                    " or be passed as token=... or SPARK_CONNECT_AUTHENTICATE_TOKEN)"
+                )
+            raise ConnectPlanError(
+                f"invalid Spark Connect URL {self._hide(self._url)!r}: {self._hide(str(exc))}{hint}"
+            ) from None
         if self._builder.token and self._builder.token not in self._secrets:
             self._secrets = (*self._secrets, self._builder.token)
         self._user_id = user_id
@@ -507,9 +517,11 @@ class Client:
         remembered for this session (features are chosen by it, see connect_plan.versions)."""
         if self._server_version is None:
             with self._operation(timeout):
-                self._server_version = str(self._session_retry(
-                    lambda: self._call(lambda: self._sc._analyze(method="spark_version").spark_version)
-                ))
+                self._server_version = str(
+                    self._session_retry(
+                        lambda: self._call(lambda: self._sc._analyze(method="spark_version").spark_version)
+                    )
+                )
         return self._server_version
 
     def _check_server(self) -> None:
@@ -561,7 +573,8 @@ class Client:
                 return
             log.warning(
                 "the Spark Connect server at %s no longer has this client's session (it restarted?); "
-                "continuing on a new session", self.url,
+                "continuing on a new session",
+                self.url,
             )
             new = self._new_session()
             self._sc = new
@@ -622,9 +635,9 @@ class Client:
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator form of :meth:`register_udf` (the name defaults to the function's)::
 
-            @client.udf("bigint")
-            def plus_one(x):
-                return None if x is None else x + 1
+        @client.udf("bigint")
+        def plus_one(x):
+            return None if x is None else x + 1
         """
 
         def register(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -812,14 +825,16 @@ class Client:
                 if ROWS_METRIC in values:
                     rows = int(values[ROWS_METRIC].long)
         report = describe(output)
-        return pa.table({
-            "operation": pa.array([report["operation"]], pa.string()),
-            "target": pa.array([report["target"]], pa.string()),
-            "format": pa.array([report["format"]], pa.string()),
-            "mode": pa.array([report["mode"]], pa.string()),
-            "partition_by": pa.array([report["partition_by"]], pa.list_(pa.string())),
-            "rows": pa.array([rows], pa.int64()),
-        })
+        return pa.table(
+            {
+                "operation": pa.array([report["operation"]], pa.string()),
+                "target": pa.array([report["target"]], pa.string()),
+                "format": pa.array([report["format"]], pa.string()),
+                "mode": pa.array([report["mode"]], pa.string()),
+                "partition_by": pa.array([report["partition_by"]], pa.list_(pa.string())),
+                "rows": pa.array([rows], pa.int64()),
+            }
+        )
 
     def stream(
         self,
@@ -858,7 +873,9 @@ class Client:
         import pyarrow as pa
 
         if ir_plan.output is not None:
-            raise PlanError.single("not_streamable", ir_plan.loc, "a plan that writes has no result to stream; use execute()")
+            raise PlanError.single(
+                "not_streamable", ir_plan.loc, "a plan that writes has no result to stream; use execute()"
+            )
         with self._operation(timeout) as at:
 
             def start() -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
@@ -1161,8 +1178,12 @@ _RETRYING = threading.local()
 _SIZE_CHECK_FROM = 1024 * 1024
 #: room left in the message for the request around the plan (session, ids, options)
 _REQUEST_OVERHEAD = 64 * 1024
-_SESSION_LOST = ("INVALID_HANDLE.SESSION_CHANGED", "INVALID_HANDLE.SESSION_NOT_FOUND", "NO_ACTIVE_SESSION",
-                 "incorrect server side session identifier")
+_SESSION_LOST = (
+    "INVALID_HANDLE.SESSION_CHANGED",
+    "INVALID_HANDLE.SESSION_NOT_FOUND",
+    "NO_ACTIVE_SESSION",
+    "incorrect server side session identifier",
+)
 
 
 def _session_lost(err: ConnectPlanError) -> bool:

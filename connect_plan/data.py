@@ -223,9 +223,7 @@ def _parse_timestamp(s: str) -> dt.datetime:
     try:
         base = dt.date.fromisoformat(date_s)
         micros = int((frac or "0")[:6].ljust(6, "0"))
-        out = dt.datetime(
-            base.year, base.month, base.day, int(hh or 0), int(mm or 0), int(ss or 0), micros
-        )
+        out = dt.datetime(base.year, base.month, base.day, int(hh or 0), int(mm or 0), int(ss or 0), micros)
     except ValueError:
         raise _Bad("not a valid calendar date and time") from None
     if zone:
@@ -255,8 +253,13 @@ def _coerce_timestamp(v: Any, t: Primitive) -> dt.datetime | int:
         d = _date_from_parts(v)
         try:
             out = dt.datetime(
-                d.year, d.month, d.day, int(v.get("hour", 0)), int(v.get("minute", 0)),
-                int(v.get("second", 0)), int(v.get("microsecond", 0)),
+                d.year,
+                d.month,
+                d.day,
+                int(v.get("hour", 0)),
+                int(v.get("minute", 0)),
+                int(v.get("second", 0)),
+                int(v.get("microsecond", 0)),
             )
         except (TypeError, ValueError):
             raise _Bad("invalid time parts") from None
@@ -436,8 +439,13 @@ def _all_match(strings: pa.Array, pattern: str) -> bool:
 
 
 def _column(
-    values: list[Any], field: Field, at: pa.DataType, rows_loc: str, col_index: int,
-    errors: list[ErrorDetail], present: set[type],
+    values: list[Any],
+    field: Field,
+    at: pa.DataType,
+    rows_loc: str,
+    col_index: int,
+    errors: list[ErrorDetail],
+    present: set[type],
 ) -> pa.Array:
     import pyarrow as pa
 
@@ -464,11 +472,7 @@ def _column(
     try:
         return pa.array(out, type=at)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, ValueError, TypeError) as exc:
-        errors.append(
-            ErrorDetail(
-                "row_value", f"{rows_loc}", f"column {field.name!r} cannot be converted: {exc}"
-            )
-        )
+        errors.append(ErrorDetail("row_value", f"{rows_loc}", f"column {field.name!r} cannot be converted: {exc}"))
         return pa.nulls(len(values), type=at)
 
 
@@ -487,7 +491,15 @@ def _infer_array_column(values: list[Any], field: Field) -> tuple[DataType, pa.D
     sample = [v for v in values if v is not None]
     try:
         inferred = pa.array(sample).type if sample else pa.list_(pa.int64())
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, RecursionError, ValueError, TypeError, OverflowError):
+    except (
+        pa.ArrowInvalid,
+        pa.ArrowTypeError,
+        pa.ArrowNotImplementedError,
+        RecursionError,
+        ValueError,
+        TypeError,
+        OverflowError,
+    ):
         inferred = pa.list_(pa.int64())
     if not pa.types.is_list(inferred) or pa.types.is_null(inferred.value_type):
         inferred = pa.list_(pa.int64())
@@ -543,9 +555,7 @@ def _columns(rows: Sequence[Any], names: list[str], rows_loc: str, errors: list[
     return columns
 
 
-def rows_to_arrow(
-    rows: Sequence[Any], fields: Sequence[Field], rows_loc: str, errors: list[ErrorDetail]
-) -> pa.Table:
+def rows_to_arrow(rows: Sequence[Any], fields: Sequence[Field], rows_loc: str, errors: list[ErrorDetail]) -> pa.Table:
     """Convert rows (lists in schema order or dicts by name) to an Arrow table.
 
     Problems are appended to ``errors`` (row shape, bad values); the returned table is then
@@ -587,7 +597,9 @@ def rows_to_arrow(
 _CONTAINERS = frozenset({list, tuple, dict})
 
 
-def _check_containers(values: list[Any], field: Field, rows_loc: str, col_index: int, errors: list[ErrorDetail]) -> None:
+def _check_containers(
+    values: list[Any], field: Field, rows_loc: str, col_index: int, errors: list[ErrorDetail]
+) -> None:
     """Lists and objects among ``values`` must be trees of bounded size (see
     :func:`connect_plan.parse.container_problem`)."""
     from .parse import _CHEAP_WALK_NODES, _plain_tree_encodable, container_problem
@@ -599,7 +611,9 @@ def _check_containers(values: list[Any], field: Field, rows_loc: str, col_index:
             problem = container_problem(v)
             if problem is not None:
                 code, message = problem
-                errors.append(ErrorDetail(code, f"{rows_loc}/{i}/{col_index}", f"row {i}, column {field.name!r}: {message}"))
+                errors.append(
+                    ErrorDetail(code, f"{rows_loc}/{i}/{col_index}", f"row {i}, column {field.name!r}: {message}")
+                )
 
 
 def _locate(errors: list[ErrorDetail], start: int, rows: Sequence[Any], names: list[str], rows_loc: str) -> None:
@@ -609,8 +623,13 @@ def _locate(errors: list[ErrorDetail], start: int, rows: Sequence[Any], names: l
 
 
 def _by_key(d: ErrorDetail, rows: Sequence[Any], names: Sequence[str], rows_loc: str) -> ErrorDetail:
-    parts = d.loc[len(rows_loc):].split("/")  # ["", row, column] for a value
-    if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit() or not isinstance(rows[int(parts[1])], Mapping):
+    parts = d.loc[len(rows_loc) :].split("/")  # ["", row, column] for a value
+    if (
+        len(parts) != 3
+        or not parts[1].isdigit()
+        or not parts[2].isdigit()
+        or not isinstance(rows[int(parts[1])], Mapping)
+    ):
         return d
     return ErrorDetail(d.code, f"{rows_loc}/{parts[1]}/{names[int(parts[2])]}", d.message, d.input)
 

@@ -96,7 +96,12 @@ def load_fixture(path: str | Path) -> dict[str, Any]:
 # ------------------------------------------------------------------ the fixture's own shape
 
 _ERROR_KEYS: dict[str, tuple[type, ...]] = {
-    "kind": (str,), "code": (str,), "loc": (str,), "error_class": (str,), "contains": (str, int, float), "op_index": (int,),
+    "kind": (str,),
+    "code": (str,),
+    "loc": (str,),
+    "error_class": (str,),
+    "contains": (str, int, float),
+    "op_index": (int,),
 }
 
 
@@ -120,19 +125,30 @@ def check_fixture(doc: Any, loc: str = "") -> list[ErrorDetail]:
         for i, item in enumerate(items):
             at = f"{loc}/{key}/{i}"
             if not isinstance(item, Mapping):
-                out.append(ErrorDetail("fixture_field", at, f"each '{key}' entry must be a plan document (an object)", item))
+                out.append(
+                    ErrorDetail("fixture_field", at, f"each '{key}' entry must be a plan document (an object)", item)
+                )
             elif key == "then" and item.get("expected") is not None:
                 out += expected_problems(item["expected"], f"{at}/expected")
     cleanup = doc.get("cleanup")
     if cleanup is not None:
         if not isinstance(cleanup, Mapping):
-            out.append(ErrorDetail("fixture_field", f"{loc}/cleanup", "'cleanup' must be an object {\"tables\": [...], \"views\": [...]}", cleanup))
+            out.append(
+                ErrorDetail(
+                    "fixture_field",
+                    f"{loc}/cleanup",
+                    '\'cleanup\' must be an object {"tables": [...], "views": [...]}',
+                    cleanup,
+                )
+            )
         else:
             for key, names in cleanup.items():
                 at = f"{loc}/cleanup/{key}"
                 if key not in ("tables", "views"):
                     out.append(ErrorDetail("fixture_field", at, "'cleanup' takes 'tables' and 'views'", key))
-                elif names is not None and (not isinstance(names, list) or not all(isinstance(n, str) and n for n in names)):
+                elif names is not None and (
+                    not isinstance(names, list) or not all(isinstance(n, str) and n for n in names)
+                ):
                     out.append(ErrorDetail("fixture_field", at, f"'cleanup.{key}' must be a list of names", names))
     return out
 
@@ -140,30 +156,74 @@ def check_fixture(doc: Any, loc: str = "") -> list[ErrorDetail]:
 def expected_problems(expected: Any, loc: str = "/expected") -> list[ErrorDetail]:
     """What is wrong with an ``expected`` value: ``{"schema"?, "rows"?}`` or ``{"error": {...}}``."""
     if not isinstance(expected, Mapping):
-        return [ErrorDetail("fixture_expected", loc, "'expected' must be an object: {\"schema\", \"rows\"} or {\"error\": {...}}", expected)]
+        return [
+            ErrorDetail(
+                "fixture_expected",
+                loc,
+                '\'expected\' must be an object: {"schema", "rows"} or {"error": {...}}',
+                expected,
+            )
+        ]
     out: list[ErrorDetail] = []
     unknown = sorted(set(expected) - {"schema", "rows", "error"})
     if unknown:
-        out.append(ErrorDetail("fixture_expected", f"{loc}/{unknown[0]}", "'expected' takes 'schema' and 'rows', or 'error'", unknown[0]))
+        out.append(
+            ErrorDetail(
+                "fixture_expected",
+                f"{loc}/{unknown[0]}",
+                "'expected' takes 'schema' and 'rows', or 'error'",
+                unknown[0],
+            )
+        )
     if "error" in expected:
         if "schema" in expected or "rows" in expected:
-            out.append(ErrorDetail("fixture_expected", f"{loc}/error", "'expected' has either an 'error' or a 'schema'/'rows', not both"))
+            out.append(
+                ErrorDetail(
+                    "fixture_expected",
+                    f"{loc}/error",
+                    "'expected' has either an 'error' or a 'schema'/'rows', not both",
+                )
+            )
         err = expected["error"]
         if not isinstance(err, Mapping):
-            out.append(ErrorDetail("fixture_expected", f"{loc}/error", "'error' must be an object with any of: " + ", ".join(_ERROR_KEYS), err))
+            out.append(
+                ErrorDetail(
+                    "fixture_expected",
+                    f"{loc}/error",
+                    "'error' must be an object with any of: " + ", ".join(_ERROR_KEYS),
+                    err,
+                )
+            )
         else:
             for key, value in err.items():
                 want = _ERROR_KEYS.get(key)
                 if want is None:
-                    out.append(ErrorDetail("fixture_expected", f"{loc}/error/{key}", "'error' takes " + ", ".join(_ERROR_KEYS), key))
+                    out.append(
+                        ErrorDetail(
+                            "fixture_expected", f"{loc}/error/{key}", "'error' takes " + ", ".join(_ERROR_KEYS), key
+                        )
+                    )
                 elif not isinstance(value, want) or isinstance(value, bool):
-                    out.append(ErrorDetail("fixture_expected", f"{loc}/error/{key}", f"'{key}' must be a {want[0].__name__}", value))
+                    out.append(
+                        ErrorDetail(
+                            "fixture_expected", f"{loc}/error/{key}", f"'{key}' must be a {want[0].__name__}", value
+                        )
+                    )
                 elif key == "kind" and value not in ("plan", "server"):
-                    out.append(ErrorDetail("fixture_expected", f"{loc}/error/kind", "'kind' is 'plan' or 'server'", value))
+                    out.append(
+                        ErrorDetail("fixture_expected", f"{loc}/error/kind", "'kind' is 'plan' or 'server'", value)
+                    )
     schema = expected.get("schema")
     if schema is not None:
         if not isinstance(schema, list):
-            out.append(ErrorDetail("fixture_expected", f"{loc}/schema", "'schema' must be a list of {\"name\", \"type\"} objects or [name, type] pairs", schema))
+            out.append(
+                ErrorDetail(
+                    "fixture_expected",
+                    f"{loc}/schema",
+                    '\'schema\' must be a list of {"name", "type"} objects or [name, type] pairs',
+                    schema,
+                )
+            )
         else:
             for i, f in enumerate(schema):
                 at = f"{loc}/schema/{i}"
@@ -172,10 +232,16 @@ def expected_problems(expected: Any, loc: str = "/expected") -> list[ErrorDetail
                 elif isinstance(f, list) and len(f) == 2:
                     name, tstr, nloc, tloc = f[0], f[1], f"{at}/0", f"{at}/1"
                 else:
-                    out.append(ErrorDetail("fixture_expected", at, "a schema field must be {\"name\", \"type\"} or a [name, type] pair", f))
+                    out.append(
+                        ErrorDetail(
+                            "fixture_expected", at, 'a schema field must be {"name", "type"} or a [name, type] pair', f
+                        )
+                    )
                     continue
                 if not isinstance(name, str) or not name:
-                    out.append(ErrorDetail("fixture_expected", nloc, "a schema field needs a non-empty string name", name))
+                    out.append(
+                        ErrorDetail("fixture_expected", nloc, "a schema field needs a non-empty string name", name)
+                    )
                 if not isinstance(tstr, str):
                     out.append(ErrorDetail("fixture_expected", tloc, "a schema field needs a type string", tstr))
                     continue
@@ -186,11 +252,25 @@ def expected_problems(expected: Any, loc: str = "/expected") -> list[ErrorDetail
     rows = expected.get("rows")
     if rows is not None:
         if not isinstance(rows, list):
-            out.append(ErrorDetail("fixture_expected", f"{loc}/rows", "'rows' must be a list of rows (lists in column order, or objects by column name)", rows))
+            out.append(
+                ErrorDetail(
+                    "fixture_expected",
+                    f"{loc}/rows",
+                    "'rows' must be a list of rows (lists in column order, or objects by column name)",
+                    rows,
+                )
+            )
         else:
             for i, row in enumerate(rows):
                 if not isinstance(row, (list, Mapping)):
-                    out.append(ErrorDetail("fixture_expected", f"{loc}/rows/{i}", "each expected row must be a list (column order) or an object (by column name)", row))
+                    out.append(
+                        ErrorDetail(
+                            "fixture_expected",
+                            f"{loc}/rows/{i}",
+                            "each expected row must be a list (column order) or an object (by column name)",
+                            row,
+                        )
+                    )
     return out
 
 
@@ -202,9 +282,30 @@ def _sorts(doc: Mapping[str, Any]) -> bool:
         op = step.get("op") if isinstance(step, Mapping) else None
         if op in ("orderBy", "sort"):
             ordered = True
-        elif op in ("groupBy", "rollup", "cube", "agg", "join", "union", "unionByName", "distinct", "crossJoin", "cross_join",
-                    "groupingSets", "intersect", "intersectAll", "except", "exceptAll", "subtract", "unionAll", "repartition", "coalesce",
-                    "minusPrimary", "intersectPrimary", "sortWithinPartitions"):
+        elif op in (
+            "groupBy",
+            "rollup",
+            "cube",
+            "agg",
+            "join",
+            "union",
+            "unionByName",
+            "distinct",
+            "crossJoin",
+            "cross_join",
+            "groupingSets",
+            "intersect",
+            "intersectAll",
+            "except",
+            "exceptAll",
+            "subtract",
+            "unionAll",
+            "repartition",
+            "coalesce",
+            "minusPrimary",
+            "intersectPrimary",
+            "sortWithinPartitions",
+        ):
             ordered = False
     return ordered
 
@@ -220,6 +321,7 @@ def plan_document(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 def substitute(doc: Any, values: Mapping[str, str]) -> Any:
     """``doc`` with ``${key}`` replaced in every string (iteratively, any depth)."""
+
     def fix(v: Any) -> Any:
         if isinstance(v, str) and "${" in v:
             for k, val in values.items():
@@ -261,7 +363,11 @@ def run_fixture(client: Client, doc: Mapping[str, Any], path: str = "", tmp_dir:
     import uuid
 
     run = uuid.uuid4().hex[:10]
-    tmp = f"{tmp_dir.rstrip('/')}/connect-plan-fixture-{run}" if tmp_dir else tempfile.mkdtemp(prefix="connect-plan-fixture-")
+    tmp = (
+        f"{tmp_dir.rstrip('/')}/connect-plan-fixture-{run}"
+        if tmp_dir
+        else tempfile.mkdtemp(prefix="connect-plan-fixture-")
+    )
     doc = substitute(doc, {"tmp": tmp, "run": run})
     name = str(doc.get("name") or Path(path).stem)
     start = time.perf_counter()
@@ -270,7 +376,9 @@ def run_fixture(client: Client, doc: Mapping[str, Any], path: str = "", tmp_dir:
             try:
                 client.execute(setup)
             except ConnectPlanError as exc:
-                return FixtureResult(path, name, False, f"setup {i} failed: {type(exc).__name__}: {exc}", time.perf_counter() - start)
+                return FixtureResult(
+                    path, name, False, f"setup {i} failed: {type(exc).__name__}: {exc}", time.perf_counter() - start
+                )
         result = _run_one(client, doc, path)
         if not result.ok:
             return result
@@ -327,9 +435,7 @@ def _match_error(exc: ConnectPlanError, want: Mapping[str, Any]) -> str | None:
     if "code" in want or "loc" in want:
         if not isinstance(exc, PlanError):
             return f"expected a PlanError with code/loc, got {type(exc).__name__}: {exc}"
-        if not any(
-            want.get("code", d.code) == d.code and want.get("loc", d.loc) == d.loc for d in exc.details
-        ):
+        if not any(want.get("code", d.code) == d.code and want.get("loc", d.loc) == d.loc for d in exc.details):
             return f"no problem with code={want.get('code')!r} loc={want.get('loc')!r} in: {exc}"
     if "error_class" in want:
         got = getattr(exc, "error_class", None)
@@ -351,7 +457,13 @@ def _types_match(want: DataType, got: DataType) -> bool:
     if isinstance(want, MapType) and isinstance(got, MapType):
         if want.key is None:
             return True
-        return got.key is not None and got.value is not None and want.value is not None and _types_match(want.key, got.key) and _types_match(want.value, got.value)
+        return (
+            got.key is not None
+            and got.value is not None
+            and want.value is not None
+            and _types_match(want.key, got.key)
+            and _types_match(want.value, got.value)
+        )
     if isinstance(want, StructType) and isinstance(got, StructType):
         return len(want.fields) == len(got.fields) and all(
             wn == gn and _types_match(wt, gt) for (wn, wt), (gn, gt) in zip(want.fields, got.fields)

@@ -65,9 +65,27 @@ _KEYS = (
 )
 #: gRPC statuses of a settings read that say nothing about the server's settings (it was not
 #: reached, or the session is gone): those errors propagate instead of meaning "no cache"
-_NOT_AN_ANSWER = ("UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED", "UNAUTHENTICATED", "PERMISSION_DENIED",
-                  "RESOURCE_EXHAUSTED", "ABORTED")
-_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "t": 1 << 40, "tb": 1 << 40}
+_NOT_AN_ANSWER = (
+    "UNAVAILABLE",
+    "DEADLINE_EXCEEDED",
+    "CANCELLED",
+    "UNAUTHENTICATED",
+    "PERMISSION_DENIED",
+    "RESOURCE_EXHAUSTED",
+    "ABORTED",
+)
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "k": 1 << 10,
+    "kb": 1 << 10,
+    "m": 1 << 20,
+    "mb": 1 << 20,
+    "g": 1 << 30,
+    "gb": 1 << 30,
+    "t": 1 << 40,
+    "tb": 1 << 40,
+}
 _BYTES_RE = re.compile(r"\s*(\d+)\s*([a-z]*)\s*", re.IGNORECASE)
 
 
@@ -120,7 +138,9 @@ def _refused(exc: ServerError) -> bool:
 class InputPlacer:
     """Fills the empty local relations of translated plans for one client session."""
 
-    def __init__(self, sc: Any, call: Callable[[Callable[[], Any]], Any], version: Callable[[], str] | None = None) -> None:
+    def __init__(
+        self, sc: Any, call: Callable[[Callable[[], Any]], Any], version: Callable[[], str] | None = None
+    ) -> None:
         self._sc = sc
         self._call = call  # runs a PySpark call, mapping its errors to ServerError
         self._version = version  # the server's Spark version, probed once per session
@@ -248,6 +268,7 @@ class InputPlacer:
                 self._artifacts = False
                 self._refusal = str(exc)
                 return False
+
             def forget(_: object, key: int = key) -> None:
                 self._by_table.pop(key, None)
 

@@ -145,7 +145,9 @@ _ARGS_OPS: dict[str, str] = {
     "regexp_replace": "regexp_replace",
 }
 _EXPR_OPS = (
-    set(_BINARY_OPS) | set(_UNARY_OPS) | set(_ARGS_OPS)
+    set(_BINARY_OPS)
+    | set(_UNARY_OPS)
+    | set(_ARGS_OPS)
     | {"and", "or", "between", "isin", "getItem", "startswith", "udf"}
 )
 
@@ -223,7 +225,12 @@ class Parser:
             self.err("missing_key", f"{loc}/plan", "a plan document needs a 'plan' array")
             steps_raw = []
         if not isinstance(inp, _MAP):
-            self.err("missing_key", f"{loc}/input", "a plan document needs an 'input' object with 'schema' and 'rows'", inp if inp is not None else _MISSING)
+            self.err(
+                "missing_key",
+                f"{loc}/input",
+                "a plan document needs an 'input' object with 'schema' and 'rows'",
+                inp if inp is not None else _MISSING,
+            )
             return None
         rows_key, rows = _first(inp, "rows", "data")
         schema_key, schema = _first(inp, "schema")
@@ -273,7 +280,12 @@ class Parser:
             seen += 1
             if isinstance(node, str):
                 if not node.isascii() and not _encodable(node):
-                    self.err("invalid_unicode", at, "text contains characters that are not valid Unicode (lone surrogates)", node)
+                    self.err(
+                        "invalid_unicode",
+                        at,
+                        "text contains characters that are not valid Unicode (lone surrogates)",
+                        node,
+                    )
                     ok = False
             elif isinstance(node, Mapping):
                 for k, v in node.items():
@@ -291,7 +303,9 @@ class Parser:
         if isinstance(raw, _MAP) and isinstance(raw.get("fields"), list):
             raw, loc = raw["fields"], f"{loc}/fields"  # Spark's StructType JSON
         if not isinstance(raw, (list, tuple)):
-            self.err("schema_type", loc, "a schema must be a list of {\"name\", \"type\"} objects or [name, type] pairs", raw)
+            self.err(
+                "schema_type", loc, 'a schema must be a list of {"name", "type"} objects or [name, type] pairs', raw
+            )
             return None
         fields: list[Field] = []
         seen: dict[str, int] = {}
@@ -308,7 +322,7 @@ class Parser:
             elif isinstance(item, (list, tuple)) and len(item) == 2:
                 name, tval = item
             else:
-                self.err("schema_field", at, "a schema field must be {\"name\", \"type\"} or a [name, type] pair", item)
+                self.err("schema_field", at, 'a schema field must be {"name", "type"} or a [name, type] pair', item)
                 ok = False
                 continue
             if not isinstance(name, str) or not name:
@@ -331,7 +345,12 @@ class Parser:
                 ok = False
                 continue
             if name.lower() in seen:
-                self.err("duplicate_column", at, f"column name {name!r} appears twice in the schema (names are case-insensitive)", name)
+                self.err(
+                    "duplicate_column",
+                    at,
+                    f"column name {name!r} appears twice in the schema (names are case-insensitive)",
+                    name,
+                )
                 ok = False
                 continue
             seen[name.lower()] = i
@@ -348,7 +367,12 @@ class Parser:
         if fields is None:
             return None
         if not isinstance(rows, (list, tuple)):
-            self.err("rows_type", rows_loc, "rows must be a list of lists (schema order) or of objects keyed by column name", rows)
+            self.err(
+                "rows_type",
+                rows_loc,
+                "rows must be a list of lists (schema order) or of objects keyed by column name",
+                rows,
+            )
             return None
         table = rows_to_arrow(rows, fields, rows_loc, self.errors)
         return ir.InlineData(table, rows_loc)
@@ -375,7 +399,12 @@ class Parser:
                 self.err("column_name", at, "an input column needs a non-empty name", name)
                 ok = False
             elif name.lower() in seen:
-                self.err("duplicate_column", at, f"column name {name!r} appears twice in the input (names are case-insensitive; the first is column {seen[name.lower()]})", name)
+                self.err(
+                    "duplicate_column",
+                    at,
+                    f"column name {name!r} appears twice in the input (names are case-insensitive; the first is column {seen[name.lower()]})",
+                    name,
+                )
                 ok = False
             else:
                 seen[name.lower()] = i
@@ -391,7 +420,12 @@ class Parser:
         if dupes:
             for i, n in enumerate(names):
                 if n in dupes and names.index(n) != i:
-                    self.err("duplicate_column", f"{rows_loc}/columns/{i}", f"column name {n!r} appears twice in the DataFrame", n)
+                    self.err(
+                        "duplicate_column",
+                        f"{rows_loc}/columns/{i}",
+                        f"column name {n!r} appears twice in the DataFrame",
+                        n,
+                    )
             return None
         try:
             return pa.Table.from_pandas(df, preserve_index=False)
@@ -404,7 +438,12 @@ class Parser:
             except (pa.ArrowException, ValueError, TypeError, OverflowError) as exc:
                 found = True
                 dtype = str(df.dtypes.iloc[i])
-                self.err("unsupported_column", f"{rows_loc}/columns/{i}", f"column {name!r} ({dtype}) cannot be converted to Arrow: {_arrow_reason(exc)}", dtype)
+                self.err(
+                    "unsupported_column",
+                    f"{rows_loc}/columns/{i}",
+                    f"column {name!r} ({dtype}) cannot be converted to Arrow: {_arrow_reason(exc)}",
+                    dtype,
+                )
         if not found:
             self.err("unsupported_column", rows_loc, "the DataFrame cannot be converted to Arrow")
         return None
@@ -415,7 +454,11 @@ class Parser:
             if fields is None:
                 return None
             if [f.name for f in fields] != table.column_names:
-                self.err("schema_mismatch", schema_loc, f"the schema names {[f.name for f in fields]} differ from the Arrow columns {table.column_names}")
+                self.err(
+                    "schema_mismatch",
+                    schema_loc,
+                    f"the schema names {[f.name for f in fields]} differ from the Arrow columns {table.column_names}",
+                )
                 return None
             import pyarrow as pa
 
@@ -454,7 +497,9 @@ class Parser:
             try:
                 table = table.cast(target)
             except (pa.ArrowException, ValueError, TypeError) as exc:
-                self.err("unsupported_type", rows_loc, f"the Arrow data cannot be converted to Spark's types {target}: {exc}")
+                self.err(
+                    "unsupported_type", rows_loc, f"the Arrow data cannot be converted to Spark's types {target}: {exc}"
+                )
                 return None
         return ir.InlineData(table, rows_loc)
 
@@ -488,7 +533,7 @@ class Parser:
 
     def step(self, raw: Any, index: int, loc: str) -> ir.Step | None:
         if not isinstance(raw, _MAP):
-            self.err("step_type", loc, "each plan step must be a JSON object {\"op\": ..., \"payload\": ...}", raw)
+            self.err("step_type", loc, 'each plan step must be a JSON object {"op": ..., "payload": ...}', raw)
             return None
         op = raw.get("op")
         if not isinstance(op, str):
@@ -499,7 +544,9 @@ class Parser:
             close = difflib.get_close_matches(op, list(OPS), n=1, cutoff=0.6)
             hint = _NOT_OPS_HINTS.get(op) or (close[0] if close else None)
             extra = f"; did you mean {hint!r}?" if hint else ""
-            self.err("unknown_op", f"{loc}/op", f"unsupported op {op!r}{extra} (supported: {', '.join(sorted(OPS))})", op)
+            self.err(
+                "unknown_op", f"{loc}/op", f"unsupported op {op!r}{extra} (supported: {', '.join(sorted(OPS))})", op
+            )
             return None
         payload = raw.get("payload")
         return handler(self, op, index, loc, payload, raw)
@@ -512,7 +559,11 @@ class Parser:
             return None
         for node in ir.walk(cond):
             if isinstance(node, ir.Window):
-                self.err("window_in_filter", node.loc, "window functions are not allowed in a filter (Spark evaluates them after WHERE); compute them with withColumn first, then filter on that column")
+                self.err(
+                    "window_in_filter",
+                    node.loc,
+                    "window functions are not allowed in a filter (Spark evaluates them after WHERE); compute them with withColumn first, then filter on that column",
+                )
                 return None
         return ir.Filter(index, op, loc, cond)
 
@@ -524,7 +575,9 @@ class Parser:
         elif isinstance(payload, str):
             items_raw = [payload]
         if not isinstance(items_raw, (list, tuple)):
-            self.err("payload_type", ploc, "select needs a list of columns or expressions (or {\"columns\": [...]})", payload)
+            self.err(
+                "payload_type", ploc, 'select needs a list of columns or expressions (or {"columns": [...]})', payload
+            )
             return None
         if not items_raw:
             self.err("empty", ploc, "select needs at least one column")
@@ -545,7 +598,12 @@ class Parser:
             if isinstance(item, (bool, int, float)) or item is None:
                 lit = self.expr(item, loc)
                 return ir.SelectItem(lit, None, loc) if lit is not None else None
-            self.err("select_item", loc, "a select item must be a column name, {\"name\", \"expr\"}, a column object or an expression", item)
+            self.err(
+                "select_item",
+                loc,
+                'a select item must be a column name, {"name", "expr"}, a column object or an expression',
+                item,
+            )
             return None
         alias = self._alias(item, loc, keys=("alias",))
         if "expr" in item:
@@ -559,7 +617,12 @@ class Parser:
         self._no_side(item, loc)
         key, name = _first(item, "col", "column", "name")
         if key is None:
-            self.err("select_item", loc, "a select item object needs 'expr', 'col', 'column', 'name' or an expression key ('fn', 'op', 'lit')", item)
+            self.err(
+                "select_item",
+                loc,
+                "a select item object needs 'expr', 'col', 'column', 'name' or an expression key ('fn', 'op', 'lit')",
+                item,
+            )
             return None
         if not isinstance(name, str) or not name:
             self.err("column_name", f"{loc}/{key}", "a column name must be a non-empty string", name)
@@ -619,11 +682,16 @@ class Parser:
     def _with_column(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
         ploc = f"{loc}/payload"
         if not isinstance(payload, _MAP):
-            self.err("payload_type", ploc, "withColumn needs {\"name\": ..., \"expr\": ...}", payload)
+            self.err("payload_type", ploc, 'withColumn needs {"name": ..., "expr": ...}', payload)
             return None
         key, name = _first(payload, "name", "alias", "colName")
         if key is None or not isinstance(name, str) or not name:
-            self.err("missing_key" if key is None else "column_name", f"{ploc}/{key or 'name'}", "withColumn needs a non-empty string 'name' (or 'alias')", name)
+            self.err(
+                "missing_key" if key is None else "column_name",
+                f"{ploc}/{key or 'name'}",
+                "withColumn needs a non-empty string 'name' (or 'alias')",
+                name,
+            )
             name = None
         if "expr" not in payload and "col" not in payload:
             self.err("missing_key", f"{ploc}/expr", "withColumn needs an 'expr'")
@@ -637,14 +705,19 @@ class Parser:
     def _rename(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
         ploc = f"{loc}/payload"
         if not isinstance(payload, _MAP):
-            self.err("payload_type", ploc, "withColumnRenamed needs {\"old\": ..., \"new\": ...}", payload)
+            self.err("payload_type", ploc, 'withColumnRenamed needs {"old": ..., "new": ...}', payload)
             return None
         okey, old = _first(payload, "old", "existing")
         nkey, new = _first(payload, "new", "newName")
         ok = True
         for key, val, default in ((okey, old, "old"), (nkey, new, "new")):
             if key is None or not isinstance(val, str) or not val:
-                self.err("missing_key" if key is None else "column_name", f"{ploc}/{key or default}", f"withColumnRenamed needs a non-empty string '{default}'", val)
+                self.err(
+                    "missing_key" if key is None else "column_name",
+                    f"{ploc}/{key or default}",
+                    f"withColumnRenamed needs a non-empty string '{default}'",
+                    val,
+                )
                 ok = False
         return ir.WithColumnRenamed(index, op, loc, old, new) if ok else None
 
@@ -660,7 +733,7 @@ class Parser:
         elif isinstance(payload, str):
             items = [payload]
         if not isinstance(items, (list, tuple)):
-            self.err("payload_type", ploc, "drop needs {\"columns\": [names]}", payload)
+            self.err("payload_type", ploc, 'drop needs {"columns": [names]}', payload)
             return None
         names = [self.column_name(it, f"{ploc}/{i}") for i, it in enumerate(items)]
         if any(n is None for n in names):
@@ -723,7 +796,7 @@ class Parser:
         if isinstance(payload, (list, tuple, str)):
             payload = {"columns": payload if not isinstance(payload, str) else [payload]}
         if not isinstance(payload, _MAP):
-            self.err("payload_type", ploc, f"{op} needs {{\"columns\": [...], \"ascending\"?: [...]}}", payload)
+            self.err("payload_type", ploc, f'{op} needs {{"columns": [...], "ascending"?: [...]}}', payload)
             return None
         ckey, cols = _first(payload, "columns", "cols")
         if ckey is None:
@@ -800,7 +873,12 @@ class Parser:
         if isinstance(sort_fn, str) and sort_fn in SORT_FUNCTIONS:
             args = item.get("args")
             if not isinstance(args, (list, tuple)) or len(args) != 1:
-                self.err("arity", f"{loc}/args", f"sort order {sort_fn!r} takes exactly one argument (the column or expression)", args)
+                self.err(
+                    "arity",
+                    f"{loc}/args",
+                    f"sort order {sort_fn!r} takes exactly one argument (the column or expression)",
+                    args,
+                )
                 return None
             key_expr = self.expr(args[0], f"{loc}/args/0")
             direction, nulls = SORT_FUNCTIONS[sort_fn]
@@ -852,7 +930,9 @@ class Parser:
             return None
         return (expr, asc, nf, loc)
 
-    def _bool_list(self, payload: Mapping[str, Any], keys: tuple[str, ...], n: int, loc: str) -> list[bool | None] | None:
+    def _bool_list(
+        self, payload: Mapping[str, Any], keys: tuple[str, ...], n: int, loc: str
+    ) -> list[bool | None] | None:
         key, val = _first(payload, *keys)
         if key is None or val is None:
             return None
@@ -874,7 +954,7 @@ class Parser:
         if isinstance(payload, (list, tuple)):
             payload = {"group_by": payload}
         if not isinstance(payload, _MAP):
-            self.err("payload_type", ploc, f"{op} needs {{\"group_by\": [...], \"aggs\": [...]}}", payload)
+            self.err("payload_type", ploc, f'{op} needs {{"group_by": [...], "aggs": [...]}}', payload)
             return None
         gkey, groups = _first(payload, "group_by", "groupBy", "columns", "cols")
         if gkey is None:
@@ -894,7 +974,11 @@ class Parser:
                 e = self.expr(g["expr"], f"{gloc}/expr")
                 if e is not None:
                     keys.append(e)
-            elif isinstance(g, _MAP) and any(k in g for k in ("col", "column", "name")) and not any(k in g for k in ("fn", "function", "op")):
+            elif (
+                isinstance(g, _MAP)
+                and any(k in g for k in ("col", "column", "name"))
+                and not any(k in g for k in ("fn", "function", "op"))
+            ):
                 name = self.column_name(g, gloc)
                 if name is not None:
                     keys.append(ir.Col(name, gloc))
@@ -923,13 +1007,13 @@ class Parser:
                 return None
             aggs = self.aggs(val, f"{ploc}/{key}")
         else:
-            self.err("payload_type", ploc, "agg needs {\"aggs\": [...]}", payload)
+            self.err("payload_type", ploc, 'agg needs {"aggs": [...]}', payload)
             return None
         return ir.Agg(index, op, loc, aggs) if aggs is not None else None
 
     def aggs(self, raw: Any, loc: str) -> tuple[ir.AggItem, ...] | None:
         if not isinstance(raw, (list, tuple)):
-            self.err("payload_type", loc, "aggregations must be a list of {\"agg\", \"column\", \"alias\"} objects", raw)
+            self.err("payload_type", loc, 'aggregations must be a list of {"agg", "column", "alias"} objects', raw)
             return None
         out = []
         for i, entry in enumerate(raw):
@@ -950,7 +1034,9 @@ class Parser:
             return ir.AggItem(entry_expr, alias, loc) if entry_expr is not None else None
         fkey, func = _first(entry, "agg", "func", "function", "fn")
         if fkey is None or not isinstance(func, str):
-            self.err("agg_entry", f"{loc}/{fkey or 'agg'}", "an aggregation needs 'agg' (a function name) or 'expr'", func)
+            self.err(
+                "agg_entry", f"{loc}/{fkey or 'agg'}", "an aggregation needs 'agg' (a function name) or 'expr'", func
+            )
             return None
         floc = f"{loc}/{fkey}"
         if func == "python_grouped_udf":
@@ -990,12 +1076,20 @@ class Parser:
                 return None
             if slot is None:
                 if v:
-                    self.err("not_applicable", f"{loc}/{nkey}", f"'{nkey}' applies to first, last, first_value, last_value and any_value, not {func!r}")
+                    self.err(
+                        "not_applicable",
+                        f"{loc}/{nkey}",
+                        f"'{nkey}' applies to first, last, first_value, last_value and any_value, not {func!r}",
+                    )
                     return None
             elif len(raw_args) == slot:
                 raw_args.append((v, f"{loc}/{nkey}"))
             else:
-                self.err("conflict", f"{loc}/{nkey}", f"'{nkey}' and the arguments of {func!r} both give the ignore-nulls flag")
+                self.err(
+                    "conflict",
+                    f"{loc}/{nkey}",
+                    f"'{nkey}' and the arguments of {func!r} both give the ignore-nulls flag",
+                )
                 return None
         if not raw_args and spec.min_args > 0:
             self.err("missing_key", f"{loc}/column", f"aggregate {func!r} needs a 'column' ({spec.arity_text()})")
@@ -1018,7 +1112,12 @@ class Parser:
     def _grouped_udf_entry(self, entry: Mapping[str, Any], loc: str, alias: str | None) -> ir.AggItem | None:
         name = entry.get("udf")
         if not isinstance(name, str) or not name:
-            self.err("missing_key", f"{loc}/udf", "a python_grouped_udf aggregation needs a 'udf' name", name if "udf" in entry else _MISSING)
+            self.err(
+                "missing_key",
+                f"{loc}/udf",
+                "a python_grouped_udf aggregation needs a 'udf' name",
+                name if "udf" in entry else _MISSING,
+            )
             return None
         rkey, rtype = _first(entry, "return_type", "returnType")
         declared = None
@@ -1033,10 +1132,25 @@ class Parser:
 
     # ---- join / union / crossJoin
 
-    _OTHER_KEYS = ("other_data", "otherData", "other_schema", "otherSchema", "on", "how",
-                   "other", "other_plan", "otherPlan", "other_table", "otherTable", "broadcast", "distinct")
+    _OTHER_KEYS = (
+        "other_data",
+        "otherData",
+        "other_schema",
+        "otherSchema",
+        "on",
+        "how",
+        "other",
+        "other_plan",
+        "otherPlan",
+        "other_table",
+        "otherTable",
+        "broadcast",
+        "distinct",
+    )
 
-    def _binary_payload(self, loc: str, payload: Any, raw: Mapping[str, Any], op: str) -> tuple[dict[str, Any], dict[str, str]] | None:
+    def _binary_payload(
+        self, loc: str, payload: Any, raw: Mapping[str, Any], op: str
+    ) -> tuple[dict[str, Any], dict[str, str]] | None:
         """The payload with op-level keys merged in, and where each key came from."""
         merged: dict[str, Any] = {}
         where: dict[str, str] = {}
@@ -1059,7 +1173,9 @@ class Parser:
         if dkey is None:
             self.err("missing_key", f"{loc}/payload/other_data", f"{op} needs 'other_data' (the right side's rows)")
         if skey is None:
-            self.err("missing_key", f"{loc}/payload/other_schema", f"{op} needs 'other_schema' (the right side's schema)")
+            self.err(
+                "missing_key", f"{loc}/payload/other_schema", f"{op} needs 'other_schema' (the right side's schema)"
+            )
         if dkey is None or skey is None:
             return None
         assert dkey is not None and skey is not None
@@ -1079,13 +1195,22 @@ class Parser:
         if how is None and isinstance(how_raw, str) and how_raw.lower().replace(" ", "") in _SINGLE_JOIN:
             self.err("unsupported_join_type", where.get("how", f"{loc}/payload/how"), _SINGLE_JOIN_MESSAGE, how_raw)
         elif how is None:
-            self.err("join_type", where.get("how", f"{loc}/payload/how"), f"unknown join type {how_raw!r} (expected one of {', '.join(sorted(_JOIN_TYPES))})", how_raw)
+            self.err(
+                "join_type",
+                where.get("how", f"{loc}/payload/how"),
+                f"unknown join type {how_raw!r} (expected one of {', '.join(sorted(_JOIN_TYPES))})",
+                how_raw,
+            )
         on_key = "on" if "on" in merged else None
         keys: list[str] = []
         conds: list[ir.Expr] = []
         if on_key is None or merged["on"] is None:
             if how != "cross":
-                self.err("missing_key", f"{loc}/payload/on", "join needs 'on' (key names or a condition); use crossJoin for a Cartesian product")
+                self.err(
+                    "missing_key",
+                    f"{loc}/payload/on",
+                    "join needs 'on' (key names or a condition); use crossJoin for a Cartesian product",
+                )
         else:
             self._join_on(merged["on"], where["on"], keys, conds)
         if right is None or how is None or (len(self.errors) and self._has_errors_under(loc)):
@@ -1101,7 +1226,12 @@ class Parser:
     def _join_on(self, on: Any, loc: str, keys: list[str], conds: list[ir.Expr]) -> None:
         if isinstance(on, str):
             if "(" in on or "=" in on:
-                self.err("join_on", loc, "'on' strings are column names; write a condition as an expression object (SQL text is never parsed)", on)
+                self.err(
+                    "join_on",
+                    loc,
+                    "'on' strings are column names; write a condition as an expression object (SQL text is never parsed)",
+                    on,
+                )
                 return
             keys.append(on)
             return
@@ -1145,7 +1275,9 @@ class Parser:
         by_name = op == "unionByName"
         allow = merged.get("allowMissingColumns", True) if by_name else True
         if not isinstance(allow, bool):  # "false" is not false (bool("false") is True)
-            self.err("bool_expected", where["allowMissingColumns"], "'allowMissingColumns' must be true or false", allow)
+            self.err(
+                "bool_expected", where["allowMissingColumns"], "'allowMissingColumns' must be true or false", allow
+            )
         distinct = merged.get("distinct", False)
         if not isinstance(distinct, bool):
             self.err("bool_expected", where["distinct"], "'distinct' must be true or false", distinct)
@@ -1170,7 +1302,9 @@ class Parser:
         top = self._nesting == 0
         conf = self.conf(doc["conf"], f"{loc}/conf") if "conf" in doc else ()
         if "conf" in doc and not top:
-            self.err("nested_conf", f"{loc}/conf", "'conf' applies to a whole execution; put it on the outermost document")
+            self.err(
+                "nested_conf", f"{loc}/conf", "'conf' applies to a whole execution; put it on the outermost document"
+            )
         if "with" in doc:
             self.definitions(doc["with"], f"{loc}/with", top)
         steps_raw = doc.get("plan", _MISSING)
@@ -1182,13 +1316,21 @@ class Parser:
         source: ir.Source | None
         if inp is _MISSING or inp is None:
             if not starts_with_read:
-                self.err("missing_key", f"{loc}/input", "a plan document needs an 'input' (rows and schema, a table, files, a range, SQL or a ref) or a first 'read' step")
+                self.err(
+                    "missing_key",
+                    f"{loc}/input",
+                    "a plan document needs an 'input' (rows and schema, a table, files, a range, SQL or a ref) or a first 'read' step",
+                )
                 self.steps(steps_raw, f"{loc}/plan")
                 return None
             source = None
         else:
             if starts_with_read:
-                self.err("conflicting_input", f"{loc}/plan/{_raw_first_index(steps_raw)}", "the plan has both an 'input' and a first 'read' step; keep one")
+                self.err(
+                    "conflicting_input",
+                    f"{loc}/plan/{_raw_first_index(steps_raw)}",
+                    "the plan has both an 'input' and a first 'read' step; keep one",
+                )
             source = self.source(inp, f"{loc}/input")
         steps = self.steps(steps_raw, f"{loc}/plan")
         first = _first_step(steps)
@@ -1201,16 +1343,26 @@ class Parser:
             return None
         if "output" in doc:
             if plan.output is not None:
-                self.err("conflicting_output", f"{loc}/output", "the plan ends with an output step and the document has 'output'; keep one")
+                self.err(
+                    "conflicting_output",
+                    f"{loc}/output",
+                    "the plan ends with an output step and the document has 'output'; keep one",
+                )
             else:
                 out = self.output(doc["output"], f"{loc}/output", len(plan.steps), "output")
                 if out is not None:
                     plan = replace(plan, output=out)
             if not top:
-                self.err("nested_output", f"{loc}/output", "a nested plan cannot write; only the outermost plan has an output")
+                self.err(
+                    "nested_output",
+                    f"{loc}/output",
+                    "a nested plan cannot write; only the outermost plan has an output",
+                )
         return replace(plan, conf=conf) if conf else plan
 
-    def finish(self, source: ir.Source, steps: tuple[ir.Step, ...], plan_loc: str, *, allow_read_first: bool = False) -> ir.Plan | None:
+    def finish(
+        self, source: ir.Source, steps: tuple[ir.Step, ...], plan_loc: str, *, allow_read_first: bool = False
+    ) -> ir.Plan | None:
         """Take a leading ``read`` and a trailing output step out of the step list.
         ``stop`` steps are transparent: a read after them is still first, an output before
         them still last."""
@@ -1222,12 +1374,22 @@ class Parser:
         output: ir.Output | None = None
         for i, step in enumerate(body):
             if isinstance(step, ir.Read):
-                self.err("read_not_first", step.loc, "a 'read' step can only be the first step of a plan that has no 'input'")
+                self.err(
+                    "read_not_first", step.loc, "a 'read' step can only be the first step of a plan that has no 'input'"
+                )
             elif isinstance(step, (ir.Write, ir.TempView)):
                 if i != last:
-                    self.err("output_not_last", step.loc, f"{step.op!r} must be the last step (it writes the result, nothing follows it)")
+                    self.err(
+                        "output_not_last",
+                        step.loc,
+                        f"{step.op!r} must be the last step (it writes the result, nothing follows it)",
+                    )
                 elif self._nesting > 0:
-                    self.err("nested_output", step.loc, f"a nested plan cannot end with {step.op!r}; only the outermost plan writes")
+                    self.err(
+                        "nested_output",
+                        step.loc,
+                        f"a nested plan cannot end with {step.op!r}; only the outermost plan writes",
+                    )
                 else:
                     output = step
         body = [s for s in body if not isinstance(s, (ir.Read, ir.Write, ir.TempView))]
@@ -1295,7 +1457,9 @@ class Parser:
         """A plan document inside another one (a join/union right side, a definition).
         Identical documents written twice become one shared sub-plan."""
         if not isinstance(raw, Mapping):
-            self.err("document_type", loc, "a nested plan must be a plan document object {\"input\": ..., \"plan\": [...]}", raw)
+            self.err(
+                "document_type", loc, 'a nested plan must be a plan document object {"input": ..., "plan": [...]}', raw
+            )
             return None
         if self._nesting >= MAX_PLAN_NESTING:
             self.err("too_deep", loc, f"plans nested more than {MAX_PLAN_NESTING} levels deep")
@@ -1324,7 +1488,12 @@ class Parser:
     def source(self, raw: Any, loc: str) -> ir.Source | None:
         """An input: inline rows, a table, files, a range, SQL, a ref or a nested document."""
         if not isinstance(raw, Mapping):
-            self.err("input_type", loc, "an input must be an object: {\"schema\", \"rows\"}, {\"table\"}, {\"files\", \"format\"}, {\"range\"}, {\"sql\"}, {\"ref\"} or a plan document", raw)
+            self.err(
+                "input_type",
+                loc,
+                'an input must be an object: {"schema", "rows"}, {"table"}, {"files", "format"}, {"range"}, {"sql"}, {"ref"} or a plan document',
+                raw,
+            )
             return None
         if "plan" in raw:
             return self.nested_document(raw, loc)
@@ -1334,7 +1503,12 @@ class Parser:
         if "rows" in raw or "data" in raw or ("schema" in raw and not kinds):
             kinds.append("inline")
         if not kinds:
-            self.err("input_kind", loc, "an input needs one of 'rows'+'schema', 'table', 'files' (+ 'format'), 'range', 'sql', 'ref' or 'input'+'plan'", raw)
+            self.err(
+                "input_kind",
+                loc,
+                "an input needs one of 'rows'+'schema', 'table', 'files' (+ 'format'), 'range', 'sql', 'ref' or 'input'+'plan'",
+                raw,
+            )
             return None
         if len(kinds) > 1:
             self.err("input_kind", loc, f"an input must be one kind of source, this one mixes {kinds}", raw)
@@ -1370,7 +1544,12 @@ class Parser:
             ok = False
         fmt = raw.get("format")
         if fmt is not None and (not isinstance(fmt, str) or not fmt):
-            self.err("format", f"{loc}/format", "'format' must be a data source name such as 'parquet', 'csv', 'json', 'orc' or 'text'", fmt)
+            self.err(
+                "format",
+                f"{loc}/format",
+                "'format' must be a data source name such as 'parquet', 'csv', 'json', 'orc' or 'text'",
+                fmt,
+            )
             ok = False
         if fmt is None and not paths:
             self.err("missing_key", f"{loc}/format", "a data source read needs 'files' or a 'format'")
@@ -1410,7 +1589,12 @@ class Parser:
         elif isinstance(spec, (list, tuple)) and 1 <= len(spec) <= 3:
             spec = dict(zip(("start", "end", "step"), spec if len(spec) > 1 else [0, *spec]))
         if not isinstance(spec, Mapping):
-            self.err("range", rloc, "'range' must be {\"start\"?, \"end\", \"step\"?, \"num_partitions\"?}, [start, end, step?] or an end", spec)
+            self.err(
+                "range",
+                rloc,
+                '\'range\' must be {"start"?, "end", "step"?, "num_partitions"?}, [start, end, step?] or an end',
+                spec,
+            )
             return None
         values: dict[str, int | None] = {}
         for key, default in (("start", 0), ("end", None), ("step", 1), ("num_partitions", None)):
@@ -1449,7 +1633,12 @@ class Parser:
             if isinstance(args, Mapping):
                 for name, v in args.items():
                     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-                        self.err("sql_parameter", aloc, "SQL parameter names must be identifiers (used as :name in the query)", name)
+                        self.err(
+                            "sql_parameter",
+                            aloc,
+                            "SQL parameter names must be identifiers (used as :name in the query)",
+                            name,
+                        )
                         ok = False
                         continue
                     e = self._sql_arg(v, f"{aloc}/{name}")
@@ -1465,7 +1654,12 @@ class Parser:
                     else:
                         positional.append(e)
             else:
-                self.err("sql_parameter", aloc, "'args' must be an object (named :parameters) or a list (positional ? parameters)", args)
+                self.err(
+                    "sql_parameter",
+                    aloc,
+                    "'args' must be an object (named :parameters) or a list (positional ? parameters)",
+                    args,
+                )
                 ok = False
         return ir.SqlSource(query, tuple(named), tuple(positional), loc) if ok else None
 
@@ -1492,10 +1686,13 @@ class Parser:
                 continue
             if isinstance(node, ir.Call) and CATALOG[node.fn].spark in _SQL_ARG_CONSTRUCTORS and not node.distinct:
                 continue
-            self.err("sql_parameter", nloc,
-                     f"a SQL parameter must be a literal, or array/map/struct constructors over literals "
-                     f"({', '.join(sorted(_SQL_ARG_CONSTRUCTORS))}); Spark rejects anything else (INVALID_SQL_ARG). "
-                     f"This is {_sql_arg_kind(node)}")
+            self.err(
+                "sql_parameter",
+                nloc,
+                f"a SQL parameter must be a literal, or array/map/struct constructors over literals "
+                f"({', '.join(sorted(_SQL_ARG_CONSTRUCTORS))}); Spark rejects anything else (INVALID_SQL_ARG). "
+                f"This is {_sql_arg_kind(node)}",
+            )
             ok = False
             break
         return e if ok else None
@@ -1505,7 +1702,9 @@ class Parser:
         shared = self._named.get(name) if isinstance(name, str) else None
         if shared is None:
             known = ", ".join(sorted(self._named)) or "none"
-            self.err("unknown_ref", f"{loc}/ref", f"no sub-plan named {name!r} in 'with' (defined so far: {known})", name)
+            self.err(
+                "unknown_ref", f"{loc}/ref", f"no sub-plan named {name!r} in 'with' (defined so far: {known})", name
+            )
             return None
         return shared
 
@@ -1517,7 +1716,9 @@ class Parser:
 
     _RIGHT_PLAN_KEYS = ("other", "other_plan", "otherPlan", "other_table", "otherTable")
 
-    def nested_right(self, merged: Mapping[str, Any], where: Mapping[str, str], loc: str, op: str) -> ir.Plan | Any | None:
+    def nested_right(
+        self, merged: Mapping[str, Any], where: Mapping[str, str], loc: str, op: str
+    ) -> ir.Plan | Any | None:
         """The right side of a binary op given as a nested plan, a table or a source;
         ``_MISSING`` when the payload uses the inline ``other_data``/``other_schema`` form."""
         present = [k for k in self._RIGHT_PLAN_KEYS if k in merged]
@@ -1532,12 +1733,18 @@ class Parser:
         if key in ("other_plan", "otherPlan") and isinstance(val, (list, tuple, str)):
             # Sparkless style: other_data/other_schema are the right input, other_plan its steps
             if not has_data:
-                self.err("missing_key", f"{loc}/payload/other_data", f"{op}: a step list in {key!r} applies to 'other_data'/'other_schema', which are missing")
+                self.err(
+                    "missing_key",
+                    f"{loc}/payload/other_data",
+                    f"{op}: a step list in {key!r} applies to 'other_data'/'other_schema', which are missing",
+                )
                 return None
             dkey, rows = _first(merged, "other_data", "otherData")
             skey, schema = _first(merged, "other_schema", "otherSchema")
             if skey is None:
-                self.err("missing_key", f"{loc}/payload/other_schema", f"{op} needs 'other_schema' (the right side's schema)")
+                self.err(
+                    "missing_key", f"{loc}/payload/other_schema", f"{op} needs 'other_schema' (the right side's schema)"
+                )
                 return None
             assert dkey is not None
             self._nesting += 1
@@ -1551,7 +1758,9 @@ class Parser:
             sub = self.finish(inline, steps, vloc)
             return sub
         if has_data:
-            self.err("conflicting_input", vloc, f"{op} takes one right side: either 'other_data'/'other_schema' or {key!r}")
+            self.err(
+                "conflicting_input", vloc, f"{op} takes one right side: either 'other_data'/'other_schema' or {key!r}"
+            )
             return None
         if key in ("other_table", "otherTable"):
             if not isinstance(val, str) or not val.strip():
@@ -1602,9 +1811,19 @@ class Parser:
         if "distinct" in merged and merged["distinct"] is not distinct:
             if kind.endswith("_primary"):
                 other_op = "except" if kind == "minus_primary" else "intersect"
-                self.err("conflict", where["distinct"], f"{op!r} keeps the primary input's duplicates; use {other_op!r} for distinct rows", merged["distinct"])
+                self.err(
+                    "conflict",
+                    where["distinct"],
+                    f"{op!r} keeps the primary input's duplicates; use {other_op!r} for distinct rows",
+                    merged["distinct"],
+                )
             else:
-                self.err("conflict", where["distinct"], f"{op!r} is always {'DISTINCT' if distinct else 'ALL'}; use the op of the other kind", merged["distinct"])
+                self.err(
+                    "conflict",
+                    where["distinct"],
+                    f"{op!r} is always {'DISTINCT' if distinct else 'ALL'}; use the op of the other kind",
+                    merged["distinct"],
+                )
             return None
         if right is None:
             return None
@@ -1615,7 +1834,7 @@ class Parser:
     def _fetch(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
         ploc = f"{loc}/payload"
         if not isinstance(payload, Mapping):
-            self.err("payload_type", ploc, "fetch needs {\"offset\"?: n, \"count\"?: n}", payload)
+            self.err("payload_type", ploc, 'fetch needs {"offset"?: n, "count"?: n}', payload)
             return None
         offset, count = 0, None
         ok = True
@@ -1637,7 +1856,11 @@ class Parser:
             return ir.Col(g, gloc)
         if isinstance(g, Mapping) and "expr" in g:
             return self.expr(g["expr"], f"{gloc}/expr")
-        if isinstance(g, Mapping) and any(k in g for k in ("col", "column", "name")) and not any(k in g for k in ("fn", "function", "op")):
+        if (
+            isinstance(g, Mapping)
+            and any(k in g for k in ("col", "column", "name"))
+            and not any(k in g for k in ("fn", "function", "op"))
+        ):
             name = self.column_name(g, gloc)
             return ir.Col(name, gloc) if name is not None else None
         if isinstance(g, Mapping):
@@ -1648,11 +1871,16 @@ class Parser:
     def _grouping_sets(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
         ploc = f"{loc}/payload"
         if not isinstance(payload, Mapping):
-            self.err("payload_type", ploc, "groupingSets needs {\"sets\": [[...], ...], \"aggs\": [...]}", payload)
+            self.err("payload_type", ploc, 'groupingSets needs {"sets": [[...], ...], "aggs": [...]}', payload)
             return None
         skey, sets_raw = _first(payload, "sets", "grouping_sets", "groupingSets")
         if skey is None or not isinstance(sets_raw, (list, tuple)) or not sets_raw:
-            self.err("missing_key" if skey is None else "payload_type", f"{ploc}/{skey or 'sets'}", "groupingSets needs 'sets': a non-empty list of lists of grouping columns", sets_raw)
+            self.err(
+                "missing_key" if skey is None else "payload_type",
+                f"{ploc}/{skey or 'sets'}",
+                "groupingSets needs 'sets': a non-empty list of lists of grouping columns",
+                sets_raw,
+            )
             return None
         keys: list[ir.Expr] = []
         index_of: dict[str, int] = {}
@@ -1674,7 +1902,12 @@ class Parser:
             if isinstance(s, str):
                 s = [s]
             if not isinstance(s, (list, tuple)):
-                self.err("payload_type", sloc, "each grouping set must be a list of grouping columns (empty for the grand total)", s)
+                self.err(
+                    "payload_type",
+                    sloc,
+                    "each grouping set must be a list of grouping columns (empty for the grand total)",
+                    s,
+                )
                 continue
             members: list[int] = []
             for j, g in enumerate(s):
@@ -1704,7 +1937,7 @@ class Parser:
         if isinstance(payload, (int, float)) and not isinstance(payload, bool):
             payload = {"fraction": payload}
         if not isinstance(payload, Mapping):
-            self.err("payload_type", ploc, "sample needs {\"fraction\", \"withReplacement\"?, \"seed\"?}", payload)
+            self.err("payload_type", ploc, 'sample needs {"fraction", "withReplacement"?, "seed"?}', payload)
             return None
         wkey, repl = _first(payload, "withReplacement", "with_replacement", "replace")
         if repl is None or wkey is None:
@@ -1725,8 +1958,19 @@ class Parser:
             self.err("missing_key", f"{ploc}/fraction", "sample needs a 'fraction'")
             return None
         for v, k in ((lower, "lower_bound"), (upper, ukey)):
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not _finite_number(v) or v < 0 or (v > 1 and not repl):
-                self.err("fraction", f"{ploc}/{k}", "a sampling fraction must be a number in [0, 1] (≥ 0 with replacement)", v)
+            if (
+                isinstance(v, bool)
+                or not isinstance(v, (int, float))
+                or not _finite_number(v)
+                or v < 0
+                or (v > 1 and not repl)
+            ):
+                self.err(
+                    "fraction",
+                    f"{ploc}/{k}",
+                    "a sampling fraction must be a number in [0, 1] (≥ 0 with replacement)",
+                    v,
+                )
                 return None
         if lower > upper:
             self.err("fraction", f"{ploc}/lower_bound", "'lower_bound' must not exceed the upper bound", lower)
@@ -1744,7 +1988,7 @@ class Parser:
         elif isinstance(payload, (list, tuple)):
             payload = {"columns": payload}
         if not isinstance(payload, Mapping):
-            self.err("payload_type", ploc, f"{op} needs {{\"n\"?: partitions, \"columns\"?: [...]}}", payload)
+            self.err("payload_type", ploc, f'{op} needs {{"n"?: partitions, "columns"?: [...]}}', payload)
             return None
         nkey, n = _first(payload, "n", "num_partitions", "numPartitions")
         if nkey is None:
@@ -1756,7 +2000,11 @@ class Parser:
         keys: list[ir.Expr] = []
         if ckey is not None and cols is not None:
             if op == "coalesce":
-                self.err("not_applicable", f"{ploc}/{ckey}", "coalesce only reduces the number of partitions; use repartition to partition by columns")
+                self.err(
+                    "not_applicable",
+                    f"{ploc}/{ckey}",
+                    "coalesce only reduces the number of partitions; use repartition to partition by columns",
+                )
                 return None
             if isinstance(cols, str):
                 cols = [cols]
@@ -1778,7 +2026,7 @@ class Parser:
         if isinstance(payload, str):
             payload = {"name": payload}
         if not isinstance(payload, Mapping) or not isinstance(payload.get("name"), str) or not payload["name"]:
-            self.err("payload_type", ploc, "hint needs {\"name\": \"broadcast\" | ..., \"parameters\"?: [...]}", payload)
+            self.err("payload_type", ploc, 'hint needs {"name": "broadcast" | ..., "parameters"?: [...]}', payload)
             return None
         params_raw = payload.get("parameters", payload.get("params", []))
         if not isinstance(params_raw, (list, tuple)):
@@ -1795,7 +2043,14 @@ class Parser:
 
     # ---- outputs: write, temp views
 
-    _MODES: ClassVar[dict[str, Any]] = {"error": "error", "errorifexists": "error", "default": "error", "append": "append", "overwrite": "overwrite", "ignore": "ignore"}
+    _MODES: ClassVar[dict[str, Any]] = {
+        "error": "error",
+        "errorifexists": "error",
+        "default": "error",
+        "append": "append",
+        "overwrite": "overwrite",
+        "ignore": "ignore",
+    }
 
     def _write(self, op: str, index: int, loc: str, payload: Any, raw: Mapping[str, Any]) -> ir.Step | None:
         return self.output(payload, f"{loc}/payload", index, op, step_loc=loc)
@@ -1804,12 +2059,17 @@ class Parser:
         """A write: ``{"path", "format"?, "mode"?, "partition_by"?, "options"?}`` or a table
         ``{"table" | "saveAsTable" | "insertInto": name, ...}``."""
         if not isinstance(raw, Mapping):
-            self.err("payload_type", loc, "a write needs {\"path\", \"format\", \"mode\"?} or {\"table\", \"mode\"?}", raw)
+            self.err("payload_type", loc, 'a write needs {"path", "format", "mode"?} or {"table", "mode"?}', raw)
             return None
         ok = True
         targets = [k for k in ("path", "table", "saveAsTable", "insertInto") if k in raw]
         if len(targets) != 1:
-            self.err("write_target", loc, "a write needs exactly one of 'path' (files), 'table'/'saveAsTable' or 'insertInto'", raw)
+            self.err(
+                "write_target",
+                loc,
+                "a write needs exactly one of 'path' (files), 'table'/'saveAsTable' or 'insertInto'",
+                raw,
+            )
             return None
         tkey = targets[0]
         target = raw[tkey]
@@ -1819,9 +2079,19 @@ class Parser:
         method = None if tkey == "path" else "insert_into" if tkey == "insertInto" else "save_as_table"
         mkey = raw.get("method")
         if mkey is not None:
-            m = {"saveastable": "save_as_table", "save_as_table": "save_as_table", "insertinto": "insert_into", "insert_into": "insert_into"}.get(str(mkey).lower())
+            m = {
+                "saveastable": "save_as_table",
+                "save_as_table": "save_as_table",
+                "insertinto": "insert_into",
+                "insert_into": "insert_into",
+            }.get(str(mkey).lower())
             if m is None or tkey == "path":
-                self.err("write_method", f"{loc}/method", "'method' is 'saveAsTable' or 'insertInto' and needs a 'table'", mkey)
+                self.err(
+                    "write_method",
+                    f"{loc}/method",
+                    "'method' is 'saveAsTable' or 'insertInto' and needs a 'table'",
+                    mkey,
+                )
                 ok = False
             else:
                 method = m
@@ -1830,10 +2100,20 @@ class Parser:
         if raw.get("overwrite") is True and method == "insert_into":
             mode = "overwrite" if "mode" not in raw else mode
         if mode is None:
-            self.err("write_mode", f"{loc}/mode", "'mode' must be one of error, errorifexists, append, overwrite, ignore", mode_raw)
+            self.err(
+                "write_mode",
+                f"{loc}/mode",
+                "'mode' must be one of error, errorifexists, append, overwrite, ignore",
+                mode_raw,
+            )
             ok = False
         elif method == "insert_into" and mode not in ("append", "overwrite", "error"):
-            self.err("write_mode", f"{loc}/mode", "insertInto appends or overwrites; use mode 'append' or 'overwrite'", mode_raw)
+            self.err(
+                "write_mode",
+                f"{loc}/mode",
+                "insertInto appends or overwrites; use mode 'append' or 'overwrite'",
+                mode_raw,
+            )
             ok = False
         if method == "insert_into" and "mode" not in raw and raw.get("overwrite") is not True:
             mode = "append"
@@ -1842,7 +2122,9 @@ class Parser:
             self.err("format", f"{loc}/format", "'format' must be a data source name such as 'parquet'", fmt)
             ok = False
         if tkey == "path" and fmt is None:
-            self.err("missing_key", f"{loc}/format", "a file write needs a 'format' (parquet, csv, json, orc, text ...)")
+            self.err(
+                "missing_key", f"{loc}/format", "a file write needs a 'format' (parquet, csv, json, orc, text ...)"
+            )
             ok = False
         pkey, parts = _first(raw, "partition_by", "partitionBy")
         cols: list[str] = []
@@ -1860,13 +2142,27 @@ class Parser:
                     else:
                         cols.append(name)
             if method == "insert_into" and cols:
-                self.err("not_applicable", f"{loc}/{pkey}", "insertInto uses the table's own partitioning; drop 'partition_by'")
+                self.err(
+                    "not_applicable",
+                    f"{loc}/{pkey}",
+                    "insertInto uses the table's own partitioning; drop 'partition_by'",
+                )
                 ok = False
         opts = self.options(raw.get("options"), f"{loc}/options")
         if not ok or opts is None or mode is None:
             return None
-        return ir.Write(index, op, step_loc or loc, fmt, target if tkey == "path" else None,
-                        None if tkey == "path" else target, method, mode, tuple(cols), opts)
+        return ir.Write(
+            index,
+            op,
+            step_loc or loc,
+            fmt,
+            target if tkey == "path" else None,
+            None if tkey == "path" else target,
+            method,
+            mode,
+            tuple(cols),
+            opts,
+        )
 
     _VIEW_OPS: ClassVar[dict[str, Any]] = {
         "createOrReplaceTempView": (True, False),
@@ -1910,8 +2206,11 @@ class Parser:
         )
         if spec.spark not in NULL_SKIPPING_AGGREGATES and not (spec.name in ("first", "last") and not null_flag):
             what = f"{spec.name!r} without ignorenulls" if null_flag else repr(spec.name)
-            self.err("agg_filter", f"{loc}/{fkey}",
-                     f"a filter is supported for aggregates that skip nulls ({', '.join(sorted(NULL_SKIPPING_AGGREGATES))}, first/last with ignorenulls); {what} does not")
+            self.err(
+                "agg_filter",
+                f"{loc}/{fkey}",
+                f"a filter is supported for aggregates that skip nulls ({', '.join(sorted(NULL_SKIPPING_AGGREGATES))}, first/last with ignorenulls); {what} does not",
+            )
             return None
         slots: Sequence[Param | None] = spec.slots(len(expr.args)) or [None] * len(expr.args)
         args = tuple(
@@ -1969,14 +2268,24 @@ class Parser:
                 if type(raw.get("op")) is str:
                     return self.op_expr(raw, loc, depth)
                 name = raw.get("fn")
-                if type(name) is str and "udf" not in raw and "window" not in raw and "over" not in raw and "type" not in raw:
+                if (
+                    type(name) is str
+                    and "udf" not in raw
+                    and "window" not in raw
+                    and "over" not in raw
+                    and "type" not in raw
+                ):
                     return self.call(raw, name, loc, depth, in_window=in_window)
         if isinstance(raw, str):
             return self.column_ref(raw, loc)
         if raw is None or isinstance(raw, (bool, int, float)):
             return self.literal(raw, loc)
         if not isinstance(raw, _MAP):
-            what = "arrays are not expressions (use {\"fn\": \"array\", \"args\": [...]})" if isinstance(raw, (list, tuple)) else "expected an expression object"
+            what = (
+                'arrays are not expressions (use {"fn": "array", "args": [...]})'
+                if isinstance(raw, (list, tuple))
+                else "expected an expression object"
+            )
             self.err("expr_type", loc, what, raw)
             return None
         for key in ("col", "column"):
@@ -1985,7 +2294,12 @@ class Parser:
                     break
                 return self.column_ref(raw[key], f"{loc}/{key}", side=self._side(raw, loc))
         if "lit" in raw:
-            return self.literal(raw["lit"], f"{loc}/lit", type_raw=raw.get("type") if "type" in raw and raw.get("type") not in ("literal", "lit") else None, type_loc=f"{loc}/type")
+            return self.literal(
+                raw["lit"],
+                f"{loc}/lit",
+                type_raw=raw.get("type") if "type" in raw and raw.get("type") not in ("literal", "lit") else None,
+                type_loc=f"{loc}/type",
+            )
         if isinstance(raw.get("op"), str):
             return self.op_expr(raw, loc, depth)
         if isinstance(raw.get("udf"), str):
@@ -2001,7 +2315,11 @@ class Parser:
         if "var" in raw:
             return self.lambda_var_ref(raw["var"], f"{loc}/var")
         if "lambda" in raw:
-            self.err("lambda_not_allowed", loc, "a lambda is only allowed as the function argument of a higher-order function (transform, filter, aggregate, ...)")
+            self.err(
+                "lambda_not_allowed",
+                loc,
+                "a lambda is only allowed as the function argument of a higher-order function (transform, filter, aggregate, ...)",
+            )
             return None
         t = raw.get("type")
         if t == "column" and isinstance(raw.get("name"), str):
@@ -2012,13 +2330,23 @@ class Parser:
             key = "col" if "col" in raw else "column"
             self.err("column_name", f"{loc}/{key}", "a column name must be a string", raw[key])
             return None
-        self.err("expr_form", loc, "an expression object needs one of 'col', 'lit', 'op', 'fn', 'udf' (or a window 'type')", raw)
+        self.err(
+            "expr_form",
+            loc,
+            "an expression object needs one of 'col', 'lit', 'op', 'fn', 'udf' (or a window 'type')",
+            raw,
+        )
         return None
 
     def _no_side(self, item: Mapping[str, Any], loc: str) -> None:
         """Where a column object is read as a plain name, a 'side' key would be dropped."""
         if "side" in item and self._side(item, loc) is not None:
-            self.err("column_side", f"{loc}/side", "'side' is not read here: only a column reference in a join condition's expression picks a join input", item["side"])
+            self.err(
+                "column_side",
+                f"{loc}/side",
+                "'side' is not read here: only a column reference in a join condition's expression picks a join input",
+                item["side"],
+            )
 
     def _side(self, raw: Mapping[str, Any], loc: str) -> str | None:
         side = raw.get("side")
@@ -2028,7 +2356,12 @@ class Parser:
             self.err("column_side", f"{loc}/side", "'side' must be 'left' or 'right'", side)
             return None
         if not self._join_condition:
-            self.err("column_side", f"{loc}/side", "'side' picks a join input, so it only applies inside a join condition ('on'); elsewhere a column has one input", side)
+            self.err(
+                "column_side",
+                f"{loc}/side",
+                "'side' picks a join input, so it only applies inside a join condition ('on'); elsewhere a column has one input",
+                side,
+            )
             return None
         return str(side)
 
@@ -2051,7 +2384,11 @@ class Parser:
             return None
         var = self._lambda_var(name)
         if var is None:
-            where = "no lambda is in scope here" if not self._lambda_scopes else f"parameters in scope: {sorted({v for sc in self._lambda_scopes for v in sc.values()})}"
+            where = (
+                "no lambda is in scope here"
+                if not self._lambda_scopes
+                else f"parameters in scope: {sorted({v for sc in self._lambda_scopes for v in sc.values()})}"
+            )
             self.err("lambda_var", loc, f"{name!r} is not a lambda parameter ({where})", name)
             return None
         return ir.LambdaVar(var, loc)
@@ -2071,7 +2408,12 @@ class Parser:
             return ir.Lit(value, loc, t)
         if isinstance(value, float):
             return ir.Lit(value, loc, t)
-        self.err("literal_type", loc, "a literal must be null, a boolean, a number or a string (build arrays with the 'array' function)", value)
+        self.err(
+            "literal_type",
+            loc,
+            "a literal must be null, a boolean, a number or a string (build arrays with the 'array' function)",
+            value,
+        )
         return None
 
     # ---- {"op": ...}
@@ -2142,7 +2484,7 @@ class Parser:
             return None
         hint = ""
         if op in CATALOG:
-            hint = f"; {op!r} is a function: write {{\"fn\": {op!r}, \"args\": [...]}}"
+            hint = f'; {op!r} is a function: write {{"fn": {op!r}, "args": [...]}}'
         else:
             near = difflib.get_close_matches(op, sorted(_EXPR_OPS), n=1, cutoff=0.6)
             if near:
@@ -2198,7 +2540,10 @@ class Parser:
 
     def _operands(self, raw: Mapping[str, Any], loc: str, depth: int, op: str) -> tuple[ir.Expr | None, ir.Expr | None]:
         if "left" not in raw and isinstance(raw.get("args"), list) and len(raw["args"]) == 2:
-            return (self.expr(raw["args"][0], f"{loc}/args/0", depth + 1), self.expr(raw["args"][1], f"{loc}/args/1", depth + 1))
+            return (
+                self.expr(raw["args"][0], f"{loc}/args/0", depth + 1),
+                self.expr(raw["args"][1], f"{loc}/args/1", depth + 1),
+            )
         left = self._operand(raw, ("left",), loc, depth, op)
         right = self._operand(raw, ("right",), loc, depth, op)
         return left, right
@@ -2258,21 +2603,37 @@ class Parser:
     # ---- {"fn": ...}
 
     def call(
-        self, raw: Mapping[str, Any], name: str, loc: str, depth: int, args_key: str = "args",
-        fn_key: str = "fn", *, in_window: bool = False,
+        self,
+        raw: Mapping[str, Any],
+        name: str,
+        loc: str,
+        depth: int,
+        args_key: str = "args",
+        fn_key: str = "fn",
+        *,
+        in_window: bool = False,
     ) -> ir.Expr | None:
         spec = CATALOG.get(name)
         fkey = fn_key if fn_key in raw else "function"
         if spec is None:
             if name in SORT_FUNCTIONS:
-                self.err("sort_order", f"{loc}/{fkey}", f"{name!r} is a sort order: use it as an orderBy or window order_by item, not as a value", name)
+                self.err(
+                    "sort_order",
+                    f"{loc}/{fkey}",
+                    f"{name!r} is a sort order: use it as an orderBy or window order_by item, not as a value",
+                    name,
+                )
                 return None
             near = suggest(name)
             hint = f"; did you mean {near[0]!r}?" if near else ""
             self.err("unknown_function", f"{loc}/{fkey}", f"unknown function {name!r}{hint}", name)
             return None
         if spec.kind == "window" and not in_window:
-            self.err("window_required", loc, f"{name!r} is a window function: give it a 'window' spec ({{\"fn\": {name!r}, \"args\": [...], \"window\": {{\"partition_by\": [...], \"order_by\": [...]}}}})")
+            self.err(
+                "window_required",
+                loc,
+                f'{name!r} is a window function: give it a \'window\' spec ({{"fn": {name!r}, "args": [...], "window": {{"partition_by": [...], "order_by": [...]}}}})',
+            )
             return None
         akey = args_key
         raw_args = raw.get(akey, _MISSING)
@@ -2280,7 +2641,9 @@ class Parser:
             if spec.min_args == 0:
                 raw_args = []
             else:
-                self.err("missing_key", f"{loc}/{akey}", f"function {name!r} needs an 'args' list ({spec.arity_text()})")
+                self.err(
+                    "missing_key", f"{loc}/{akey}", f"function {name!r} needs an 'args' list ({spec.arity_text()})"
+                )
                 return None
         if not isinstance(raw_args, (list, tuple)):
             self.err("args_type", f"{loc}/{akey}", f"'args' of {name!r} must be a list", raw_args)
@@ -2288,7 +2651,9 @@ class Parser:
         hook = _RAW_HOOKS.get(spec.special or "")
         if hook is not None:
             return hook(self, spec, list(raw_args), f"{loc}/{akey}", loc, depth)
-        parsed = self.arguments(spec, [(a, f"{loc}/{akey}/{i}") for i, a in enumerate(raw_args)], f"{loc}/{akey}", depth)
+        parsed = self.arguments(
+            spec, [(a, f"{loc}/{akey}/{i}") for i, a in enumerate(raw_args)], f"{loc}/{akey}", depth
+        )
         if parsed is None:
             return None
         args = parsed
@@ -2304,13 +2669,17 @@ class Parser:
             out = self._otherwise_key(out, raw["otherwise"], f"{loc}/otherwise", depth)
         return out
 
-    def arguments(self, spec: FunctionSpec, raw_args: list[tuple[Any, str]], loc: str, depth: int) -> list[ir.Expr] | None:
+    def arguments(
+        self, spec: FunctionSpec, raw_args: list[tuple[Any, str]], loc: str, depth: int
+    ) -> list[ir.Expr] | None:
         """Parse call arguments against the row's slots: arity, literal slots, lambdas,
         then the literals PySpark sends for omitted optional slots (``fill``)."""
         n = len(raw_args)
         indices = spec.slot_indices(n)
         if indices is None:
-            self.err("arity", loc, f"function {spec.name!r} takes {spec.arity_text()}, got {n}", [a for a, _ in raw_args])
+            self.err(
+                "arity", loc, f"function {spec.name!r} takes {spec.arity_text()}, got {n}", [a for a, _ in raw_args]
+            )
             return None
         args: list[ir.Expr] = []
         ok = True
@@ -2355,7 +2724,11 @@ class Parser:
         if isinstance(raw, _MAP):
             if "lit" not in raw:
                 if "lambda" in raw:
-                    self.err("lambda_not_allowed", loc, f"argument ({param.name or 'value'}) of {spec.name!r} is not a function slot")
+                    self.err(
+                        "lambda_not_allowed",
+                        loc,
+                        f"argument ({param.name or 'value'}) of {spec.name!r} is not a function slot",
+                    )
                     return None
                 return self.expr(raw, loc, depth + 1)
             value, vloc = raw["lit"], f"{loc}/lit"
@@ -2370,7 +2743,9 @@ class Parser:
             return ir.Call("array", tuple(items), vloc)
         return self._slot_literal(value, param, vloc, spec)
 
-    def _slot_literal(self, value: Any, param: Param, loc: str, spec: FunctionSpec, in_array: bool = False) -> ir.Expr | None:
+    def _slot_literal(
+        self, value: Any, param: Param, loc: str, spec: FunctionSpec, in_array: bool = False
+    ) -> ir.Expr | None:
         if value is None:
             return ir.Lit(None, loc)
         problem = _check_literal(param.code, value)
@@ -2385,7 +2760,12 @@ class Parser:
         """An options map: a JSON object of scalars → ``map('k', 'v', ...)`` of strings, as
         PySpark sends ``options={...}`` (values are stringified)."""
         if not isinstance(raw, Mapping):
-            self.err("options_expected", loc, f"the options of {spec.name!r} must be a JSON object of option names to values", raw)
+            self.err(
+                "options_expected",
+                loc,
+                f"the options of {spec.name!r} must be a JSON object of option names to values",
+                raw,
+            )
             return None
         items: list[ir.Expr] = []
         for k, v in raw.items():
@@ -2409,7 +2789,12 @@ class Parser:
         if isinstance(raw, Mapping) and "lambda" in raw:
             inner, iloc = raw["lambda"], f"{loc}/lambda"
         if not isinstance(inner, Mapping) or "body" not in inner:
-            self.err("lambda_expected", loc, f"argument ({param.name or 'function'}) of {spec.name!r} must be a lambda: {{\"lambda\": {{\"params\": [\"x\"], \"body\": ...}}}}", raw)
+            self.err(
+                "lambda_expected",
+                loc,
+                f'argument ({param.name or "function"}) of {spec.name!r} must be a lambda: {{"lambda": {{"params": ["x"], "body": ...}}}}',
+                raw,
+            )
             return None
         pkey, params = _first(inner, "params", "args", "parameters")
         if pkey is None:
@@ -2424,7 +2809,9 @@ class Parser:
         names: list[str] = []
         for i, p in enumerate(params):
             if not isinstance(p, str) or not _IDENT.match(p):
-                self.err("lambda_params", f"{ploc}/{i}", "a lambda parameter must be a simple name (letters, digits, _)", p)
+                self.err(
+                    "lambda_params", f"{ploc}/{i}", "a lambda parameter must be a simple name (letters, digits, _)", p
+                )
                 return None
             if p.lower() in (n.lower() for n in names):
                 self.err("lambda_params", f"{ploc}/{i}", f"lambda parameter {p!r} appears twice", p)
@@ -2432,7 +2819,12 @@ class Parser:
             names.append(p)
         if param.arities and len(names) not in param.arities:
             want = " or ".join(str(a) for a in param.arities)
-            self.err("lambda_arity", ploc, f"the lambda of {spec.name!r} ({param.name or 'function'}) takes {want} parameter{'s' if param.arities != (1,) else ''}, got {len(names)}", list(params))
+            self.err(
+                "lambda_arity",
+                ploc,
+                f"the lambda of {spec.name!r} ({param.name or 'function'}) takes {want} parameter{'s' if param.arities != (1,) else ''}, got {len(names)}",
+                list(params),
+            )
             return None
         self._lambda_scopes.append({n.lower(): n for n in names})
         try:
@@ -2479,7 +2871,12 @@ class Parser:
         else:
             wloc = f"{loc}/{wkey}"
         if not isinstance(spec_raw, Mapping):
-            self.err("window_spec", wloc, "a window spec must be an object {\"partition_by\": [...], \"order_by\": [...], \"rows_between\": [start, end]}", spec_raw)
+            self.err(
+                "window_spec",
+                wloc,
+                'a window spec must be an object {"partition_by": [...], "order_by": [...], "rows_between": [start, end]}',
+                spec_raw,
+            )
             return None
         fkey = "fn" if "fn" in raw else "function"
         func: ir.Expr | None
@@ -2488,7 +2885,12 @@ class Parser:
             fname = name
             spec = CATALOG.get(name)
             if spec is not None and spec.kind not in ("window", "aggregate"):
-                self.err("not_window_function", f"{loc}/{fkey}", f"{name!r} is not a window or aggregate function, so it cannot have a window", name)
+                self.err(
+                    "not_window_function",
+                    f"{loc}/{fkey}",
+                    f"{name!r} is not a window or aggregate function, so it cannot have a window",
+                    name,
+                )
                 return None
             func = self.call(raw, name, loc, depth, in_window=True)
         elif isinstance(name, Mapping):
@@ -2496,7 +2898,9 @@ class Parser:
             if isinstance(func, ir.Call):
                 fname = func.fn
         else:
-            self.err("fn_name", f"{loc}/{fkey}", "a window function must be a function name or a function expression", name)
+            self.err(
+                "fn_name", f"{loc}/{fkey}", "a window function must be a function name or a function expression", name
+            )
             return None
         spec_ir = self.window_spec(spec_raw, wloc, depth)
         if func is None or spec_ir is None:
@@ -2511,10 +2915,17 @@ class Parser:
                 order = (ir.SortKey(ir.Lit(1, wloc), True, None, wloc),)
         return ir.Window(func, partition, order, frame, loc)
 
-    def window_spec(self, raw: Mapping[str, Any], loc: str, depth: int) -> tuple[tuple[ir.Expr, ...], tuple[ir.SortKey, ...], ir.Frame | None] | None:
+    def window_spec(
+        self, raw: Mapping[str, Any], loc: str, depth: int
+    ) -> tuple[tuple[ir.Expr, ...], tuple[ir.SortKey, ...], ir.Frame | None] | None:
         unknown = [k for k in raw if k not in _WINDOW_SPEC_KEYS]
         if unknown:
-            self.err("window_spec", f"{loc}/{unknown[0]}", f"unknown window spec key {unknown[0]!r} (expected partition_by, order_by, rows_between, range_between, frame)", unknown[0])
+            self.err(
+                "window_spec",
+                f"{loc}/{unknown[0]}",
+                f"unknown window spec key {unknown[0]!r} (expected partition_by, order_by, rows_between, range_between, frame)",
+                unknown[0],
+            )
             return None
         ok = True
         partition: list[ir.Expr] = []
@@ -2522,7 +2933,9 @@ class Parser:
         if pkey is not None and praw is not None:
             items = [praw] if isinstance(praw, (str, Mapping)) else praw
             if not isinstance(items, (list, tuple)):
-                self.err("window_spec", f"{loc}/{pkey}", "'partition_by' must be a list of columns or expressions", praw)
+                self.err(
+                    "window_spec", f"{loc}/{pkey}", "'partition_by' must be a list of columns or expressions", praw
+                )
                 return None
             for i, item in enumerate(items):
                 iloc = f"{loc}/{pkey}/{i}" if items is praw else f"{loc}/{pkey}"
@@ -2556,7 +2969,12 @@ class Parser:
             return self.expr(item["expr"], f"{loc}/expr", depth + 1)
         return self.expr(item, loc, depth + 1)
 
-    _FRAME_KEYS = (("rows_between", "rows"), ("rowsBetween", "rows"), ("range_between", "range"), ("rangeBetween", "range"))
+    _FRAME_KEYS = (
+        ("rows_between", "rows"),
+        ("rowsBetween", "rows"),
+        ("range_between", "range"),
+        ("rangeBetween", "range"),
+    )
 
     def frame(self, raw: Mapping[str, Any], loc: str) -> ir.Frame | object | None:
         found = [(k, kind) for k, kind in self._FRAME_KEYS if k in raw and raw[k] is not None]
@@ -2564,7 +2982,9 @@ class Parser:
             f = raw["frame"]
             floc = f"{loc}/frame"
             if not isinstance(f, Mapping):
-                self.err("window_frame", floc, "'frame' must be {\"type\": \"rows\"|\"range\", \"start\": ..., \"end\": ...}", f)
+                self.err(
+                    "window_frame", floc, '\'frame\' must be {"type": "rows"|"range", "start": ..., "end": ...}', f
+                )
                 return _FAILED
             tkey, kind = _first(f, "type", "kind", "frame_type")
             inner = [(k, fk) for k, fk in (("rows", "rows"), ("range", "range")) if k in f]
@@ -2593,7 +3013,7 @@ class Parser:
                 return _FAILED
             lo_loc, hi_loc = f"{loc}/{lk}", f"{loc}/{hk}"
         else:
-            self.err("window_frame", loc, "a frame is [start, end] or {\"start\": ..., \"end\": ...}", raw)
+            self.err("window_frame", loc, 'a frame is [start, end] or {"start": ..., "end": ...}', raw)
             return _FAILED
         lower = self._boundary(lo, lo_loc, "start")
         upper = self._boundary(hi, hi_loc, "end")
@@ -2620,7 +3040,12 @@ class Parser:
             if word in ("unboundedpreceding", "unboundedfollowing"):
                 self.err("window_frame", loc, f"a frame cannot {side} at {v!r}", v)
                 return _FAILED
-            self.err("window_frame", loc, "a frame boundary is an integer offset, 'currentRow', 'unboundedPreceding' or 'unboundedFollowing'", v)
+            self.err(
+                "window_frame",
+                loc,
+                "a frame boundary is an integer offset, 'currentRow', 'unboundedPreceding' or 'unboundedFollowing'",
+                v,
+            )
             return _FAILED
         if isinstance(v, bool) or not isinstance(v, int):
             self.err("window_frame", loc, "a frame boundary offset must be an integer", v)
@@ -2634,7 +3059,17 @@ class Parser:
         return v
 
 
-_SORT_KEYS = {"asc", "ascending", "desc", "descending", "nulls_first", "nulls_last", "nullsFirst", "nullsLast", "direction"}
+_SORT_KEYS = {
+    "asc",
+    "ascending",
+    "desc",
+    "descending",
+    "nulls_first",
+    "nulls_last",
+    "nullsFirst",
+    "nullsLast",
+    "direction",
+}
 
 
 #: the only calls Spark binds as SQL parameters (its parameter check allows Literal,
@@ -2644,14 +3079,20 @@ _SQL_ARG_CONSTRUCTORS = frozenset({"array", "struct", "named_struct", "map", "ma
 
 def _sql_arg_kind(node: ir.Expr) -> str:
     if isinstance(node, ir.Col):
-        return f"a column reference {node.name!r} (inside a function call a bare string is a column: write {{\"lit\": {json.dumps(node.name)}}} for the string)"
+        return f'a column reference {node.name!r} (inside a function call a bare string is a column: write {{"lit": {json.dumps(node.name)}}} for the string)'
     if isinstance(node, ir.Call):
         distinct = " with distinct" if node.distinct else ""
         return f"a call of {node.fn!r}{distinct}"
     if isinstance(node, ir.Cast):
-        return "a cast (write a typed literal {\"lit\": value, \"type\": ...} instead)"
-    return {"When": "a when/otherwise expression", "Window": "a window function", "UdfCall": "a UDF call",
-            "Lambda": "a lambda", "Star": "a star", "ExtractValue": "a field or element access"}.get(type(node).__name__, type(node).__name__)
+        return 'a cast (write a typed literal {"lit": value, "type": ...} instead)'
+    return {
+        "When": "a when/otherwise expression",
+        "Window": "a window function",
+        "UdfCall": "a UDF call",
+        "Lambda": "a lambda",
+        "Star": "a star",
+        "ExtractValue": "a field or element access",
+    }.get(type(node).__name__, type(node).__name__)
 
 
 def _check_literal(code: str, value: Any) -> str | None:
@@ -2938,13 +3379,48 @@ MAX_PLAN_NESTING = 50
 
 #: Spark aggregates that ignore null inputs: ``agg(x) FILTER (WHERE c)`` equals
 #: ``agg(CASE WHEN c THEN x END)`` for exactly these
-NULL_SKIPPING_AGGREGATES = frozenset({
-    "count", "sum", "avg", "mean", "min", "max", "count_distinct", "approx_count_distinct",
-    "collect_list", "collect_set", "array_agg", "stddev", "stddev_samp", "stddev_pop", "std",
-    "variance", "var_samp", "var_pop", "skewness", "kurtosis", "corr", "covar_samp", "covar_pop",
-    "bool_and", "bool_or", "every", "some", "any", "bit_and", "bit_or", "bit_xor", "median",
-    "percentile", "percentile_approx", "approx_percentile", "count_if", "product", "sum_distinct",
-})
+NULL_SKIPPING_AGGREGATES = frozenset(
+    {
+        "count",
+        "sum",
+        "avg",
+        "mean",
+        "min",
+        "max",
+        "count_distinct",
+        "approx_count_distinct",
+        "collect_list",
+        "collect_set",
+        "array_agg",
+        "stddev",
+        "stddev_samp",
+        "stddev_pop",
+        "std",
+        "variance",
+        "var_samp",
+        "var_pop",
+        "skewness",
+        "kurtosis",
+        "corr",
+        "covar_samp",
+        "covar_pop",
+        "bool_and",
+        "bool_or",
+        "every",
+        "some",
+        "any",
+        "bit_and",
+        "bit_or",
+        "bit_xor",
+        "median",
+        "percentile",
+        "percentile_approx",
+        "approx_percentile",
+        "count_if",
+        "product",
+        "sum_distinct",
+    }
+)
 
 _SINGLE_JOIN = {"single", "leftsingle", "left_single"}
 _SINGLE_JOIN_MESSAGE = (
@@ -3041,7 +3517,11 @@ def _desugar_not_equal(p: Parser, spec: FunctionSpec, args: list[ir.Expr], loc: 
 
 def _with_otherwise(p: Parser, expr: ir.Expr, value: ir.Expr, loc: str) -> ir.Expr | None:
     if not isinstance(expr, ir.When):
-        p.err("otherwise_target", loc, "'otherwise' gives the else branch of a when: its first argument (or the object carrying the key) must be a when expression")
+        p.err(
+            "otherwise_target",
+            loc,
+            "'otherwise' gives the else branch of a when: its first argument (or the object carrying the key) must be a when expression",
+        )
         return None
     if expr.otherwise is not None:
         p.err("otherwise_twice", loc, "this when already has an else branch")
@@ -3161,18 +3641,27 @@ def _string_value(raw: Any) -> str:
 
 
 #: field names of Spark's extract / date_part (case-insensitive)
-_DATE_FIELDS = frozenset("""
+_DATE_FIELDS = frozenset(
+    """
 YEAR Y YEARS YR YRS YEAROFWEEK QUARTER QTR MONTH MON MONS MONTHS WEEK W WEEKS DAY D DAYS
 DAYOFWEEK DOW DAYOFWEEK_ISO DOW_ISO DOY HOUR H HOURS HR HRS MINUTE M MIN MINS MINUTES SECOND S
 SEC SECONDS SECS
-""".split())
+""".split()
+)
 
 
-def _hook_date_part(p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc: str, loc: str, depth: int) -> ir.Expr | None:
+def _hook_date_part(
+    p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc: str, loc: str, depth: int
+) -> ir.Expr | None:
     """robin's extract(source, field) or PySpark's extract(field, source): the field is the
     string literal (a bare string in the second position is the field, as in robin)."""
     if len(raw_args) != 2:
-        p.err("arity", args_loc, f"function {spec.name!r} takes exactly 2 arguments (source, field), got {len(raw_args)}", raw_args)
+        p.err(
+            "arity",
+            args_loc,
+            f"function {spec.name!r} takes exactly 2 arguments (source, field), got {len(raw_args)}",
+            raw_args,
+        )
         return None
     # the field is the string literal naming a field; prefer robin's order when unsure
     fields = [_is_string_arg(a) and _string_value(a).upper() in _DATE_FIELDS for a in raw_args]
@@ -3181,7 +3670,12 @@ def _hook_date_part(p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc
     elif fields[0] or (isinstance(raw_args[0], Mapping) and _is_string_arg(raw_args[0])):
         field_i, source_i = 0, 1
     else:
-        p.err("literal_expected", args_loc, f"{spec.name}(source, field) needs the field ('year', 'month', ...) as a string literal", raw_args)
+        p.err(
+            "literal_expected",
+            args_loc,
+            f"{spec.name}(source, field) needs the field ('year', 'month', ...) as a string literal",
+            raw_args,
+        )
         return None
     field = p.argument(raw_args[field_i], Param("S", "field"), f"{args_loc}/{field_i}", depth, spec)
     source = p.expr(raw_args[source_i], f"{args_loc}/{source_i}", depth + 1)
@@ -3190,7 +3684,9 @@ def _hook_date_part(p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc
     return ir.Call(spec.name, (field, source), loc)
 
 
-def _hook_array_sort(p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc: str, loc: str, depth: int) -> ir.Expr | None:
+def _hook_array_sort(
+    p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc: str, loc: str, depth: int
+) -> ir.Expr | None:
     """array_sort(a) / array_sort(a, asc) → sort_array (robin's null placement);
     array_sort(a, lambda) → Spark's array_sort with a comparator."""
     if len(raw_args) not in (1, 2):
@@ -3211,7 +3707,9 @@ def _hook_array_sort(p: Parser, spec: FunctionSpec, raw_args: list[Any], args_lo
     return ir.Call("sort_array", (arr, asc), loc)
 
 
-def _hook_isin(p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc: str, loc: str, depth: int) -> ir.Expr | None:
+def _hook_isin(
+    p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc: str, loc: str, depth: int
+) -> ir.Expr | None:
     """isin(x, v1, v2, ...); a single list of values is spread, as PySpark's isin([...])."""
     pairs = [(a, f"{args_loc}/{i}") for i, a in enumerate(raw_args)]
     if len(raw_args) == 2:
@@ -3235,7 +3733,9 @@ _MAKE_TIMESTAMP_FORMS: dict[int, tuple[Param, ...]] = {
 }
 
 
-def _hook_make_timestamp(p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc: str, loc: str, depth: int) -> ir.Expr | None:
+def _hook_make_timestamp(
+    p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc: str, loc: str, depth: int
+) -> ir.Expr | None:
     """(years, months, days, hours, mins, secs[, timezone]) or (date, time[, timezone]): the
     time zone is the last argument of either form, a string literal slot."""
     zoned = spec.params[-1].code == "S"
@@ -3243,8 +3743,13 @@ def _hook_make_timestamp(p: Parser, spec: FunctionSpec, raw_args: list[Any], arg
     form = _MAKE_TIMESTAMP_FORMS.get(len(raw_args)) if len(raw_args) in counts else None
     if form is None:
         tz = "[, timezone]" if zoned else ""
-        p.err("arity", args_loc, f"function {spec.name!r} takes (years, months, days, hours, mins, secs{tz}) or (date, time{tz}): "
-              f"{' or '.join(map(str, counts))} arguments, got {len(raw_args)}", raw_args)
+        p.err(
+            "arity",
+            args_loc,
+            f"function {spec.name!r} takes (years, months, days, hours, mins, secs{tz}) or (date, time{tz}): "
+            f"{' or '.join(map(str, counts))} arguments, got {len(raw_args)}",
+            raw_args,
+        )
         return None
     args = [p.argument(a, param, f"{args_loc}/{i}", depth, spec) for i, (a, param) in enumerate(zip(raw_args, form))]
     if any(a is None for a in args):
@@ -3264,12 +3769,30 @@ if _unhandled:  # pragma: no cover - a developer error caught by importing the m
     raise RuntimeError(f"special forms the parser should handle but does not: {sorted(_unhandled)}")
 
 #: functions Spark needs an ordered window for (robin orders them by the partition columns)
-_NEEDS_ORDER = frozenset({"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead", "nth_value"})
-_WINDOW_SPEC_KEYS = frozenset({
-    "partition_by", "partitionBy", "partition", "order_by", "orderBy", "order",
-    "rows_between", "rowsBetween", "range_between", "rangeBetween", "frame",
-    "ascending", "asc", "nulls_first", "nullsFirst", "nulls_last", "nullsLast",
-})
+_NEEDS_ORDER = frozenset(
+    {"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead", "nth_value"}
+)
+_WINDOW_SPEC_KEYS = frozenset(
+    {
+        "partition_by",
+        "partitionBy",
+        "partition",
+        "order_by",
+        "orderBy",
+        "order",
+        "rows_between",
+        "rowsBetween",
+        "range_between",
+        "rangeBetween",
+        "frame",
+        "ascending",
+        "asc",
+        "nulls_first",
+        "nullsFirst",
+        "nulls_last",
+        "nullsLast",
+    }
+)
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _FAILED = object()
 
@@ -3336,7 +3859,9 @@ def load_json(text: str | bytes) -> Any:
     except RecursionError:
         raise PlanError.single("json_too_deep", "", "plan JSON is nested too deeply to parse") from None
     except json.JSONDecodeError as exc:
-        raise PlanError.single("json_syntax", "", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        raise PlanError.single(
+            "json_syntax", "", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
     except ValueError as exc:
         raise PlanError.single("json_syntax", "", f"invalid JSON: {exc}") from None
 

@@ -147,8 +147,12 @@ def _throttled_iterator_class() -> Any:
 #: 4.3 have them all; ``_session_hooks``, ``_release_futures`` and ``_rpc_deadlines``,
 #: which 4.0 lacks, are used when present)
 REQUIRED_INTERNALS = (
-    "_execute_plan_request_with_metadata", "_stub", "_retrying", "_builder",
-    "_verify_response_integrity", "_handle_error",
+    "_execute_plan_request_with_metadata",
+    "_stub",
+    "_retrying",
+    "_builder",
+    "_verify_response_integrity",
+    "_handle_error",
 )
 
 
@@ -182,10 +186,14 @@ def _reattachable_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
         req = hook.on_execute_plan(req)
         req.operation_id = operation_id
     deadlines = getattr(sc, "_rpc_deadlines", None)
-    timeouts = {} if deadlines is None else {
-        "reattachable_execute_plan_timeout": deadlines.reattachable_execute_plan,
-        "reattach_execute_timeout": deadlines.reattach_execute,
-    }
+    timeouts = (
+        {}
+        if deadlines is None
+        else {
+            "reattachable_execute_plan_timeout": deadlines.reattachable_execute_plan,
+            "reattach_execute_timeout": deadlines.reattach_execute,
+        }
+    )
     checker = ResultChecker()
     responses: Any = None
     try:
@@ -223,8 +231,10 @@ def _timed_out(message: str, interrupted: bool | None) -> QueryTimeoutError:
     if interrupted:
         note = "interrupted on the server"
     elif interrupted is None:
-        note = (f"the server could not be told to interrupt it within {CANCEL_WAIT_SECONDS:g} s "
-                "(still being told in the background)")
+        note = (
+            f"the server could not be told to interrupt it within {CANCEL_WAIT_SECONDS:g} s "
+            "(still being told in the background)"
+        )
     else:
         note = "the server could not be told to interrupt it"
     err = QueryTimeoutError(f"{message}; {note}", grpc_status="DEADLINE_EXCEEDED")
@@ -353,10 +363,14 @@ class ResultChecker:
             chunks = self._chunks
             if chunks:
                 if chunk_index != len(chunks):
-                    raise ResultIntegrityError(f"expected chunk {len(chunks)} of an Arrow batch, got chunk {chunk_index}")
+                    raise ResultIntegrityError(
+                        f"expected chunk {len(chunks)} of an Arrow batch, got chunk {chunk_index}"
+                    )
             else:
                 if ab.HasField("start_offset") and ab.start_offset != self.rows_seen:
-                    raise ResultIntegrityError(f"an Arrow batch starts at row {ab.start_offset}, expected {self.rows_seen}")
+                    raise ResultIntegrityError(
+                        f"an Arrow batch starts at row {ab.start_offset}, expected {self.rows_seen}"
+                    )
                 if chunk_index != 0:
                     raise ResultIntegrityError(f"expected chunk 0 of a new Arrow batch, got chunk {chunk_index}")
             chunks.append(ab.data)
@@ -411,7 +425,9 @@ class ResultChecker:
 
     def finish(self) -> None:
         if self._chunks:
-            raise ResultIntegrityError(f"the stream ended inside a chunked Arrow batch ({len(self._chunks)} chunks read)")
+            raise ResultIntegrityError(
+                f"the stream ended inside a chunked Arrow batch ({len(self._chunks)} chunks read)"
+            )
         if not self.complete:
             raise ResultIntegrityError(
                 f"the result stream ended without ResultComplete after {self.rows_seen} rows; "

@@ -146,7 +146,9 @@ def find_java(minimum: int = 17) -> str:
                 major = int(m.group(2))
             if major >= minimum:
                 return java
-    raise LocalServerError(f"Java {minimum}+ is needed to run a local Spark Connect server; none found on JAVA_HOME or PATH")
+    raise LocalServerError(
+        f"Java {minimum}+ is needed to run a local Spark Connect server; none found on JAVA_HOME or PATH"
+    )
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -283,7 +285,9 @@ class LocalServer:
         components: tuple[Component, ...] = ()
         master_ui = None
         if cluster:
-            master, master_ui, components = self._start_cluster(home, env, host, cluster, worker_cores, worker_memory, timeout)
+            master, master_ui, components = self._start_cluster(
+                home, env, host, cluster, worker_cores, worker_memory, timeout
+            )
             for k, v in cluster_conf(cluster, worker_cores, executor_memory).items():
                 settings.setdefault(k, v)
         settings["spark.connect.grpc.binding.port"] = str(port)
@@ -318,8 +322,13 @@ class LocalServer:
         log = open(log_path, "ab")
         try:
             proc = subprocess.Popen(
-                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                env=env, start_new_session=True, cwd=str(self.directory),
+                cmd,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                start_new_session=True,
+                cwd=str(self.directory),
             )
         finally:
             log.close()
@@ -340,14 +349,29 @@ class LocalServer:
         components: list[Component] = []
         try:
             log = self.directory / f"master-{mport}.log"
-            proc = self._spawn([spark_class, MASTER_CLASS, "--host", host, "--port", str(mport), "--webui-port", str(uport)], log, env)
+            proc = self._spawn(
+                [spark_class, MASTER_CLASS, "--host", host, "--port", str(mport), "--webui-port", str(uport)], log, env
+            )
             components.append(Component("master", proc.pid, f"--port {mport}", str(log)))
             for i in range(workers):
                 work_dir = self.directory / f"worker-{mport}-{i}"
                 work_dir.mkdir(parents=True, exist_ok=True)
                 log = self.directory / f"worker-{mport}-{i}.log"
-                cmd = [spark_class, WORKER_CLASS, "--host", host, "--cores", str(cores), "--memory", memory,
-                       "--webui-port", str(free_port(host)), "--work-dir", str(work_dir), master_url]
+                cmd = [
+                    spark_class,
+                    WORKER_CLASS,
+                    "--host",
+                    host,
+                    "--cores",
+                    str(cores),
+                    "--memory",
+                    memory,
+                    "--webui-port",
+                    str(free_port(host)),
+                    "--work-dir",
+                    str(work_dir),
+                    master_url,
+                ]
                 proc = self._spawn(cmd, log, env)
                 components.append(Component("worker", proc.pid, str(work_dir), str(log)))
             deadline = time.monotonic() + timeout
@@ -355,7 +379,9 @@ class LocalServer:
                 for c in components:
                     launched = _LAUNCHED.get(c.pid)  # gone from it once reaped
                     if launched is None or launched.poll() is not None:
-                        raise LocalServerError(f"the local Spark {c.role} exited while starting; last log lines:\n{tail(c.log_path)}")
+                        raise LocalServerError(
+                            f"the local Spark {c.role} exited while starting; last log lines:\n{tail(c.log_path)}"
+                        )
                 if cluster_status(ui).get("aliveworkers", 0) >= workers:
                     return master_url, ui, tuple(components)
                 time.sleep(0.5)

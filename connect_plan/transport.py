@@ -225,7 +225,9 @@ def _guard_interceptor(guard: _ChannelGuard) -> Any:
 
 
 class _Details(
-    collections.namedtuple("_Details", ("method", "timeout", "metadata", "credentials", "wait_for_ready", "compression")),
+    collections.namedtuple(
+        "_Details", ("method", "timeout", "metadata", "credentials", "wait_for_ready", "compression")
+    ),
 ):
     """A ``grpc.ClientCallDetails`` with the timeout (and metadata) replaced."""
 
@@ -241,8 +243,14 @@ def _call_interceptor(metadata: tuple[tuple[str, str], ...] = ()) -> Any:
         extra = details.metadata
         if metadata:
             extra = [*(extra or ()), *metadata]
-        new = _Details(details.method, timeout, extra, details.credentials,
-                       getattr(details, "wait_for_ready", None), getattr(details, "compression", None))
+        new = _Details(
+            details.method,
+            timeout,
+            extra,
+            details.credentials,
+            getattr(details, "wait_for_ready", None),
+            getattr(details, "compression", None),
+        )
         return _as_call_details(new)
 
     return _interceptor(bounded, "Caps each call's timeout by the thread's operation deadline; adds metadata.")
@@ -390,7 +398,9 @@ def _keepalive(builder: Any, given: set[str]) -> None:
     def millis(name: str) -> int:
         text = value(name)
         if not (text.isascii() and text.isdigit()) or not 0 < int(text) <= 2**31 - 1:
-            raise ConnectPlanError(f"URL parameter {name} must be a whole number of milliseconds from 1 to {2**31 - 1}, got {text!r}")
+            raise ConnectPlanError(
+                f"URL parameter {name} must be a whole number of milliseconds from 1 to {2**31 - 1}, got {text!r}"
+            )
         return int(text)
 
     enabled, without_calls = flag("grpc_keepalive_enabled"), flag("grpc_keepalive_without_calls")

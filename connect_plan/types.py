@@ -213,8 +213,7 @@ class _Parser:
                 self.take(")")
             if not 1 <= precision <= 38 or not 0 <= scale <= precision:
                 raise TypeParseError(
-                    f"decimal({precision},{scale}) is out of range: need 1 ≤ precision ≤ 38 "
-                    "and 0 ≤ scale ≤ precision"
+                    f"decimal({precision},{scale}) is out of range: need 1 ≤ precision ≤ 38 and 0 ≤ scale ≤ precision"
                 )
             return Primitive("decimal", precision, scale)
         return Primitive(canonical)
@@ -301,10 +300,12 @@ def arrow_type(t: DataType) -> pa.DataType:
         if t.name == "decimal":
             return pa.decimal128(t.precision, t.scale)
         if t.name == "variant":
-            return pa.struct([
-                pa.field("value", pa.binary(), nullable=False),
-                pa.field("metadata", pa.binary(), nullable=False, metadata=VARIANT_METADATA),
-            ])
+            return pa.struct(
+                [
+                    pa.field("value", pa.binary(), nullable=False),
+                    pa.field("metadata", pa.binary(), nullable=False, metadata=VARIANT_METADATA),
+                ]
+            )
         factory = _ARROW_PRIMITIVES.get(t.name)
         if factory is None:
             raise TypeParseError(f"type {t.name!r} cannot be used for inline data")

@@ -49,25 +49,60 @@ class Feature:
     optional: bool = False
 
 
-FEATURES: dict[str, Feature] = {f.name: f for f in (
-    Feature("local_relation", (3, 4), "inline data (Arrow IPC in the plan): every plan", "Relation.local_relation"),
-    Feature("cached_local_relation", (3, 5), "inline data above the cache threshold uploaded once as an artifact",
-            "Relation.cached_local_relation"),
-    Feature("chunked_cached_local_relation", (4, 1), "the same, uploaded in chunks (no single-message size limit)",
-            "Relation.chunked_cached_local_relation", optional=True),
-    Feature("with_columns_renamed_renames", (4, 0), "withColumnRenamed and a join's `<name>_right` renames, as ordered renames",
-            "WithColumnsRenamed.renames"),
-    Feature("grouping_sets", (4, 0), "groupingSets (Aggregate with GROUP_TYPE_GROUPING_SETS)", "Aggregate.grouping_sets"),
-    Feature("named_sql_arguments", (4, 0), "SQL sources with :named parameters (literals and constructor calls)",
-            "SQL.named_arguments"),
-    Feature("positional_sql_arguments", (4, 0), "SQL sources with ? parameters", "SQL.pos_arguments"),
-    Feature("reattachable_execute", (3, 5), "results that resume after a broken stream",
-            "ExecutePlanRequest.RequestOption.reattach_options"),
-    Feature("arrow_batch_chunking", (4, 1), "results with batches larger than a gRPC message, split by the server",
-            "ExecutePlanRequest.RequestOption.result_chunking_options", optional=True),
-    Feature("lambda_functions", (3, 4), "higher-order functions (transform, filter, aggregate ...)",
-            "Expression.lambda_function"),
-)}
+FEATURES: dict[str, Feature] = {
+    f.name: f
+    for f in (
+        Feature("local_relation", (3, 4), "inline data (Arrow IPC in the plan): every plan", "Relation.local_relation"),
+        Feature(
+            "cached_local_relation",
+            (3, 5),
+            "inline data above the cache threshold uploaded once as an artifact",
+            "Relation.cached_local_relation",
+        ),
+        Feature(
+            "chunked_cached_local_relation",
+            (4, 1),
+            "the same, uploaded in chunks (no single-message size limit)",
+            "Relation.chunked_cached_local_relation",
+            optional=True,
+        ),
+        Feature(
+            "with_columns_renamed_renames",
+            (4, 0),
+            "withColumnRenamed and a join's `<name>_right` renames, as ordered renames",
+            "WithColumnsRenamed.renames",
+        ),
+        Feature(
+            "grouping_sets", (4, 0), "groupingSets (Aggregate with GROUP_TYPE_GROUPING_SETS)", "Aggregate.grouping_sets"
+        ),
+        Feature(
+            "named_sql_arguments",
+            (4, 0),
+            "SQL sources with :named parameters (literals and constructor calls)",
+            "SQL.named_arguments",
+        ),
+        Feature("positional_sql_arguments", (4, 0), "SQL sources with ? parameters", "SQL.pos_arguments"),
+        Feature(
+            "reattachable_execute",
+            (3, 5),
+            "results that resume after a broken stream",
+            "ExecutePlanRequest.RequestOption.reattach_options",
+        ),
+        Feature(
+            "arrow_batch_chunking",
+            (4, 1),
+            "results with batches larger than a gRPC message, split by the server",
+            "ExecutePlanRequest.RequestOption.result_chunking_options",
+            optional=True,
+        ),
+        Feature(
+            "lambda_functions",
+            (3, 4),
+            "higher-order functions (transform, filter, aggregate ...)",
+            "Expression.lambda_function",
+        ),
+    )
+}
 
 
 def parse_version(text: str | None) -> tuple[int, int] | None:

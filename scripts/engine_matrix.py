@@ -73,7 +73,10 @@ def _families() -> dict[str, dict[str, str]]:
 def _features_table() -> list[str]:
     from connect_plan.versions import FEATURES
 
-    lines = ["| feature | proto field | Spark Connect server | on an older server | used for |", "|---|---|---|---|---|"]
+    lines = [
+        "| feature | proto field | Spark Connect server | on an older server | used for |",
+        "|---|---|---|---|---|",
+    ]
     for f in FEATURES.values():
         older = "not used" if f.optional else "refused"
         lines.append(f"| `{f.name}` | `{f.proto}` | {f.since[0]}.{f.since[1]}+ | {older} | {f.used_for} |")
@@ -86,9 +89,15 @@ def _version_notes() -> list[str]:
     return [f"Older releases, what was run on them and their known problems: [{path.name}]({path.name}).", ""]
 
 
-def render(spark: list[Outcome], sail: list[Outcome], *, spark_version: str = "Apache Spark",
-           sail_version: str = "Sail", notes: list[str] | None = None,
-           families: dict[str, dict[str, str]] | None = None) -> str:
+def render(
+    spark: list[Outcome],
+    sail: list[Outcome],
+    *,
+    spark_version: str = "Apache Spark",
+    sail_version: str = "Sail",
+    notes: list[str] | None = None,
+    families: dict[str, dict[str, str]] | None = None,
+) -> str:
     from connect_plan.versions import MINIMUM
 
     families = _families() if families is None else families
@@ -118,7 +127,7 @@ def render(spark: list[Outcome], sail: list[Outcome], *, spark_version: str = "A
         "connect_plan speaks the Spark Connect protocol; Apache Spark is the reference engine (its",
         "semantics are the plan format's). [Sail](https://github.com/lakehq/sail) (`pysail`, a Spark",
         "Connect server in Rust on DataFusion) runs the same plans with the differences listed below;",
-        "`remote=\"sail\"` (`--remote sail`, `SPARK_REMOTE=sail`) starts one in the client's process.",
+        '`remote="sail"` (`--remote sail`, `SPARK_REMOTE=sail`) starts one in the client\'s process.',
         "",
         "## Supported servers",
         "",
@@ -126,8 +135,7 @@ def render(spark: list[Outcome], sail: list[Outcome], *, spark_version: str = "A
         "  per session, before its first plan, and refuses an older server (`UnsupportedServerError`, naming",
         "  the features it lacks): a server ignores protocol fields it does not know, so a 3.5 server would",
         "  drop renames silently and fail SQL parameters and grouping sets without saying why. Optional",
-        "  features newer than the server are not used. This matrix: "
-        f"**{spark_version}**.",
+        f"  features newer than the server are not used. This matrix: **{spark_version}**.",
         "* **Sail** with a PySpark client it accepts (pysail 0.7: PySpark up to 4.2, e.g. the thin",
         "  `pyspark-client` install, no JVM). This matrix: " + f"**{sail_version}**.",
         "",
@@ -160,7 +168,9 @@ def render(spark: list[Outcome], sail: list[Outcome], *, spark_version: str = "A
             out.append(f"| `{f}` | {spark_cell} | not run | | | | |")
             continue
         failed = f"**{t['failed']}**" if t["failed"] else "0"
-        out.append(f"| `{f}` | {spark_cell} | {t['passed']} | {t['xfailed']} | {t['spark_only']} | {t['skipped']} | {failed} |")
+        out.append(
+            f"| `{f}` | {spark_cell} | {t['passed']} | {t['xfailed']} | {t['spark_only']} | {t['skipped']} | {failed} |"
+        )
     sp = Counter[str]()
     for f in by_file:
         sp.update(by_file[f]["spark"])
@@ -205,8 +215,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--note", action="append", default=[], help="a paragraph to add under the table")
     ap.add_argument("-o", "--output", type=Path, default=DOC)
     args = ap.parse_args(argv)
-    text = render(read_junit(args.spark), read_junit(args.sail), spark_version=args.spark_version,
-                  sail_version=args.sail_version, notes=args.note)
+    text = render(
+        read_junit(args.spark),
+        read_junit(args.sail),
+        spark_version=args.spark_version,
+        sail_version=args.sail_version,
+        notes=args.note,
+    )
     args.output.write_text(text, encoding="utf-8")
     print(f"wrote {args.output}")
     return 0

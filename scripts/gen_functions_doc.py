@@ -272,8 +272,21 @@ def table(specs: list[FunctionSpec]) -> str:
 
 def divergences() -> str:
     items = []
-    plain = (None, "logical_chain", "isin", "between", "not_equal", "cast", "when", "otherwise",
-             "udf", "call_function", "extract", "update_fields", "make_timestamp")
+    plain = (
+        None,
+        "logical_chain",
+        "isin",
+        "between",
+        "not_equal",
+        "cast",
+        "when",
+        "otherwise",
+        "udf",
+        "call_function",
+        "extract",
+        "update_fields",
+        "make_timestamp",
+    )
     for s in rows():
         if not s.notes or (s.special in plain and s.order is None and "robin" not in s.notes):
             continue
@@ -285,7 +298,7 @@ def divergences() -> str:
         "* `split` and all `regexp_*` functions use Java regular expressions, as Spark.",
         "* `typeof`, `hash`, `current_*`, `version`, `monotonically_increasing_id`, `spark_partition_id`, "
         "`input_file_name` return Spark's real values (robin returned Polars names or constant stubs).",
-        "* Literal slots take bare values (`round(x, 2)`, `to_timestamp(s, \"dd-MM-yyyy\")`); robin silently "
+        '* Literal slots take bare values (`round(x, 2)`, `to_timestamp(s, "dd-MM-yyyy")`); robin silently '
         "ignored some of them.",
     ]
     return "\n".join(items + others)
@@ -301,10 +314,18 @@ def render() -> str:
     window_names = ", ".join(f"`{s.name}`" for s in specs if s.kind == "window")
     import pyspark
 
-    out = [INTRO.format(
-        pyspark_version=".".join(pyspark.__version__.split(".")[:2]), n_rows=len(specs), n_names=len(CATALOG), n_pyspark=len(covered), n_excluded=len(EXCLUDED),
-        needs_order=needs_order, window_names=window_names, divergences=divergences(),
-    )]
+    out = [
+        INTRO.format(
+            pyspark_version=".".join(pyspark.__version__.split(".")[:2]),
+            n_rows=len(specs),
+            n_names=len(CATALOG),
+            n_pyspark=len(covered),
+            n_excluded=len(EXCLUDED),
+            needs_order=needs_order,
+            window_names=window_names,
+            divergences=divergences(),
+        )
+    ]
     groups: dict[str, list[FunctionSpec]] = {}
     for s in specs:
         groups.setdefault(s.group, []).append(s)
@@ -317,8 +338,11 @@ def render() -> str:
     for n in sorted(EXCLUDED, key=str.lower):
         out.append(f"| `{n}` | {_cell(EXCLUDED[n])} |")
     out.append("")
-    out.append("Sort orders (" + ", ".join(f"`{n}`" for n in SORT_FUNCTIONS)
-               + ") are accepted as `orderBy` and window `order_by` items.\n")
+    out.append(
+        "Sort orders ("
+        + ", ".join(f"`{n}`" for n in SORT_FUNCTIONS)
+        + ") are accepted as `orderBy` and window `order_by` items.\n"
+    )
     return "\n".join(out)
 
 

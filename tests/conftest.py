@@ -24,7 +24,9 @@ FIXTURES = ROOT / "tests" / "fixtures"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
-        "--update-goldens", action="store_true", default=False,
+        "--update-goldens",
+        action="store_true",
+        default=False,
         help="rewrite golden files (protos, error texts) from the current code",
     )
 

@@ -11,113 +11,74 @@ that differs (found by running the cases one by one).
 
 from __future__ import annotations
 
-_RECORDINGS = ("the tampered recordings need 5+ Arrow batches and chunked ones: Sail sends one batch and "
-               "never chunks")
+_RECORDINGS = "the tampered recordings need 5+ Arrow batches and chunked ones: Sail sends one batch and never chunks"
 _ROWS = "no CollectMetrics: the write report's rows is null"
 
 SAIL_DIFFERENCE_FAMILIES: dict[str, dict[str, str]] = {
     # Sail's errors carry PySpark's exception kind (AnalysisException ...) and a DataFusion
     # message, but no error class, SQLSTATE or message parameters (no FetchErrorDetails)
     "Error classes": {
-        "test_client.py::test_server_errors_carry_spark_error_classes[plan0-1-UNRESOLVED_COLUMN]":
-            "no error class or SQLSTATE ('attribute ... is missing from the schema')",
-        "test_client.py::test_server_errors_carry_spark_error_classes[plan1-1-DATATYPE_MISMATCH]":
-            "no error class or SQLSTATE ('Cannot infer common argument type for logical boolean operation')",
-        "test_client.py::test_server_errors_carry_spark_error_classes[plan2-0-UNRESOLVED_COLUMN]":
-            "no error class or SQLSTATE",
-        "test_client.py::test_runtime_error_keeps_spark_class":
-            "a failed cast is a NumberFormatException without CAST_INVALID_INPUT / 22018",
-        "test_client.py::test_server_errors_carry_the_full_message_from_fetch_error_details":
-            "no error class, SQLSTATE or message parameters (no FetchErrorDetails enrichment)",
-        "test_cli_server.py::test_server_error_is_readable":
-            "the CLI names the failing step, but Sail's message has no UNRESOLVED_COLUMN class",
-        "test_tls.py::test_server_errors_come_through_whole":
-            "no UNRESOLVED_COLUMN error class (the error and its step do come through TLS)",
-        "test_fixtures.py::test_fixture[error_unknown_column]":
-            "the fixture expects error class UNRESOLVED_COLUMN; Sail sends none",
-        "test_fixtures.py::test_fixture[conf_case_sensitive]":
-            "'ID' is rejected under spark.sql.caseSensitive as expected, but without the UNRESOLVED_COLUMN class",
-        "test_fixtures.py::test_fixture[temp_view_create_fails_if_exists]":
-            "'Temporary View already exists' without TEMP_TABLE_OR_VIEW_ALREADY_EXISTS",
-        "test_functions_differential.py::test_runtime_errors_keep_sparks_error_class":
-            "division by zero fails ('Division by zero') without the DIVIDE_BY_ZERO error class",
+        "test_client.py::test_server_errors_carry_spark_error_classes[plan0-1-UNRESOLVED_COLUMN]": "no error class or SQLSTATE ('attribute ... is missing from the schema')",
+        "test_client.py::test_server_errors_carry_spark_error_classes[plan1-1-DATATYPE_MISMATCH]": "no error class or SQLSTATE ('Cannot infer common argument type for logical boolean operation')",
+        "test_client.py::test_server_errors_carry_spark_error_classes[plan2-0-UNRESOLVED_COLUMN]": "no error class or SQLSTATE",
+        "test_client.py::test_runtime_error_keeps_spark_class": "a failed cast is a NumberFormatException without CAST_INVALID_INPUT / 22018",
+        "test_client.py::test_server_errors_carry_the_full_message_from_fetch_error_details": "no error class, SQLSTATE or message parameters (no FetchErrorDetails enrichment)",
+        "test_cli_server.py::test_server_error_is_readable": "the CLI names the failing step, but Sail's message has no UNRESOLVED_COLUMN class",
+        "test_tls.py::test_server_errors_come_through_whole": "no UNRESOLVED_COLUMN error class (the error and its step do come through TLS)",
+        "test_fixtures.py::test_fixture[error_unknown_column]": "the fixture expects error class UNRESOLVED_COLUMN; Sail sends none",
+        "test_fixtures.py::test_fixture[conf_case_sensitive]": "'ID' is rejected under spark.sql.caseSensitive as expected, but without the UNRESOLVED_COLUMN class",
+        "test_fixtures.py::test_fixture[temp_view_create_fails_if_exists]": "'Temporary View already exists' without TEMP_TABLE_OR_VIEW_ALREADY_EXISTS",
+        "test_functions_differential.py::test_runtime_errors_keep_sparks_error_class": "division by zero fails ('Division by zero') without the DIVIDE_BY_ZERO error class",
     },
     # Sail analyses some expressions only when the query runs
     "Analysis": {
-        "test_client.py::test_server_errors_name_the_step[plan1-1-DATATYPE_MISMATCH]":
-            "AnalyzePlan accepts a filter on `int AND boolean`; the type error comes only at "
-            "execution, so no plan prefix reproduces it and no step is named",
+        "test_client.py::test_server_errors_name_the_step[plan1-1-DATATYPE_MISMATCH]": "AnalyzePlan accepts a filter on `int AND boolean`; the type error comes only at "
+        "execution, so no plan prefix reproduces it and no step is named",
     },
     "Functions": {
-        "test_aggregates.py::test_every_kind_of_aggregate_entry_with_pyspark_names":
-            "approx_count_distinct takes no rsd argument (approx_distinct(Any) only); "
-            "approx_percentile takes no accuracy argument (approx_percentile_cont expects 2)",
-        "test_aggregates.py::test_expression_entries_and_casts":
-            "unknown functions collect_union, kll_sketch_agg_bigint",
-        "test_aggregates.py::test_tracked_default_names_are_the_names_spark_gives":
-            "unknown function collect_union",
-        "test_expressions_differential.py::test_expression_family[math]":
-            "factorial of a negative number is an error (Spark: null); try_add(int, bigint) and "
-            "try_divide(double, int) are rejected (operands must have the same integer type)",
-        "test_functions_differential.py::test_family[strings]":
-            "conv of a bigint is rejected (spark_conv expects a string or int)",
-        "test_functions_differential.py::test_family[math]":
-            "try_add(bigint, int) is rejected (operands must have the same integer type)",
-        "test_functions_differential.py::test_family[dates_try]":
-            "try_make_timestamp/try_make_timestamp_ltz with a month of -1 fail ('Can't cast value -1 to "
-            "type UInt32'); Spark's try_ forms return null",
-        "test_functions_differential.py::test_family[arrays_maps_structs_lambdas]":
-            "shuffle with a seed is rejected; no zip_with, transform_keys, transform_values, map_zip_with",
+        "test_aggregates.py::test_every_kind_of_aggregate_entry_with_pyspark_names": "approx_count_distinct takes no rsd argument (approx_distinct(Any) only); "
+        "approx_percentile takes no accuracy argument (approx_percentile_cont expects 2)",
+        "test_aggregates.py::test_expression_entries_and_casts": "unknown functions collect_union, kll_sketch_agg_bigint",
+        "test_aggregates.py::test_tracked_default_names_are_the_names_spark_gives": "unknown function collect_union",
+        "test_expressions_differential.py::test_expression_family[math]": "factorial of a negative number is an error (Spark: null); try_add(int, bigint) and "
+        "try_divide(double, int) are rejected (operands must have the same integer type)",
+        "test_functions_differential.py::test_family[strings]": "conv of a bigint is rejected (spark_conv expects a string or int)",
+        "test_functions_differential.py::test_family[math]": "try_add(bigint, int) is rejected (operands must have the same integer type)",
+        "test_functions_differential.py::test_family[dates_try]": "try_make_timestamp/try_make_timestamp_ltz with a month of -1 fail ('Can't cast value -1 to "
+        "type UInt32'); Spark's try_ forms return null",
+        "test_functions_differential.py::test_family[arrays_maps_structs_lambdas]": "shuffle with a seed is rejected; no zip_with, transform_keys, transform_values, map_zip_with",
     },
     "Relational operators": {
-        "test_ops_differential.py::test_op[join_cross_how_with_condition]":
-            "a cross join with a join condition is rejected ('cross join with join criteria')",
-        "test_ops_differential.py::test_op[union_by_position_widens_types]":
-            "union by position does not widen int and double: the schema says int, the data is double",
-        "test_ops_differential.py::test_union_by_name_without_missing_columns_fails_as_pyspark_does":
-            "unionByName without allowMissingColumns accepts inputs whose columns differ (Spark: "
-            "NUM_COLUMNS_MISMATCH); connect_plan sends the same relation as PySpark",
-        "test_generators.py::test_multi_column_generators_in_with_column_are_plan_errors_as_pyspark_fails":
-            "withColumn of a multi-column generator (posexplode, inline, stack ...) is accepted, where "
-            "Spark fails with UDTF_ALIAS_NUMBER_MISMATCH; connect_plan refuses it before sending, as on Spark",
-        "test_ops_differential.py::test_op[union_by_name_camel_case_missing_columns]":
-            "unionByName(allowMissingColumns) types a column filled with nulls as void "
-            "though its data is string",
-        "test_fixtures.py::test_fixture[grouping_sets]":
-            "GROUPING SETS over grouping expressions are rejected ('grouping sets with grouping expressions')",
-        "test_fixtures.py::test_fixture[orders_pipeline]":
-            "the example's groupingSets step: 'grouping sets with grouping expressions'",
-        "test_fixtures.py::test_tmp_dir_puts_what_a_fixture_writes_where_the_server_sees_it":
-            "it runs the orders_pipeline example: 'grouping sets with grouping expressions'",
-        "test_sources_differential.py::test_source_case[grouping_sets]":
-            "'grouping sets with grouping expressions'",
-        "test_sources_differential.py::test_source_case[grouping_sets_explicit_keys]":
-            "'grouping sets with grouping expressions'",
-        "test_fixtures.py::test_fixture[set_intersectAll]":
-            "INTERSECT ALL returns each common row as often as the left input has it, not min(m, n) "
-            "(5 rows, not 3)",
-        "test_fixtures.py::test_fixture[sample_seeded]":
-            "a seeded Bernoulli sample picks other rows than Spark's sampler (9 rows, not 7)",
-        "test_sources_differential.py::test_substrait_set_types_over_three_inputs[minus_multiset_counts]":
-            "INTERSECT ALL of the secondaries keeps each common row as often as the left input has it, "
-            "not min(n1, n2), so EXCEPT ALL subtracts too much",
-        "test_sources_differential.py::test_substrait_set_types_over_three_inputs[intersection_multiset_all]":
-            "INTERSECT ALL returns each common row as often as the left input has it, not min(m, n1, n2)",
+        "test_ops_differential.py::test_op[join_cross_how_with_condition]": "a cross join with a join condition is rejected ('cross join with join criteria')",
+        "test_ops_differential.py::test_op[union_by_position_widens_types]": "union by position does not widen int and double: the schema says int, the data is double",
+        "test_ops_differential.py::test_union_by_name_without_missing_columns_fails_as_pyspark_does": "unionByName without allowMissingColumns accepts inputs whose columns differ (Spark: "
+        "NUM_COLUMNS_MISMATCH); connect_plan sends the same relation as PySpark",
+        "test_generators.py::test_multi_column_generators_in_with_column_are_plan_errors_as_pyspark_fails": "withColumn of a multi-column generator (posexplode, inline, stack ...) is accepted, where "
+        "Spark fails with UDTF_ALIAS_NUMBER_MISMATCH; connect_plan refuses it before sending, as on Spark",
+        "test_ops_differential.py::test_op[union_by_name_camel_case_missing_columns]": "unionByName(allowMissingColumns) types a column filled with nulls as void "
+        "though its data is string",
+        "test_fixtures.py::test_fixture[grouping_sets]": "GROUPING SETS over grouping expressions are rejected ('grouping sets with grouping expressions')",
+        "test_fixtures.py::test_fixture[orders_pipeline]": "the example's groupingSets step: 'grouping sets with grouping expressions'",
+        "test_fixtures.py::test_tmp_dir_puts_what_a_fixture_writes_where_the_server_sees_it": "it runs the orders_pipeline example: 'grouping sets with grouping expressions'",
+        "test_sources_differential.py::test_source_case[grouping_sets]": "'grouping sets with grouping expressions'",
+        "test_sources_differential.py::test_source_case[grouping_sets_explicit_keys]": "'grouping sets with grouping expressions'",
+        "test_fixtures.py::test_fixture[set_intersectAll]": "INTERSECT ALL returns each common row as often as the left input has it, not min(m, n) "
+        "(5 rows, not 3)",
+        "test_fixtures.py::test_fixture[sample_seeded]": "a seeded Bernoulli sample picks other rows than Spark's sampler (9 rows, not 7)",
+        "test_sources_differential.py::test_substrait_set_types_over_three_inputs[minus_multiset_counts]": "INTERSECT ALL of the secondaries keeps each common row as often as the left input has it, "
+        "not min(n1, n2), so EXCEPT ALL subtracts too much",
+        "test_sources_differential.py::test_substrait_set_types_over_three_inputs[intersection_multiset_all]": "INTERSECT ALL returns each common row as often as the left input has it, not min(m, n1, n2)",
     },
     "Types and literals": {
-        "test_fixtures.py::test_fixture[date_and_decimal_types]":
-            "an integer literal in decimal arithmetic gets its type's precision (int: decimal(10,0)), "
-            "not the literal's (2: decimal(1,0)): decimal(8,2) * 2 is decimal(19,2), Spark's decimal(10,2)",
+        "test_fixtures.py::test_fixture[date_and_decimal_types]": "an integer literal in decimal arithmetic gets its type's precision (int: decimal(10,0)), "
+        "not the literal's (2: decimal(1,0)): decimal(8,2) * 2 is decimal(19,2), Spark's decimal(10,2)",
     },
     "Session configuration and SQL": {
-        "test_fixtures.py::test_fixture[conf_timezone]":
-            "with the document's spark.sql.session.timeZone (Asia/Tokyo) a timestamp→string cast still "
-            "shows UTC (see the same in test_sources_differential below)",
-        "test_fixtures.py::test_fixture[source_sql_named_args]":
-            "SQL with :named parameters fails ('Placeholder :n was not provided a value')",
-        "test_sources_differential.py::test_source_case[sql_constructor_args]":
-            "the same constructor parameters give other result types than PySpark's own query on Sail "
-            "(struct(1.5, 12.34 as decimal(5,2)) comes back decimal(10,2); nullability differs)",
+        "test_fixtures.py::test_fixture[conf_timezone]": "with the document's spark.sql.session.timeZone (Asia/Tokyo) a timestamp→string cast still "
+        "shows UTC (see the same in test_sources_differential below)",
+        "test_fixtures.py::test_fixture[source_sql_named_args]": "SQL with :named parameters fails ('Placeholder :n was not provided a value')",
+        "test_sources_differential.py::test_source_case[sql_constructor_args]": "the same constructor parameters give other result types than PySpark's own query on Sail "
+        "(struct(1.5, 12.34 as decimal(5,2)) comes back decimal(10,2); nullability differs)",
     },
     # Sail does not support CollectMetrics: connect_plan writes without the row count
     "Writes": {
@@ -140,10 +101,8 @@ SAIL_DIFFERENCE_FAMILIES: dict[str, dict[str, str]] = {
     # spark.sql.execution.arrow.maxRecordsPerBatch says, never in chunks, has no artifact
     # cache (ArtifactStatus fails with INTERNAL) and no GetStatus
     "Protocol": {
-        "test_inputs.py::test_an_input_over_the_cache_threshold_is_a_chunked_cached_relation":
-            "no artifact cache (ArtifactStatus: INTERNAL 'handle artifact statuses')",
-        "test_inputs.py::test_an_input_under_the_threshold_stays_inline":
-            "no artifact cache; the threshold Sail reports (2147483647) is not a real one",
+        "test_inputs.py::test_an_input_over_the_cache_threshold_is_a_chunked_cached_relation": "no artifact cache (ArtifactStatus: INTERNAL 'handle artifact statuses')",
+        "test_inputs.py::test_an_input_under_the_threshold_stays_inline": "no artifact cache; the threshold Sail reports (2147483647) is not a real one",
         "test_inputs.py::test_json_rows_converted_column_wise_match_pyspark": "no artifact cache",
         "test_inputs.py::test_the_same_data_is_not_uploaded_twice": "no artifact cache",
         "test_inputs.py::test_servers_without_chunked_relations_get_one_cached_relation": "no artifact cache",
@@ -152,33 +111,44 @@ SAIL_DIFFERENCE_FAMILIES: dict[str, dict[str, str]] = {
         "test_inputs.py::test_a_sub_plan_used_several_times_is_weighed_by_its_uses": "no artifact cache",
         "test_inputs.py::test_equal_data_written_twice_is_weighed_together": "no artifact cache",
         "test_inputs.py::test_a_sub_plan_too_large_to_repeat_inline_is_cached_whatever_the_threshold": "no artifact cache",
-        "test_streaming.py::test_dropping_a_stream_early_releases_its_execution":
-            "no GetStatus RPC (UNIMPLEMENTED 'get status') to observe the execution's state",
-        "test_integrity.py::test_many_small_batches":
-            "spark.sql.execution.arrow.maxRecordsPerBatch is ignored: 2 batches, not 50+",
+        "test_streaming.py::test_dropping_a_stream_early_releases_its_execution": "no GetStatus RPC (UNIMPLEMENTED 'get status') to observe the execution's state",
+        "test_integrity.py::test_many_small_batches": "spark.sql.execution.arrow.maxRecordsPerBatch is ignored: 2 batches, not 50+",
         "test_integrity.py::test_chunked_batches": "no Arrow batch chunking (arrow_batch_chunking)",
-        "test_integrity.py::test_a_stream_cut_short_is_reattached_a_bounded_number_of_times":
-            "the recording needs several Arrow batches; Sail sends one",
-        **{f"test_integrity.py::{t}": _RECORDINGS for t in (
-            "test_untampered_recordings_pass",
-            *(f"test_the_checker_catches_each_tampering[{k}]" for k in (
-                "row_count_off", "start_offset_off", "batch_lost", "batch_repeated", "no_result_complete",
-                "truncated_after_two_batches", "schema_drift", "announced_schema_differs", "corrupt_arrow",
-                "response_after_complete", "chunk_missing", "chunks_swapped", "ends_inside_chunked_batch")),
-            "test_execute_never_returns_a_tampered_result[row_count_off-announced .* rows and held]",
-            "test_execute_never_returns_a_tampered_result[schema_drift-changed the result schema]",
-            "test_execute_never_returns_a_tampered_result[batch_lost-starts at row]",
-        )},
+        "test_integrity.py::test_a_stream_cut_short_is_reattached_a_bounded_number_of_times": "the recording needs several Arrow batches; Sail sends one",
+        **{
+            f"test_integrity.py::{t}": _RECORDINGS
+            for t in (
+                "test_untampered_recordings_pass",
+                *(
+                    f"test_the_checker_catches_each_tampering[{k}]"
+                    for k in (
+                        "row_count_off",
+                        "start_offset_off",
+                        "batch_lost",
+                        "batch_repeated",
+                        "no_result_complete",
+                        "truncated_after_two_batches",
+                        "schema_drift",
+                        "announced_schema_differs",
+                        "corrupt_arrow",
+                        "response_after_complete",
+                        "chunk_missing",
+                        "chunks_swapped",
+                        "ends_inside_chunked_batch",
+                    )
+                ),
+                "test_execute_never_returns_a_tampered_result[row_count_off-announced .* rows and held]",
+                "test_execute_never_returns_a_tampered_result[schema_drift-changed the result schema]",
+                "test_execute_never_returns_a_tampered_result[batch_lost-starts at row]",
+            )
+        },
     },
     "Catalog and session": {
-        "test_sources_differential.py::test_case_sensitivity_default_document_and_connect_conf":
-            "selecting 'ID' from a column 'id' names the output 'id' (Spark: 'ID', as written)",
-        "test_sources_differential.py::test_document_conf_applies_for_one_execution_and_is_restored":
-            "with the document's spark.sql.session.timeZone (America/New_York) the timestamp→string cast "
-            "shows 12:00 (UTC); PySpark's session with the same setting gets 07:00 from the same server "
-            "(connect_plan sends the same Cast; set_conf shows the same 12:00: not yet understood)",
-        "test_sources_differential.py::test_document_conf_holds_for_stream_explain_and_schema":
-            "the same time-zone difference as the test above, through stream() and execute_plan(stream=True)",
+        "test_sources_differential.py::test_case_sensitivity_default_document_and_connect_conf": "selecting 'ID' from a column 'id' names the output 'id' (Spark: 'ID', as written)",
+        "test_sources_differential.py::test_document_conf_applies_for_one_execution_and_is_restored": "with the document's spark.sql.session.timeZone (America/New_York) the timestamp→string cast "
+        "shows 12:00 (UTC); PySpark's session with the same setting gets 07:00 from the same server "
+        "(connect_plan sends the same Cast; set_conf shows the same 12:00: not yet understood)",
+        "test_sources_differential.py::test_document_conf_holds_for_stream_explain_and_schema": "the same time-zone difference as the test above, through stream() and execute_plan(stream=True)",
     },
 }
 

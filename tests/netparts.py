@@ -41,29 +41,52 @@ def make_certificates() -> Certificates:
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "connect_plan test CA")])
     ca = (
-        x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
-        .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+        x509.CertificateBuilder()
+        .subject_name(ca_name)
+        .issuer_name(ca_name)
+        .public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
         .not_valid_after(now + datetime.timedelta(days=1))
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True, content_commitment=False,
-                                     key_encipherment=False, data_encipherment=False, key_agreement=False,
-                                     encipher_only=False, decipher_only=False), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                key_cert_sign=True,
+                crl_sign=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
         .sign(ca_key, hashes.SHA256())
     )
     key = ec.generate_private_key(ec.SECP256R1())
     cert = (
-        x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")]))
-        .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                       critical=False)
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")]))
+        .issuer_name(ca_name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
         .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
         .sign(ca_key, hashes.SHA256())
     )
     return Certificates(
         ca_pem=ca.public_bytes(serialization.Encoding.PEM),
         cert_pem=cert.public_bytes(serialization.Encoding.PEM),
-        key_pem=key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()),
+        key_pem=key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        ),
     )
 
 
@@ -103,11 +126,15 @@ class GrpcTlsProxy:
         self.requests: list[tuple[str, bytes]] = []
         self.fault: Any = None
         self._token = token
-        self._channel = grpc.insecure_channel(upstream, options=[("grpc.max_receive_message_length", 256 << 20),
-                                                                 ("grpc.max_send_message_length", 256 << 20)])
+        self._channel = grpc.insecure_channel(
+            upstream,
+            options=[("grpc.max_receive_message_length", 256 << 20), ("grpc.max_send_message_length", 256 << 20)],
+        )
         self._kinds = _method_kinds()
-        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=16), options=[
-            ("grpc.max_receive_message_length", 256 << 20), ("grpc.max_send_message_length", 256 << 20)])
+        self.server = grpc.server(
+            futures.ThreadPoolExecutor(max_workers=16),
+            options=[("grpc.max_receive_message_length", 256 << 20), ("grpc.max_send_message_length", 256 << 20)],
+        )
         self.server.add_generic_rpc_handlers([self._handler()])
         if certs is None:
             self.port = self.server.add_insecure_port("127.0.0.1:0")
@@ -135,7 +162,9 @@ class GrpcTlsProxy:
                     return None
                 metadata = {k: v for k, v in details.invocation_metadata}
                 proxy.calls.append((details.method, metadata))
-                forward = [(k, v) for k, v in details.invocation_metadata if k not in _HOP and not k.startswith("grpc-")]
+                forward = [
+                    (k, v) for k, v in details.invocation_metadata if k not in _HOP and not k.startswith("grpc-")
+                ]
                 method = details.method
 
                 def check(context: Any) -> None:
@@ -154,28 +183,44 @@ class GrpcTlsProxy:
 
                 client_streaming, server_streaming = kind
                 if not client_streaming and not server_streaming:
+
                     def unary_unary(request: bytes, context: Any) -> Any:
                         proxy.requests.append((method, request))
                         check(context)
-                        return relay(context, lambda: proxy._channel.unary_unary(method)(
-                            request, metadata=forward, timeout=_remaining(context)))
+                        return relay(
+                            context,
+                            lambda: proxy._channel.unary_unary(method)(
+                                request, metadata=forward, timeout=_remaining(context)
+                            ),
+                        )
+
                     return grpc.unary_unary_rpc_method_handler(unary_unary)
                 if not client_streaming:
+
                     def unary_stream(request: bytes, context: Any) -> Iterator[Any]:
                         check(context)
-                        call = proxy._channel.unary_stream(method)(request, metadata=forward, timeout=_remaining(context))
+                        call = proxy._channel.unary_stream(method)(
+                            request, metadata=forward, timeout=_remaining(context)
+                        )
                         context.add_callback(call.cancel)
                         try:
                             yield from call
                         except grpc.RpcError as e:
                             context.set_trailing_metadata(e.trailing_metadata() or ())
                             context.abort(e.code(), e.details() or "")
+
                     return grpc.unary_stream_rpc_method_handler(unary_stream)
                 if not server_streaming:
+
                     def stream_unary(requests: Iterator[bytes], context: Any) -> Any:
                         check(context)
-                        return relay(context, lambda: proxy._channel.stream_unary(method)(
-                            requests, metadata=forward, timeout=_remaining(context)))
+                        return relay(
+                            context,
+                            lambda: proxy._channel.stream_unary(method)(
+                                requests, metadata=forward, timeout=_remaining(context)
+                            ),
+                        )
+
                     return grpc.stream_unary_rpc_method_handler(stream_unary)
                 return None
 

@@ -25,7 +25,8 @@ from google.protobuf.message import Message
 DATA = Path(__file__).resolve().parent / "data" / "spark_connect_protos"
 #: releases whose protocol is on file, oldest first
 VERSIONS: tuple[tuple[int, int], ...] = tuple(
-    sorted(tuple(int(x) for x in p.name.split(".")[:2]) for p in DATA.glob("*.fds.gz")))  # type: ignore[misc]
+    sorted(tuple(int(x) for x in p.name.split(".")[:2]) for p in DATA.glob("*.fds.gz"))
+)  # type: ignore[misc]
 
 
 @functools.cache
@@ -37,7 +38,9 @@ def pool(version: tuple[int, int]) -> descriptor_pool.DescriptorPool:
         module.DESCRIPTOR.CopyToProto(well_known)
         p.Add(well_known)
         added.add(well_known.name)
-    fds = descriptor_pb2.FileDescriptorSet.FromString(gzip.decompress((DATA / f"{version[0]}.{version[1]}.fds.gz").read_bytes()))
+    fds = descriptor_pb2.FileDescriptorSet.FromString(
+        gzip.decompress((DATA / f"{version[0]}.{version[1]}.fds.gz").read_bytes())
+    )
     pending = {f.name: f for f in fds.file}
     while pending:  # dependencies first
         ready = [f for f in pending.values() if all(d in added for d in f.dependency)]

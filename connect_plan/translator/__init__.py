@@ -90,6 +90,4 @@ def translate_ir(
             em.chain(chain, out.root)
     by_id: dict[int, tuple[int, ...]] = {}
     _index(chain, by_id)
-    return Translation(
-        out, by_id, scope.names, {s.index: s.op for s in plan.steps}, tuple(em.local)
-    )
+    return Translation(out, by_id, scope.names, {s.index: s.op for s in plan.steps}, tuple(em.local))

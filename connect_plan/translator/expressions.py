@@ -179,8 +179,12 @@ def build_call(call: ir.Call, out: pb.Expression, ctx: ExprContext) -> None:
 
 
 def function(
-    name: str, args: list[ir.Expr] | tuple[ir.Expr, ...], out: pb.Expression, ctx: ExprContext,
-    *, distinct: bool = False,
+    name: str,
+    args: list[ir.Expr] | tuple[ir.Expr, ...],
+    out: pb.Expression,
+    ctx: ExprContext,
+    *,
+    distinct: bool = False,
 ) -> None:
     fn = out.unresolved_function
     fn.function_name = name
@@ -354,13 +358,15 @@ def build_udf_call(node: ir.UdfCall, out: pb.Expression, ctx: ExprContext) -> No
         return
     if node.aggregate and not udf.aggregate:
         raise PlanError.single(
-            "udf_kind", node.loc,
+            "udf_kind",
+            node.loc,
             f"UDF {node.name!r} is a scalar UDF; a python_grouped_udf aggregation needs a grouped-aggregate "
             "UDF (register it with kind='grouped_agg')",
         )
     if node.return_type is not None and udf.return_type is not None and node.return_type != udf.return_type:
         raise PlanError.single(
-            "udf_return_type", node.loc,
+            "udf_return_type",
+            node.loc,
             f"the plan declares return_type {type_string(node.return_type)!r} but UDF {node.name!r} was "
             f"registered returning {type_string(udf.return_type)!r}",
         )

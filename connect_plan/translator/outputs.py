@@ -82,8 +82,18 @@ def describe(output: ir.Output) -> dict[str, Any]:
     """What an output does, as the one-row report a write returns (rows added later)."""
     if isinstance(output, ir.TempView):
         kind = ("global " if output.is_global else "") + "temp view"
-        return {"operation": output.op, "target": output.name, "format": kind,
-                "mode": "overwrite" if output.replace else "error", "partition_by": []}
+        return {
+            "operation": output.op,
+            "target": output.name,
+            "format": kind,
+            "mode": "overwrite" if output.replace else "error",
+            "partition_by": [],
+        }
     op = {"save_as_table": "saveAsTable", "insert_into": "insertInto"}.get(output.method or "", "write")
-    return {"operation": op, "target": output.path if output.path is not None else output.table,
-            "format": output.format, "mode": output.mode, "partition_by": list(output.partition_by)}
+    return {
+        "operation": op,
+        "target": output.path if output.path is not None else output.table,
+        "format": output.format,
+        "mode": output.mode,
+        "partition_by": list(output.partition_by),
+    }

@@ -43,7 +43,16 @@ MAX_EXPANDED_STEPS = 100_000
 
 #: Spark function names whose results differ per evaluation (never merged across steps)
 NONDETERMINISTIC = frozenset(
-    {"rand", "randn", "uuid", "shuffle", "monotonically_increasing_id", "random", "spark_partition_id", "input_file_name"}
+    {
+        "rand",
+        "randn",
+        "uuid",
+        "shuffle",
+        "monotonically_increasing_id",
+        "random",
+        "spark_partition_id",
+        "input_file_name",
+    }
 )
 
 #: a resolver asks a server for the column names of a relation (None: not available); it
@@ -299,7 +308,9 @@ class Lowerer:
         return pid
 
     def err(self, code: str, loc: str, message: str, input: Any = None) -> None:
-        self.errors.append(ErrorDetail(code, loc, message, input) if input is not None else ErrorDetail(code, loc, message))
+        self.errors.append(
+            ErrorDetail(code, loc, message, input) if input is not None else ErrorDetail(code, loc, message)
+        )
 
     # -------------------------------------------------------------- plans
 
@@ -317,7 +328,11 @@ class Lowerer:
                     scope = self.aggregate(pending, step.aggs, chain, scope, extra_step=step.index)
                     pending = None
                     continue
-                self.err("groupby_without_aggs", pending.loc, f"{pending.op} has no 'aggs' and is not followed by an 'agg' step (found {step.op!r})")
+                self.err(
+                    "groupby_without_aggs",
+                    pending.loc,
+                    f"{pending.op} has no 'aggs' and is not followed by an 'agg' step (found {step.op!r})",
+                )
                 pending = None
             if isinstance(step, ir.GroupBy) and step.aggs is None:
                 pending = step
@@ -325,7 +340,11 @@ class Lowerer:
             lower = LOWERINGS[type(step)]
             scope = lower(self, step, chain, scope)
         if pending is not None:
-            self.err("groupby_without_aggs", pending.loc, f"{pending.op} has no 'aggs' and is the last step; add 'aggs' or an 'agg' step")
+            self.err(
+                "groupby_without_aggs",
+                pending.loc,
+                f"{pending.op} has no 'aggs' and is the last step; add 'aggs' or an 'agg' step",
+            )
         return chain, scope
 
     def count_uses(self, plan: ir.Plan) -> None:
@@ -417,7 +436,9 @@ class Lowerer:
             if isinstance(item.alias, str):
                 self._check_generator_width(item.expr, scope, item.expr.loc, "the item names one column")
             known = static_type(item.expr, scope)
-            if known is not None and (isinstance(item.alias, str) or (item.alias is None and isinstance(item.expr, ir.Col))):
+            if known is not None and (
+                isinstance(item.alias, str) or (item.alias is None and isinstance(item.expr, ir.Col))
+            ):
                 types[scope.norm(item.alias or item.expr.name)] = known  # type: ignore[union-attr]
             if isinstance(item.alias, tuple):
                 out.extend(item.alias)
@@ -445,7 +466,12 @@ class Lowerer:
                 continue
             key = scope.norm(out_name)
             if key in seen:
-                self.err("duplicate_column", step.loc, f"select outputs column {out_name!r} twice; output names must be unique (add an alias)", out_name)
+                self.err(
+                    "duplicate_column",
+                    step.loc,
+                    f"select outputs column {out_name!r} twice; output names must be unique (add an alias)",
+                    out_name,
+                )
             seen[key] = i
         chain.append(ProjectRel(self.new_id(), [step.index], list(step.items), scope))
         return scope.with_names(None if unknown else out, types)
@@ -468,7 +494,9 @@ class Lowerer:
             last.steps.append(step.index)
         else:
             chain.append(
-                WithColumnsRel(self.new_id(), [step.index], [(step.name, step.expr)], scope, {key}, {key.lower()}, generator)
+                WithColumnsRel(
+                    self.new_id(), [step.index], [(step.name, step.expr)], scope, {key}, {key.lower()}, generator
+                )
             )
         self._check_generator_width(step.expr, scope, step.expr.loc, "withColumn names one column")
         if scope.names is None:
@@ -496,19 +524,30 @@ class Lowerer:
             return
         many = "at least 2" if expr.fn.startswith("posexplode") and width == 2 else str(width)
         self.err(
-            "generator_columns", loc,
+            "generator_columns",
+            loc,
             f"{expr.fn!r} outputs {many} columns here and {why} (Spark refuses it: UDTF_ALIAS_NUMBER_MISMATCH); "
-            "use a select item with one name per column ({\"expr\": ..., \"name\": [\"pos\", \"col\"]}) or no name",
+            'use a select item with one name per column ({"expr": ..., "name": ["pos", "col"]}) or no name',
         )
 
     def rename(self, step: ir.WithColumnRenamed, chain: list[Rel], scope: Scope) -> Scope:
         idx = scope.index_of(step.old)
         if idx is None and scope.complete:
-            self.err("unknown_column", f"{step.loc}/payload/old", f"withColumnRenamed: no column {step.old!r} (columns: {scope.known()})", step.old)
+            self.err(
+                "unknown_column",
+                f"{step.loc}/payload/old",
+                f"withColumnRenamed: no column {step.old!r} (columns: {scope.known()})",
+                step.old,
+            )
             return scope
         clash = scope.index_of(step.new)
         if clash is not None and clash != idx:
-            self.err("duplicate_column", f"{step.loc}/payload/new", f"withColumnRenamed: a column {step.new!r} already exists; output names must be unique", step.new)
+            self.err(
+                "duplicate_column",
+                f"{step.loc}/payload/new",
+                f"withColumnRenamed: a column {step.new!r} already exists; output names must be unique",
+                step.new,
+            )
             return scope
         last = chain[-1]
         olds = {scope.norm(o) for o, _ in last.pairs} if isinstance(last, RenameRel) else set()
@@ -533,7 +572,12 @@ class Lowerer:
         for i, name in enumerate(step.names):
             idx = scope.index_of(name)
             if idx is None and scope.complete:
-                self.err("unknown_column", f"{step.loc}/payload/columns/{i}", f"drop: no column {name!r} (columns: {scope.known()})", name)
+                self.err(
+                    "unknown_column",
+                    f"{step.loc}/payload/columns/{i}",
+                    f"drop: no column {name!r} (columns: {scope.known()})",
+                    name,
+                )
             elif idx is not None and names is not None:
                 names[idx] = "\0dropped"
         if names is not None:
@@ -572,7 +616,14 @@ class Lowerer:
         whole = ir.GroupBy(step.index, step.op, step.loc, "groupby", (), None)
         return self.aggregate(whole, step.aggs, chain, scope)
 
-    def aggregate(self, step: ir.GroupBy, aggs: tuple[ir.AggItem, ...], chain: list[Rel], scope: Scope, extra_step: int | None = None) -> Scope:
+    def aggregate(
+        self,
+        step: ir.GroupBy,
+        aggs: tuple[ir.AggItem, ...],
+        chain: list[Rel],
+        scope: Scope,
+        extra_step: int | None = None,
+    ) -> Scope:
         steps = [step.index] + ([extra_step] if extra_step is not None else [])
         chain.append(AggregateRel(self.new_id(), steps, step.kind, list(step.keys), list(aggs), scope, step.sets))
         names: list[str | None] = []
@@ -582,7 +633,12 @@ class Lowerer:
         for a in aggs:
             name = a.alias if a.alias is not None else _default_agg_name(a.expr)
             if name is not None and scope.norm(name) in seen:
-                self.err("duplicate_column", a.loc, f"{step.op} outputs column {name!r} twice; output names must be unique (add an alias)", name)
+                self.err(
+                    "duplicate_column",
+                    a.loc,
+                    f"{step.op} outputs column {name!r} twice; output names must be unique (add an alias)",
+                    name,
+                )
             elif name is not None:
                 seen.add(scope.norm(name))
             names.append(name)
@@ -610,12 +666,21 @@ class Lowerer:
         for k in step.keys:
             for side_name, sc in (("left", left), ("right", right)):
                 if sc.has(k) is False:
-                    self.err("unknown_column", f"{step.loc}/payload/on", f"join key {k!r} is not a column of the {side_name} side (columns: {sc.known()})", k)
+                    self.err(
+                        "unknown_column",
+                        f"{step.loc}/payload/on",
+                        f"join key {k!r} is not a column of the {side_name} side (columns: {sc.known()})",
+                        k,
+                    )
         renames: dict[str, str] = {}
         if not semi:
             if not left.complete or not right.complete:
                 if not self.check_only:
-                    self.err("needs_schema", step.loc, "the column names of a join input cannot be known without asking the server; translate with a client (connect_plan.connect(...).translate) or name every computed column")
+                    self.err(
+                        "needs_schema",
+                        step.loc,
+                        "the column names of a join input cannot be known without asking the server; translate with a client (connect_plan.connect(...).translate) or name every computed column",
+                    )
             else:
                 key_set = {left.norm(k) for k in using}
                 taken = {left.norm(n) for n in left.known()} | {left.norm(n) for n in right.known()}
@@ -633,9 +698,16 @@ class Lowerer:
         right_scope = Scope(right.names, self.case_sensitive, plan_id=right_chain[-1].plan_id, renames=renames)
         condition = step.condition
         if keys_as_condition:
-            eqs: list[ir.Expr] = [ir.Call("==", (ir.Col(k, step.loc, "left"), ir.Col(k, step.loc, "right")), step.loc) for k in keys_as_condition]
+            eqs: list[ir.Expr] = [
+                ir.Call("==", (ir.Col(k, step.loc, "left"), ir.Col(k, step.loc, "right")), step.loc)
+                for k in keys_as_condition
+            ]
             condition = ir.Call("and", (*eqs, condition), step.loc) if condition is not None else None
-        cond_scope = Scope(None, self.case_sensitive, sides={"left": left_scope, "right": right_scope}) if condition is not None else None
+        cond_scope = (
+            Scope(None, self.case_sensitive, sides={"left": left_scope, "right": right_scope})
+            if condition is not None
+            else None
+        )
         chain.append(JoinRel(self.new_id(), [step.index], right_chain, how, using, condition, cond_scope))
         if semi:
             if not using or scope.names is None:
@@ -643,7 +715,9 @@ class Lowerer:
             # a USING semi/anti join outputs the key columns first, then the rest of the left
             key_norms = {scope.norm(k) for k in using}
             keys_first = [scope.names[i] if (i := scope.index_of(k)) is not None else k for k in using]
-            return scope.with_names([*keys_first, *(n for n in scope.names if n is None or scope.norm(n) not in key_norms)])
+            return scope.with_names(
+                [*keys_first, *(n for n in scope.names if n is None or scope.norm(n) not in key_norms)]
+            )
         if not left.complete or not right.complete:
             return scope.with_names(None)
         right_names = [renames.get(right.norm(n), n) if renames else n for n in right.known()]
@@ -666,7 +740,11 @@ class Lowerer:
         if step.kind in _PRIMARY_SET_OPS:
             return self.primary_set_op(step, chain, scope)
         right_chain, right = self._right(step.right)
-        chain.append(SetOpRel(self.new_id(), [step.index], right_chain, step.by_name, step.allow_missing, not step.distinct, step.kind))
+        chain.append(
+            SetOpRel(
+                self.new_id(), [step.index], right_chain, step.by_name, step.allow_missing, not step.distinct, step.kind
+            )
+        )
         if not step.by_name or scope.names is None:
             return scope
         if not scope.complete or not right.complete:
@@ -686,17 +764,27 @@ class Lowerer:
         how = _PRIMARY_SET_OPS[step.kind]
         if not left.complete or not right.complete:
             if not self.check_only:
-                self.err("needs_schema", step.loc, f"{step.op} pairs the columns of both inputs by position, and their names cannot be known without asking the server; translate with a client (connect_plan.connect(...).translate) or name every computed column")
+                self.err(
+                    "needs_schema",
+                    step.loc,
+                    f"{step.op} pairs the columns of both inputs by position, and their names cannot be known without asking the server; translate with a client (connect_plan.connect(...).translate) or name every computed column",
+                )
             chain.append(JoinRel(self.new_id(), [step.index], right_chain, how, [], None, None))
             return scope
         left_names, right_names = left.known(), right.known()
         if len(left_names) != len(right_names):
-            self.err("column_count", step.loc, f"{step.op} pairs columns by position, so both inputs need the same number of columns: the left has {len(left_names)} ({left_names}), the right {len(right_names)} ({right_names})")
+            self.err(
+                "column_count",
+                step.loc,
+                f"{step.op} pairs columns by position, so both inputs need the same number of columns: the left has {len(left_names)} ({left_names}), the right {len(right_names)} ({right_names})",
+            )
             return scope
         left_scope = Scope(left.names, self.case_sensitive, plan_id=chain[-1].plan_id)
         right_scope = Scope(right.names, self.case_sensitive, plan_id=right_chain[-1].plan_id)
-        eqs: list[ir.Expr] = [ir.Call("<=>", (ir.Col(a, step.loc, "left"), ir.Col(b, step.loc, "right")), step.loc)
-                              for a, b in zip(left_names, right_names)]
+        eqs: list[ir.Expr] = [
+            ir.Call("<=>", (ir.Col(a, step.loc, "left"), ir.Col(b, step.loc, "right")), step.loc)
+            for a, b in zip(left_names, right_names)
+        ]
         condition = eqs[0] if len(eqs) == 1 else ir.Call("and", tuple(eqs), step.loc)
         cond_scope = Scope(None, self.case_sensitive, sides={"left": left_scope, "right": right_scope})
         chain.append(JoinRel(self.new_id(), [step.index], right_chain, how, [], condition, cond_scope))
@@ -785,13 +873,47 @@ def _generator_names(expr: ir.Expr) -> list[str] | None:
 #: against a server by tests/integration/test_aggregates.py); values: the name Spark uses
 #: and a suffix inside the parentheses
 _AGG_NAMES: dict[str, tuple[str, str]] = {
-    **{n: (n, "") for n in (
-        "count", "approx_count_distinct", "sum", "avg", "try_avg", "try_sum", "min", "max", "first",
-        "last", "first_value", "last_value", "any_value", "collect_list", "collect_set",
-        "collect_union", "count_if", "bool_and", "bool_or", "every", "some", "product", "median",
-        "mode", "stddev", "std", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop",
-        "kurtosis", "skewness", "bit_and", "bit_or", "bit_xor",
-    )},
+    **{
+        n: (n, "")
+        for n in (
+            "count",
+            "approx_count_distinct",
+            "sum",
+            "avg",
+            "try_avg",
+            "try_sum",
+            "min",
+            "max",
+            "first",
+            "last",
+            "first_value",
+            "last_value",
+            "any_value",
+            "collect_list",
+            "collect_set",
+            "collect_union",
+            "count_if",
+            "bool_and",
+            "bool_or",
+            "every",
+            "some",
+            "product",
+            "median",
+            "mode",
+            "stddev",
+            "std",
+            "stddev_samp",
+            "stddev_pop",
+            "variance",
+            "var_samp",
+            "var_pop",
+            "kurtosis",
+            "skewness",
+            "bit_and",
+            "bit_or",
+            "bit_xor",
+        )
+    },
     "array_agg": ("collect_list", ""),
     "listagg": ("listagg", ", NULL"),
     "string_agg": ("string_agg", ", NULL"),
@@ -810,8 +932,12 @@ def _default_agg_name(expr: ir.Expr) -> str | None:
         return None
     args = list(expr.args)
     # trailing arguments equal to what PySpark fills in by default do not show in the name
-    while len(args) > 1 and isinstance(args[-1], ir.Lit) and spec.fill.get(len(args) - 1, _NO_FILL) == args[-1].value \
-            and type(args[-1].value) is type(spec.fill.get(len(args) - 1)):
+    while (
+        len(args) > 1
+        and isinstance(args[-1], ir.Lit)
+        and spec.fill.get(len(args) - 1, _NO_FILL) == args[-1].value
+        and type(args[-1].value) is type(spec.fill.get(len(args) - 1))
+    ):
         args.pop()
     if len(args) != 1:
         return None
@@ -1213,12 +1339,14 @@ def check_plan_size(plan: ir.Plan) -> None:
         measured[id(node)] = (nesting, steps)
         if nesting > MAX_PLAN_NESTING + 1:
             raise PlanError.single(
-                "too_deep", node.loc,
+                "too_deep",
+                node.loc,
                 f"sub-plans (nested documents and references to 'with' definitions) nest more than {MAX_PLAN_NESTING} levels deep here",
             )
         if steps > MAX_EXPANDED_STEPS:
             raise PlanError.single(
-                "plan_too_large", node.loc,
+                "plan_too_large",
+                node.loc,
                 f"with every use of a shared sub-plan copied in (Spark Connect has no relation references), "
                 f"this plan has {steps:,} steps; connect_plan stops at {MAX_EXPANDED_STEPS:,}",
             )

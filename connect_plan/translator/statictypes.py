@@ -23,10 +23,19 @@ from .scope import Scope
 __all__ = ["generator_width", "static_type"]
 
 #: functions whose result is always a map
-_MAP_BUILDERS = frozenset({
-    "create_map", "map_from_arrays", "map_from_entries", "map_concat", "str_to_map", "map_filter",
-    "transform_keys", "transform_values", "map_zip_with",
-})
+_MAP_BUILDERS = frozenset(
+    {
+        "create_map",
+        "map_from_arrays",
+        "map_from_entries",
+        "map_concat",
+        "str_to_map",
+        "map_filter",
+        "transform_keys",
+        "transform_values",
+        "map_zip_with",
+    }
+)
 _UNKNOWN = Primitive("?")  # a field of a struct whose type is not known
 
 
@@ -46,16 +55,20 @@ def static_type(expr: ir.Expr, scope: Scope) -> DataType | None:
     if expr.fn == "array":
         return ArrayType(static_type(expr.args[0], scope) if expr.args else None)
     if expr.fn == "struct":
-        return StructType(tuple(
-            (a.name if isinstance(a, ir.Col) else f"col{i + 1}", static_type(a, scope) or _UNKNOWN)
-            for i, a in enumerate(expr.args)
-        ))
+        return StructType(
+            tuple(
+                (a.name if isinstance(a, ir.Col) else f"col{i + 1}", static_type(a, scope) or _UNKNOWN)
+                for i, a in enumerate(expr.args)
+            )
+        )
     if expr.fn == "named_struct":
         pairs = zip(expr.args[0::2], expr.args[1::2])
-        return StructType(tuple(
-            (n.value if isinstance(n, ir.Lit) else f"col{i + 1}", static_type(v, scope) or _UNKNOWN)
-            for i, (n, v) in enumerate(pairs)
-        ))
+        return StructType(
+            tuple(
+                (n.value if isinstance(n, ir.Lit) else f"col{i + 1}", static_type(v, scope) or _UNKNOWN)
+                for i, (n, v) in enumerate(pairs)
+            )
+        )
     return None
 
 

@@ -57,7 +57,9 @@ def check_cases(diff: Any, rows: Any, schema: Any, cases: Sequence[X], *, step: 
                 _run(diff, rows, schema, [c], step)
             except Exception as one:  # collected into the failure message
                 culprits.append(f"{c.id}: {str(one).splitlines()[0][:300]}")
-        raise AssertionError(f"the batch failed on the server: {exc}\nfailing cases:\n  " + "\n  ".join(culprits)) from exc
+        raise AssertionError(
+            f"the batch failed on the server: {exc}\nfailing cases:\n  " + "\n  ".join(culprits)
+        ) from exc
     assert ours.schema.names == theirs.schema.names, (ours.schema.names, theirs.schema.names)
     bad = []
     for c in cases:

@@ -14,7 +14,14 @@ from connect_plan.parse import parse_plan
 from connect_plan.translator import translate_ir
 from connect_plan.translator.relations import _AGG_NAMES
 
-SCHEMA = [("k", "string"), ("v", "bigint"), ("w", "double"), ("s", "string"), ("b", "boolean"), ("arr", "array<bigint>")]
+SCHEMA = [
+    ("k", "string"),
+    ("v", "bigint"),
+    ("w", "double"),
+    ("s", "string"),
+    ("b", "boolean"),
+    ("arr", "array<bigint>"),
+]
 ROWS = [
     ["a", 1, 1.5, "x", True, [1, 2]],
     ["a", 3, 2.5, "y", False, [2, 3]],
@@ -58,7 +65,10 @@ SIMPLE = [
     ({"agg": "covar_samp", "column": "v", "args": ["w"]}, lambda: F.covar_samp("v", "w")),
     ({"agg": "regr_slope", "columns": ["w", "v"]}, lambda: F.regr_slope("w", "v")),
     ({"agg": "percentile_approx", "column": "w", "args": [0.5]}, lambda: F.percentile_approx("w", 0.5)),
-    ({"agg": "approx_percentile", "column": "w", "args": [[0.25, 0.75], 100]}, lambda: F.approx_percentile("w", [0.25, 0.75], 100)),
+    (
+        {"agg": "approx_percentile", "column": "w", "args": [[0.25, 0.75], 100]},
+        lambda: F.approx_percentile("w", [0.25, 0.75], 100),
+    ),
     ({"agg": "percentile", "column": "v", "args": [0.5]}, lambda: F.percentile("v", 0.5)),
     ({"agg": "median", "column": "w"}, lambda: F.median("w")),
     ({"agg": "mode", "column": "v"}, lambda: F.mode("v")),
@@ -79,29 +89,64 @@ SIMPLE = [
     ({"agg": "try_sum", "column": "v"}, lambda: F.try_sum("v")),
     ({"agg": "try_avg", "column": "v"}, lambda: F.try_avg("v")),
     ({"agg": "histogram_numeric", "column": "w", "args": [2]}, lambda: F.histogram_numeric("w", F.lit(2))),
-    ({"agg": "count_min_sketch", "column": "v", "args": [0.5, 0.5, 42]}, lambda: F.count_min_sketch("v", F.lit(0.5), F.lit(0.5), F.lit(42))),
+    (
+        {"agg": "count_min_sketch", "column": "v", "args": [0.5, 0.5, 42]},
+        lambda: F.count_min_sketch("v", F.lit(0.5), F.lit(0.5), F.lit(42)),
+    ),
 ]
 
 # {"expr": <aggregate expression>} entries: order-sensitive collections are sorted, and
 # sketches are read back through their scalar estimate functions
 EXPRS = [
-    ({"expr": {"fn": "array_sort", "args": [{"fn": "collect_list", "args": ["v"]}]}}, lambda: F.sort_array(F.collect_list("v"))),
-    ({"expr": {"fn": "sort_array", "args": [{"fn": "array_agg", "args": ["s"]}]}}, lambda: F.sort_array(F.array_agg("s"))),
-    ({"expr": {"fn": "array_sort", "args": [{"fn": "collect_union", "args": ["arr"]}]}}, lambda: F.sort_array(F.collect_union("arr"))),
-    ({"expr": {"fn": "listagg", "args": [{"fn": "cast", "args": ["v", "string"]}, "|"], "distinct": True}},
-     lambda: F.listagg_distinct(F.col("v").cast("string"), "|")),
-    ({"expr": {"op": "/", "left": {"fn": "sum", "args": ["w"]}, "right": {"fn": "count", "args": ["*"]}}, "alias": "mean_w"},
-     lambda: (F.sum("w") / F.count(F.lit(1))).alias("mean_w")),
-    ({"expr": {"fn": "hll_sketch_estimate", "args": [{"fn": "hll_sketch_agg", "args": ["v"]}]}},
-     lambda: F.hll_sketch_estimate(F.hll_sketch_agg("v"))),
-    ({"expr": {"fn": "theta_sketch_estimate", "args": [{"fn": "theta_sketch_agg", "args": ["v"]}]}},
-     lambda: F.theta_sketch_estimate(F.theta_sketch_agg("v"))),
-    ({"expr": {"fn": "kll_sketch_get_n_bigint", "args": [{"fn": "kll_sketch_agg_bigint", "args": ["v"]}]}},
-     lambda: F.kll_sketch_get_n_bigint(F.kll_sketch_agg_bigint("v"))),
-    ({"expr": {"fn": "bitmap_count", "args": [{"fn": "bitmap_construct_agg", "args": [{"fn": "bitmap_bit_position", "args": ["v"]}]}]}},
-     lambda: F.bitmap_count(F.bitmap_construct_agg(F.bitmap_bit_position("v")))),
+    (
+        {"expr": {"fn": "array_sort", "args": [{"fn": "collect_list", "args": ["v"]}]}},
+        lambda: F.sort_array(F.collect_list("v")),
+    ),
+    (
+        {"expr": {"fn": "sort_array", "args": [{"fn": "array_agg", "args": ["s"]}]}},
+        lambda: F.sort_array(F.array_agg("s")),
+    ),
+    (
+        {"expr": {"fn": "array_sort", "args": [{"fn": "collect_union", "args": ["arr"]}]}},
+        lambda: F.sort_array(F.collect_union("arr")),
+    ),
+    (
+        {"expr": {"fn": "listagg", "args": [{"fn": "cast", "args": ["v", "string"]}, "|"], "distinct": True}},
+        lambda: F.listagg_distinct(F.col("v").cast("string"), "|"),
+    ),
+    (
+        {
+            "expr": {"op": "/", "left": {"fn": "sum", "args": ["w"]}, "right": {"fn": "count", "args": ["*"]}},
+            "alias": "mean_w",
+        },
+        lambda: (F.sum("w") / F.count(F.lit(1))).alias("mean_w"),
+    ),
+    (
+        {"expr": {"fn": "hll_sketch_estimate", "args": [{"fn": "hll_sketch_agg", "args": ["v"]}]}},
+        lambda: F.hll_sketch_estimate(F.hll_sketch_agg("v")),
+    ),
+    (
+        {"expr": {"fn": "theta_sketch_estimate", "args": [{"fn": "theta_sketch_agg", "args": ["v"]}]}},
+        lambda: F.theta_sketch_estimate(F.theta_sketch_agg("v")),
+    ),
+    (
+        {"expr": {"fn": "kll_sketch_get_n_bigint", "args": [{"fn": "kll_sketch_agg_bigint", "args": ["v"]}]}},
+        lambda: F.kll_sketch_get_n_bigint(F.kll_sketch_agg_bigint("v")),
+    ),
+    (
+        {
+            "expr": {
+                "fn": "bitmap_count",
+                "args": [{"fn": "bitmap_construct_agg", "args": [{"fn": "bitmap_bit_position", "args": ["v"]}]}],
+            }
+        },
+        lambda: F.bitmap_count(F.bitmap_construct_agg(F.bitmap_bit_position("v"))),
+    ),
     ({"agg": "sum", "column": "v", "cast": "string"}, lambda: F.sum("v").cast("string")),
-    ({"agg": "avg", "column": "w", "alias": "avg_w", "cast_type": "int"}, lambda: F.avg("w").cast("int").alias("avg_w")),
+    (
+        {"agg": "avg", "column": "w", "alias": "avg_w", "cast_type": "int"},
+        lambda: F.avg("w").cast("int").alias("avg_w"),
+    ),
 ]
 
 
@@ -120,21 +165,46 @@ def test_expression_entries_and_casts(diff: Any) -> None:
 
 
 def test_rollup_cube_with_grouping(diff: Any) -> None:
-    aggs = [{"agg": "sum", "column": "v"}, {"expr": {"fn": "grouping_id", "args": []}, "alias": "gid"},
-            {"expr": {"fn": "grouping", "args": ["k"]}, "alias": "gk"}]
-    diff.check(ROWS, SCHEMA, group(aggs, ("k", "b"), "rollup"),
-               lambda df: df.rollup("k", "b").agg(F.sum("v"), F.grouping_id().alias("gid"), F.grouping("k").alias("gk")))
-    diff.check(ROWS, SCHEMA, group(aggs, ("k", "b"), "cube"),
-               lambda df: df.cube("k", "b").agg(F.sum("v"), F.grouping_id().alias("gid"), F.grouping("k").alias("gk")))
+    aggs = [
+        {"agg": "sum", "column": "v"},
+        {"expr": {"fn": "grouping_id", "args": []}, "alias": "gid"},
+        {"expr": {"fn": "grouping", "args": ["k"]}, "alias": "gk"},
+    ]
+    diff.check(
+        ROWS,
+        SCHEMA,
+        group(aggs, ("k", "b"), "rollup"),
+        lambda df: df.rollup("k", "b").agg(F.sum("v"), F.grouping_id().alias("gid"), F.grouping("k").alias("gk")),
+    )
+    diff.check(
+        ROWS,
+        SCHEMA,
+        group(aggs, ("k", "b"), "cube"),
+        lambda df: df.cube("k", "b").agg(F.sum("v"), F.grouping_id().alias("gid"), F.grouping("k").alias("gk")),
+    )
 
 
 def test_agg_step_and_global_aggregates_in_select(diff: Any) -> None:
-    diff.check(ROWS, SCHEMA, [{"op": "agg", "payload": {"aggs": [{"agg": "max_by", "column": "k", "args": ["v"]},
-                                                                  {"agg": "stddev_samp", "column": "w"}]}}],
-               lambda df: df.agg(F.max_by("k", "v"), F.stddev_samp("w")))
+    diff.check(
+        ROWS,
+        SCHEMA,
+        [
+            {
+                "op": "agg",
+                "payload": {
+                    "aggs": [{"agg": "max_by", "column": "k", "args": ["v"]}, {"agg": "stddev_samp", "column": "w"}]
+                },
+            }
+        ],
+        lambda df: df.agg(F.max_by("k", "v"), F.stddev_samp("w")),
+    )
     # aggregate functions in a select aggregate all rows, as PySpark's df.select(F.sum(...))
-    diff.check(ROWS, SCHEMA, [{"op": "select", "payload": [{"fn": "sum", "args": ["v"]}, {"fn": "count_distinct", "args": ["k"]}]}],
-               lambda df: df.select(F.sum("v"), F.count_distinct("k")))
+    diff.check(
+        ROWS,
+        SCHEMA,
+        [{"op": "select", "payload": [{"fn": "sum", "args": ["v"]}, {"fn": "count_distinct", "args": ["k"]}]}],
+        lambda df: df.select(F.sum("v"), F.count_distinct("k")),
+    )
 
 
 def test_tracked_default_names_are_the_names_spark_gives(client: Any) -> None:
@@ -143,7 +213,13 @@ def test_tracked_default_names_are_the_names_spark_gives(client: Any) -> None:
     specs = [s for s in catalog_rows() if s.kind == "aggregate" and s.spark in _AGG_NAMES and s.name != "array_agg"]
     entries: list[dict[str, Any]] = [{"agg": "array_agg", "column": "w"}]  # named collect_list(w)
     for s in specs:
-        col = "b" if s.spark in ("count_if", "bool_and", "bool_or", "every", "some") else "arr" if s.spark == "collect_union" else "v"
+        col = (
+            "b"
+            if s.spark in ("count_if", "bool_and", "bool_or", "every", "some")
+            else "arr"
+            if s.spark == "collect_union"
+            else "v"
+        )
         entries.append({"agg": s.name, "column": col})
     entries.append({"agg": "count"})
     entries.append({"agg": "listagg", "column": "s", "distinct": True})
@@ -154,15 +230,18 @@ def test_tracked_default_names_are_the_names_spark_gives(client: Any) -> None:
     assert list(predicted) == actual
 
 
-@pytest.mark.parametrize(("entry", "code"), [
-    ({"agg": "upper", "column": "s"}, "unknown_aggregate"),
-    ({"agg": "row_number"}, "unknown_aggregate"),
-    ({"agg": "percentile_approx", "column": "w"}, "arity"),
-    ({"agg": "sum"}, "missing_key"),
-    ({"agg": "sum", "column": "v", "ignorenulls": True}, "not_applicable"),
-    ({"agg": "first", "column": "v", "ignorenulls": "yes"}, "bool_expected"),
-    ({"agg": "percentile", "column": "v", "args": ["half"]}, "literal_expected"),
-])
+@pytest.mark.parametrize(
+    ("entry", "code"),
+    [
+        ({"agg": "upper", "column": "s"}, "unknown_aggregate"),
+        ({"agg": "row_number"}, "unknown_aggregate"),
+        ({"agg": "percentile_approx", "column": "w"}, "arity"),
+        ({"agg": "sum"}, "missing_key"),
+        ({"agg": "sum", "column": "v", "ignorenulls": True}, "not_applicable"),
+        ({"agg": "first", "column": "v", "ignorenulls": "yes"}, "bool_expected"),
+        ({"agg": "percentile", "column": "v", "args": ["half"]}, "literal_expected"),
+    ],
+)
 def test_bad_entries_are_plan_errors(entry: dict[str, Any], code: str) -> None:
     from connect_plan.errors import PlanError
 

@@ -24,8 +24,21 @@ from tests.conftest import ROOT, engine
 @pytest.mark.slow
 def test_the_benchmark_command_runs_every_scenario_at_tiny_sizes(spark_url: str, tmp_path: Path) -> None:
     out = tmp_path / "bench"
-    command = [sys.executable, "-m", "benchmarks", "--remote", spark_url, "--engine", engine(),
-               "--size", "tiny", "--repeat", "1", "--out", str(out)]
+    command = [
+        sys.executable,
+        "-m",
+        "benchmarks",
+        "--remote",
+        spark_url,
+        "--engine",
+        engine(),
+        "--size",
+        "tiny",
+        "--repeat",
+        "1",
+        "--out",
+        str(out),
+    ]
     env = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"}
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-4000:]

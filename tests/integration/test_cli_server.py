@@ -18,7 +18,9 @@ FIXTURE = ROOT / "fixtures" / "plans" / "groupby_sum_count.json"
 def cli(spark_url: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "connect_plan", *args, "--remote", spark_url],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
         env={"PATH": os.environ.get("PATH", os.defpath), "PYTHONPATH": str(ROOT.parent)},
     )
 
@@ -62,9 +64,13 @@ def test_fixtures_command_reports_malformed_fixture_files_and_goes_on(spark_url:
     good = json.loads(FIXTURE.read_text())
     (tmp_path / "0_good.json").write_text(json.dumps(good))
     malformed = {
-        "rows_5": {"expected": {"rows": 5}}, "row_5": {"expected": {"rows": [5]}}, "schema_5": {"expected": {"schema": 5}},
-        "schema_item_5": {"expected": {"schema": [5]}}, "schema_ddl": {"expected": {"schema": "a int"}},
-        "cleanup_list": {"cleanup": ["t"]}, "error_5": {"expected": {"error": 5}},
+        "rows_5": {"expected": {"rows": 5}},
+        "row_5": {"expected": {"rows": [5]}},
+        "schema_5": {"expected": {"schema": 5}},
+        "schema_item_5": {"expected": {"schema": [5]}},
+        "schema_ddl": {"expected": {"schema": "a int"}},
+        "cleanup_list": {"cleanup": ["t"]},
+        "error_5": {"expected": {"error": 5}},
     }
     for name, extra in malformed.items():
         (tmp_path / f"{name}.json").write_text(json.dumps({**good, **extra}))
@@ -74,13 +80,25 @@ def test_fixtures_command_reports_malformed_fixture_files_and_goes_on(spark_url:
     assert "Traceback" not in out.stderr + out.stdout
     assert f"2 passed, {len(malformed)} failed" in out.stdout
     assert out.stdout.count("malformed fixture") == len(malformed)
-    for loc in ("/expected/rows", "/expected/rows/0", "/expected/schema", "/expected/schema/0", "/cleanup", "/expected/error"):
+    for loc in (
+        "/expected/rows",
+        "/expected/rows/0",
+        "/expected/schema",
+        "/expected/schema/0",
+        "/cleanup",
+        "/expected/error",
+    ):
         assert f"{loc}: " in out.stdout
 
 
 def test_server_error_is_readable(spark_url: str, tmp_path: Path) -> None:
-    doc = {"input": {"schema": [{"name": "a", "type": "int"}], "rows": [[1]]},
-           "plan": [{"op": "select", "payload": ["a"]}, {"op": "filter", "payload": {"op": "gt", "left": "missing", "right": 1}}]}
+    doc = {
+        "input": {"schema": [{"name": "a", "type": "int"}], "rows": [[1]]},
+        "plan": [
+            {"op": "select", "payload": ["a"]},
+            {"op": "filter", "payload": {"op": "gt", "left": "missing", "right": 1}},
+        ],
+    }
     path = tmp_path / "p.json"
     path.write_text(json.dumps(doc))
     out = cli(spark_url, "run", str(path))

@@ -18,7 +18,12 @@ ROWS = [[1, "x"], [2, "y"], [3, None]]
 
 
 def test_execute_plan_entry_point_and_json_text(spark_url: str) -> None:
-    table = connect_plan.execute_plan(ROWS, SCHEMA, '[{"op": "filter", "payload": {"op": "gt", "left": {"col": "a"}, "right": {"lit": 1}}}]', remote=spark_url)
+    table = connect_plan.execute_plan(
+        ROWS,
+        SCHEMA,
+        '[{"op": "filter", "payload": {"op": "gt", "left": {"col": "a"}, "right": {"lit": 1}}}]',
+        remote=spark_url,
+    )
     assert sorted(table.column("a").to_pylist()) == [2, 3]
 
 
@@ -41,9 +46,20 @@ def test_invalid_plan_fails_before_any_network_call(monkeypatch: pytest.MonkeyPa
 STEP_ERRORS = pytest.mark.parametrize(
     "plan,step,error_class",
     [
-        ([{"op": "select", "payload": ["a"]}, {"op": "withColumn", "payload": {"name": "c", "expr": {"col": "b"}}}], 1, "UNRESOLVED_COLUMN"),
-        ([{"op": "filter", "payload": {"op": "gt", "left": "a", "right": 0}}, {"op": "filter", "payload": {"op": "and", "left": "a", "right": {"lit": True}}},
-          {"op": "limit", "payload": {"n": 1}}], 1, "DATATYPE_MISMATCH"),
+        (
+            [{"op": "select", "payload": ["a"]}, {"op": "withColumn", "payload": {"name": "c", "expr": {"col": "b"}}}],
+            1,
+            "UNRESOLVED_COLUMN",
+        ),
+        (
+            [
+                {"op": "filter", "payload": {"op": "gt", "left": "a", "right": 0}},
+                {"op": "filter", "payload": {"op": "and", "left": "a", "right": {"lit": True}}},
+                {"op": "limit", "payload": {"n": 1}},
+            ],
+            1,
+            "DATATYPE_MISMATCH",
+        ),
         ([{"op": "groupBy", "payload": {"group_by": ["zz"], "aggs": [{"agg": "count"}]}}], 0, "UNRESOLVED_COLUMN"),
     ],
 )
@@ -128,7 +144,11 @@ time.sleep(2)
     script = tmp_path / "no_jvm.py"
     script.write_text(code)
     root = str(Path(__file__).resolve().parents[2])  # this checkout's connect_plan
-    env = {**os.environ, "SPARK_REMOTE": "", "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    env = {
+        **os.environ,
+        "SPARK_REMOTE": "",
+        "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
+    }
     with subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env) as proc:
         assert proc.stdout is not None
         first = proc.stdout.readline()
@@ -145,10 +165,12 @@ def test_server_errors_carry_the_full_message_from_fetch_error_details(spark_url
     ServerError reports: Spark's class, SQLSTATE, parameters and the whole message, with
     the step that caused it (an unknown column in step 3)."""
     name = "q" * 3000
-    plan = [{"op": "limit", "payload": {"n": 5}},
-            {"op": "filter", "payload": {"op": "gt", "left": {"col": "a"}, "right": {"lit": 0}}},
-            {"op": "withColumn", "payload": {"name": "b", "expr": {"lit": 1}}},
-            {"op": "select", "payload": [{"name": "z", "expr": {"col": name}}]}]
+    plan = [
+        {"op": "limit", "payload": {"n": 5}},
+        {"op": "filter", "payload": {"op": "gt", "left": {"col": "a"}, "right": {"lit": 0}}},
+        {"op": "withColumn", "payload": {"name": "b", "expr": {"lit": 1}}},
+        {"op": "select", "payload": [{"name": "z", "expr": {"col": name}}]},
+    ]
     with connect_plan.connect(spark_url) as c:
         with pytest.raises(ServerError) as info:
             c.execute(plan, [[1]], [("a", "int")])
@@ -181,15 +203,21 @@ def test_the_server_version_is_probed_once_and_an_older_server_is_refused(spark_
             assert c.execute([{"op": "limit", "payload": {"n": n}}], data=ROWS, schema=SCHEMA).num_rows == n
         assert asked.count("spark_version") == 1
     with connect_plan.connect(spark_url) as old:
+
         class Answer:
             spark_version = "3.5.2"
 
         sent: list[Any] = []
         old._sc._analyze = lambda method, **kw: Answer() if method == "spark_version" else sent.append(method)
         old._results = lambda *a, **kw: sent.append(a)  # type: ignore[method-assign]
-        for run in (lambda: old.execute([], data=ROWS, schema=SCHEMA), lambda: old.schema([], data=ROWS, schema=SCHEMA),
-                    lambda: old.execute({"input": {"range": 1}, "plan": [], "output": {"path": "/nowhere", "format": "json"}})):
-            with pytest.raises(connect_plan.UnsupportedServerError, match=r"Spark 3\.5\.2.*4\.0 or later.*WithColumnsRenamed\.renames"):
+        for run in (
+            lambda: old.execute([], data=ROWS, schema=SCHEMA),
+            lambda: old.schema([], data=ROWS, schema=SCHEMA),
+            lambda: old.execute({"input": {"range": 1}, "plan": [], "output": {"path": "/nowhere", "format": "json"}}),
+        ):
+            with pytest.raises(
+                connect_plan.UnsupportedServerError, match=r"Spark 3\.5\.2.*4\.0 or later.*WithColumnsRenamed\.renames"
+            ):
                 run()
         assert sent == []
 
@@ -239,7 +267,9 @@ def test_output_names_are_compared_as_the_session_compares_them(spark_url: str) 
 
 #: five steps; the fourth (index 3) selects a column that does not exist
 LOCATED_PLAN = [{"op": "withColumn", "payload": {"name": f"c{i}", "expr": {"lit": i}}} for i in range(3)] + [
-    {"op": "select", "payload": ["zz"]}, {"op": "limit", "payload": {"n": 1}}]
+    {"op": "select", "payload": ["zz"]},
+    {"op": "limit", "payload": {"n": 1}},
+]
 
 
 @pytest.mark.parametrize("code", ["UNAVAILABLE", "DEADLINE_EXCEEDED"])
@@ -252,7 +282,7 @@ def test_a_failure_while_locating_the_step_names_no_step(spark_url: str, code: s
 
     from tests.netparts import GrpcTlsProxy
 
-    proxy = GrpcTlsProxy(spark_url[len("sc://"):].split("/")[0], None)
+    proxy = GrpcTlsProxy(spark_url[len("sc://") :].split("/")[0], None)
     analyses: list[str] = []
 
     def fault(method: str) -> Any:
@@ -266,8 +296,9 @@ def test_a_failure_while_locating_the_step_names_no_step(spark_url: str, code: s
 
     proxy.fault = fault
     try:
-        with connect_plan.connect(f"sc://127.0.0.1:{proxy.port}",
-                                  retry_policy={"max_retries": 1, "initial_backoff": 10, "max_backoff": 10}) as c:
+        with connect_plan.connect(
+            f"sc://127.0.0.1:{proxy.port}", retry_policy={"max_retries": 1, "initial_backoff": 10, "max_backoff": 10}
+        ) as c:
             armed = False
             with pytest.raises(ServerError) as located:
                 c.execute(LOCATED_PLAN, data=ROWS, schema=SCHEMA)

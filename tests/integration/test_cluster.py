@@ -20,8 +20,17 @@ from .test_ops_differential import CASES, PEOPLE, PEOPLE_SCHEMA
 pytestmark = [pytest.mark.slow, pytest.mark.spark_only]
 
 REPRESENTATIVE = {
-    "group_by_all_aggs", "rollup", "cube_columns_key", "distinct", "order_ascending_list", "join_inner", "join_full",
-    "join_left_anti", "join_on_condition_expression", "union_by_name_camel_case_missing_columns", "cross_join_renames_duplicates",
+    "group_by_all_aggs",
+    "rollup",
+    "cube_columns_key",
+    "distinct",
+    "order_ascending_list",
+    "join_inner",
+    "join_full",
+    "join_left_anti",
+    "join_on_condition_expression",
+    "union_by_name_camel_case_missing_columns",
+    "cross_join_renames_duplicates",
     "pipeline",
 }
 
@@ -35,7 +44,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerInfo]:
     finally:
         server.stop()
         for c in info.components:
-            assert not Path(f"/proc/{c.pid}").exists() or "Z" in Path(f"/proc/{c.pid}/stat").read_text().split(")")[-1][:3]
+            assert (
+                not Path(f"/proc/{c.pid}").exists() or "Z" in Path(f"/proc/{c.pid}/stat").read_text().split(")")[-1][:3]
+            )
 
 
 @pytest.fixture(scope="module")
@@ -81,8 +92,15 @@ def test_expressions_on_cluster(cluster_diff: Differential, family: str) -> None
     from pyspark.sql import functions as F
 
     items = FAMILIES[family]
-    plan = [{"op": "select", "payload": [{"name": "id0", "expr": {"col": "id"}}] + [{"name": n, "expr": e} for n, e, _ in items]}]
-    cluster_diff.check(ROWS, SCHEMA, plan, lambda df: df.select(F.col("id").alias("id0"), *[c.alias(n) for n, _, c in items]))
+    plan = [
+        {
+            "op": "select",
+            "payload": [{"name": "id0", "expr": {"col": "id"}}] + [{"name": n, "expr": e} for n, e, _ in items],
+        }
+    ]
+    cluster_diff.check(
+        ROWS, SCHEMA, plan, lambda df: df.select(F.col("id").alias("id0"), *[c.alias(n) for n, _, c in items])
+    )
 
 
 @pytest.mark.filterwarnings("ignore:WARN WindowExpression:UserWarning")  # some cases have no partition, on purpose
@@ -99,8 +117,13 @@ def test_windows_on_cluster(cluster_diff: Differential) -> None:
 def test_write_on_cluster(cluster_diff: Differential, tmp_path: Path) -> None:
     """Executors on both workers write parquet partitions; PySpark reads back the same rows."""
     target = str(tmp_path / "people.parquet")
-    plan = [{"op": "repartition", "payload": {"n": 4}},
-            {"op": "write", "payload": {"format": "parquet", "path": target, "mode": "overwrite", "partition_by": ["dept"]}}]
+    plan = [
+        {"op": "repartition", "payload": {"n": 4}},
+        {
+            "op": "write",
+            "payload": {"format": "parquet", "path": target, "mode": "overwrite", "partition_by": ["dept"]},
+        },
+    ]
     report = cluster_diff.client.execute(plan, data=PEOPLE, schema=PEOPLE_SCHEMA)
     assert report.column("rows").to_pylist() == [len(PEOPLE)]
     back = cluster_diff.spark.read.parquet(target).select("id", "name", "dept").toArrow()

@@ -30,10 +30,55 @@ SCHEMA = [
     ("ünï", "string"),
 ]
 ROWS = [
-    [1, "Hello World", 3, 2.5, True, "2024-03-15", "2024-03-15T10:20:30", [3, 1, 2], {"k": 1}, {"f": 7, "g": "q"}, "dot1", 10, 100, "é"],
-    [2, "  spaced  ", -4, -0.5, False, "2023-12-31", "2023-12-31T23:59:59.5", [9, 8], {"a": 2, "b": 3}, {"f": None, "g": "r"}, "dot2", 20, 200, "ß"],
+    [
+        1,
+        "Hello World",
+        3,
+        2.5,
+        True,
+        "2024-03-15",
+        "2024-03-15T10:20:30",
+        [3, 1, 2],
+        {"k": 1},
+        {"f": 7, "g": "q"},
+        "dot1",
+        10,
+        100,
+        "é",
+    ],
+    [
+        2,
+        "  spaced  ",
+        -4,
+        -0.5,
+        False,
+        "2023-12-31",
+        "2023-12-31T23:59:59.5",
+        [9, 8],
+        {"a": 2, "b": 3},
+        {"f": None, "g": "r"},
+        "dot2",
+        20,
+        200,
+        "ß",
+    ],
     [3, None, None, None, None, None, None, None, None, None, None, None, None, None],
-    [4, "abc-def-ghi", 0, 100.0, True, "2000-02-29", "2000-02-29T00:00:00", [5], {}, {"f": 1, "g": None}, "dot4", 40, 400, "漢字"],
+    [
+        4,
+        "abc-def-ghi",
+        0,
+        100.0,
+        True,
+        "2000-02-29",
+        "2000-02-29T00:00:00",
+        [5],
+        {},
+        {"f": 1, "g": None},
+        "dot4",
+        40,
+        400,
+        "漢字",
+    ],
 ]
 
 # Each family: (plan items for one select, the same columns via PySpark). Items are
@@ -99,8 +144,15 @@ FAMILIES: dict[str, Family] = {
         ("and", op("and", col("b"), op("gt", col("n"), lit(0))), F.col("b") & (F.col("n") > 0)),
         ("or", op("or", col("b"), op("lt", col("n"), lit(0))), F.col("b") | (F.col("n") < 0)),
         ("not", {"op": "not", "arg": col("b")}, ~F.col("b")),
-        ("and3", {"op": "and", "left": {"op": "and", "left": col("b"), "right": op("gt", col("x"), lit(0))},
-                  "right": op("gt", col("id"), lit(0))}, F.col("b") & (F.col("x") > 0) & (F.col("id") > 0)),
+        (
+            "and3",
+            {
+                "op": "and",
+                "left": {"op": "and", "left": col("b"), "right": op("gt", col("x"), lit(0))},
+                "right": op("gt", col("id"), lit(0)),
+            },
+            F.col("b") & (F.col("x") > 0) & (F.col("id") > 0),
+        ),
         ("isnull", {"op": "is_null", "arg": col("s")}, F.col("s").isNull()),
         ("isnotnull", {"op": "is_not_null", "arg": col("s")}, F.col("s").isNotNull()),
         ("bitnot", {"op": "bitwise_not", "arg": col("n")}, F.bitwise_not("n")),
@@ -129,17 +181,31 @@ FAMILIES: dict[str, Family] = {
     "between_isin_items": [
         ("between", {"op": "between", "left": col("n"), "lower": lit(-1), "upper": lit(3)}, F.col("n").between(-1, 3)),
         ("isin_values", {"op": "isin", "left": col("n"), "values": [3, 0, {"lit": 9}]}, F.col("n").isin(3, 0, 9)),
-        ("isin_strings", {"op": "isin", "left": col("s"), "right": {"lit": ["Hello World", "x"]}}, F.col("s").isin("Hello World", "x")),
+        (
+            "isin_strings",
+            {"op": "isin", "left": col("s"), "right": {"lit": ["Hello World", "x"]}},
+            F.col("s").isin("Hello World", "x"),
+        ),
         ("isin_fn", fn("isin", col("id"), 1, 4), F.col("id").isin(1, 4)),
         ("isin_null", {"op": "isin", "left": col("n"), "values": [3, None]}, F.col("n").isin(3, None)),
         ("get_item_arr", {"op": "getItem", "left": col("arr"), "right": lit(0)}, F.col("arr").getItem(0)),
         ("get_item_map", {"op": "getItem", "left": col("m"), "right": lit("k")}, F.col("m").getItem("k")),
         ("startswith", {"op": "startswith", "left": col("s"), "right": lit("He")}, F.col("s").startswith("He")),
-        ("rx_extract", {"op": "regexp_extract", "left": col("s"), "pattern": lit(r"(\w+)-(\w+)"), "group": lit(2)},
-         F.regexp_extract("s", r"(\w+)-(\w+)", 2)),
-        ("rx_extract_args", {"op": "regexp_extract", "args": [col("s"), lit(r"(\w+)"), lit(1)]}, F.regexp_extract("s", r"(\w+)", 1)),
-        ("rx_replace", {"op": "regexp_replace", "left": col("s"), "pattern": lit("[aeiou]"), "replacement": lit("_")},
-         F.regexp_replace("s", "[aeiou]", "_")),
+        (
+            "rx_extract",
+            {"op": "regexp_extract", "left": col("s"), "pattern": lit(r"(\w+)-(\w+)"), "group": lit(2)},
+            F.regexp_extract("s", r"(\w+)-(\w+)", 2),
+        ),
+        (
+            "rx_extract_args",
+            {"op": "regexp_extract", "args": [col("s"), lit(r"(\w+)"), lit(1)]},
+            F.regexp_extract("s", r"(\w+)", 1),
+        ),
+        (
+            "rx_replace",
+            {"op": "regexp_replace", "left": col("s"), "pattern": lit("[aeiou]"), "replacement": lit("_")},
+            F.regexp_replace("s", "[aeiou]", "_"),
+        ),
         ("create_map", {"op": "create_map", "args": [lit("a"), col("n")]}, F.create_map(F.lit("a"), F.col("n"))),
         ("coalesce_op", {"op": "coalesce", "args": [col("n"), lit(0)]}, F.coalesce("n", F.lit(0))),
         ("nvl_op", {"op": "nvl", "args": [col("s"), lit("?")]}, F.nvl("s", F.lit("?"))),
@@ -148,8 +214,11 @@ FAMILIES: dict[str, Family] = {
     ],
     "conditional_null": [
         ("when2", fn("when", op("gt", col("n"), lit(0)), lit("pos")), F.when(F.col("n") > 0, "pos")),
-        ("when_chain", fn("when", op("gt", col("n"), lit(0)), lit("pos"), op("lt", col("n"), lit(0)), lit("neg"), lit("zero")),
-         F.when(F.col("n") > 0, "pos").when(F.col("n") < 0, "neg").otherwise("zero")),
+        (
+            "when_chain",
+            fn("when", op("gt", col("n"), lit(0)), lit("pos"), op("lt", col("n"), lit(0)), lit("neg"), lit("zero")),
+            F.when(F.col("n") > 0, "pos").when(F.col("n") < 0, "neg").otherwise("zero"),
+        ),
         ("coalesce", fn("coalesce", col("s"), lit("none")), F.coalesce("s", F.lit("none"))),
         ("nvl", fn("nvl", col("n"), lit(-1)), F.nvl("n", F.lit(-1))),
         ("ifnull", fn("ifnull", col("x"), lit(0.0)), F.ifnull("x", F.lit(0.0))),
@@ -181,7 +250,11 @@ FAMILIES: dict[str, Family] = {
         ("to_binary", fn("cast", col("s"), "binary"), F.col("s").cast("binary")),
         ("to_array", fn("cast", col("arr"), "array<string>"), F.col("arr").cast("array<string>")),
         ("to_map", fn("cast", col("m"), "map<string,bigint>"), F.col("m").cast("map<string,bigint>")),
-        ("to_struct", fn("cast", col("st"), "struct<f:string,g:string>"), F.col("st").cast("struct<f:string,g:string>")),
+        (
+            "to_struct",
+            fn("cast", col("st"), "struct<f:string,g:string>"),
+            F.col("st").cast("struct<f:string,g:string>"),
+        ),
         ("try_cast", fn("try_cast", col("s"), "int"), F.col("s").try_cast("int")),
         ("astype", fn("astype", col("n"), "string"), F.col("n").astype("string")),
         ("str_alias", fn("cast", col("n"), "str"), F.col("n").cast("string")),
@@ -228,7 +301,11 @@ FAMILIES: dict[str, Family] = {
         ("rlike", fn("rlike", col("s"), "^[a-z]+-"), F.col("s").rlike("^[a-z]+-")),
         ("regexp_like", fn("regexp_like", col("s"), "o"), F.regexp_like("s", F.lit("o"))),
         ("regexp_count", fn("regexp_count", col("s"), "[a-z]"), F.regexp_count("s", F.lit("[a-z]"))),
-        ("regexp_extract_all", fn("regexp_extract_all", col("s"), r"(\w)\w+", 1), F.regexp_extract_all("s", F.lit(r"(\w)\w+"), F.lit(1))),
+        (
+            "regexp_extract_all",
+            fn("regexp_extract_all", col("s"), r"(\w)\w+", 1),
+            F.regexp_extract_all("s", F.lit(r"(\w)\w+"), F.lit(1)),
+        ),
         ("levenshtein", fn("levenshtein", col("s"), lit("Hello")), F.levenshtein("s", F.lit("Hello"))),
         ("soundex", fn("soundex", col("s")), F.soundex("s")),
         ("split", fn("split", col("s"), "-"), F.split("s", "-")),
@@ -282,7 +359,11 @@ FAMILIES: dict[str, Family] = {
         ("try_divide", fn("try_divide", col("x"), lit(0)), F.try_divide("x", F.lit(0))),
         ("try_multiply", fn("try_multiply", col("n"), lit(2)), F.try_multiply("n", F.lit(2))),
         ("try_subtract", fn("try_subtract", col("n"), lit(2)), F.try_subtract("n", F.lit(2))),
-        ("width_bucket", fn("width_bucket", col("x"), 0.0, 10.0, 5), F.width_bucket("x", F.lit(0.0), F.lit(10.0), F.lit(5))),
+        (
+            "width_bucket",
+            fn("width_bucket", col("x"), 0.0, 10.0, 5),
+            F.width_bucket("x", F.lit(0.0), F.lit(10.0), F.lit(5)),
+        ),
         ("shift_left", fn("shift_left", col("n"), 2), F.shiftleft("n", 2)),
         ("shift_right", fn("shift_right", col("id"), 1), F.shiftright("id", 1)),
         ("bin", fn("bin", col("id")), F.bin("id")),
@@ -295,19 +376,37 @@ FAMILIES: dict[str, Family] = {
 def test_expression_family(diff: Any, family: str) -> None:
     items = FAMILIES[family]
     plan = [
-        {"op": "select", "payload": [{"name": "id0", "expr": {"col": "id"}}] + [{"name": name, "expr": e} for name, e, _ in items]},
+        {
+            "op": "select",
+            "payload": [{"name": "id0", "expr": {"col": "id"}}] + [{"name": name, "expr": e} for name, e, _ in items],
+        },
     ]
-    diff.check(ROWS, SCHEMA, plan, lambda df: df.select(F.col("id").alias("id0"), *[c.alias(name) for name, _, c in items]))
+    diff.check(
+        ROWS, SCHEMA, plan, lambda df: df.select(F.col("id").alias("id0"), *[c.alias(name) for name, _, c in items])
+    )
 
 
 def test_expressions_in_filter(diff: Any) -> None:
     """A predicate built from several forms, used where robin coerced booleans."""
-    plan = [{"op": "filter", "payload": {"op": "and", "args": [
-        {"op": "is_not_null", "arg": col("s")},
-        fn("contains", col("s"), "o"),
-        {"op": "between", "left": col("id"), "lower": 1, "upper": 4},
-    ]}}]
-    diff.check(ROWS, SCHEMA, plan, lambda df: df.filter(F.col("s").isNotNull() & F.contains("s", F.lit("o")) & F.col("id").between(1, 4)))
+    plan = [
+        {
+            "op": "filter",
+            "payload": {
+                "op": "and",
+                "args": [
+                    {"op": "is_not_null", "arg": col("s")},
+                    fn("contains", col("s"), "o"),
+                    {"op": "between", "left": col("id"), "lower": 1, "upper": 4},
+                ],
+            },
+        }
+    ]
+    diff.check(
+        ROWS,
+        SCHEMA,
+        plan,
+        lambda df: df.filter(F.col("s").isNotNull() & F.contains("s", F.lit("o")) & F.col("id").between(1, 4)),
+    )
 
 
 def test_long_conjunction_stays_shallow(diff: Any) -> None:

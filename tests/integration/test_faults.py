@@ -46,10 +46,14 @@ class FaultServer:
 
     def start(self) -> None:
         t = time.monotonic()
-        self.info = self.local.start(port=self.port, driver_memory="1g", conf={
-            "spark.sql.shuffle.partitions": "2",
-            "spark.connect.grpc.maxInboundMessageSize": str(INBOUND_LIMIT),
-        })
+        self.info = self.local.start(
+            port=self.port,
+            driver_memory="1g",
+            conf={
+                "spark.sql.shuffle.partitions": "2",
+                "spark.connect.grpc.maxInboundMessageSize": str(INBOUND_LIMIT),
+            },
+        )
         self.starts += 1
         print(f"\n[fault server] start #{self.starts} took {time.monotonic() - t:.1f} s")
 
@@ -101,8 +105,10 @@ def slow_plan(client: Any, marker: Path) -> tuple[list[list[int]], list[tuple[st
         return v
 
     client.register_udf("crawl", crawl, "bigint")
-    plan = [{"op": "withColumn", "payload": {"name": "c", "expr": {"udf": "crawl", "args": [{"col": "a"}]}}},
-            {"op": "repartition", "payload": {"n": 1}}]
+    plan = [
+        {"op": "withColumn", "payload": {"name": "c", "expr": {"udf": "crawl", "args": [{"col": "a"}]}}},
+        {"op": "repartition", "payload": {"n": 1}},
+    ]
     return [[i] for i in range(SLOW_ROWS)], [("a", "bigint")], plan
 
 
@@ -164,8 +170,11 @@ def ctrl_c_once_working(marker: Path, what: str) -> Iterator[dict[str, float]]:
 def assert_cancelled_on_the_server(client: Any, marker: Path) -> None:
     """The interrupted operation stopped working and ended CANCELLED on the server."""
     assert_server_stopped_working(marker)
-    wait_for(lambda: not set(op_states(client)) & {"OPERATION_STATE_RUNNING", "OPERATION_STATE_TERMINATING"},
-             30, "the operation to end on the server")
+    wait_for(
+        lambda: not set(op_states(client)) & {"OPERATION_STATE_RUNNING", "OPERATION_STATE_TERMINATING"},
+        30,
+        "the operation to end on the server",
+    )
     assert "OPERATION_STATE_CANCELLED" in op_states(client), op_states(client)
 
 
@@ -184,9 +193,14 @@ def test_a_plan_over_the_servers_message_limit_is_refused_before_sending(server:
         assert f"{INBOUND_LIMIT:,}" in str(err) and f"{err.size:,}" in str(err)
         # a plan just under the limit still runs: the check is no stricter than the server
         ok = "y" * (INBOUND_LIMIT // 2)
-        out = c.execute([{"op": "withColumn", "payload": {"name": "big", "expr": {"lit": ok}}},
-                         {"op": "select", "payload": [{"name": "n", "expr": {"fn": "length", "args": [{"col": "big"}]}}]}],
-                        [[1]], [("a", "int")])
+        out = c.execute(
+            [
+                {"op": "withColumn", "payload": {"name": "big", "expr": {"lit": ok}}},
+                {"op": "select", "payload": [{"name": "n", "expr": {"fn": "length", "args": [{"col": "big"}]}}]},
+            ],
+            [[1]],
+            [("a", "int")],
+        )
         assert out.column("n").to_pylist() == [len(ok)]
 
 
@@ -241,8 +255,12 @@ def tail_slow_stream(client: Any, marker: Path) -> dict[str, Any]:
         return v
 
     client.register_udf("crawl_tail", crawl_tail, "bigint")
-    return {"input": {"range": {"start": 0, "end": TAIL_PARTITIONS * 10, "num_partitions": TAIL_PARTITIONS}},
-            "plan": [{"op": "withColumn", "payload": {"name": "c", "expr": {"udf": "crawl_tail", "args": [{"col": "id"}]}}}]}
+    return {
+        "input": {"range": {"start": 0, "end": TAIL_PARTITIONS * 10, "num_partitions": TAIL_PARTITIONS}},
+        "plan": [
+            {"op": "withColumn", "payload": {"name": "c", "expr": {"udf": "crawl_tail", "args": [{"col": "id"}]}}}
+        ],
+    }
 
 
 def test_a_stream_timeout_after_batches_have_arrived(server: FaultServer, tmp_path: Path) -> None:
@@ -261,8 +279,10 @@ def test_a_stream_timeout_after_batches_have_arrived(server: FaultServer, tmp_pa
                 got.append(batch)
         took = time.monotonic() - start
         rows = sum(b.num_rows for b in got)
-        print(f"\n[stream timeout] first batch after {first:.2f} s, {len(got)} batches ({rows} rows) read, "
-              f"QueryTimeoutError {took:.2f} s into stream(timeout={STREAM_TIMEOUT}): {info.value}")
+        print(
+            f"\n[stream timeout] first batch after {first:.2f} s, {len(got)} batches ({rows} rows) read, "
+            f"QueryTimeoutError {took:.2f} s into stream(timeout={STREAM_TIMEOUT}): {info.value}"
+        )
         assert rows >= 10 and first < STREAM_TIMEOUT, (rows, first)  # batches did arrive before the deadline
         assert STREAM_TIMEOUT <= took < STREAM_TIMEOUT + 1, took
         assert_cancelled_on_the_server(c, marker)
@@ -297,8 +317,10 @@ def test_ctrl_c_while_reading_a_stream(server: FaultServer, tmp_path: Path, ctrl
                     got.append(batch)
             except KeyboardInterrupt:
                 interrupted = True
-        assert interrupted, (f"no KeyboardInterrupt: pressed={pressed}, {lines(marker)} rows in, {len(got)} batches, "
-                             f"SIGINT handler {signal.getsignal(signal.SIGINT)}")
+        assert interrupted, (
+            f"no KeyboardInterrupt: pressed={pressed}, {lines(marker)} rows in, {len(got)} batches, "
+            f"SIGINT handler {signal.getsignal(signal.SIGINT)}"
+        )
         after = time.monotonic() - pressed["at"]
         print(f"\n[ctrl-c in a stream] {len(got)} batches read; KeyboardInterrupt {after:.2f} s after the press")
         assert after < 1, after
@@ -317,8 +339,10 @@ def test_ctrl_c_interrupts_the_operation_on_the_server(server: FaultServer, tmp_
                 c.execute(plan, rows, schema)
             except KeyboardInterrupt:
                 interrupted = True
-        assert interrupted, (f"no KeyboardInterrupt: pressed={pressed} (start {start}), {lines(marker)} rows in, "
-                             f"SIGINT handler {signal.getsignal(signal.SIGINT)}")
+        assert interrupted, (
+            f"no KeyboardInterrupt: pressed={pressed} (start {start}), {lines(marker)} rows in, "
+            f"SIGINT handler {signal.getsignal(signal.SIGINT)}"
+        )
         print(f"\n[ctrl-c] execute returned {time.monotonic() - start:.2f} s after it started, {lines(marker)} rows in")
         assert_cancelled_on_the_server(c, marker)
         assert c.execute([], [[2]], [("a", "int")]).column("a").to_pylist() == [2]
@@ -370,7 +394,9 @@ def test_a_silent_connection_is_detected_by_keepalive(server: FaultServer, tmp_p
     marker = tmp_path / "rows"
     try:
         url = f"{proxy.url}/;grpc_keepalive_time_ms=10000;grpc_keepalive_timeout_ms=2000"
-        with connect_plan.connect(url, retry_policy={"max_retries": 3, "initial_backoff": 100, "max_backoff": 1000}) as c:
+        with connect_plan.connect(
+            url, retry_policy={"max_retries": 3, "initial_backoff": 100, "max_backoff": 1000}
+        ) as c:
             rows, schema, plan = slow_plan(c, marker)
             failed: dict[str, Any] = {}
 
@@ -385,7 +411,9 @@ def test_a_silent_connection_is_detected_by_keepalive(server: FaultServer, tmp_p
                 c.execute(plan, rows, schema)
             detected = time.monotonic() - failed["stalled_at"]
             staller.join()
-            print(f"\n[stall] a silent connection failed the call {detected:.2f} s after the network went quiet: {info.value}")
+            print(
+                f"\n[stall] a silent connection failed the call {detected:.2f} s after the network went quiet: {info.value}"
+            )
             assert detected < 10 + 2 + 10 + 20, detected
             proxy.mode = "pass"
             proxy.drop()
@@ -402,8 +430,13 @@ def test_dropped_connections_mid_stream_are_reattached_without_losing_rows(serve
     try:
         with connect_plan.connect(proxy.url) as c:
             n = 2_000_000
-            plan = [{"op": "withColumn", "payload": {"name": "t", "expr": {"fn": "repeat", "args": [{"lit": "ab"}, {"lit": 16}]}}},
-                    {"op": "orderBy", "payload": {"columns": ["id"]}}]
+            plan = [
+                {
+                    "op": "withColumn",
+                    "payload": {"name": "t", "expr": {"fn": "repeat", "args": [{"lit": "ab"}, {"lit": 16}]}},
+                },
+                {"op": "orderBy", "payload": {"columns": ["id"]}},
+            ]
             reader = c.stream({"input": {"range": n}, "plan": plan})
             got = [reader.read_next_batch()]
             dropped = proxy.drop()
@@ -416,7 +449,9 @@ def test_dropped_connections_mid_stream_are_reattached_without_losing_rows(serve
             total = sum(len(a) for a in ids)
             assert total == n
             assert sum(pc.sum(a).as_py() for a in ids) == n * (n - 1) // 2
-            assert all(pc.all(pc.equal(pc.subtract(a.slice(1), a.slice(0, len(a) - 1)), 1)).as_py() for a in ids if len(a) > 1)
+            assert all(
+                pc.all(pc.equal(pc.subtract(a.slice(1), a.slice(0, len(a) - 1)), 1)).as_py() for a in ids if len(a) > 1
+            )
             print(f"\n[drop] {proxy.connections} connections for one stream of {len(got)} batches")
             assert proxy.connections >= 2
     finally:
@@ -448,7 +483,10 @@ def test_killed_mid_query_then_restarted(server: FaultServer, tmp_path: Path) ->
         assert detected < 20, detected
 
         server.start()
-        out = c.execute([{"op": "withColumn", "payload": {"name": "tz", "expr": {"fn": "current_timezone", "args": []}}}],
-                        [[5]], [("a", "int")])
+        out = c.execute(
+            [{"op": "withColumn", "payload": {"name": "tz", "expr": {"fn": "current_timezone", "args": []}}}],
+            [[5]],
+            [("a", "int")],
+        )
         assert out.to_pylist() == [{"a": 5, "tz": "Asia/Tokyo"}]  # set_conf was applied to the new session
         assert c.session_id != old_session

@@ -57,7 +57,11 @@ STRINGS = [
     X("btrim_chars", {"fn": "btrim", "args": ["t", "x"]}, lambda: F.btrim("t", F.lit("x"))),
     X("substring_bare_ints", {"fn": "substring", "args": ["s", 2, 3]}, lambda: F.substring("s", 2, 3)),
     X("substring_no_len", {"fn": "substring", "args": ["s", 3]}, lambda: F.substr("s", F.lit(3))),
-    X("substr_lit_objects", {"fn": "substr", "args": ["s", {"lit": 1}, {"lit": 4}]}, lambda: F.substr("s", F.lit(1), F.lit(4))),
+    X(
+        "substr_lit_objects",
+        {"fn": "substr", "args": ["s", {"lit": 1}, {"lit": 4}]},
+        lambda: F.substr("s", F.lit(1), F.lit(4)),
+    ),
     X("concat", {"fn": "concat", "args": ["s", {"lit": "-"}, "t"]}, lambda: F.concat("s", F.lit("-"), "t")),
     X("concat_ws_bare_sep", {"fn": "concat_ws", "args": ["|", "s", "t"]}, lambda: F.concat_ws("|", "s", "t")),
     X("repeat", {"fn": "repeat", "args": ["s", 2]}, lambda: F.repeat("s", 2)),
@@ -82,12 +86,27 @@ STRINGS = [
     X("regexp_like", {"fn": "regexp_like", "args": ["s", "o"]}, lambda: F.regexp_like("s", F.lit("o"))),
     X("levenshtein", {"fn": "levenshtein", "args": ["s", "t"]}, lambda: F.levenshtein("s", "t")),
     X("levenshtein_threshold", {"fn": "levenshtein", "args": ["s", "t", 3]}, lambda: F.levenshtein("s", "t", 3)),
-    X("regexp_extract", {"fn": "regexp_extract", "args": ["s", r"(\w+) (\w+)", 2]}, lambda: F.regexp_extract("s", r"(\w+) (\w+)", 2)),
-    X("regexp_extract_default_group", {"fn": "regexp_extract", "args": ["s", r"(\w)(\w)"]}, lambda: F.regexp_extract("s", r"(\w)(\w)", 1)),
-    X("regexp_extract_op_form", {"op": "regexp_extract", "left": "s", "pattern": {"lit": "(o)"}, "group": {"lit": 1}},
-      lambda: F.regexp_extract("s", "(o)", 1)),
+    X(
+        "regexp_extract",
+        {"fn": "regexp_extract", "args": ["s", r"(\w+) (\w+)", 2]},
+        lambda: F.regexp_extract("s", r"(\w+) (\w+)", 2),
+    ),
+    X(
+        "regexp_extract_default_group",
+        {"fn": "regexp_extract", "args": ["s", r"(\w)(\w)"]},
+        lambda: F.regexp_extract("s", r"(\w)(\w)", 1),
+    ),
+    X(
+        "regexp_extract_op_form",
+        {"op": "regexp_extract", "left": "s", "pattern": {"lit": "(o)"}, "group": {"lit": 1}},
+        lambda: F.regexp_extract("s", "(o)", 1),
+    ),
     X("regexp_replace", {"fn": "regexp_replace", "args": ["s", "o", "0"]}, lambda: F.regexp_replace("s", "o", "0")),
-    X("regexp_extract_all", {"fn": "regexp_extract_all", "args": ["p", r"(\w)", 1]}, lambda: F.regexp_extract_all("p", F.lit(r"(\w)"), 1)),
+    X(
+        "regexp_extract_all",
+        {"fn": "regexp_extract_all", "args": ["p", r"(\w)", 1]},
+        lambda: F.regexp_extract_all("p", F.lit(r"(\w)"), 1),
+    ),
     X("regexp_count", {"fn": "regexp_count", "args": ["s", "o"]}, lambda: F.regexp_count("s", F.lit("o"))),
     X("regexp_substr", {"fn": "regexp_substr", "args": ["s", "o."]}, lambda: F.regexp_substr("s", F.lit("o."))),
     X("regexp_instr", {"fn": "regexp_instr", "args": ["s", "o"]}, lambda: F.regexp_instr("s", F.lit("o"))),
@@ -95,33 +114,61 @@ STRINGS = [
     X("split_limit", {"fn": "split", "args": ["p", "[,:]", 2]}, lambda: F.split("p", "[,:]", 2)),
     X("split_part", {"fn": "split_part", "args": ["p", ",", 2]}, lambda: F.split_part("p", F.lit(","), F.lit(2))),
     X("find_in_set", {"fn": "find_in_set", "args": [{"lit": "b"}, "p"]}, lambda: F.find_in_set(F.lit("b"), "p")),
-    X("format_string", {"fn": "format_string", "args": ["%s-%d", "s", "n"]}, lambda: F.format_string("%s-%d", "s", "n")),
+    X(
+        "format_string",
+        {"fn": "format_string", "args": ["%s-%d", "s", "n"]},
+        lambda: F.format_string("%s-%d", "s", "n"),
+    ),
     X("printf", {"fn": "printf", "args": ["<%s>", "s"]}, lambda: F.printf(F.lit("<%s>"), "s")),
     X("mask_fill", {"fn": "mask", "args": ["s"]}, lambda: F.mask("s")),
     X("mask_upper", {"fn": "mask", "args": ["s", "U"]}, lambda: F.mask("s", F.lit("U"))),
     X("str_to_map_fill", {"fn": "str_to_map", "args": ["p"]}, lambda: F.str_to_map("p")),
-    X("format_number_decimals", {"fn": "format_number", "args": [{"op": "*", "left": "n", "right": 1234.5}, 2]},
-      lambda: F.format_number(F.col("n") * 1234.5, 2)),
+    X(
+        "format_number_decimals",
+        {"fn": "format_number", "args": [{"op": "*", "left": "n", "right": 1234.5}, 2]},
+        lambda: F.format_number(F.col("n") * 1234.5, 2),
+    ),
     X("conv", {"fn": "conv", "args": ["id", 10, 2]}, lambda: F.conv("id", 10, 2)),
-    X("encode_decode", {"fn": "decode", "args": [{"fn": "encode", "args": ["s", "UTF-8"]}, "UTF-8"]},
-      lambda: F.decode(F.encode("s", "UTF-8"), "UTF-8")),
+    X(
+        "encode_decode",
+        {"fn": "decode", "args": [{"fn": "encode", "args": ["s", "UTF-8"]}, "UTF-8"]},
+        lambda: F.decode(F.encode("s", "UTF-8"), "UTF-8"),
+    ),
     X("elt", {"fn": "elt", "args": [2, "s", "t"]}, lambda: F.elt(F.lit(2), "s", "t")),
     X("overlay_fill_len", {"fn": "overlay", "args": ["s", "__", 2]}, lambda: F.overlay("s", F.lit("__"), 2)),
     X("overlay_len", {"fn": "overlay", "args": ["s", "__", 2, 1]}, lambda: F.overlay("s", F.lit("__"), 2, 1)),
     X("sentences_fill", {"fn": "sentences", "args": ["s"]}, lambda: F.sentences("s")),
     X("to_binary", {"fn": "to_binary", "args": ["s", "utf-8"]}, lambda: F.to_binary("s", F.lit("utf-8"))),
     X("url_encode", {"fn": "url_encode", "args": ["s"]}, lambda: F.url_encode("s")),
-    X("parse_url", {"fn": "parse_url", "args": [{"lit": "http://ex.com/a?q=1"}, "QUERY", "q"]},
-      lambda: F.parse_url(F.lit("http://ex.com/a?q=1"), F.lit("QUERY"), F.lit("q"))),
+    X(
+        "parse_url",
+        {"fn": "parse_url", "args": [{"lit": "http://ex.com/a?q=1"}, "QUERY", "q"]},
+        lambda: F.parse_url(F.lit("http://ex.com/a?q=1"), F.lit("QUERY"), F.lit("q")),
+    ),
     X("get_json_object", {"fn": "get_json_object", "args": ["j", "$.b[1]"]}, lambda: F.get_json_object("j", "$.b[1]")),
     X("json_array_length", {"fn": "json_array_length", "args": ["j"]}, lambda: F.json_array_length("j")),
     X("json_object_keys", {"fn": "json_object_keys", "args": ["j"]}, lambda: F.json_object_keys("j")),
-    X("from_json_options_map", {"fn": "from_json", "args": ["j", "a INT, c STRING", {"mode": "PERMISSIVE"}]},
-      lambda: F.from_json("j", "a INT, c STRING", {"mode": "PERMISSIVE"})),
-    X("to_json_struct", {"fn": "to_json", "args": [{"fn": "struct", "args": ["id", "s"]}]}, lambda: F.to_json(F.struct("id", "s"))),
-    X("schema_of_json", {"fn": "schema_of_json", "args": ['{"a": [1]}']}, lambda: F.schema_of_json(F.lit('{"a": [1]}'))),
+    X(
+        "from_json_options_map",
+        {"fn": "from_json", "args": ["j", "a INT, c STRING", {"mode": "PERMISSIVE"}]},
+        lambda: F.from_json("j", "a INT, c STRING", {"mode": "PERMISSIVE"}),
+    ),
+    X(
+        "to_json_struct",
+        {"fn": "to_json", "args": [{"fn": "struct", "args": ["id", "s"]}]},
+        lambda: F.to_json(F.struct("id", "s")),
+    ),
+    X(
+        "schema_of_json",
+        {"fn": "schema_of_json", "args": ['{"a": [1]}']},
+        lambda: F.schema_of_json(F.lit('{"a": [1]}')),
+    ),
     X("typeof", {"fn": "typeof", "args": ["n"]}, lambda: F.typeof("n")),
-    X("call_function_server_name", {"fn": "call_function", "args": ["upper", "s"]}, lambda: F.call_function("upper", "s")),
+    X(
+        "call_function_server_name",
+        {"fn": "call_function", "args": ["upper", "s"]},
+        lambda: F.call_function("upper", "s"),
+    ),
 ]
 
 # ------------------------------------------------------------------ numbers
@@ -168,7 +215,11 @@ MATH = [
     X("try_divide_by_zero", {"fn": "try_divide", "args": ["l", "z"]}, lambda: F.try_divide("l", "z")),
     X("try_add", {"fn": "try_add", "args": ["l", "i"]}, lambda: F.try_add("l", "i")),
     X("try_mod", {"fn": "try_mod", "args": ["l", "z"]}, lambda: F.try_mod("l", "z")),
-    X("width_bucket", {"fn": "width_bucket", "args": ["d", 0, 20, 4]}, lambda: F.width_bucket("d", F.lit(0), F.lit(20), F.lit(4))),
+    X(
+        "width_bucket",
+        {"fn": "width_bucket", "args": ["d", 0, 20, 4]},
+        lambda: F.width_bucket("d", F.lit(0), F.lit(20), F.lit(4)),
+    ),
     X("factorial", {"fn": "factorial", "args": ["i"]}, lambda: F.factorial("i")),
     X("to_degrees", {"fn": "to_degrees", "args": ["d"]}, lambda: F.degrees("d")),
     X("to_radians", {"fn": "toRadians", "args": ["d"]}, lambda: F.radians("d")),
@@ -185,8 +236,14 @@ MATH = [
     X("rand_seed", {"fn": "rand", "args": [42]}, lambda: F.rand(42)),
     X("randn_seed", {"fn": "randn", "args": [7]}, lambda: F.randn(7)),
     X("cbrt", {"fn": "cbrt", "args": ["d"]}, lambda: F.cbrt("d")),
-    X("isnan", {"fn": "isnan", "args": [{"op": "*", "left": "e", "right": {"fn": "cast", "args": [{"lit": "NaN"}, "double"]}}]},
-      lambda: F.isnan(F.col("e") * F.lit("NaN").cast("double"))),
+    X(
+        "isnan",
+        {
+            "fn": "isnan",
+            "args": [{"op": "*", "left": "e", "right": {"fn": "cast", "args": [{"lit": "NaN"}, "double"]}}],
+        },
+        lambda: F.isnan(F.col("e") * F.lit("NaN").cast("double")),
+    ),
     X("nanvl", {"fn": "nanvl", "args": ["d", "e"]}, lambda: F.nanvl("d", "e")),
     X("greatest", {"fn": "greatest", "args": ["d", "e", 3]}, lambda: F.greatest("d", "e", F.lit(3))),
     X("least_single_passthrough", {"fn": "least", "args": ["d"]}, lambda: F.col("d")),
@@ -196,21 +253,54 @@ MATH = [
 # ------------------------------------------------------------------ conditionals, nulls, types
 
 COND = [
-    X("when_two_args_null_else", {"fn": "when", "args": [{"op": "gt", "left": "l", "right": 0}, "l"]},
-      lambda: F.when(F.col("l") > 0, F.col("l"))),
-    X("when_chain_else", {"fn": "when", "args": [{"op": "lt", "left": "l", "right": 0}, {"lit": "neg"},
-                                                  {"op": "eq", "left": "l", "right": 10}, {"lit": "ten"}, {"lit": "other"}]},
-      lambda: F.when(F.col("l") < 0, "neg").when(F.col("l") == 10, "ten").otherwise("other")),
-    X("when_chain_no_else", {"fn": "when", "args": [{"op": "lt", "left": "l", "right": 0}, 1, {"op": "gt", "left": "l", "right": 50}, 2]},
-      lambda: F.when(F.col("l") < 0, 1).when(F.col("l") > 50, 2)),
-    X("when_otherwise_key", {"fn": "when", "args": [{"op": "is_null", "arg": "i"}, 0], "otherwise": "i"},
-      lambda: F.when(F.col("i").isNull(), 0).otherwise(F.col("i"))),
-    X("otherwise_fn", {"fn": "otherwise", "args": [{"fn": "when", "args": [{"op": "ge", "left": "d", "right": 1}, {"lit": "big"}]}, {"lit": "small"}]},
-      lambda: F.when(F.col("d") >= 1, "big").otherwise("small")),
+    X(
+        "when_two_args_null_else",
+        {"fn": "when", "args": [{"op": "gt", "left": "l", "right": 0}, "l"]},
+        lambda: F.when(F.col("l") > 0, F.col("l")),
+    ),
+    X(
+        "when_chain_else",
+        {
+            "fn": "when",
+            "args": [
+                {"op": "lt", "left": "l", "right": 0},
+                {"lit": "neg"},
+                {"op": "eq", "left": "l", "right": 10},
+                {"lit": "ten"},
+                {"lit": "other"},
+            ],
+        },
+        lambda: F.when(F.col("l") < 0, "neg").when(F.col("l") == 10, "ten").otherwise("other"),
+    ),
+    X(
+        "when_chain_no_else",
+        {"fn": "when", "args": [{"op": "lt", "left": "l", "right": 0}, 1, {"op": "gt", "left": "l", "right": 50}, 2]},
+        lambda: F.when(F.col("l") < 0, 1).when(F.col("l") > 50, 2),
+    ),
+    X(
+        "when_otherwise_key",
+        {"fn": "when", "args": [{"op": "is_null", "arg": "i"}, 0], "otherwise": "i"},
+        lambda: F.when(F.col("i").isNull(), 0).otherwise(F.col("i")),
+    ),
+    X(
+        "otherwise_fn",
+        {
+            "fn": "otherwise",
+            "args": [{"fn": "when", "args": [{"op": "ge", "left": "d", "right": 1}, {"lit": "big"}]}, {"lit": "small"}],
+        },
+        lambda: F.when(F.col("d") >= 1, "big").otherwise("small"),
+    ),
     X("cast_type_name", {"fn": "cast", "args": ["d", "int"]}, lambda: F.col("d").cast("int")),
-    X("cast_lit_type", {"fn": "cast", "args": ["l", {"lit": "decimal(10,2)"}]}, lambda: F.col("l").cast("decimal(10,2)")),
-    X("try_cast", {"fn": "try_cast", "args": [{"fn": "cast", "args": ["d", "string"]}, "int"]},
-      lambda: F.col("d").cast("string").try_cast("int")),
+    X(
+        "cast_lit_type",
+        {"fn": "cast", "args": ["l", {"lit": "decimal(10,2)"}]},
+        lambda: F.col("l").cast("decimal(10,2)"),
+    ),
+    X(
+        "try_cast",
+        {"fn": "try_cast", "args": [{"fn": "cast", "args": ["d", "string"]}, "int"]},
+        lambda: F.col("d").cast("string").try_cast("int"),
+    ),
     X("astype_is_cast", {"fn": "astype", "args": ["i", "string"]}, lambda: F.col("i").astype("string")),
     X("between", {"op": "between", "left": "l", "lower": 0, "upper": 50}, lambda: F.col("l").between(0, 50)),
     X("between_fn", {"fn": "between", "args": ["d", "e", 3]}, lambda: F.col("d").between(F.col("e"), F.lit(3))),
@@ -218,9 +308,18 @@ COND = [
     X("isin_fn_bare_values", {"fn": "isin", "args": ["i", 1, 5]}, lambda: F.col("i").isin(1, 5)),
     X("isin_fn_one_list", {"fn": "isin", "args": ["i", {"lit": [2, 5]}]}, lambda: F.col("i").isin([2, 5])),
     X("not_equal", {"op": "ne", "left": "i", "right": 1}, lambda: F.col("i") != 1),
-    X("and_or_chain", {"op": "or", "args": [{"op": "gt", "left": "i", "right": 4}, {"op": "lt", "left": "l", "right": 0},
-                                            {"op": "eq", "left": "z", "right": 1}]},
-      lambda: (F.col("i") > 4) | (F.col("l") < 0) | (F.col("z") == 1)),
+    X(
+        "and_or_chain",
+        {
+            "op": "or",
+            "args": [
+                {"op": "gt", "left": "i", "right": 4},
+                {"op": "lt", "left": "l", "right": 0},
+                {"op": "eq", "left": "z", "right": 1},
+            ],
+        },
+        lambda: (F.col("i") > 4) | (F.col("l") < 0) | (F.col("z") == 1),
+    ),
     X("not", {"op": "not", "arg": {"op": "gt", "left": "i", "right": 1}}, lambda: ~(F.col("i") > 1)),
     X("eq_null_safe", {"op": "eq_null_safe", "left": "i", "right": {"lit": None}}, lambda: F.col("i").eqNullSafe(None)),
     X("equal_null", {"fn": "equal_null", "args": ["i", "z"]}, lambda: F.equal_null("i", "z")),
@@ -230,10 +329,19 @@ COND = [
     X("ifnull", {"fn": "ifnull", "args": ["i", 0]}, lambda: F.ifnull("i", F.lit(0))),
     X("nvl2", {"fn": "nvl2", "args": ["i", 1, 2]}, lambda: F.nvl2("i", F.lit(1), F.lit(2))),
     X("nullif", {"fn": "nullif", "args": ["z", 0]}, lambda: F.nullif("z", F.lit(0))),
-    X("isnull_isnotnull", {"op": "and", "left": {"fn": "isnotnull", "args": ["i"]}, "right": {"fn": "isnull", "args": [{"lit": None}]}},
-      lambda: F.isnotnull("i") & F.isnull(F.lit(None))),
-    X("assert_true", {"fn": "assert_true", "args": [{"op": "ge", "left": {"fn": "coalesce", "args": ["i", 1]}, "right": 1}, "must be set"]},
-      lambda: F.assert_true(F.coalesce("i", F.lit(1)) >= 1, "must be set")),
+    X(
+        "isnull_isnotnull",
+        {"op": "and", "left": {"fn": "isnotnull", "args": ["i"]}, "right": {"fn": "isnull", "args": [{"lit": None}]}},
+        lambda: F.isnotnull("i") & F.isnull(F.lit(None)),
+    ),
+    X(
+        "assert_true",
+        {
+            "fn": "assert_true",
+            "args": [{"op": "ge", "left": {"fn": "coalesce", "args": ["i", 1]}, "right": 1}, "must be set"],
+        },
+        lambda: F.assert_true(F.coalesce("i", F.lit(1)) >= 1, "must be set"),
+    ),
 ]
 
 # ------------------------------------------------------------------ dates and times
@@ -246,18 +354,49 @@ DT_ROWS = [
 ]
 
 DATES = [
-    *(X(n, {"fn": n, "args": ["ts"]}, (lambda n=n: getattr(F, n)("ts")))
-      for n in ("year", "month", "day", "dayofmonth", "hour", "minute", "second", "quarter", "weekofyear",
-                "dayofweek", "dayofyear", "last_day", "dayname", "monthname", "weekday", "unix_micros",
-                "unix_millis", "unix_seconds")),
+    *(
+        X(n, {"fn": n, "args": ["ts"]}, (lambda n=n: getattr(F, n)("ts")))
+        for n in (
+            "year",
+            "month",
+            "day",
+            "dayofmonth",
+            "hour",
+            "minute",
+            "second",
+            "quarter",
+            "weekofyear",
+            "dayofweek",
+            "dayofyear",
+            "last_day",
+            "dayname",
+            "monthname",
+            "weekday",
+            "unix_micros",
+            "unix_millis",
+            "unix_seconds",
+        )
+    ),
     X("unix_date", {"fn": "unix_date", "args": ["d"]}, lambda: F.unix_date("d")),
     X("date_from_unix_date", {"fn": "date_from_unix_date", "args": ["n"]}, lambda: F.date_from_unix_date("n")),
     X("timestamp_seconds", {"fn": "timestamp_seconds", "args": ["n"]}, lambda: F.timestamp_seconds("n")),
     X("to_date_bare_format", {"fn": "to_date", "args": ["s", "dd-MM-yyyy"]}, lambda: F.to_date("s", "dd-MM-yyyy")),
     X("to_date_from_ts", {"fn": "to_date", "args": ["ts"]}, lambda: F.to_date("ts")),
-    X("to_timestamp_format", {"fn": "to_timestamp", "args": ["s", "dd-MM-yyyy"]}, lambda: F.to_timestamp("s", "dd-MM-yyyy")),
-    X("try_to_timestamp", {"fn": "try_to_timestamp", "args": ["s", "yyyy"]}, lambda: F.try_to_timestamp("s", F.lit("yyyy"))),
-    X("date_format", {"fn": "date_format", "args": ["ts", "yyyy/MM/dd HH:mm"]}, lambda: F.date_format("ts", "yyyy/MM/dd HH:mm")),
+    X(
+        "to_timestamp_format",
+        {"fn": "to_timestamp", "args": ["s", "dd-MM-yyyy"]},
+        lambda: F.to_timestamp("s", "dd-MM-yyyy"),
+    ),
+    X(
+        "try_to_timestamp",
+        {"fn": "try_to_timestamp", "args": ["s", "yyyy"]},
+        lambda: F.try_to_timestamp("s", F.lit("yyyy")),
+    ),
+    X(
+        "date_format",
+        {"fn": "date_format", "args": ["ts", "yyyy/MM/dd HH:mm"]},
+        lambda: F.date_format("ts", "yyyy/MM/dd HH:mm"),
+    ),
     X("date_add", {"fn": "date_add", "args": ["d", 3]}, lambda: F.date_add("d", 3)),
     X("date_sub", {"fn": "date_sub", "args": ["d", 3]}, lambda: F.date_sub("d", 3)),
     X("dateadd", {"fn": "dateadd", "args": ["d", {"lit": 10}]}, lambda: F.dateadd("d", 10)),
@@ -267,40 +406,108 @@ DATES = [
     X("date_trunc", {"fn": "date_trunc", "args": ["hour", "ts"]}, lambda: F.date_trunc("hour", "ts")),
     X("add_months", {"fn": "add_months", "args": ["d", 2]}, lambda: F.add_months("d", 2)),
     X("months_between_fill", {"fn": "months_between", "args": ["ts2", "ts"]}, lambda: F.months_between("ts2", "ts")),
-    X("months_between_no_round", {"fn": "months_between", "args": ["ts2", "ts", False]}, lambda: F.months_between("ts2", "ts", False)),
+    X(
+        "months_between_no_round",
+        {"fn": "months_between", "args": ["ts2", "ts", False]},
+        lambda: F.months_between("ts2", "ts", False),
+    ),
     X("next_day", {"fn": "next_day", "args": ["d", "Mon"]}, lambda: F.next_day("d", "Mon")),
     X("unix_timestamp_fill_format", {"fn": "unix_timestamp", "args": ["ts"]}, lambda: F.unix_timestamp("ts")),
-    X("from_unixtime_fill_format", {"fn": "from_unixtime", "args": [{"op": "*", "left": "n", "right": 86400}]},
-      lambda: F.from_unixtime(F.col("n") * 86400)),
-    X("make_date", {"fn": "make_date", "args": [2024, {"fn": "abs", "args": ["n"]}, 1]},
-      lambda: F.make_date(F.lit(2024), F.abs("n"), F.lit(1))),
-    X("make_timestamp", {"fn": "make_timestamp", "args": [2024, 1, {"fn": "abs", "args": ["n"]}, 10, 30, 0]},
-      lambda: F.make_timestamp(F.lit(2024), F.lit(1), F.abs("n"), F.lit(10), F.lit(30), F.lit(0))),
+    X(
+        "from_unixtime_fill_format",
+        {"fn": "from_unixtime", "args": [{"op": "*", "left": "n", "right": 86400}]},
+        lambda: F.from_unixtime(F.col("n") * 86400),
+    ),
+    X(
+        "make_date",
+        {"fn": "make_date", "args": [2024, {"fn": "abs", "args": ["n"]}, 1]},
+        lambda: F.make_date(F.lit(2024), F.abs("n"), F.lit(1)),
+    ),
+    X(
+        "make_timestamp",
+        {"fn": "make_timestamp", "args": [2024, 1, {"fn": "abs", "args": ["n"]}, 10, 30, 0]},
+        lambda: F.make_timestamp(F.lit(2024), F.lit(1), F.abs("n"), F.lit(10), F.lit(30), F.lit(0)),
+    ),
     # the time zone slot is a string literal: a bare zone name is the zone, not a column
-    X("make_timestamp_bare_zone", {"fn": "make_timestamp", "args": [2024, 1, {"fn": "abs", "args": ["n"]}, 10, 30, 0, "Asia/Tokyo"]},
-      lambda: F.make_timestamp(F.lit(2024), F.lit(1), F.abs("n"), F.lit(10), F.lit(30), F.lit(0), F.lit("Asia/Tokyo"))),
-    X("make_timestamp_lit_zone", {"fn": "make_timestamp", "args": [2024, 1, 2, 10, 30, 0, {"lit": "America/New_York"}]},
-      lambda: F.make_timestamp(F.lit(2024), F.lit(1), F.lit(2), F.lit(10), F.lit(30), F.lit(0), F.lit("America/New_York"))),
-    X("make_timestamp_ltz_bare_zone", {"fn": "make_timestamp_ltz", "args": [2024, 1, 1, 12, 0, 0, "Asia/Kolkata"]},
-      lambda: F.make_timestamp_ltz(F.lit(2024), F.lit(1), F.lit(1), F.lit(12), F.lit(0), F.lit(0), F.lit("Asia/Kolkata"))),
+    X(
+        "make_timestamp_bare_zone",
+        {"fn": "make_timestamp", "args": [2024, 1, {"fn": "abs", "args": ["n"]}, 10, 30, 0, "Asia/Tokyo"]},
+        lambda: F.make_timestamp(
+            F.lit(2024), F.lit(1), F.abs("n"), F.lit(10), F.lit(30), F.lit(0), F.lit("Asia/Tokyo")
+        ),
+    ),
+    X(
+        "make_timestamp_lit_zone",
+        {"fn": "make_timestamp", "args": [2024, 1, 2, 10, 30, 0, {"lit": "America/New_York"}]},
+        lambda: F.make_timestamp(
+            F.lit(2024), F.lit(1), F.lit(2), F.lit(10), F.lit(30), F.lit(0), F.lit("America/New_York")
+        ),
+    ),
+    X(
+        "make_timestamp_ltz_bare_zone",
+        {"fn": "make_timestamp_ltz", "args": [2024, 1, 1, 12, 0, 0, "Asia/Kolkata"]},
+        lambda: F.make_timestamp_ltz(
+            F.lit(2024), F.lit(1), F.lit(1), F.lit(12), F.lit(0), F.lit(0), F.lit("Asia/Kolkata")
+        ),
+    ),
     X("timestampadd", {"fn": "timestampadd", "args": ["DAY", "n", "ts"]}, lambda: F.timestamp_add("DAY", "n", "ts")),
-    X("timestampdiff", {"fn": "timestampdiff", "args": ["HOUR", "ts2", "ts"]}, lambda: F.timestamp_diff("HOUR", "ts2", "ts")),
-    X("days_interval", {"op": "+", "left": "ts", "right": {"fn": "days", "args": [3]}}, lambda: F.col("ts") + F.make_dt_interval(F.lit(3))),
-    X("hours_interval_column", {"op": "-", "left": "ts", "right": {"fn": "hours", "args": ["n"]}},
-      lambda: F.col("ts") - F.make_dt_interval(F.lit(0), F.col("n"))),
-    X("minutes_interval", {"op": "+", "left": "ts", "right": {"fn": "minutes", "args": [90]}},
-      lambda: F.col("ts") + F.make_dt_interval(F.lit(0), F.lit(0), F.lit(90))),
-    X("months_interval", {"op": "+", "left": "d", "right": {"fn": "months", "args": [13]}}, lambda: F.col("d") + F.make_ym_interval(F.lit(0), F.lit(13))),
-    X("years_interval", {"op": "+", "left": "d", "right": {"fn": "years", "args": [1]}}, lambda: F.col("d") + F.make_ym_interval(F.lit(1))),
+    X(
+        "timestampdiff",
+        {"fn": "timestampdiff", "args": ["HOUR", "ts2", "ts"]},
+        lambda: F.timestamp_diff("HOUR", "ts2", "ts"),
+    ),
+    X(
+        "days_interval",
+        {"op": "+", "left": "ts", "right": {"fn": "days", "args": [3]}},
+        lambda: F.col("ts") + F.make_dt_interval(F.lit(3)),
+    ),
+    X(
+        "hours_interval_column",
+        {"op": "-", "left": "ts", "right": {"fn": "hours", "args": ["n"]}},
+        lambda: F.col("ts") - F.make_dt_interval(F.lit(0), F.col("n")),
+    ),
+    X(
+        "minutes_interval",
+        {"op": "+", "left": "ts", "right": {"fn": "minutes", "args": [90]}},
+        lambda: F.col("ts") + F.make_dt_interval(F.lit(0), F.lit(0), F.lit(90)),
+    ),
+    X(
+        "months_interval",
+        {"op": "+", "left": "d", "right": {"fn": "months", "args": [13]}},
+        lambda: F.col("d") + F.make_ym_interval(F.lit(0), F.lit(13)),
+    ),
+    X(
+        "years_interval",
+        {"op": "+", "left": "d", "right": {"fn": "years", "args": [1]}},
+        lambda: F.col("d") + F.make_ym_interval(F.lit(1)),
+    ),
     X("make_dt_interval_fill", {"fn": "make_dt_interval", "args": ["n"]}, lambda: F.make_dt_interval("n")),
-    X("from_utc_timestamp", {"fn": "from_utc_timestamp", "args": ["ts", "Europe/Paris"]}, lambda: F.from_utc_timestamp("ts", "Europe/Paris")),
-    X("to_utc_timestamp", {"fn": "to_utc_timestamp", "args": ["ts", "Asia/Tokyo"]}, lambda: F.to_utc_timestamp("ts", "Asia/Tokyo")),
-    X("convert_timezone_3", {"fn": "convert_timezone", "args": ["UTC", "Asia/Tokyo", {"fn": "cast", "args": ["ts", "timestamp_ntz"]}]},
-      lambda: F.convert_timezone(F.lit("UTC"), F.lit("Asia/Tokyo"), F.col("ts").cast("timestamp_ntz"))),
-    X("convert_timezone_no_source", {"fn": "convert_timezone", "args": ["Asia/Tokyo", {"fn": "cast", "args": ["ts", "timestamp_ntz"]}]},
-      lambda: F.convert_timezone(None, F.lit("Asia/Tokyo"), F.col("ts").cast("timestamp_ntz"))),
+    X(
+        "from_utc_timestamp",
+        {"fn": "from_utc_timestamp", "args": ["ts", "Europe/Paris"]},
+        lambda: F.from_utc_timestamp("ts", "Europe/Paris"),
+    ),
+    X(
+        "to_utc_timestamp",
+        {"fn": "to_utc_timestamp", "args": ["ts", "Asia/Tokyo"]},
+        lambda: F.to_utc_timestamp("ts", "Asia/Tokyo"),
+    ),
+    X(
+        "convert_timezone_3",
+        {"fn": "convert_timezone", "args": ["UTC", "Asia/Tokyo", {"fn": "cast", "args": ["ts", "timestamp_ntz"]}]},
+        lambda: F.convert_timezone(F.lit("UTC"), F.lit("Asia/Tokyo"), F.col("ts").cast("timestamp_ntz")),
+    ),
+    X(
+        "convert_timezone_no_source",
+        {"fn": "convert_timezone", "args": ["Asia/Tokyo", {"fn": "cast", "args": ["ts", "timestamp_ntz"]}]},
+        lambda: F.convert_timezone(None, F.lit("Asia/Tokyo"), F.col("ts").cast("timestamp_ntz")),
+    ),
     X("extract_robin_order", {"fn": "extract", "args": ["ts", "year"]}, lambda: F.extract(F.lit("year"), "ts")),
-    X("extract_pyspark_order", {"fn": "extract", "args": [{"lit": "MONTH"}, "ts"]}, lambda: F.extract(F.lit("MONTH"), "ts")),
+    X(
+        "extract_pyspark_order",
+        {"fn": "extract", "args": [{"lit": "MONTH"}, "ts"]},
+        lambda: F.extract(F.lit("MONTH"), "ts"),
+    ),
     X("date_part", {"fn": "date_part", "args": ["ts", {"lit": "HOUR"}]}, lambda: F.date_part(F.lit("HOUR"), "ts")),
     X("datepart", {"fn": "datepart", "args": ["d", "DOW"]}, lambda: F.datepart(F.lit("DOW"), "d")),
     X("to_char_date_format", {"fn": "to_char", "args": ["d", "yyyy-MM"]}, lambda: F.to_char("d", F.lit("yyyy-MM"))),
@@ -314,8 +521,15 @@ DATES = [
 
 # ------------------------------------------------------------------ arrays, maps, structs, lambdas
 
-ARR_SCHEMA = [("a", "array<bigint>"), ("b", "array<bigint>"), ("s", "array<string>"), ("m", "map<string,bigint>"),
-              ("st", "struct<x:bigint,y:string>"), ("n", "int"), ("im", "map<int,string>")]
+ARR_SCHEMA = [
+    ("a", "array<bigint>"),
+    ("b", "array<bigint>"),
+    ("s", "array<string>"),
+    ("m", "map<string,bigint>"),
+    ("st", "struct<x:bigint,y:string>"),
+    ("n", "int"),
+    ("im", "map<int,string>"),
+]
 ARR_ROWS = [
     [[3, 1, None, 2], [2, 5], ["b", "a"], {"k": 1, "j": 2}, {"x": 1, "y": "u"}, 1, {"1": "one", "2": "two"}],
     [[], [1], [], {}, {"x": None, "y": None}, 2, {"3": "three"}],
@@ -326,8 +540,10 @@ ARRAYS = [
     X("array", {"fn": "array", "args": ["n", 5]}, lambda: F.array("n", F.lit(5))),
     # (a bare empty array/map has element type void, which PySpark's own toArrow cannot convert)
     X("array_empty", {"fn": "size", "args": [{"fn": "array", "args": []}]}, lambda: F.size(F.array())),
-    *(X(n, {"fn": n, "args": ["a"]}, (lambda n=n: getattr(F, n)("a")))
-      for n in ("array_max", "array_min", "array_distinct", "array_compact", "array_size", "size", "cardinality")),
+    *(
+        X(n, {"fn": n, "args": ["a"]}, (lambda n=n: getattr(F, n)("a")))
+        for n in ("array_max", "array_min", "array_distinct", "array_compact", "array_size", "size", "cardinality")
+    ),
     X("element_at_index", {"fn": "element_at", "args": ["b", -1]}, lambda: F.element_at("b", -1)),
     X("element_at_map_bare_key", {"fn": "element_at", "args": ["m", "k"]}, lambda: F.element_at("m", F.lit("k"))),
     X("try_element_at", {"fn": "try_element_at", "args": ["a", 10]}, lambda: F.try_element_at("a", F.lit(10))),
@@ -344,34 +560,76 @@ ARRAYS = [
     X("arrays_zip", {"fn": "arrays_zip", "args": ["a", "b"]}, lambda: F.arrays_zip("a", "b")),
     X("array_insert", {"fn": "array_insert", "args": ["a", 1, 7]}, lambda: F.array_insert("a", 1, 7)),
     X("array_join", {"fn": "array_join", "args": ["s", "-"]}, lambda: F.array_join("s", "-")),
-    X("array_join_null_replacement", {"fn": "array_join", "args": [{"fn": "array", "args": [{"lit": "x"}, {"lit": None}]}, ",", "?"]},
-      lambda: F.array_join(F.array(F.lit("x"), F.lit(None)), ",", "?")),
+    X(
+        "array_join_null_replacement",
+        {"fn": "array_join", "args": [{"fn": "array", "args": [{"lit": "x"}, {"lit": None}]}, ",", "?"]},
+        lambda: F.array_join(F.array(F.lit("x"), F.lit(None)), ",", "?"),
+    ),
     X("array_sort_robin_nulls_first", {"fn": "array_sort", "args": ["a"]}, lambda: F.sort_array("a")),
     X("array_sort_descending", {"fn": "array_sort", "args": ["a", False]}, lambda: F.sort_array("a", False)),
-    X("array_sort_comparator", {"fn": "array_sort", "args": ["b", lam(["l", "r"], {"op": "-", "left": {"fn": "cast", "args": ["r", "int"]},
-                                                                                 "right": {"fn": "cast", "args": ["l", "int"]}})]},
-      lambda: F.array_sort("b", lambda x, y: y.cast("int") - x.cast("int"))),
+    X(
+        "array_sort_comparator",
+        {
+            "fn": "array_sort",
+            "args": [
+                "b",
+                lam(
+                    ["l", "r"],
+                    {
+                        "op": "-",
+                        "left": {"fn": "cast", "args": ["r", "int"]},
+                        "right": {"fn": "cast", "args": ["l", "int"]},
+                    },
+                ),
+            ],
+        },
+        lambda: F.array_sort("b", lambda x, y: y.cast("int") - x.cast("int")),
+    ),
     X("sort_array", {"fn": "sort_array", "args": ["a", {"lit": False}]}, lambda: F.sort_array("a", False)),
     X("array_slice", {"fn": "array_slice", "args": ["a", 2, 2]}, lambda: F.slice("a", 2, 2)),
     X("slice", {"fn": "slice", "args": ["a", 1, "n"]}, lambda: F.slice("a", F.lit(1), F.col("n"))),
-    X("sequence", {"fn": "sequence", "args": [1, {"op": "+", "left": "n", "right": 2}]}, lambda: F.sequence(F.lit(1), F.col("n") + 2)),
+    X(
+        "sequence",
+        {"fn": "sequence", "args": [1, {"op": "+", "left": "n", "right": 2}]},
+        lambda: F.sequence(F.lit(1), F.col("n") + 2),
+    ),
     X("array_repeat", {"fn": "array_repeat", "args": ["n", 2]}, lambda: F.array_repeat("n", 2)),
-    X("flatten", {"fn": "flatten", "args": [{"fn": "array", "args": ["a", "b"]}]}, lambda: F.flatten(F.array("a", "b"))),
-    X("array_sum_skips_nulls", {"fn": "array_sum", "args": ["a"]},
-      lambda: F.aggregate(F.filter("a", lambda x: x.isNotNull()), F.lit(0).cast("bigint"), lambda acc, x: acc + x)),
+    X(
+        "flatten",
+        {"fn": "flatten", "args": [{"fn": "array", "args": ["a", "b"]}]},
+        lambda: F.flatten(F.array("a", "b")),
+    ),
+    X(
+        "array_sum_skips_nulls",
+        {"fn": "array_sum", "args": ["a"]},
+        lambda: F.aggregate(F.filter("a", lambda x: x.isNotNull()), F.lit(0).cast("bigint"), lambda acc, x: acc + x),
+    ),
     X("shuffle_seed", {"fn": "shuffle", "args": ["a", 3]}, lambda: F.shuffle("a", 3)),
     # maps and structs
-    X("create_map", {"fn": "create_map", "args": [{"lit": "one"}, "n", {"lit": "two"}, 2]}, lambda: F.create_map(F.lit("one"), "n", F.lit("two"), F.lit(2))),
+    X(
+        "create_map",
+        {"fn": "create_map", "args": [{"lit": "one"}, "n", {"lit": "two"}, 2]},
+        lambda: F.create_map(F.lit("one"), "n", F.lit("two"), F.lit(2)),
+    ),
     X("create_map_empty", {"fn": "size", "args": [{"fn": "createMap", "args": []}]}, lambda: F.size(F.create_map())),
     X("create_map_op", {"op": "create_map", "args": [{"lit": "k"}, "n"]}, lambda: F.create_map(F.lit("k"), "n")),
     X("map_keys", {"fn": "keys", "args": ["m"]}, lambda: F.map_keys("m")),
     X("map_values", {"fn": "map_values", "args": ["m"]}, lambda: F.map_values("m")),
     X("map_entries", {"fn": "map_entries", "args": ["m"]}, lambda: F.map_entries("m")),
-    X("map_concat", {"fn": "map_concat", "args": ["m", {"fn": "create_map", "args": [{"lit": "z"}, 0]}]},
-      lambda: F.map_concat("m", F.create_map(F.lit("z"), F.lit(0)))),
+    X(
+        "map_concat",
+        {"fn": "map_concat", "args": ["m", {"fn": "create_map", "args": [{"lit": "z"}, 0]}]},
+        lambda: F.map_concat("m", F.create_map(F.lit("z"), F.lit(0))),
+    ),
     X("map_contains_key_bare", {"fn": "map_contains_key", "args": ["m", "k"]}, lambda: F.map_contains_key("m", "k")),
-    X("map_from_arrays", {"fn": "map_from_arrays", "args": ["s", {"fn": "transform", "args": ["s", lam(["x"], {"fn": "length", "args": ["x"]})]}]},
-      lambda: F.map_from_arrays("s", F.transform("s", lambda x: F.length(x)))),
+    X(
+        "map_from_arrays",
+        {
+            "fn": "map_from_arrays",
+            "args": ["s", {"fn": "transform", "args": ["s", lam(["x"], {"fn": "length", "args": ["x"]})]}],
+        },
+        lambda: F.map_from_arrays("s", F.transform("s", lambda x: F.length(x))),
+    ),
     X("get_map_key_robin", {"fn": "get", "args": ["m", {"lit": "k"}]}, lambda: F.col("m")["k"]),
     X("get_array_index", {"fn": "get", "args": ["a", 1]}, lambda: F.get("a", 1)),
     X("get_array_out_of_range_null", {"fn": "get", "args": ["a", 10]}, lambda: F.get("a", 10)),
@@ -379,61 +637,143 @@ ARRAYS = [
     # array get, when the argument is known to be a map
     X("get_int_keyed_map", {"fn": "get", "args": ["im", 2]}, lambda: F.col("im")[2]),
     X("get_int_keyed_map_missing", {"fn": "get", "args": ["im", 7]}, lambda: F.col("im")[7]),
-    X("get_built_map_int_key", {"fn": "get", "args": [{"fn": "create_map", "args": [1, "n", 2, 20]}, 1]},
-      lambda: F.create_map(F.lit(1), F.col("n"), F.lit(2), F.lit(20))[1]),
-    X("get_cast_map_int_key", {"fn": "get", "args": [{"fn": "cast", "args": ["im", "map<bigint,string>"]}, 3]},
-      lambda: F.col("im").cast("map<bigint,string>")[3]),
+    X(
+        "get_built_map_int_key",
+        {"fn": "get", "args": [{"fn": "create_map", "args": [1, "n", 2, 20]}, 1]},
+        lambda: F.create_map(F.lit(1), F.col("n"), F.lit(2), F.lit(20))[1],
+    ),
+    X(
+        "get_cast_map_int_key",
+        {"fn": "get", "args": [{"fn": "cast", "args": ["im", "map<bigint,string>"]}, 3]},
+        lambda: F.col("im").cast("map<bigint,string>")[3],
+    ),
     X("get_field", {"fn": "get_field", "args": ["st", "x"]}, lambda: F.col("st").getField("x")),
     X("getField_lit", {"fn": "getField", "args": ["st", {"lit": "y"}]}, lambda: F.col("st").getField("y")),
     X("get_item_index", {"fn": "get_item", "args": ["b", 0]}, lambda: F.col("b").getItem(0)),
     X("getItem_op", {"op": "getItem", "left": "m", "right": {"lit": "j"}}, lambda: F.col("m").getItem("j")),
     X("struct", {"fn": "struct", "args": ["n", "s"]}, lambda: F.struct("n", "s")),
     X("struct_", {"fn": "struct_", "args": ["n"]}, lambda: F.struct("n")),
-    X("named_struct", {"fn": "named_struct", "args": ["p", "n", {"lit": "q"}, "s"]}, lambda: F.named_struct(F.lit("p"), "n", F.lit("q"), "s")),
+    X(
+        "named_struct",
+        {"fn": "named_struct", "args": ["p", "n", {"lit": "q"}, "s"]},
+        lambda: F.named_struct(F.lit("p"), "n", F.lit("q"), "s"),
+    ),
     X("with_field", {"fn": "with_field", "args": ["st", "z", "n"]}, lambda: F.col("st").withField("z", F.col("n"))),
-    X("withField_replace", {"fn": "withField", "args": ["st", "y", {"fn": "cast", "args": ["n", "string"]}]},
-      lambda: F.col("st").withField("y", F.col("n").cast("string"))),
-    X("drop_fields", {"fn": "drop_fields", "args": [{"fn": "with_field", "args": ["st", "z", "n"]}, "y", "x"]},
-      lambda: F.col("st").withField("z", F.col("n")).dropFields("y", "x")),
+    X(
+        "withField_replace",
+        {"fn": "withField", "args": ["st", "y", {"fn": "cast", "args": ["n", "string"]}]},
+        lambda: F.col("st").withField("y", F.col("n").cast("string")),
+    ),
+    X(
+        "drop_fields",
+        {"fn": "drop_fields", "args": [{"fn": "with_field", "args": ["st", "z", "n"]}, "y", "x"]},
+        lambda: F.col("st").withField("z", F.col("n")).dropFields("y", "x"),
+    ),
     X("struct_dot_access", {"col": "st.y"}, lambda: F.col("st.y")),
     # higher-order functions
-    X("transform", {"fn": "transform", "args": ["a", lam(["x"], {"op": "*", "left": "x", "right": 2})]},
-      lambda: F.transform("a", lambda x: x * 2)),
-    X("transform_index_var_form", {"fn": "transform", "args": ["a", lam(["v", "i"], {"op": "+", "left": {"var": "v"}, "right": {"var": "i"}})]},
-      lambda: F.transform("a", lambda x, i: x + i)),
-    X("transform_outer_column", {"fn": "transform", "args": ["b", lam(["x"], {"op": "+", "left": {"col": "x"}, "right": "n"})]},
-      lambda: F.transform("b", lambda x: x + F.col("n"))),
-    X("filter", {"fn": "filter", "args": ["a", lam(["x"], {"op": "gt", "left": "x", "right": 1})]}, lambda: F.filter("a", lambda x: x > 1)),
-    X("exists", {"fn": "exists", "args": ["a", lam(["x"], {"op": "is_null", "arg": "x"})]}, lambda: F.exists("a", lambda x: x.isNull())),
-    X("forall", {"fn": "forall", "args": ["b", lam(["x"], {"op": "gt", "left": "x", "right": 0})]}, lambda: F.forall("b", lambda x: x > 0)),
-    X("aggregate_finish", {"fn": "aggregate", "args": ["b", {"fn": "cast", "args": [0, "bigint"]},
-                                                       lam(["acc", "x"], {"op": "+", "left": "acc", "right": "x"}),
-                                                       lam(["acc"], {"op": "*", "left": "acc", "right": 10})]},
-      lambda: F.aggregate("b", F.lit(0).cast("bigint"), lambda acc, x: acc + x, lambda acc: acc * 10)),
-    X("reduce", {"fn": "reduce", "args": ["s", {"lit": ""}, lam(["acc", "x"], {"fn": "concat", "args": ["acc", "x"]})]},
-      lambda: F.reduce("s", F.lit(""), lambda acc, x: F.concat(acc, x))),
-    X("zip_with", {"fn": "zip_with", "args": ["a", "b", lam(["x", "y"], {"fn": "coalesce", "args": ["x", "y"]})]},
-      lambda: F.zip_with("a", "b", lambda x, y: F.coalesce(x, y))),
-    X("map_filter", {"fn": "map_filter", "args": ["m", lam(["k", "v"], {"op": "gt", "left": "v", "right": 1})]},
-      lambda: F.map_filter("m", lambda k, v: v > 1)),
-    X("transform_keys", {"fn": "transform_keys", "args": ["m", lam(["k", "v"], {"fn": "upper", "args": ["k"]})]},
-      lambda: F.transform_keys("m", lambda k, v: F.upper(k))),
-    X("transform_values", {"fn": "transform_values", "args": ["m", lam(["k", "v"], {"op": "*", "left": "v", "right": 10})]},
-      lambda: F.transform_values("m", lambda k, v: v * 10)),
-    X("map_zip_with", {"fn": "map_zip_with", "args": ["m", "m", lam(["k", "v1", "v2"], {"op": "+", "left": "v1", "right": "v2"})]},
-      lambda: F.map_zip_with("m", "m", lambda k, v1, v2: v1 + v2)),
-    X("nested_lambdas_shadowing", {"fn": "transform", "args": [{"fn": "array", "args": ["a", "b"]},
-                                                               lam(["x"], {"fn": "transform", "args": ["x", lam(["x"], {"op": "+", "left": "x", "right": "n"})]})]},
-      lambda: F.transform(F.array("a", "b"), lambda x: F.transform(x, lambda y: y + F.col("n")))),
+    X(
+        "transform",
+        {"fn": "transform", "args": ["a", lam(["x"], {"op": "*", "left": "x", "right": 2})]},
+        lambda: F.transform("a", lambda x: x * 2),
+    ),
+    X(
+        "transform_index_var_form",
+        {"fn": "transform", "args": ["a", lam(["v", "i"], {"op": "+", "left": {"var": "v"}, "right": {"var": "i"}})]},
+        lambda: F.transform("a", lambda x, i: x + i),
+    ),
+    X(
+        "transform_outer_column",
+        {"fn": "transform", "args": ["b", lam(["x"], {"op": "+", "left": {"col": "x"}, "right": "n"})]},
+        lambda: F.transform("b", lambda x: x + F.col("n")),
+    ),
+    X(
+        "filter",
+        {"fn": "filter", "args": ["a", lam(["x"], {"op": "gt", "left": "x", "right": 1})]},
+        lambda: F.filter("a", lambda x: x > 1),
+    ),
+    X(
+        "exists",
+        {"fn": "exists", "args": ["a", lam(["x"], {"op": "is_null", "arg": "x"})]},
+        lambda: F.exists("a", lambda x: x.isNull()),
+    ),
+    X(
+        "forall",
+        {"fn": "forall", "args": ["b", lam(["x"], {"op": "gt", "left": "x", "right": 0})]},
+        lambda: F.forall("b", lambda x: x > 0),
+    ),
+    X(
+        "aggregate_finish",
+        {
+            "fn": "aggregate",
+            "args": [
+                "b",
+                {"fn": "cast", "args": [0, "bigint"]},
+                lam(["acc", "x"], {"op": "+", "left": "acc", "right": "x"}),
+                lam(["acc"], {"op": "*", "left": "acc", "right": 10}),
+            ],
+        },
+        lambda: F.aggregate("b", F.lit(0).cast("bigint"), lambda acc, x: acc + x, lambda acc: acc * 10),
+    ),
+    X(
+        "reduce",
+        {"fn": "reduce", "args": ["s", {"lit": ""}, lam(["acc", "x"], {"fn": "concat", "args": ["acc", "x"]})]},
+        lambda: F.reduce("s", F.lit(""), lambda acc, x: F.concat(acc, x)),
+    ),
+    X(
+        "zip_with",
+        {"fn": "zip_with", "args": ["a", "b", lam(["x", "y"], {"fn": "coalesce", "args": ["x", "y"]})]},
+        lambda: F.zip_with("a", "b", lambda x, y: F.coalesce(x, y)),
+    ),
+    X(
+        "map_filter",
+        {"fn": "map_filter", "args": ["m", lam(["k", "v"], {"op": "gt", "left": "v", "right": 1})]},
+        lambda: F.map_filter("m", lambda k, v: v > 1),
+    ),
+    X(
+        "transform_keys",
+        {"fn": "transform_keys", "args": ["m", lam(["k", "v"], {"fn": "upper", "args": ["k"]})]},
+        lambda: F.transform_keys("m", lambda k, v: F.upper(k)),
+    ),
+    X(
+        "transform_values",
+        {"fn": "transform_values", "args": ["m", lam(["k", "v"], {"op": "*", "left": "v", "right": 10})]},
+        lambda: F.transform_values("m", lambda k, v: v * 10),
+    ),
+    X(
+        "map_zip_with",
+        {"fn": "map_zip_with", "args": ["m", "m", lam(["k", "v1", "v2"], {"op": "+", "left": "v1", "right": "v2"})]},
+        lambda: F.map_zip_with("m", "m", lambda k, v1, v2: v1 + v2),
+    ),
+    X(
+        "nested_lambdas_shadowing",
+        {
+            "fn": "transform",
+            "args": [
+                {"fn": "array", "args": ["a", "b"]},
+                lam(["x"], {"fn": "transform", "args": ["x", lam(["x"], {"op": "+", "left": "x", "right": "n"})]}),
+            ],
+        },
+        lambda: F.transform(F.array("a", "b"), lambda x: F.transform(x, lambda y: y + F.col("n"))),
+    ),
 ]
 
 # try_ forms with out-of-range parts (a month of -1 gives null), apart from the other dates
 # cases because Sail fails them (tests/engines.py)
 DATES_TRY = [
-    X("try_make_timestamp_bare_zone", {"fn": "try_make_timestamp", "args": [2024, "n", 1, 0, 0, 0, "Europe/Paris"]},
-      lambda: F.try_make_timestamp(F.lit(2024), F.col("n"), F.lit(1), F.lit(0), F.lit(0), F.lit(0), F.lit("Europe/Paris"))),
-    X("try_make_timestamp_ltz_bare_zone", {"fn": "try_make_timestamp_ltz", "args": [2024, "n", 1, 12, 0, 0, "UTC"]},
-      lambda: F.try_make_timestamp_ltz(F.lit(2024), F.col("n"), F.lit(1), F.lit(12), F.lit(0), F.lit(0), F.lit("UTC"))),
+    X(
+        "try_make_timestamp_bare_zone",
+        {"fn": "try_make_timestamp", "args": [2024, "n", 1, 0, 0, 0, "Europe/Paris"]},
+        lambda: F.try_make_timestamp(
+            F.lit(2024), F.col("n"), F.lit(1), F.lit(0), F.lit(0), F.lit(0), F.lit("Europe/Paris")
+        ),
+    ),
+    X(
+        "try_make_timestamp_ltz_bare_zone",
+        {"fn": "try_make_timestamp_ltz", "args": [2024, "n", 1, 12, 0, 0, "UTC"]},
+        lambda: F.try_make_timestamp_ltz(
+            F.lit(2024), F.col("n"), F.lit(1), F.lit(12), F.lit(0), F.lit(0), F.lit("UTC")
+        ),
+    ),
 ]
 
 FAMILIES = {

@@ -23,8 +23,19 @@ def test_name_round_trips_through_every_op(diff: Any, name: str) -> None:
         {"op": "filter", "payload": {"op": "is_not_null", "arg": {"col": name}}},
         {"op": "withColumn", "payload": {"name": name + "!", "expr": {"fn": "upper", "args": [{"col": name}]}}},
         {"op": "withColumnRenamed", "payload": {"old": name + "!", "new": name + "?"}},
-        {"op": "groupBy", "payload": {"group_by": [name, name + "?"], "aggs": [{"agg": "max", "column": "id", "alias": name + "#"}]}},
-        {"op": "join", "payload": {"other_data": [["v1", 10]], "other_schema": [(name, "string"), ("k", "int")], "on": [name], "how": "left"}},
+        {
+            "op": "groupBy",
+            "payload": {"group_by": [name, name + "?"], "aggs": [{"agg": "max", "column": "id", "alias": name + "#"}]},
+        },
+        {
+            "op": "join",
+            "payload": {
+                "other_data": [["v1", 10]],
+                "other_schema": [(name, "string"), ("k", "int")],
+                "on": [name],
+                "how": "left",
+            },
+        },
         {"op": "orderBy", "payload": {"columns": [name]}},
         {"op": "select", "payload": [name, name + "#", "k"]},
         {"op": "drop", "payload": {"columns": [name + "#"]}},
@@ -37,7 +48,8 @@ def test_name_round_trips_through_every_op(diff: Any, name: str) -> None:
             df.filter(c.isNotNull())
             .withColumn(name + "!", F.upper(c))
             .withColumnRenamed(name + "!", name + "?")
-            .groupBy(c, F.col(quoted(name + "?"))).agg(F.max("id").alias(name + "#"))
+            .groupBy(c, F.col(quoted(name + "?")))
+            .agg(F.max("id").alias(name + "#"))
             .join(right, [name], "left")
             .orderBy(F.col(quoted(name)))
             .select(F.col(quoted(name)), F.col(quoted(name + "#")), "k")
@@ -53,9 +65,12 @@ def test_injection_text_is_only_ever_a_value(client: Any) -> None:
     """SQL-looking strings in literals and names come back verbatim."""
     evil = "x'); DROP TABLE users; --"
     out = client.execute(
-        [{"op": "withColumn", "payload": {"name": evil, "expr": {"lit": evil}}},
-         {"op": "filter", "payload": {"op": "eq", "left": {"col": evil}, "right": {"lit": evil}}}],
-        data=[[1]], schema=[("id", "int")],
+        [
+            {"op": "withColumn", "payload": {"name": evil, "expr": {"lit": evil}}},
+            {"op": "filter", "payload": {"op": "eq", "left": {"col": evil}, "right": {"lit": evil}}},
+        ],
+        data=[[1]],
+        schema=[("id", "int")],
     )
     assert out.to_pylist() == [{"id": 1, evil: evil}]
 
@@ -83,16 +98,38 @@ def test_hostile_names_of_a_table_whose_columns_are_not_known(client: Any, spark
             for ref in refs:
                 plan = [
                     {"op": "filter", "payload": {"op": "is_not_null", "arg": {"col": ref}}},
-                    {"op": "withColumn", "payload": {"name": name + "!", "expr": {"fn": "upper", "args": [{"col": ref}]}}},
-                    {"op": "select", "payload": ["id", {"col": ref}, name + "!" if "." not in name and "`" not in name else quoted(name + "!")]},
+                    {
+                        "op": "withColumn",
+                        "payload": {"name": name + "!", "expr": {"fn": "upper", "args": [{"col": ref}]}},
+                    },
+                    {
+                        "op": "select",
+                        "payload": [
+                            "id",
+                            {"col": ref},
+                            name + "!" if "." not in name and "`" not in name else quoted(name + "!"),
+                        ],
+                    },
                 ]
                 ours = client.execute({"input": source, "plan": plan})
                 c = F.col(quoted(name))
-                theirs = theirs_df.filter(c.isNotNull()).withColumn(name + "!", F.upper(c)).select("id", c, F.col(quoted(name + "!"))).toArrow()
+                theirs = (
+                    theirs_df.filter(c.isNotNull())
+                    .withColumn(name + "!", F.upper(c))
+                    .select("id", c, F.col(quoted(name + "!")))
+                    .toArrow()
+                )
                 assert ours.equals(theirs), (name, ref, ours, theirs)
                 assert ours.column_names == ["id", name, name + "!"]
         # dotted names stay paths: struct fields, a field named with a dot quoted in the path
-        paths = client.execute({"input": source, "plan": [{"op": "select", "payload": ["id", "s.f", "s.`g.h`", {"name": "f2", "expr": {"col": "`s`.f"}}]}]})
+        paths = client.execute(
+            {
+                "input": source,
+                "plan": [
+                    {"op": "select", "payload": ["id", "s.f", "s.`g.h`", {"name": "f2", "expr": {"col": "`s`.f"}}]}
+                ],
+            }
+        )
         assert paths.equals(theirs_df.select("id", "s.f", "s.`g.h`", F.col("`s`.f").alias("f2")).toArrow())
     finally:
         spark.catalog.dropGlobalTempView(view)

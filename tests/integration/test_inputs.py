@@ -34,24 +34,53 @@ SCHEMA = [
     {"name": "d", "type": "date"},
 ]
 SORTED = [{"op": "orderBy", "payload": {"columns": ["id"]}}]
-SUMMARY = [{"op": "groupBy", "payload": {"group_by": ["b"], "aggs": [
-    {"agg": "count", "alias": "n"}, {"agg": "sum", "column": "id", "alias": "ids"}, {"agg": "max", "column": "s", "alias": "top"},
-]}}, {"op": "orderBy", "payload": {"columns": ["b"]}}]
+SUMMARY = [
+    {
+        "op": "groupBy",
+        "payload": {
+            "group_by": ["b"],
+            "aggs": [
+                {"agg": "count", "alias": "n"},
+                {"agg": "sum", "column": "id", "alias": "ids"},
+                {"agg": "max", "column": "s", "alias": "top"},
+            ],
+        },
+    },
+    {"op": "orderBy", "payload": {"columns": ["b"]}},
+]
 
 
 def json_rows(n: int, seed: int) -> list[list[Any]]:
     rnd = random.Random(seed)
-    rows = [[i, rnd.choice([rnd.random(), 2, None]), rnd.choice([f"name-{i % 977}", None]), rnd.choice([True, False, None]),
-             rnd.choice([f"2021-{1 + i % 12:02d}-{1 + i % 28:02d}", None])] for i in range(n)]
+    rows = [
+        [
+            i,
+            rnd.choice([rnd.random(), 2, None]),
+            rnd.choice([f"name-{i % 977}", None]),
+            rnd.choice([True, False, None]),
+            rnd.choice([f"2021-{1 + i % 12:02d}-{1 + i % 28:02d}", None]),
+        ]
+        for i in range(n)
+    ]
     return json.loads(json.dumps(rows))
 
 
 def pyspark_df(spark: Any, rows: list[list[Any]]) -> Any:
     from pyspark.sql.types import BooleanType, DateType, DoubleType, LongType, StringType, StructField, StructType
 
-    struct = StructType([StructField("id", LongType()), StructField("x", DoubleType()), StructField("s", StringType()),
-                         StructField("b", BooleanType()), StructField("d", DateType())])
-    data = [(r[0], None if r[1] is None else float(r[1]), r[2], r[3], None if r[4] is None else dt.date.fromisoformat(r[4])) for r in rows]
+    struct = StructType(
+        [
+            StructField("id", LongType()),
+            StructField("x", DoubleType()),
+            StructField("s", StringType()),
+            StructField("b", BooleanType()),
+            StructField("d", DateType()),
+        ]
+    )
+    data = [
+        (r[0], None if r[1] is None else float(r[1]), r[2], r[3], None if r[4] is None else dt.date.fromisoformat(r[4]))
+        for r in rows
+    ]
     return spark.createDataFrame(data, struct)
 
 
@@ -151,7 +180,9 @@ def test_servers_without_chunked_relations_get_one_cached_relation(fresh_client:
 def test_servers_without_artifacts_get_inline_data_or_a_clear_error(fresh_client: Any) -> None:
     limit = 1 << 20
     settings = fresh_client._inputs.settings()
-    fresh_client._inputs._settings = dataclasses.replace(settings, threshold=None, max_message=limit)  # e.g. no AddArtifacts
+    fresh_client._inputs._settings = dataclasses.replace(
+        settings, threshold=None, max_message=limit
+    )  # e.g. no AddArtifacts
     fits = json_rows(10_000, seed=7)
     assert load_plan([], fits, SCHEMA).source.table.nbytes < limit // 2
     assert source_relation(fresh_client, fits).WhichOneof("rel_type") == "local_relation"
@@ -169,17 +200,31 @@ def test_arrow_and_pandas_inputs_run_as_they_are(client: Any) -> None:
         {
             "k": pd.Categorical(["a", "b", "a"]),
             "u": pd.array([1, 2, 3], dtype="uint16"),
-            "t": pd.to_datetime(["2020-01-01 00:00:00", "2020-01-01 00:00:00.25", "2021-06-30 12:00:00"], format="ISO8601"),
+            "t": pd.to_datetime(
+                ["2020-01-01 00:00:00", "2020-01-01 00:00:00.25", "2021-06-30 12:00:00"], format="ISO8601"
+            ),
         }
     )
-    plan = [{"op": "groupBy", "payload": {"group_by": ["k"], "aggs": [{"agg": "sum", "column": "u", "alias": "su"}, {"agg": "max", "column": "t", "alias": "mt"}]}},
-            {"op": "orderBy", "payload": {"columns": ["k"]}}]
+    plan = [
+        {
+            "op": "groupBy",
+            "payload": {
+                "group_by": ["k"],
+                "aggs": [{"agg": "sum", "column": "u", "alias": "su"}, {"agg": "max", "column": "t", "alias": "mt"}],
+            },
+        },
+        {"op": "orderBy", "payload": {"columns": ["k"]}},
+    ]
     assert client.execute(plan, df).to_pylist() == [
         {"k": "a", "su": 4, "mt": dt.datetime(2021, 6, 30, 12, 0)},
         {"k": "b", "su": 2, "mt": dt.datetime(2020, 1, 1, 0, 0, 0, 250000)},
     ]
     batch = pa.record_batch({"a": pa.array([3, 1, 2], pa.int8())})
-    assert client.execute([{"op": "orderBy", "payload": {"columns": ["a"]}}], batch).column("a").to_pylist() == [1, 2, 3]
+    assert client.execute([{"op": "orderBy", "payload": {"columns": ["a"]}}], batch).column("a").to_pylist() == [
+        1,
+        2,
+        3,
+    ]
 
 
 def test_inline_tables_over_the_limit_on_a_caching_server_name_the_threshold(fresh_client: Any) -> None:
@@ -189,7 +234,10 @@ def test_inline_tables_over_the_limit_on_a_caching_server_name_the_threshold(fre
     fresh_client._inputs._settings = dataclasses.replace(settings, threshold=1 << 40, max_message=limit)
     part = json_rows(14_000, seed=9)
     assert limit // 3 < load_plan([], part, SCHEMA).source.table.nbytes < limit // 2
-    plan = [{"op": "union", "payload": {"other_data": json_rows(14_000, seed=10 + k), "other_schema": SCHEMA}} for k in range(2)]
+    plan = [
+        {"op": "union", "payload": {"other_data": json_rows(14_000, seed=10 + k), "other_schema": SCHEMA}}
+        for k in range(2)
+    ]
     with pytest.raises(connect_plan.InputTooLargeError, match="localRelationCacheThreshold") as err:
         fresh_client.execute(plan, part, SCHEMA)
     assert err.value.limit == limit and err.value.size > limit
@@ -245,8 +293,11 @@ def test_a_plan_documents_conf_may_lower_the_threshold_for_its_execution(fresh_c
 def shared_doc(rows: list[list[Any]], uses: int) -> dict[str, Any]:
     """A ``with`` table used ``uses`` times: the input and ``uses - 1`` unions."""
     plan: list[dict[str, Any]] = [{"op": "union", "payload": {"other": {"ref": "t"}}} for _ in range(uses - 1)]
-    return {"with": {"t": {"input": {"schema": SCHEMA, "rows": rows}, "plan": []}}, "input": {"ref": "t"},
-            "plan": [*plan, *SUMMARY]}
+    return {
+        "with": {"t": {"input": {"schema": SCHEMA, "rows": rows}, "plan": []}},
+        "input": {"ref": "t"},
+        "plan": [*plan, *SUMMARY],
+    }
 
 
 def test_a_sub_plan_used_several_times_is_weighed_by_its_uses(fresh_client: Any, spark: Any) -> None:
@@ -267,7 +318,15 @@ def test_a_sub_plan_used_several_times_is_weighed_by_its_uses(fresh_client: Any,
     assert tr.plan.ByteSize() < one
     ours = fresh_client.execute(shared_doc(rows, 4))
     df = pyspark_df(spark, rows)
-    theirs = df.union(df).union(df).union(df).groupBy("b").agg({"*": "count", "id": "sum", "s": "max"}).orderBy("b").toArrow()
+    theirs = (
+        df.union(df)
+        .union(df)
+        .union(df)
+        .groupBy("b")
+        .agg({"*": "count", "id": "sum", "s": "max"})
+        .orderBy("b")
+        .toArrow()
+    )
     assert ours.to_pylist() == [dict(zip(("b", "n", "ids", "top"), r.values())) for r in theirs.to_pylist()]
     assert sum(r["n"] for r in ours.to_pylist()) == 4 * len(rows)
     # used once, the same table is under the threshold: inline
@@ -286,7 +345,9 @@ def test_equal_data_written_twice_is_weighed_together(fresh_client: Any) -> None
     tr = fresh_client._prepare(load_plan(plan, rows, SCHEMA))
     assert [item.relation.WhichOneof("rel_type") for item in tr.local_data] == ["chunked_cached_local_relation"] * 2
     assert len(uploads) == 1
-    assert fresh_client.execute([*plan, *SORTED], rows, SCHEMA).column("id").to_pylist() == sorted(2 * list(range(3_000)))
+    assert fresh_client.execute([*plan, *SORTED], rows, SCHEMA).column("id").to_pylist() == sorted(
+        2 * list(range(3_000))
+    )
 
 
 def test_a_sub_plan_too_large_to_repeat_inline_is_cached_whatever_the_threshold(fresh_client: Any) -> None:

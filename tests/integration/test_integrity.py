@@ -28,10 +28,13 @@ SMALL_BATCHES = {"spark.sql.execution.arrow.maxRecordsPerBatch": "100"}
 
 def generated(n: int) -> dict[str, Any]:
     """A plan document: ``n`` rows made on the server (id, and a string of it)."""
-    return {"input": {"range": n}, "plan": [
-        {"op": "withColumn", "payload": {"name": "s", "expr": {"fn": "cast", "args": [{"col": "id"}, "string"]}}},
-        {"op": "orderBy", "payload": {"columns": ["id"]}},
-    ]}
+    return {
+        "input": {"range": n},
+        "plan": [
+            {"op": "withColumn", "payload": {"name": "s", "expr": {"fn": "cast", "args": [{"col": "id"}, "string"]}}},
+            {"op": "orderBy", "payload": {"columns": ["id"]}},
+        ],
+    }
 
 
 def record(client: Any, doc: Any) -> list[Any]:
@@ -45,11 +48,19 @@ def record(client: Any, doc: Any) -> list[Any]:
         sc = client._sc
         req = sc._execute_plan_request_with_metadata()
         req.plan.CopyFrom(plan)
-        req.request_options.append(pb.ExecutePlanRequest.RequestOption(reattach_options=pb.ReattachOptions(reattachable=True)))
+        req.request_options.append(
+            pb.ExecutePlanRequest.RequestOption(reattach_options=pb.ReattachOptions(reattachable=True))
+        )
         responses = list(sc._stub.ExecutePlan(req, metadata=sc._builder.metadata()))
-        sc._stub.ReleaseExecute(pb.ReleaseExecuteRequest(
-            session_id=req.session_id, user_context=req.user_context, operation_id=req.operation_id,
-            release_all=pb.ReleaseExecuteRequest.ReleaseAll()), metadata=sc._builder.metadata())
+        sc._stub.ReleaseExecute(
+            pb.ReleaseExecuteRequest(
+                session_id=req.session_id,
+                user_context=req.user_context,
+                operation_id=req.operation_id,
+                release_all=pb.ReleaseExecuteRequest.ReleaseAll(),
+            ),
+            metadata=sc._builder.metadata(),
+        )
         return responses
 
 
@@ -68,8 +79,10 @@ def arrow_indices(responses: list[Any]) -> list[int]:
 
 
 def test_zero_rows_still_carry_the_announced_schema(client: Any) -> None:
-    doc = {"input": {"schema": SCHEMA, "rows": [[1, "x"]]}, "plan": [
-        {"op": "filter", "payload": {"op": "lt", "left": {"col": "id"}, "right": {"lit": 0}}}]}
+    doc = {
+        "input": {"schema": SCHEMA, "rows": [[1, "x"]]},
+        "plan": [{"op": "filter", "payload": {"op": "lt", "left": {"col": "id"}, "right": {"lit": 0}}}],
+    }
     table = client.execute(doc)
     assert table.num_rows == 0 and table.schema == pa.schema([("id", pa.int64()), ("s", pa.string())])
     responses = record(client, doc)
@@ -88,8 +101,18 @@ def test_many_small_batches(client: Any) -> None:
 
 def test_one_huge_batch(client: Any) -> None:
     """One row of 48 MiB: a single batch over Spark's 4 MiB batch target, chunked on the way."""
-    doc = {"input": {"range": 1}, "plan": [
-        {"op": "withColumn", "payload": {"name": "s", "expr": {"fn": "repeat", "args": [{"lit": "0123456789abcdef"}, {"lit": 3 * 2**20}]}}}]}
+    doc = {
+        "input": {"range": 1},
+        "plan": [
+            {
+                "op": "withColumn",
+                "payload": {
+                    "name": "s",
+                    "expr": {"fn": "repeat", "args": [{"lit": "0123456789abcdef"}, {"lit": 3 * 2**20}]},
+                },
+            }
+        ],
+    }
     table = client.execute(doc)
     assert table.num_rows == 1 and len(table.column("s")[0].as_py()) == 48 * 2**20
 
@@ -188,13 +211,19 @@ def chunks_swapped(rs: list[Any]) -> None:
     # swap chunks 1 and 2 of a batch; not with the next response, which may be an
     # execution_progress message (they interleave with the chunks as timing has it)
     arrows = arrow_indices(rs)
-    k = next(k for k, i in enumerate(arrows) if rs[i].arrow_batch.chunk_index == 1 and rs[i].arrow_batch.num_chunks_in_batch > 2)
+    k = next(
+        k
+        for k, i in enumerate(arrows)
+        if rs[i].arrow_batch.chunk_index == 1 and rs[i].arrow_batch.num_chunks_in_batch > 2
+    )
     i, j = arrows[k], arrows[k + 1]
     rs[i], rs[j] = rs[j], rs[i]
 
 
 def ends_inside_chunked_batch(rs: list[Any]) -> None:
-    i = next(i for i in arrow_indices(rs) if rs[i].arrow_batch.chunk_index == 1 and rs[i].arrow_batch.num_chunks_in_batch > 2)
+    i = next(
+        i for i in arrow_indices(rs) if rs[i].arrow_batch.chunk_index == 1 and rs[i].arrow_batch.num_chunks_in_batch > 2
+    )
     rs[:] = rs[: i + 1]
 
 
@@ -253,13 +282,18 @@ class ReplayStub:
         return pb.ReleaseExecuteResponse(session_id=request.session_id)
 
 
-@pytest.mark.parametrize("tamper,message", [
-    (row_count_off, "announced .* rows and held"),
-    (schema_drift, "changed the result schema"),
-    (announced_schema_differs, "the server announced"),
-    (batch_lost, "starts at row"),
-])
-def test_execute_never_returns_a_tampered_result(spark_url: str, tamper: Callable[[list[Any]], None], message: str) -> None:
+@pytest.mark.parametrize(
+    "tamper,message",
+    [
+        (row_count_off, "announced .* rows and held"),
+        (schema_drift, "changed the result schema"),
+        (announced_schema_differs, "the server announced"),
+        (batch_lost, "starts at row"),
+    ],
+)
+def test_execute_never_returns_a_tampered_result(
+    spark_url: str, tamper: Callable[[list[Any]], None], message: str
+) -> None:
     with connect_plan.connect(spark_url) as c:
         responses = record(c, {**generated(1_000), "conf": SMALL_BATCHES})
         tamper(responses)
@@ -306,7 +340,10 @@ def test_every_pyspark_client_gets_the_checked_stream(spark_url: str, variant: C
         reader = c.stream(generated(5_000))
         assert reader.read_all().num_rows == 5_000
         real = c._sc._stub
-        for tamper, message in ((no_result_complete, "without ResultComplete|giving up"), (batch_lost, "starts at row")):
+        for tamper, message in (
+            (no_result_complete, "without ResultComplete|giving up"),
+            (batch_lost, "starts at row"),
+        ):
             responses = record(c, {**generated(1_000), "conf": SMALL_BATCHES})
             if tamper is batch_lost and len(arrow_indices(responses)) < 3:
                 continue  # Sail sends one batch (tests/engines.py): no batch to lose

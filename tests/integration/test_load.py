@@ -39,8 +39,24 @@ def request(i: int) -> tuple[dict[str, Any], list[list[Any]]]:
     doc = {
         "input": {"schema": [{"name": "tag", "type": "string"}, {"name": "v", "type": "bigint"}], "rows": rows},
         "plan": [
-            {"op": "filter", "payload": {"op": "ne", "left": {"fn": "%", "args": [{"col": "v"}, {"lit": 3}]}, "right": {"lit": 0}}},
-            {"op": "withColumn", "payload": {"name": "w", "expr": {"fn": "concat", "args": [{"col": "tag"}, {"lit": "/"}, {"fn": "cast", "args": [{"fn": "*", "args": [{"col": "v"}, {"lit": 2}]}, "string"]}]}}},
+            {
+                "op": "filter",
+                "payload": {"op": "ne", "left": {"fn": "%", "args": [{"col": "v"}, {"lit": 3}]}, "right": {"lit": 0}},
+            },
+            {
+                "op": "withColumn",
+                "payload": {
+                    "name": "w",
+                    "expr": {
+                        "fn": "concat",
+                        "args": [
+                            {"col": "tag"},
+                            {"lit": "/"},
+                            {"fn": "cast", "args": [{"fn": "*", "args": [{"col": "v"}, {"lit": 2}]}, "string"]},
+                        ],
+                    },
+                },
+            },
             {"op": "orderBy", "payload": {"columns": [{"col": "v", "desc": True}]}},
         ],
     }
@@ -70,8 +86,10 @@ def test_sixteen_threads_share_one_client(client: Any) -> None:
     assert not errors, errors[:5]
     assert len(seen_threads) == THREADS
     p50, p99 = latencies[len(latencies) // 2], latencies[int(len(latencies) * 0.99)]
-    print(f"\n[load] {PLANS} plans on {THREADS} threads, one client: {wall:.1f} s, {PLANS / wall:.0f} plans/s, "
-          f"latency p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms, max {latencies[-1] * 1000:.0f} ms; all correct")
+    print(
+        f"\n[load] {PLANS} plans on {THREADS} threads, one client: {wall:.1f} s, {PLANS / wall:.0f} plans/s, "
+        f"latency p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms, max {latencies[-1] * 1000:.0f} ms; all correct"
+    )
 
 
 def _fds() -> int:
@@ -92,6 +110,7 @@ def _rss_mib() -> float:
 @pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="needs /proc")
 def test_soak_of_two_thousand_plans_leaks_nothing(spark_url: str) -> None:
     with connect_plan.connect(spark_url) as c:
+
         def run(i: int) -> None:
             doc, expected = request(i)
             got = [list(r.values()) for r in c.execute(doc, timeout=120).to_pylist()]
@@ -110,9 +129,11 @@ def test_soak_of_two_thousand_plans_leaks_nothing(spark_url: str) -> None:
         took = time.monotonic() - start
         gc.collect()
         end = (_fds(), _threads(), _rss_mib())
-    print(f"\n[soak] {SOAK_PLANS - SOAK_WARMUP} plans after a {SOAK_WARMUP}-plan warm-up in {took:.1f} s: "
-          f"fds {base[0]} → {end[0]}, threads {base[1]} → {end[1]}, RSS {base[2]:.1f} → {end[2]:.1f} MiB; "
-          f"samples (fds, threads, RSS) {samples}")
+    print(
+        f"\n[soak] {SOAK_PLANS - SOAK_WARMUP} plans after a {SOAK_WARMUP}-plan warm-up in {took:.1f} s: "
+        f"fds {base[0]} → {end[0]}, threads {base[1]} → {end[1]}, RSS {base[2]:.1f} → {end[2]:.1f} MiB; "
+        f"samples (fds, threads, RSS) {samples}"
+    )
     assert end[0] - base[0] <= MAX_FD_GROWTH, (base, end, samples)
     assert end[1] - base[1] <= MAX_THREAD_GROWTH, (base, end, samples)
     assert end[2] - base[2] <= MAX_RSS_GROWTH_MIB, (base, end, samples)
@@ -121,9 +142,12 @@ def test_soak_of_two_thousand_plans_leaks_nothing(spark_url: str) -> None:
 def test_closing_clients_releases_their_channels(spark_url: str) -> None:
     """Many short-lived clients (one per request, as execute_plan does) leave no channel,
     socket or thread behind."""
+
     def one(i: int) -> None:
         doc, expected = request(i)
-        assert [list(r.values()) for r in connect_plan.execute_plan(None, None, doc, remote=spark_url).to_pylist()] == expected
+        assert [
+            list(r.values()) for r in connect_plan.execute_plan(None, None, doc, remote=spark_url).to_pylist()
+        ] == expected
 
     for i in range(10):
         one(i)

@@ -91,7 +91,9 @@ def test_a_small_query_is_one_execute_plan_after_the_first(counted: Any, proxy: 
 
 def test_a_plan_documents_conf_makes_only_the_config_calls_it_needs(counted: Any, proxy: GrpcTlsProxy) -> None:
     counted.execute(PLAN, rows(0), SCHEMA)  # the session's first query
-    assert KEY not in counted.get_conf(), f"the server sets {KEY} for every session; this test needs a key it does not set"
+    assert KEY not in counted.get_conf(), (
+        f"the server sets {KEY} for every session; this test needs a key it does not set"
+    )
     doc = {"input": {"schema": SCHEMA, "rows": rows(1)}, "plan": PLAN, "conf": {KEY: "3"}}
     # the key is not set in the session: read what is set, set it, unset it after
     at = len(proxy.requests)

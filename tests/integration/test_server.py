@@ -32,14 +32,19 @@ def _non_loopback_ipv4() -> list[str]:
 def cli(state: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "connect_plan", "server", *args, "--state-dir", str(state)],
-        capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
 
 
 @pytest.mark.slow
 def test_start_status_query_stop(tmp_path: Path) -> None:
     port = free_port()
-    started = cli(tmp_path, "start", "--port", str(port), "--driver-memory", "768m", "--conf", "spark.sql.shuffle.partitions=2")
+    started = cli(
+        tmp_path, "start", "--port", str(port), "--driver-memory", "768m", "--conf", "spark.sql.shuffle.partitions=2"
+    )
     assert started.returncode == 0, started.stderr
     try:
         assert f"sc://127.0.0.1:{port}" in started.stdout
@@ -97,8 +102,18 @@ def test_cli_cluster_start_status_stop(tmp_path: Path) -> None:
     from connect_plan.server import cluster_status
 
     t0 = time.monotonic()
-    started = cli(tmp_path, "start", "--cluster", "1", "--driver-memory", "768m", "--worker-memory", "1g",
-                  "--conf", "spark.sql.shuffle.partitions=2")
+    started = cli(
+        tmp_path,
+        "start",
+        "--cluster",
+        "1",
+        "--driver-memory",
+        "768m",
+        "--worker-memory",
+        "1g",
+        "--conf",
+        "spark.sql.shuffle.partitions=2",
+    )
     start_took = time.monotonic() - t0
     assert started.returncode == 0, started.stderr
     pids: list[int] = []
@@ -122,8 +137,10 @@ def test_cli_cluster_start_status_stop(tmp_path: Path) -> None:
     while time.monotonic() < deadline and any(Path(f"/proc/{pid}").exists() for pid in pids):
         time.sleep(0.2)
     assert pids and not [pid for pid in pids if Path(f"/proc/{pid}").exists()]
-    print(f"\n[cli cluster] start --cluster 1 {start_took:.1f} s, a local-relation query {query_took:.1f} s, "
-          f"stop {stop_took:.1f} s")
+    print(
+        f"\n[cli cluster] start --cluster 1 {start_took:.1f} s, a local-relation query {query_took:.1f} s, "
+        f"stop {stop_took:.1f} s"
+    )
 
 
 @pytest.mark.slow
@@ -132,15 +149,22 @@ def test_run_and_explain_start_a_local_server_when_none_is_given(tmp_path: Path)
     directory CONNECT_PLAN_STATE_DIR names) and uses it; ``explain --analyzed`` then uses
     the same one; plain ``explain`` needs none. The server is stopped at the end."""
     doc = tmp_path / "plan.json"
-    doc.write_text(json.dumps({"input": {"schema": [{"name": "a", "type": "int"}], "rows": [[1], [2]]},
-                               "plan": [{"op": "filter", "payload": {"op": "gt", "left": "a", "right": 1}}]}))
+    doc.write_text(
+        json.dumps(
+            {
+                "input": {"schema": [{"name": "a", "type": "int"}], "rows": [[1], [2]]},
+                "plan": [{"op": "filter", "payload": {"op": "gt", "left": "a", "right": 1}}],
+            }
+        )
+    )
     state = tmp_path / "state"
     env = {k: v for k, v in os.environ.items() if k not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")}
     env.update({"PYTHONPATH": str(ROOT), "CONNECT_PLAN_STATE_DIR": str(state)})
 
     def connect_plan_cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "connect_plan", *args], capture_output=True, text=True,
-                              timeout=300, env=env)
+        return subprocess.run(
+            [sys.executable, "-m", "connect_plan", *args], capture_output=True, text=True, timeout=300, env=env
+        )
 
     offline = connect_plan_cli("explain", str(doc))
     assert offline.returncode == 0 and "starting a local" not in offline.stderr and not state.exists()

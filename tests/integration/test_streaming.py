@@ -17,17 +17,31 @@ from connect_plan.client import load_plan
 GRPC_MESSAGE_LIMIT = 128 * 1024 * 1024
 
 
-def generated(outer: int, inner: int, text_width: int = 8) -> tuple[list[list[Any]], list[dict[str, str]], list[dict[str, Any]]]:
+def generated(
+    outer: int, inner: int, text_width: int = 8
+) -> tuple[list[list[Any]], list[dict[str, str]], list[dict[str, Any]]]:
     """outer × inner rows made on the server (a cross join of two inline tables):
     id = a * inner + i (0 .. n-1), a text column of ``text_width`` characters."""
     rows = [[a] for a in range(outer)]
     other = [[i, f"{i:0{text_width}d}"[-text_width:]] for i in range(inner)]
     plan = [
-        {"op": "crossJoin", "payload": {"other_data": other, "other_schema": [{"name": "i", "type": "bigint"}, {"name": "t", "type": "string"}]}},
-        {"op": "select", "payload": [
-            {"name": "id", "expr": {"fn": "+", "args": [{"fn": "*", "args": [{"col": "a"}, {"lit": inner}]}, {"col": "i"}]}},
-            {"name": "t", "expr": {"col": "t"}},
-        ]},
+        {
+            "op": "crossJoin",
+            "payload": {
+                "other_data": other,
+                "other_schema": [{"name": "i", "type": "bigint"}, {"name": "t", "type": "string"}],
+            },
+        },
+        {
+            "op": "select",
+            "payload": [
+                {
+                    "name": "id",
+                    "expr": {"fn": "+", "args": [{"fn": "*", "args": [{"col": "a"}, {"lit": inner}]}, {"col": "i"}]},
+                },
+                {"name": "t", "expr": {"col": "t"}},
+            ],
+        },
     ]
     return rows, [{"name": "a", "type": "bigint"}], plan
 
@@ -126,12 +140,16 @@ def test_a_result_larger_than_the_grpc_message_limit(client: Any) -> None:
     assert size > GRPC_MESSAGE_LIMIT and batches > 100
     what = f"streaming {size / 2**20:.0f} MiB in {batches} batches (largest {largest / 2**20:.2f} MiB)"
     client_bound = CLIENT_BATCHES * largest + CLIENT_ALLOWANCE
-    assert held < client_bound, f"{what}, the client held {held / 2**20:.1f} MiB at once, over {client_bound / 2**20:.1f} MiB"
+    assert held < client_bound, (
+        f"{what}, the client held {held / 2**20:.1f} MiB at once, over {client_bound / 2**20:.1f} MiB"
+    )
     if growth is not None:
         bound = client_bound + TRANSPORT_ALLOWANCE
         assert growth < bound, f"{what} grew the process by {growth / 2**20:.1f} MiB, over {bound / 2**20:.1f} MiB"
-        print(f"stream memory: held {held / 2**20:.2f} MiB (bound {client_bound / 2**20:.2f}), "
-              f"RSS growth {growth / 2**20:.1f} MiB (bound {bound / 2**20:.1f}), largest batch {largest / 2**20:.2f} MiB")
+        print(
+            f"stream memory: held {held / 2**20:.2f} MiB (bound {client_bound / 2**20:.2f}), "
+            f"RSS growth {growth / 2**20:.1f} MiB (bound {bound / 2**20:.1f}), largest batch {largest / 2**20:.2f} MiB"
+        )
     table = client.execute(plan, rows, schema)
     assert table.num_rows == n and table.nbytes > GRPC_MESSAGE_LIMIT
     assert pc.sum(table.column("id")).as_py() == n * (n - 1) // 2

@@ -37,15 +37,19 @@ def proxy(spark_url: str, certs: Certificates) -> Iterator[GrpcTlsProxy]:
 
 @pytest.fixture
 def tls_client(proxy: GrpcTlsProxy, certs: Certificates) -> Iterator[Any]:
-    with connect_plan.connect(f"sc://127.0.0.1:{proxy.port}", token=TOKEN, ca_cert=certs.ca_pem,
-                              headers={"x-tenant": "tests"}) as c:
+    with connect_plan.connect(
+        f"sc://127.0.0.1:{proxy.port}", token=TOKEN, ca_cert=certs.ca_pem, headers={"x-tenant": "tests"}
+    ) as c:
         yield c
 
 
 def test_queries_run_over_tls_with_the_token(tls_client: Any, proxy: GrpcTlsProxy) -> None:
     before = len(proxy.calls)
-    out = tls_client.execute([{"op": "withColumn", "payload": {"name": "b", "expr": {"fn": "*", "args": [{"col": "a"}, {"lit": 2}]}}}],
-                             [[1], [2], [3]], [("a", "int")])
+    out = tls_client.execute(
+        [{"op": "withColumn", "payload": {"name": "b", "expr": {"fn": "*", "args": [{"col": "a"}, {"lit": 2}]}}}],
+        [[1], [2], [3]],
+        [("a", "int")],
+    )
     assert out.column("b").to_pylist() == [2, 4, 6]
     calls = proxy.calls[before:]
     assert any(m.endswith("/ExecutePlan") for m, _ in calls)
@@ -54,7 +58,9 @@ def test_queries_run_over_tls_with_the_token(tls_client: Any, proxy: GrpcTlsProx
 
 def test_streams_and_large_inputs_over_tls(tls_client: Any) -> None:
     rows = [[i, f"row {i}"] for i in range(60_000)]  # ~1 MiB inline, or an artifact upload
-    reader = tls_client.stream([{"op": "orderBy", "payload": {"columns": ["a"]}}], rows, [("a", "bigint"), ("s", "string")])
+    reader = tls_client.stream(
+        [{"op": "orderBy", "payload": {"columns": ["a"]}}], rows, [("a", "bigint"), ("s", "string")]
+    )
     table = pa.Table.from_batches(list(reader), reader.schema)
     assert table.column("a").to_pylist() == list(range(60_000))
 
@@ -81,8 +87,14 @@ def test_a_server_message_that_echoes_the_token_is_scrubbed_but_whole(proxy: Grp
     url = f"sc://127.0.0.1:{proxy.port}/;token={quote(TOKEN, safe='')}"  # percent-encoded in the URL
     with connect_plan.connect(url, ca_cert=certs.ca_pem) as c:
         with pytest.raises(ServerError) as info:
-            c.execute([{"op": "withColumn", "payload": {"name": "b", "expr": {"lit": 1}}},
-                       {"op": "select", "payload": [TOKEN]}], [[1]], [("a", "int")])
+            c.execute(
+                [
+                    {"op": "withColumn", "payload": {"name": "b", "expr": {"lit": 1}}},
+                    {"op": "select", "payload": [TOKEN]},
+                ],
+                [[1]],
+                [("a", "int")],
+            )
     err = info.value
     texts = [str(err), repr(err), err.message, str(err.server_stacktrace), *err.message_parameters.values()]
     cause: BaseException | None = err

@@ -95,38 +95,79 @@ def oracle(diff: Any, build: Any) -> list[dict[str, Any]]:
 
 
 def test_udf_call_spellings_in_select(udf_client: Any, diff: Any) -> None:
-    plan = [{"op": "select", "payload": [
-        "id",
-        {"name": "a", "expr": {"udf": "plus_one", "args": ["id"]}},
-        {"name": "b", "expr": {"op": "udf", "udf": "plus_one", "args": [{"col": "id"}]}},
-        {"name": "c", "expr": {"op": "udf", "name": "shout_it", "args": ["k"]}},
-        {"name": "d", "expr": {"fn": "call_udf", "args": [{"lit": "plus_one"}, {"op": "*", "left": "id", "right": 10}]}},
-        {"name": "e", "expr": {"udf": "double_it", "args": ["x"]}},
-        {"name": "f", "expr": {"udf": "plus_one_arrow", "args": ["id"]}},
-    ]}]
+    plan = [
+        {
+            "op": "select",
+            "payload": [
+                "id",
+                {"name": "a", "expr": {"udf": "plus_one", "args": ["id"]}},
+                {"name": "b", "expr": {"op": "udf", "udf": "plus_one", "args": [{"col": "id"}]}},
+                {"name": "c", "expr": {"op": "udf", "name": "shout_it", "args": ["k"]}},
+                {
+                    "name": "d",
+                    "expr": {"fn": "call_udf", "args": [{"lit": "plus_one"}, {"op": "*", "left": "id", "right": 10}]},
+                },
+                {"name": "e", "expr": {"udf": "double_it", "args": ["x"]}},
+                {"name": "f", "expr": {"udf": "plus_one_arrow", "args": ["id"]}},
+            ],
+        }
+    ]
     u = oracle_udfs()
     p1, p2, p3, p4 = u["plus_one"], u["shout"], u["double"], u["arrow"]
-    expected = oracle(diff, lambda df: df.select(
-        "id", p1("id").alias("a"), p1("id").alias("b"), p2("k").alias("c"), p1(F.col("id") * 10).alias("d"),
-        p3("x").alias("e"), p4("id").alias("f")))
+    expected = oracle(
+        diff,
+        lambda df: df.select(
+            "id",
+            p1("id").alias("a"),
+            p1("id").alias("b"),
+            p2("k").alias("c"),
+            p1(F.col("id") * 10).alias("d"),
+            p3("x").alias("e"),
+            p4("id").alias("f"),
+        ),
+    )
     assert run(udf_client, plan) == expected
 
 
 def test_udf_in_filter_and_with_column(udf_client: Any, diff: Any) -> None:
-    plan = [{"op": "filter", "payload": {"op": "gt", "left": {"udf": "plus_one", "args": ["id"]}, "right": 3}},
-            {"op": "withColumn", "payload": {"name": "s", "expr": {"fn": "call_udf", "args": ["shout_it", "k"]}}}]
+    plan = [
+        {"op": "filter", "payload": {"op": "gt", "left": {"udf": "plus_one", "args": ["id"]}, "right": 3}},
+        {"op": "withColumn", "payload": {"name": "s", "expr": {"fn": "call_udf", "args": ["shout_it", "k"]}}},
+    ]
     u = oracle_udfs()
     p1, p2 = u["plus_one"], u["shout"]
     assert run(udf_client, plan) == oracle(diff, lambda df: df.filter(p1("id") > 3).withColumn("s", p2("k")))
 
 
 def test_python_grouped_udf_aggregation(udf_client: Any, diff: Any) -> None:
-    plan = [{"op": "groupBy", "payload": {"group_by": ["k"], "aggs": [
-        {"agg": "python_grouped_udf", "udf": "mean_x", "args": ["x"], "alias": "m", "return_type": "double"},
-        {"agg": "python_grouped_udf", "udf": "mean_x", "args": [{"op": "*", "left": "id", "right": 1.0}], "alias": "mid"}]}},
-        {"op": "orderBy", "payload": {"columns": ["k"]}}]
+    plan = [
+        {
+            "op": "groupBy",
+            "payload": {
+                "group_by": ["k"],
+                "aggs": [
+                    {
+                        "agg": "python_grouped_udf",
+                        "udf": "mean_x",
+                        "args": ["x"],
+                        "alias": "m",
+                        "return_type": "double",
+                    },
+                    {
+                        "agg": "python_grouped_udf",
+                        "udf": "mean_x",
+                        "args": [{"op": "*", "left": "id", "right": 1.0}],
+                        "alias": "mid",
+                    },
+                ],
+            },
+        },
+        {"op": "orderBy", "payload": {"columns": ["k"]}},
+    ]
     m = oracle_udfs()["mean"]
-    expected = oracle(diff, lambda df: df.groupBy("k").agg(m("x").alias("m"), m(F.col("id") * 1.0).alias("mid")).orderBy("k"))
+    expected = oracle(
+        diff, lambda df: df.groupBy("k").agg(m("x").alias("m"), m(F.col("id") * 1.0).alias("mid")).orderBy("k")
+    )
     assert run(udf_client, plan) == expected
 
 
@@ -138,8 +179,15 @@ def test_unregistered_names_call_server_functions(udf_client: Any, spark_url: st
     other = SparkSession.builder.remote(f"{spark_url.rstrip('/')}/;session_id={udf_client.session_id}").create()
     try:
         other.udf.register("times3", lambda v: None if v is None else v * 3, "bigint")
-        plan = [{"op": "select", "payload": [{"name": "u", "expr": {"udf": "upper", "args": ["k"]}},
-                                             {"name": "t", "expr": {"udf": "times3", "args": ["id"]}}]}]
+        plan = [
+            {
+                "op": "select",
+                "payload": [
+                    {"name": "u", "expr": {"udf": "upper", "args": ["k"]}},
+                    {"name": "t", "expr": {"udf": "times3", "args": ["id"]}},
+                ],
+            }
+        ]
         got = run(udf_client, plan)
     finally:
         other.client.close()  # leave the shared session to the client that owns it
@@ -154,12 +202,36 @@ def test_unknown_udf_is_a_server_error(udf_client: Any) -> None:
 
 def test_udf_kind_and_return_type_are_checked_before_sending(udf_client: Any) -> None:
     with pytest.raises(PlanError) as info:
-        udf_client.translate([{"op": "groupBy", "payload": {"group_by": ["k"], "aggs": [
-            {"agg": "python_grouped_udf", "udf": "plus_one", "args": ["id"]}]}}], data=ROWS, schema=SCHEMA)
+        udf_client.translate(
+            [
+                {
+                    "op": "groupBy",
+                    "payload": {
+                        "group_by": ["k"],
+                        "aggs": [{"agg": "python_grouped_udf", "udf": "plus_one", "args": ["id"]}],
+                    },
+                }
+            ],
+            data=ROWS,
+            schema=SCHEMA,
+        )
     assert info.value.codes == ("udf_kind",)
     with pytest.raises(PlanError) as info:
-        udf_client.translate([{"op": "groupBy", "payload": {"group_by": ["k"], "aggs": [
-            {"agg": "python_grouped_udf", "udf": "mean_x", "args": ["x"], "return_type": "bigint"}]}}], data=ROWS, schema=SCHEMA)
+        udf_client.translate(
+            [
+                {
+                    "op": "groupBy",
+                    "payload": {
+                        "group_by": ["k"],
+                        "aggs": [
+                            {"agg": "python_grouped_udf", "udf": "mean_x", "args": ["x"], "return_type": "bigint"}
+                        ],
+                    },
+                }
+            ],
+            data=ROWS,
+            schema=SCHEMA,
+        )
     assert info.value.codes == ("udf_return_type",)
     assert info.value.locs == ("/plan/0/payload/aggs/0",)
 

@@ -17,14 +17,51 @@ def test_all_is_sorted_and_complete() -> None:
 def test_supported_plan_operations() -> None:
     ops = connect_plan.supported_plan_operations()
     assert isinstance(ops, tuple)
-    assert {"filter", "select", "limit", "offset", "orderBy", "withColumn", "withColumnRenamed", "groupBy", "join",
-            "union", "unionByName", "distinct", "drop", "crossJoin", "cross_join", "rollup", "cube", "agg", "stop",
-            # extensions: sources, set operations, relations, outputs (docs/plan-format.md)
-            "read", "intersect", "intersectAll", "except", "exceptAll", "subtract", "unionAll", "fetch",
-            "groupingSets", "sample", "repartition", "coalesce", "hint", "tail", "write", "sort",
-            "minusPrimary", "intersectPrimary", "sortWithinPartitions",
-            "createOrReplaceTempView", "createTempView", "createOrReplaceGlobalTempView",
-            "createGlobalTempView"} == set(ops)
+    assert {
+        "filter",
+        "select",
+        "limit",
+        "offset",
+        "orderBy",
+        "withColumn",
+        "withColumnRenamed",
+        "groupBy",
+        "join",
+        "union",
+        "unionByName",
+        "distinct",
+        "drop",
+        "crossJoin",
+        "cross_join",
+        "rollup",
+        "cube",
+        "agg",
+        "stop",
+        # extensions: sources, set operations, relations, outputs (docs/plan-format.md)
+        "read",
+        "intersect",
+        "intersectAll",
+        "except",
+        "exceptAll",
+        "subtract",
+        "unionAll",
+        "fetch",
+        "groupingSets",
+        "sample",
+        "repartition",
+        "coalesce",
+        "hint",
+        "tail",
+        "write",
+        "sort",
+        "minusPrimary",
+        "intersectPrimary",
+        "sortWithinPartitions",
+        "createOrReplaceTempView",
+        "createTempView",
+        "createOrReplaceGlobalTempView",
+        "createGlobalTempView",
+    } == set(ops)
 
 
 def test_import_is_lazy() -> None:

@@ -84,7 +84,9 @@ arrays_overlap arrays_zip array_insert array_join array_sort array_slice sequenc
 explode_outer inline inline_outer array_agg array_sum create_map createMap map_keys keys
 map_values get get_field getField get_item struct named_struct with_field withField
 """
-WINDOW_ONLY_NAMES = "row_number rank dense_rank percent_rank cume_dist ntile lag lead sum avg mean approx_count_distinct"
+WINDOW_ONLY_NAMES = (
+    "row_number rank dense_rank percent_rank cume_dist ntile lag lead sum avg mean approx_count_distinct"
+)
 # the seed document's function list (seeds/logical-plan-format.txt), robin or not
 SEED_NAMES = """
 upper lower length trim ltrim rtrim btrim substring substr concat concat_ws initcap repeat reverse
@@ -123,7 +125,15 @@ def test_window_only_names_have_rows_and_need_a_window_where_spark_does() -> Non
     # ranking functions are window-only; sum/avg/mean/approx_count_distinct are aggregates
     # (Spark evaluates them over the whole input without a window, as PySpark's select does)
     assert {n for n in names if CATALOG[n].kind == "window"} == {
-        "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead"}
+        "row_number",
+        "rank",
+        "dense_rank",
+        "percent_rank",
+        "cume_dist",
+        "ntile",
+        "lag",
+        "lead",
+    }
 
 
 def test_seed_names_have_rows() -> None:
@@ -248,8 +258,13 @@ CUSTOM: dict[str, list[tuple[Any, Callable[[], Any]]]] = {
     "array_sort": [
         ({"fn": "array_sort", "args": ["a"]}, lambda: CF.sort_array("a")),
         ({"fn": "array_sort", "args": ["a", False]}, lambda: CF.sort_array("a", False)),
-        ({"fn": "array_sort", "args": ["a", {"lambda": {"params": ["l", "r"], "body": {"op": "-", "left": "r", "right": "l"}}}]},
-         lambda: CF.array_sort("a", lambda x, y: y - x)),
+        (
+            {
+                "fn": "array_sort",
+                "args": ["a", {"lambda": {"params": ["l", "r"], "body": {"op": "-", "left": "r", "right": "l"}}}],
+            },
+            lambda: CF.array_sort("a", lambda x, y: y - x),
+        ),
     ],
     **{
         n: [
@@ -259,37 +274,58 @@ CUSTOM: dict[str, list[tuple[Any, Callable[[], Any]]]] = {
     },
     "when": [
         ({"fn": "when", "args": ["b", "x"]}, lambda: CF.when(CF.col("b"), CF.col("x"))),
-        ({"fn": "when", "args": ["b", 1, "c", 2, 3]}, lambda: CF.when(CF.col("b"), 1).when(CF.col("c"), 2).otherwise(3)),
+        (
+            {"fn": "when", "args": ["b", 1, "c", 2, 3]},
+            lambda: CF.when(CF.col("b"), 1).when(CF.col("c"), 2).otherwise(3),
+        ),
         ({"fn": "when", "args": ["b", 1], "otherwise": 0}, lambda: CF.when(CF.col("b"), 1).otherwise(0)),
     ],
     "convert_timezone": [
         ({"fn": "convert_timezone", "args": ["UTC", "ts"]}, lambda: CF.convert_timezone(None, CF.lit("UTC"), "ts")),
-        ({"fn": "convert_timezone", "args": ["UTC", "CET", "ts"]},
-         lambda: CF.convert_timezone(CF.lit("UTC"), CF.lit("CET"), "ts")),
+        (
+            {"fn": "convert_timezone", "args": ["UTC", "CET", "ts"]},
+            lambda: CF.convert_timezone(CF.lit("UTC"), CF.lit("CET"), "ts"),
+        ),
     ],
     **{
         n: [
-            ({"fn": n, "args": ["y", "mo", "d", "h", "mi", "s"]}, lambda n=n: getattr(CF, n)("y", "mo", "d", "h", "mi", "s")),
+            (
+                {"fn": n, "args": ["y", "mo", "d", "h", "mi", "s"]},
+                lambda n=n: getattr(CF, n)("y", "mo", "d", "h", "mi", "s"),
+            ),
         ]
         for n in ("make_timestamp_ntz", "try_make_timestamp_ntz")
     },
     # the time zone is a string literal slot: a bare "UTC" is the zone, not a column
     **{
         n: [
-            ({"fn": n, "args": ["y", "mo", "d", "h", "mi", "s"]}, lambda n=n: getattr(CF, n)("y", "mo", "d", "h", "mi", "s")),
-            ({"fn": n, "args": ["y", "mo", "d", "h", "mi", "s", "UTC"]},
-             lambda n=n: getattr(CF, n)("y", "mo", "d", "h", "mi", "s", CF.lit("UTC"))),
-            ({"fn": n, "args": ["y", "mo", "d", "h", "mi", "s", {"col": "tz"}]},
-             lambda n=n: getattr(CF, n)("y", "mo", "d", "h", "mi", "s", "tz")),
-            ({"fn": n, "args": ["dt", "tm", "Asia/Tokyo"]},
-             lambda n=n: getattr(CF, n)(date="dt", time="tm", timezone=CF.lit("Asia/Tokyo"))),
+            (
+                {"fn": n, "args": ["y", "mo", "d", "h", "mi", "s"]},
+                lambda n=n: getattr(CF, n)("y", "mo", "d", "h", "mi", "s"),
+            ),
+            (
+                {"fn": n, "args": ["y", "mo", "d", "h", "mi", "s", "UTC"]},
+                lambda n=n: getattr(CF, n)("y", "mo", "d", "h", "mi", "s", CF.lit("UTC")),
+            ),
+            (
+                {"fn": n, "args": ["y", "mo", "d", "h", "mi", "s", {"col": "tz"}]},
+                lambda n=n: getattr(CF, n)("y", "mo", "d", "h", "mi", "s", "tz"),
+            ),
+            (
+                {"fn": n, "args": ["dt", "tm", "Asia/Tokyo"]},
+                lambda n=n: getattr(CF, n)(date="dt", time="tm", timezone=CF.lit("Asia/Tokyo")),
+            ),
             ({"fn": n, "args": ["dt", "tm"]}, lambda n=n: getattr(CF, n)(date="dt", time="tm")),
         ]
         for n in ("make_timestamp", "try_make_timestamp")
     },
     "create_map": [({"fn": "create_map", "args": ["k", "v", "k2", "v2"]}, lambda: CF.create_map("k", "v", "k2", "v2"))],
-    "named_struct": [({"fn": "named_struct", "args": ["a", "x", "b", "y"]},
-                      lambda: CF.named_struct(CF.lit("a"), "x", CF.lit("b"), "y"))],
+    "named_struct": [
+        (
+            {"fn": "named_struct", "args": ["a", "x", "b", "y"]},
+            lambda: CF.named_struct(CF.lit("a"), "x", CF.lit("b"), "y"),
+        )
+    ],
     "call_udf": [],  # a name not registered with the client is sent as call_function (tested in test_parse)
     "greatest": [({"fn": "greatest", "args": ["a", "b"]}, lambda: CF.greatest("a", "b"))],
     "least": [({"fn": "least", "args": ["a", "b"]}, lambda: CF.least("a", "b"))],
@@ -319,8 +355,11 @@ def _literal_value(name: str, p: Param, i: int) -> Any:
 
 def _pyspark_requires(pyfn: Callable[..., Any], n: int) -> bool:
     """Does the PySpark function need more than ``n`` positional arguments?"""
-    required = [p for p in inspect.signature(pyfn).parameters.values()
-                if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [
+        p
+        for p in inspect.signature(pyfn).parameters.values()
+        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
     return len(required) > n
 
 
@@ -354,8 +393,9 @@ def generated_case(spec: FunctionSpec, name: str, full: bool) -> tuple[Any, Call
             n = p.arities[0]
             params = ["x", "y", "z"][:n]
             plan_args.append({"lambda": {"params": params, "body": {"fn": "coalesce", "args": params}}})
-            py_args.append([lambda x: CF.coalesce(x), lambda x, y: CF.coalesce(x, y),
-                            lambda x, y, z: CF.coalesce(x, y, z)][n - 1])
+            py_args.append(
+                [lambda x: CF.coalesce(x), lambda x, y: CF.coalesce(x, y), lambda x, y, z: CF.coalesce(x, y, z)][n - 1]
+            )
         elif p.code == "M":
             plan_args.append({"mode": "PERMISSIVE"})
             py_args.append({"mode": "PERMISSIVE"})

@@ -19,8 +19,14 @@ INVALID = ROOT / "fixtures" / "invalid" / "many_problems_at_once.json"
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": os.environ.get("PATH", os.defpath), "PYTHONPATH": str(ROOT.parent), "CONNECT_PLAN_STATE_DIR": "/nonexistent/connect-plan-test"}
-    return subprocess.run([sys.executable, "-m", "connect_plan", *args], capture_output=True, text=True, input=stdin, env=env, timeout=120)
+    env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "PYTHONPATH": str(ROOT.parent),
+        "CONNECT_PLAN_STATE_DIR": "/nonexistent/connect-plan-test",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "connect_plan", *args], capture_output=True, text=True, input=stdin, env=env, timeout=120
+    )
 
 
 def test_check_ok(capsys: pytest.CaptureFixture[str]) -> None:
@@ -43,11 +49,13 @@ def test_check_invalid_prints_every_problem_and_exits_2(capsys: pytest.CaptureFi
     assert "Traceback" not in err
 
 
-def test_explain_without_server_prints_proto_text(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_explain_without_server_prints_proto_text(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("SPARK_REMOTE", raising=False)
     assert main(["explain", str(FIXTURE)]) == 0
     out = capsys.readouterr().out
-    assert "using_columns: \"dept\"" in out and "<Arrow IPC: 5 rows;" in out and "new_col_name: \"name_right\"" in out
+    assert 'using_columns: "dept"' in out and "<Arrow IPC: 5 rows;" in out and 'new_col_name: "name_right"' in out
 
 
 def test_ops(capsys: pytest.CaptureFixture[str]) -> None:
@@ -64,7 +72,9 @@ def test_unreadable_file_and_bad_json(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 @pytest.mark.parametrize("type_", ["map", "array<map>", "struct<a:map>"])
-def test_check_reports_types_without_a_spark_type_readably(tmp_path: Path, capsys: pytest.CaptureFixture[str], type_: str) -> None:
+def test_check_reports_types_without_a_spark_type_readably(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], type_: str
+) -> None:
     doc = tmp_path / "bare.json"
     doc.write_text(json.dumps({"input": {"schema": [{"name": "v", "type": type_}], "rows": [[None]]}, "plan": []}))
     assert main(["check", str(doc)]) == 2
@@ -72,8 +82,11 @@ def test_check_reports_types_without_a_spark_type_readably(tmp_path: Path, capsy
     assert "/input/schema/0/type" in err and "incomplete_type" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("argv", [["bogus"], ["run"], ["run", "--format", "xml", "x.json"], ["run", "--max-rows", "-1", "x.json"], ["fixtures"]],
-                         ids=["unknown command", "missing file", "bad choice", "bad count", "missing directory"])
+@pytest.mark.parametrize(
+    "argv",
+    [["bogus"], ["run"], ["run", "--format", "xml", "x.json"], ["run", "--max-rows", "-1", "x.json"], ["fixtures"]],
+    ids=["unknown command", "missing file", "bad choice", "bad count", "missing directory"],
+)
 def test_usage_errors_exit_4_not_the_invalid_plan_code(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     """argparse's own code for a usage error is 2, which here means 'invalid plan'."""
     with pytest.raises(SystemExit) as exc:
@@ -96,7 +109,9 @@ def test_run_without_any_server_fails_readably() -> None:
 
 
 def test_format_table() -> None:
-    table = pa.table({"a": [1, None], "b": ["x", "yy"], "m": pa.array([[("k", 1)], None], pa.map_(pa.string(), pa.int64()))})
+    table = pa.table(
+        {"a": [1, None], "b": ["x", "yy"], "m": pa.array([[("k", 1)], None], pa.map_(pa.string(), pa.int64()))}
+    )
     text = format_table(table)
     assert text.splitlines()[1] == "| a    | b  | m        |"
     assert "| null | yy | null     |" in text and '{"k": 1}' in text and text.endswith("(2 rows)")

@@ -28,9 +28,21 @@ def convert(rows: Any, *cols: tuple[str, str]) -> tuple[pa.Table, list[ErrorDeta
         ("double", [1, 2.5, "3.5"], [1.0, 2.5, 3.5]),
         ("string", ["a", 1, True, None, [1], {"k": 1}], ["a", "1", "true", None, "[1]", '{"k": 1}']),
         ("boolean", [True, "false", "TRUE"], [True, False, True]),
-        ("date", ["2024-01-02", dt.date(2020, 1, 1), {"year": 2021, "month": 2, "day": 3}], [dt.date(2024, 1, 2), dt.date(2020, 1, 1), dt.date(2021, 2, 3)]),
-        ("timestamp_ntz", ["2024-01-02T03:04:05.5", "2024-01-02 03:04", 0], [dt.datetime(2024, 1, 2, 3, 4, 5, 500000), dt.datetime(2024, 1, 2, 3, 4), dt.datetime(1970, 1, 1)]),
-        ("decimal(5,2)", [1.005, "2.5", 3], [decimal.Decimal("1.01"), decimal.Decimal("2.50"), decimal.Decimal("3.00")]),
+        (
+            "date",
+            ["2024-01-02", dt.date(2020, 1, 1), {"year": 2021, "month": 2, "day": 3}],
+            [dt.date(2024, 1, 2), dt.date(2020, 1, 1), dt.date(2021, 2, 3)],
+        ),
+        (
+            "timestamp_ntz",
+            ["2024-01-02T03:04:05.5", "2024-01-02 03:04", 0],
+            [dt.datetime(2024, 1, 2, 3, 4, 5, 500000), dt.datetime(2024, 1, 2, 3, 4), dt.datetime(1970, 1, 1)],
+        ),
+        (
+            "decimal(5,2)",
+            [1.005, "2.5", 3],
+            [decimal.Decimal("1.01"), decimal.Decimal("2.50"), decimal.Decimal("3.00")],
+        ),
         ("binary", ["aGk=", b"raw"], [b"hi", b"raw"]),
         ("array<int>", [[1, "2"], "[3]", 4], [[1, 2], [3], [4]]),
         ("map<string,int>", [{"a": "1"}, '{"b": 2}'], [[("a", 1)], [("b", 2)]]),
@@ -44,7 +56,9 @@ def test_values(type_: str, values: list[Any], expected: list[Any]) -> None:
 
 
 def test_zoned_timestamps_become_utc_instants() -> None:
-    table, errors = convert([["2024-01-02T03:00:00+02:00"], ["2024-01-02T01:00:00Z"], ["2024-01-02T01:00:00"]], ("t", "timestamp"))
+    table, errors = convert(
+        [["2024-01-02T03:00:00+02:00"], ["2024-01-02T01:00:00Z"], ["2024-01-02T01:00:00"]], ("t", "timestamp")
+    )
     assert not errors
     assert len(set(table.column("t").to_pylist())) == 1
 
@@ -82,7 +96,9 @@ def test_values_of_object_rows_are_located_by_key() -> None:
 
 def test_fast_path_result_equals_slow_path() -> None:
     fast, _ = convert([[i, f"s{i}", i * 0.5] for i in range(1000)], ("a", "bigint"), ("b", "string"), ("c", "double"))
-    slow, _ = convert([[str(i), f"s{i}", str(i * 0.5)] for i in range(1000)], ("a", "bigint"), ("b", "string"), ("c", "double"))
+    slow, _ = convert(
+        [[str(i), f"s{i}", str(i * 0.5)] for i in range(1000)], ("a", "bigint"), ("b", "string"), ("c", "double")
+    )
     assert fast.equals(slow)
 
 
@@ -91,19 +107,86 @@ D = decimal.Decimal
 #: path), valid and invalid, edge cases included; and one value that sends its whole
 #: column down the per-value path (the slow path)
 FAST_SLOW: list[tuple[str, list[Any], Any]] = [
-    ("date", ["2024-02-29", "2023-02-29", "2024-13-01", "2024-1-2", "20240102", " 2024-01-02 ", "2024-01-02T00:00",
-              "0000-01-01", "0001-01-01", "9999-12-31", "10000-01-01", "+2024-01-02", "", "２０２４-０１-０２",
-              dt.date(2024, 1, 2)], {"year": 2000, "month": 1, "day": 1}),
-    *((ts, ["2024-03-01T12", "2024-03-01 12", "2024-03-01T12:30", "2024-03-01 12:30", "2024-03-01T12:30:05",
-            "2024-03-01 12:30:05.5", "2024-03-01T12:30:05.123456", "2024-03-01T12:30:05.1234567",
-            "2024-03-01T12:30:05.123456789", "2024-03-01T12:30:05.", "2024-03-01", "2024-03-01T24:00:00",
-            "2024-03-01T12:60", "2024-03-01T12:30:60", "2024-02-30T00:00", "2024-03-01t12:30", "2024-03-01T1230",
-            "2024-03-01T12:30:05,5", "2024-03-01T12:30:05Z", "2024-03-01T12:30:05+02:00", "2024-03-01T12:30:05 -0130",
-            " 2024-03-01T12:30 ", "0001-01-01T00:00:00", "9999-12-31T23:59:59.999999", "0000-01-01", "", "now"], 0)
-      for ts in ("timestamp", "timestamp_ntz")),
-    ("decimal(5,2)", [D("1.5"), D("1.005"), D("-1.005"), D("999.99"), D("999.995"), D("1000"), D("-0"), D("1E+2"), D("1E-10"),
-                      D("NaN"), D("Infinity"), D("123.4")], 1.5),
-    ("decimal(38,10)", [D("1234567890123456789012345678.0123456789"), D("1E+28"), D("0.00000000005"), D("-0.00000000005")], 1.5),
+    (
+        "date",
+        [
+            "2024-02-29",
+            "2023-02-29",
+            "2024-13-01",
+            "2024-1-2",
+            "20240102",
+            " 2024-01-02 ",
+            "2024-01-02T00:00",
+            "0000-01-01",
+            "0001-01-01",
+            "9999-12-31",
+            "10000-01-01",
+            "+2024-01-02",
+            "",
+            "２０２４-０１-０２",
+            dt.date(2024, 1, 2),
+        ],
+        {"year": 2000, "month": 1, "day": 1},
+    ),
+    *(
+        (
+            ts,
+            [
+                "2024-03-01T12",
+                "2024-03-01 12",
+                "2024-03-01T12:30",
+                "2024-03-01 12:30",
+                "2024-03-01T12:30:05",
+                "2024-03-01 12:30:05.5",
+                "2024-03-01T12:30:05.123456",
+                "2024-03-01T12:30:05.1234567",
+                "2024-03-01T12:30:05.123456789",
+                "2024-03-01T12:30:05.",
+                "2024-03-01",
+                "2024-03-01T24:00:00",
+                "2024-03-01T12:60",
+                "2024-03-01T12:30:60",
+                "2024-02-30T00:00",
+                "2024-03-01t12:30",
+                "2024-03-01T1230",
+                "2024-03-01T12:30:05,5",
+                "2024-03-01T12:30:05Z",
+                "2024-03-01T12:30:05+02:00",
+                "2024-03-01T12:30:05 -0130",
+                " 2024-03-01T12:30 ",
+                "0001-01-01T00:00:00",
+                "9999-12-31T23:59:59.999999",
+                "0000-01-01",
+                "",
+                "now",
+            ],
+            0,
+        )
+        for ts in ("timestamp", "timestamp_ntz")
+    ),
+    (
+        "decimal(5,2)",
+        [
+            D("1.5"),
+            D("1.005"),
+            D("-1.005"),
+            D("999.99"),
+            D("999.995"),
+            D("1000"),
+            D("-0"),
+            D("1E+2"),
+            D("1E-10"),
+            D("NaN"),
+            D("Infinity"),
+            D("123.4"),
+        ],
+        1.5,
+    ),
+    (
+        "decimal(38,10)",
+        [D("1234567890123456789012345678.0123456789"), D("1E+28"), D("0.00000000005"), D("-0.00000000005")],
+        1.5,
+    ),
     ("boolean", [True, False], "true"),
     ("binary", [b"", b"\x00\xff", b"abc"], "aGk="),
     ("string", ["", " ", "ü", "漢字", "\x00", "a\nb", "😀", "\ud800"], 1),
@@ -130,8 +213,12 @@ def _plain(col: Any) -> list[Any]:
     return list(col.to_pylist())
 
 
-@pytest.mark.parametrize("type_,values,slow_forcer", FAST_SLOW, ids=[f"{t}-{i}" for i, (t, _, _) in enumerate(FAST_SLOW)])
-def test_a_values_validity_and_result_do_not_depend_on_its_neighbours(type_: str, values: list[Any], slow_forcer: Any) -> None:
+@pytest.mark.parametrize(
+    "type_,values,slow_forcer", FAST_SLOW, ids=[f"{t}-{i}" for i, (t, _, _) in enumerate(FAST_SLOW)]
+)
+def test_a_values_validity_and_result_do_not_depend_on_its_neighbours(
+    type_: str, values: list[Any], slow_forcer: Any
+) -> None:
     """Each value alone (its column converted by Arrow in one call where the types allow)
     and beside a value that needs the per-value path: accepted or refused alike, and the
     same result when accepted. Whole columns of the valid values agree too."""
@@ -149,8 +236,16 @@ def test_a_values_validity_and_result_do_not_depend_on_its_neighbours(type_: str
 
 
 def test_timestamp_strings_accepted_are_the_documented_ones() -> None:
-    ok = ["2024-03-01", "2024-03-01T12:30", "2024-03-01 12:30:05", "2024-03-01T12:30:05.123456789", "2024-03-01T12:30:05Z",
-          "2024-03-01 12:30:05 +02:00", "2024-03-01T12:30:05-0130", " 2024-03-01T12:30 "]
+    ok = [
+        "2024-03-01",
+        "2024-03-01T12:30",
+        "2024-03-01 12:30:05",
+        "2024-03-01T12:30:05.123456789",
+        "2024-03-01T12:30:05Z",
+        "2024-03-01 12:30:05 +02:00",
+        "2024-03-01T12:30:05-0130",
+        " 2024-03-01T12:30 ",
+    ]
     bad = ["2024-03-01T12", "2024-03-01T12:30:05.", "2024-03-01t12:30", "2024-03-01T12:30:05,5", "03/01/2024"]
     for v in ok:
         assert _outcome([[v]], "timestamp")[0], v

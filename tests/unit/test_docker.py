@@ -71,8 +71,11 @@ def test_ports_are_published_on_loopback_only() -> None:
     default only this machine does (and the master UI, which can kill applications)."""
     services = load()["services"]
     published = {name: [_published(p) for p in svc.get("ports", [])] for name, svc in services.items()}
-    assert published == {"spark-master": [("127.0.0.1", "8080:8080")], "spark-worker": [],
-                         "spark-connect": [("127.0.0.1", "15002:15002")]}
+    assert published == {
+        "spark-master": [("127.0.0.1", "8080:8080")],
+        "spark-worker": [],
+        "spark-connect": [("127.0.0.1", "15002:15002")],
+    }
     readme = README.read_text()
     assert "CONNECT_PLAN_PUBLISH_ADDRESS" in readme and "127.0.0.1" in readme
 
@@ -102,7 +105,9 @@ def test_worker_probe_matches_a_registered_workers_status_only() -> None:
     pattern = re.search(r"grep -q '(.*)'$", probe)
     assert pattern
     regex = re.compile(pattern.group(1).replace(" *", "[ ]*"))  # grep's basic regex: ' *' is 'any spaces'
-    assert regex.search('{"id":"worker-2026","masterurl":"spark://spark-master:7077","masterwebuiurl":"http://spark-master:8080"}')
+    assert regex.search(
+        '{"id":"worker-2026","masterurl":"spark://spark-master:7077","masterwebuiurl":"http://spark-master:8080"}'
+    )
     assert regex.search('{\n  "id" : "worker-2026",\n  "masterurl" : "spark://127.0.0.1:40731",\n')
     assert not regex.search('{"id":"worker-2026","masterurl":"","masterwebuiurl":""}')
     assert not regex.search('{\n  "id" : "worker-2026",\n  "masterurl" : "",\n')
@@ -136,7 +141,9 @@ def test_the_readme_says_what_udfs_need_and_why_the_driver_has_2g() -> None:
 def test_same_settings_as_the_local_cluster() -> None:
     confs = _confs(load()["services"]["spark-connect"]["command"])
     assert confs.pop("spark.connect.grpc.binding.port") == "15002"
-    assert confs.pop("spark.connect.grpc.binding.address") == "0.0.0.0"  # reachable from the host, unlike the loopback launcher
+    assert (
+        confs.pop("spark.connect.grpc.binding.address") == "0.0.0.0"
+    )  # reachable from the host, unlike the loopback launcher
     assert confs.pop("spark.driver.host") == "spark-connect"
     assert confs.pop("spark.driver.bindAddress") == "0.0.0.0"
     assert confs.pop("spark.cores.max") == "${SPARK_CORES_MAX:-2}"

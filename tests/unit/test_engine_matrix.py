@@ -52,8 +52,9 @@ def test_renders_counts_differences_and_features(tmp_path: Path) -> None:
         ("tests/unit/test_parse.py", "test_ok", "failed"),
     }
     families = {"Relational operators": {"test_ops.py::test_op[cross]": "no cross join with a condition"}}
-    text = m.render(spark, sail, spark_version="Spark 9.9", sail_version="Sail 0.0", families=families,
-                    notes=["A note."])
+    text = m.render(
+        spark, sail, spark_version="Spark 9.9", sail_version="Sail 0.0", families=families, notes=["A note."]
+    )
     lines = text.splitlines()
     assert "| `tests/integration/test_ops.py` | 2 / 2 | 1 | 1 | 0 | 0 | 0 |" in lines
     assert "| `tests/integration/test_cluster.py` | 1 / 1 | 0 | 0 | 1 | 0 | 0 |" in lines
@@ -63,6 +64,8 @@ def test_renders_counts_differences_and_features(tmp_path: Path) -> None:
     assert "* `test_ops.py::test_op[cross]` — no cross join with a condition" in lines
     assert "* `test_parse.py::test_ok`" in lines  # a failure no entry explains is listed
     assert "**Spark 9.9**" in text and "**Sail 0.0**" in text and "A note." in lines
-    assert "| `chunked_cached_local_relation` | `Relation.chunked_cached_local_relation` | 4.1+ | not used |" in text  # connect_plan/versions.py
+    assert (
+        "| `chunked_cached_local_relation` | `Relation.chunked_cached_local_relation` | 4.1+ | not used |" in text
+    )  # connect_plan/versions.py
     assert "| `with_columns_renamed_renames` | `WithColumnsRenamed.renames` | 4.0+ | refused |" in text
     assert "Apache Spark Connect 4.0 and later" in text

@@ -79,20 +79,23 @@ def test_options_map_slot() -> None:
     assert [a.literal.string for a in options.arguments] == ["mode", "FAILFAST", "allowComments", "true"]
 
 
-@pytest.mark.parametrize(("expr", "expected"), [
-    ({"fn": "round", "args": ["x", "two"]}, [("literal_expected", f"{E}/args/1")]),
-    ({"fn": "round", "args": ["x", 1.5]}, [("literal_expected", f"{E}/args/1")]),
-    ({"fn": "regexp_extract", "args": ["s", "(a)", -1]}, [("literal_expected", f"{E}/args/2")]),
-    ({"fn": "round", "args": ["x", 1, 2]}, [("arity", f"{E}/args")]),
-    ({"fn": "named_struct", "args": ["a", "x", "b"]}, [("arity", f"{E}/args")]),
-    ({"fn": "upper"}, [("missing_key", f"{E}/args")]),
-    ({"fn": "uper", "args": ["s"]}, [("unknown_function", f"{E}/fn")]),
-    ({"fn": "desc", "args": ["s"]}, [("sort_order", f"{E}/fn")]),
-    ({"fn": "from_json", "args": ["s", "a INT", "mode=FAILFAST"]}, [("options_expected", f"{E}/args/2")]),
-    ({"fn": "call_udf", "args": [{"col": "s"}, "id"]}, [("literal_expected", f"{E}/args/0/col")]),
-    ({"fn": "cast", "args": ["x", "integr"]}, [("unknown_type", f"{E}/args/1")]),
-    ({"fn": "extract", "args": ["ts", {"col": "id"}]}, [("literal_expected", f"{E}/args")]),
-])
+@pytest.mark.parametrize(
+    ("expr", "expected"),
+    [
+        ({"fn": "round", "args": ["x", "two"]}, [("literal_expected", f"{E}/args/1")]),
+        ({"fn": "round", "args": ["x", 1.5]}, [("literal_expected", f"{E}/args/1")]),
+        ({"fn": "regexp_extract", "args": ["s", "(a)", -1]}, [("literal_expected", f"{E}/args/2")]),
+        ({"fn": "round", "args": ["x", 1, 2]}, [("arity", f"{E}/args")]),
+        ({"fn": "named_struct", "args": ["a", "x", "b"]}, [("arity", f"{E}/args")]),
+        ({"fn": "upper"}, [("missing_key", f"{E}/args")]),
+        ({"fn": "uper", "args": ["s"]}, [("unknown_function", f"{E}/fn")]),
+        ({"fn": "desc", "args": ["s"]}, [("sort_order", f"{E}/fn")]),
+        ({"fn": "from_json", "args": ["s", "a INT", "mode=FAILFAST"]}, [("options_expected", f"{E}/args/2")]),
+        ({"fn": "call_udf", "args": [{"col": "s"}, "id"]}, [("literal_expected", f"{E}/args/0/col")]),
+        ({"fn": "cast", "args": ["x", "integr"]}, [("unknown_type", f"{E}/args/1")]),
+        ({"fn": "extract", "args": ["ts", {"col": "id"}]}, [("literal_expected", f"{E}/args")]),
+    ],
+)
 def test_argument_errors(expr: Any, expected: list[tuple[str, str]]) -> None:
     assert errors_of(expr) == expected
 
@@ -121,16 +124,31 @@ def test_lambda_proto_shape() -> None:
     assert lf.function.unresolved_function.arguments[0].unresolved_named_lambda_variable.name_parts == ["v"]
 
 
-@pytest.mark.parametrize(("expr", "expected"), [
-    ({"fn": "transform", "args": ["arr", lam(["a", "b", "c"], "a")]}, [("lambda_arity", f"{E}/args/1/lambda/params")]),
-    ({"fn": "transform", "args": ["arr", lam(["a", "A"], "a")]}, [("lambda_params", f"{E}/args/1/lambda/params/1")]),
-    ({"fn": "transform", "args": ["arr", lam(["a.b"], 1)]}, [("lambda_params", f"{E}/args/1/lambda/params/0")]),
-    ({"fn": "transform", "args": ["arr", {"lambda": {"body": 1}}]}, [("lambda_expected", f"{E}/args/1/lambda/params")]),
-    ({"fn": "transform", "args": ["arr", "x"]}, [("lambda_expected", f"{E}/args/1")]),
-    ({"fn": "transform", "args": ["arr", lam(["x"], {"var": "y"})]}, [("lambda_var", f"{E}/args/1/lambda/body/var")]),
-    ({"fn": "upper", "args": [lam(["x"], "x")]}, [("lambda_not_allowed", f"{E}/args/0")]),
-    ({"var": "x"}, [("lambda_var", f"{E}/var")]),
-])
+@pytest.mark.parametrize(
+    ("expr", "expected"),
+    [
+        (
+            {"fn": "transform", "args": ["arr", lam(["a", "b", "c"], "a")]},
+            [("lambda_arity", f"{E}/args/1/lambda/params")],
+        ),
+        (
+            {"fn": "transform", "args": ["arr", lam(["a", "A"], "a")]},
+            [("lambda_params", f"{E}/args/1/lambda/params/1")],
+        ),
+        ({"fn": "transform", "args": ["arr", lam(["a.b"], 1)]}, [("lambda_params", f"{E}/args/1/lambda/params/0")]),
+        (
+            {"fn": "transform", "args": ["arr", {"lambda": {"body": 1}}]},
+            [("lambda_expected", f"{E}/args/1/lambda/params")],
+        ),
+        ({"fn": "transform", "args": ["arr", "x"]}, [("lambda_expected", f"{E}/args/1")]),
+        (
+            {"fn": "transform", "args": ["arr", lam(["x"], {"var": "y"})]},
+            [("lambda_var", f"{E}/args/1/lambda/body/var")],
+        ),
+        ({"fn": "upper", "args": [lam(["x"], "x")]}, [("lambda_not_allowed", f"{E}/args/0")]),
+        ({"var": "x"}, [("lambda_var", f"{E}/var")]),
+    ],
+)
 def test_lambda_errors(expr: Any, expected: list[tuple[str, str]]) -> None:
     assert errors_of(expr) == expected
 
@@ -149,11 +167,14 @@ def test_when_forms() -> None:
     assert keyed.branches == nested.branches[:1] or keyed.otherwise == ir.Lit(0, f"{E}/otherwise")
 
 
-@pytest.mark.parametrize(("expr", "expected"), [
-    ({"fn": "otherwise", "args": ["s", 0]}, [("otherwise_target", E)]),
-    ({"fn": "when", "args": ["b", 1, 2], "otherwise": 0}, [("otherwise_twice", f"{E}/otherwise")]),
-    ({"fn": "upper", "args": ["s"], "otherwise": 0}, [("otherwise_target", f"{E}/otherwise")]),
-])
+@pytest.mark.parametrize(
+    ("expr", "expected"),
+    [
+        ({"fn": "otherwise", "args": ["s", 0]}, [("otherwise_target", E)]),
+        ({"fn": "when", "args": ["b", 1, 2], "otherwise": 0}, [("otherwise_twice", f"{E}/otherwise")]),
+        ({"fn": "upper", "args": ["s"], "otherwise": 0}, [("otherwise_target", f"{E}/otherwise")]),
+    ],
+)
 def test_otherwise_errors(expr: Any, expected: list[tuple[str, str]]) -> None:
     assert errors_of(expr) == expected
 
@@ -172,7 +193,10 @@ def test_get_is_array_access_with_an_index_and_a_map_lookup_otherwise() -> None:
 
 def test_array_sort_forms() -> None:
     assert proto_of({"fn": "array_sort", "args": ["arr"]}).unresolved_function.function_name == "sort_array"
-    assert proto_of({"fn": "array_sort", "args": ["arr", {"lit": False}]}).unresolved_function.arguments[1].literal.boolean is False
+    assert (
+        proto_of({"fn": "array_sort", "args": ["arr", {"lit": False}]}).unresolved_function.arguments[1].literal.boolean
+        is False
+    )
     cmp = proto_of({"fn": "array_sort", "args": ["arr", lam(["l", "r"], 0)]})
     assert cmp.unresolved_function.function_name == "array_sort"
     assert cmp.unresolved_function.arguments[1].HasField("lambda_function")
@@ -196,7 +220,9 @@ def test_update_fields_and_call_function_protos() -> None:
 
 
 def test_window_frames_as_pyspark_sends_them() -> None:
-    rows = proto_of({"fn": "sum", "args": ["x"], "window": {"order_by": ["id"], "rows_between": [-1, "currentRow"]}}).window
+    rows = proto_of(
+        {"fn": "sum", "args": ["x"], "window": {"order_by": ["id"], "rows_between": [-1, "currentRow"]}}
+    ).window
     assert rows.frame_spec.frame_type == pb.Expression.Window.WindowFrame.FRAME_TYPE_ROW
     assert rows.frame_spec.lower.value.literal.integer == -1 and rows.frame_spec.upper.current_row
     rng = proto_of({"fn": "sum", "args": ["x"], "window": {"order_by": ["id"], "rangeBetween": [None, 5]}}).window
@@ -226,6 +252,8 @@ def test_registered_udfs_go_inline_others_to_the_server() -> None:
 
 
 def test_select_alias_list_for_multi_column_generators() -> None:
-    plan = parse_plan([], SCHEMA, [{"op": "select", "payload": [{"name": ["p", "v"], "expr": {"fn": "posexplode", "args": ["arr"]}}]}])
+    plan = parse_plan(
+        [], SCHEMA, [{"op": "select", "payload": [{"name": ["p", "v"], "expr": {"fn": "posexplode", "args": ["arr"]}}]}]
+    )
     proto = translate_ir(plan).plan.root.project.expressions[0]
     assert list(proto.alias.name) == ["p", "v"]

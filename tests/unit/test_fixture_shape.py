@@ -63,7 +63,9 @@ def test_well_formed_fixtures_have_no_problems() -> None:
         assert check_fixture(json.loads(path.read_text())) == [], path.name
 
 
-@pytest.mark.parametrize("expected", [{"rows": 5}, {"rows": [5]}, {"schema": 5}, {"schema": [5]}, {"schema": "a int"}, 5])
+@pytest.mark.parametrize(
+    "expected", [{"rows": 5}, {"rows": [5]}, {"schema": 5}, {"schema": [5]}, {"schema": "a int"}, 5]
+)
 def test_compare_result_reports_a_malformed_expected(expected: Any) -> None:
     table = pa.table({"a": pa.array([1], pa.int32())})
     message = compare_result(table, expected, ordered=False)

@@ -31,19 +31,92 @@ ROOT = Path(__file__).resolve().parent.parent
 SEEDS = [json.loads(p.read_text()) for p in sorted((ROOT / "fixtures" / "plans").glob("*.json"))]
 SEEDS = [{k: d[k] for k in ("input", "plan", "with", "conf", "output") if k in d} for d in SEEDS]
 
-NAMES = st.sampled_from(["a", "b.c", "`x`", "with space", "select", "ünï", "漢字", "a`b", "'q'", '"dq"', "", "*", "\x00", "\ud800"])
-SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(2**80), max_value=2**80),
-    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12), NAMES,
+NAMES = st.sampled_from(
+    ["a", "b.c", "`x`", "with space", "select", "ünï", "漢字", "a`b", "'q'", '"dq"', "", "*", "\x00", "\ud800"]
 )
-JSON = st.recursive(SCALARS, lambda kids: st.one_of(st.lists(kids, max_size=5), st.dictionaries(st.one_of(st.text(max_size=8), st.sampled_from(
-    ["op", "payload", "fn", "args", "col", "lit", "left", "right", "arg", "name", "expr", "columns", "n", "on", "how",
-     "other_data", "other_schema", "group_by", "aggs", "agg", "column", "alias", "window", "type", "udf", "values"])), kids, max_size=5)),
-    max_leaves=25)
-TYPE_STRINGS = st.sampled_from(["int", "bigint", "string", "decimal(5,2)", "array<int>", "map<string,int>", "struct<a:int>", "date", "timestamp",
-                                "binary", "nope", "decimal(99,1)", "array<", "", "int int", "struct<a:int,a:int>",
-                                "map", "variant", "array<map>", "struct<a:variant>", "array<variant>", "map<string,map>",
-                                "array", "array<array>", "struct<a:array>", "map<int,variant>", "void"])
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**80), max_value=2**80),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    NAMES,
+)
+JSON = st.recursive(
+    SCALARS,
+    lambda kids: st.one_of(
+        st.lists(kids, max_size=5),
+        st.dictionaries(
+            st.one_of(
+                st.text(max_size=8),
+                st.sampled_from(
+                    [
+                        "op",
+                        "payload",
+                        "fn",
+                        "args",
+                        "col",
+                        "lit",
+                        "left",
+                        "right",
+                        "arg",
+                        "name",
+                        "expr",
+                        "columns",
+                        "n",
+                        "on",
+                        "how",
+                        "other_data",
+                        "other_schema",
+                        "group_by",
+                        "aggs",
+                        "agg",
+                        "column",
+                        "alias",
+                        "window",
+                        "type",
+                        "udf",
+                        "values",
+                    ]
+                ),
+            ),
+            kids,
+            max_size=5,
+        ),
+    ),
+    max_leaves=25,
+)
+TYPE_STRINGS = st.sampled_from(
+    [
+        "int",
+        "bigint",
+        "string",
+        "decimal(5,2)",
+        "array<int>",
+        "map<string,int>",
+        "struct<a:int>",
+        "date",
+        "timestamp",
+        "binary",
+        "nope",
+        "decimal(99,1)",
+        "array<",
+        "",
+        "int int",
+        "struct<a:int,a:int>",
+        "map",
+        "variant",
+        "array<map>",
+        "struct<a:variant>",
+        "array<variant>",
+        "map<string,map>",
+        "array",
+        "array<array>",
+        "struct<a:array>",
+        "map<int,variant>",
+        "void",
+    ]
+)
 
 
 def assert_only_plan_errors(rows: Any, schema: Any, plan: Any) -> None:
@@ -80,8 +153,12 @@ def test_random_rows_and_schema(rows: Any, schema: Any) -> None:
     assert_only_plan_errors(rows, [list(s) for s in schema], [])
 
 
-@given(rows=JSON, schema=st.lists(st.tuples(NAMES, TYPE_STRINGS), max_size=3), op=st.sampled_from(["join", "union", "unionByName", "crossJoin"]),
-       cast_to=TYPE_STRINGS)
+@given(
+    rows=JSON,
+    schema=st.lists(st.tuples(NAMES, TYPE_STRINGS), max_size=3),
+    op=st.sampled_from(["join", "union", "unionByName", "crossJoin"]),
+    cast_to=TYPE_STRINGS,
+)
 def test_random_right_side_schemas_and_cast_types(rows: Any, schema: Any, op: str, cast_to: str) -> None:
     """The same type strings in a join/union right side's schema and as cast targets."""
     right = {"other_data": rows, "other_schema": [{"name": n, "type": t} for n, t in schema], "on": ["a"]}
@@ -124,11 +201,28 @@ def _set(root: Any, path: tuple[Any, ...], value: Any) -> Any:
     return root
 
 
-MUTATIONS = st.sampled_from(["replace", "delete", "add_key", "wrap_deep", "huge", "nan", "long_list", "rename", "type_string", "dup",
-                             "cycle", "share_deep"])
+MUTATIONS = st.sampled_from(
+    [
+        "replace",
+        "delete",
+        "add_key",
+        "wrap_deep",
+        "huge",
+        "nan",
+        "long_list",
+        "rename",
+        "type_string",
+        "dup",
+        "cycle",
+        "share_deep",
+    ]
+)
 
 
-@given(seed=st.sampled_from(range(len(SEEDS))), picks=st.lists(st.tuples(st.integers(0, 10_000), MUTATIONS, JSON), min_size=1, max_size=3))
+@given(
+    seed=st.sampled_from(range(len(SEEDS))),
+    picks=st.lists(st.tuples(st.integers(0, 10_000), MUTATIONS, JSON), min_size=1, max_size=3),
+)
 def test_mutated_fixture_plans(seed: int, picks: list[tuple[int, str, Any]]) -> None:
     doc: Any = copy.deepcopy(SEEDS[seed])
     for index, kind, value in picks:
@@ -154,7 +248,7 @@ def test_mutated_fixture_plans(seed: int, picks: list[tuple[int, str, Any]]) -> 
         elif kind == "long_list":
             doc = _set(doc, path, [target] * 2000)
         elif kind == "rename" and isinstance(target, str):
-            doc = _set(doc, path, target + "`.\"; DROP TABLE t; --")
+            doc = _set(doc, path, target + '`."; DROP TABLE t; --')
         elif kind == "type_string" and isinstance(target, dict) and "type" in target:
             target["type"] = str(value)
         elif kind == "dup" and isinstance(target, list) and target:
@@ -180,9 +274,11 @@ def test_python_plans_that_contain_themselves_are_located_plan_errors() -> None:
     loop.append(loop)
     doc: dict[str, Any] = {"input": {"schema": [{"name": "x", "type": "int"}], "rows": [[1]]}, "with": {}, "plan": []}
     doc["with"]["me"] = doc
-    for rows, plan, where in (([[1]], [{"op": "filter", "payload": cond}], "/plan/0/payload/right"),
-                              ([[1]], [{"op": "select", "payload": loop}], "/plan/0/payload/1"),
-                              (None, doc, "/with/me/with")):
+    for rows, plan, where in (
+        ([[1]], [{"op": "filter", "payload": cond}], "/plan/0/payload/right"),
+        ([[1]], [{"op": "select", "payload": loop}], "/plan/0/payload/1"),
+        (None, doc, "/with/me/with"),
+    ):
         try:
             connect_plan.translate(rows, None if rows is None else schema, plan)
         except PlanError as err:
@@ -204,9 +300,17 @@ def test_reused_objects_may_not_expand_a_plan_without_bound() -> None:
         raise AssertionError("an exponentially shared plan translated")
     # modest reuse is fine and means the same as writing the object out twice
     cond = {"op": "gt", "left": {"col": "x"}, "right": 0}
-    shared = connect_plan.translate([[1]], schema, [{"op": "filter", "payload": cond}, {"op": "select", "payload": [{"name": "c", "expr": cond}]}])
-    copied = connect_plan.translate([[1]], schema, [{"op": "filter", "payload": copy.deepcopy(cond)},
-                                                   {"op": "select", "payload": [{"name": "c", "expr": copy.deepcopy(cond)}]}])
+    shared = connect_plan.translate(
+        [[1]], schema, [{"op": "filter", "payload": cond}, {"op": "select", "payload": [{"name": "c", "expr": cond}]}]
+    )
+    copied = connect_plan.translate(
+        [[1]],
+        schema,
+        [
+            {"op": "filter", "payload": copy.deepcopy(cond)},
+            {"op": "select", "payload": [{"name": "c", "expr": copy.deepcopy(cond)}]},
+        ],
+    )
     assert shared == copied
 
 
@@ -221,7 +325,10 @@ def test_reused_lists_in_row_values_are_bounded_before_conversion(type_: str) ->
         shared = [shared, shared]
     value = {"a": shared} if type_.startswith("struct") else shared
     schema = [("id", "int"), ("v", type_)]
-    for rows, where in (([[1, None], [2, value]], "/input/rows/1/1"), ([{"id": 1}, {"v": value, "id": 2}], "/input/rows/1/v")):
+    for rows, where in (
+        ([[1, None], [2, value]], "/input/rows/1/1"),
+        ([{"id": 1}, {"v": value, "id": 2}], "/input/rows/1/v"),
+    ):
         start = time.monotonic()
         with pytest.raises(PlanError) as info:
             connect_plan.translate(rows, schema, [])
@@ -236,7 +343,9 @@ def test_reused_lists_in_row_values_are_bounded_before_conversion(type_: str) ->
     # reuse that stays small means the same as writing the values out
     small = [[1, 2]] * 3
     if type_ in ("array", "array<array<int>>"):
-        assert connect_plan.translate([[1, small]], schema, []) == connect_plan.translate([[1, copy.deepcopy(small)]], schema, [])
+        assert connect_plan.translate([[1, small]], schema, []) == connect_plan.translate(
+            [[1, copy.deepcopy(small)]], schema, []
+        )
 
 
 @given(text=st.text(max_size=200))
@@ -252,8 +361,29 @@ def test_deeply_nested_json_text_is_a_plan_error() -> None:
             assert err.codes[0] in ("json_too_deep", "json_syntax", "too_deep", "plan_type", "step_type")
 
 
-@given(op=st.sampled_from(sorted(connect_plan.supported_plan_operations())), payload=JSON, extra=st.dictionaries(st.sampled_from(
-    ["other_data", "otherData", "other_schema", "on", "how", "other", "table", "fraction", "seed", "n", "columns"]), JSON, max_size=3))
+@given(
+    op=st.sampled_from(sorted(connect_plan.supported_plan_operations())),
+    payload=JSON,
+    extra=st.dictionaries(
+        st.sampled_from(
+            [
+                "other_data",
+                "otherData",
+                "other_schema",
+                "on",
+                "how",
+                "other",
+                "table",
+                "fraction",
+                "seed",
+                "n",
+                "columns",
+            ]
+        ),
+        JSON,
+        max_size=3,
+    ),
+)
 def test_every_op_with_random_payloads(op: str, payload: Any, extra: dict[str, Any]) -> None:
     """Each op's parser, given arbitrary JSON, only ever raises located PlanErrors."""
     assert_only_plan_errors([[1, "x"]], [("a", "int"), ("b", "string")], [{"op": op, "payload": payload, **extra}])
@@ -265,8 +395,24 @@ def test_every_op_with_random_payloads(op: str, payload: Any, extra: dict[str, A
 # fit them, type strings from the type grammar with random damage, and inputs that are
 # very long or very deep. The contract is the same: success, or a located PlanError.
 
-PRIMITIVES = ["boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "string", "binary", "date",
-              "timestamp", "timestamp_ntz", "decimal(10,2)", "decimal(38,0)", "void", "variant"]
+PRIMITIVES = [
+    "boolean",
+    "tinyint",
+    "smallint",
+    "int",
+    "bigint",
+    "float",
+    "double",
+    "string",
+    "binary",
+    "date",
+    "timestamp",
+    "timestamp_ntz",
+    "decimal(10,2)",
+    "decimal(38,0)",
+    "void",
+    "variant",
+]
 
 
 def _type_strings() -> st.SearchStrategy[str]:
@@ -275,21 +421,30 @@ def _type_strings() -> st.SearchStrategy[str]:
             inner.map(lambda t: f"array<{t}>"),
             st.tuples(st.sampled_from(["string", "int"]), inner).map(lambda kv: f"map<{kv[0]},{kv[1]}>"),
             st.lists(st.tuples(NAMES.filter(lambda n: n.isidentifier()), inner), min_size=1, max_size=3).map(
-                lambda fs: "struct<" + ",".join(f"{n}:{t}" for n, t in fs) + ">"),
+                lambda fs: "struct<" + ",".join(f"{n}:{t}" for n, t in fs) + ">"
+            ),
         )
+
     return st.recursive(st.sampled_from(PRIMITIVES), nested, max_leaves=6)
 
 
 VALID_TYPES = _type_strings()
-DAMAGE = st.sampled_from(["drop_last", "drop_first", "double_angle", "comma", "decimal_params", "unicode", "space", "none"])
+DAMAGE = st.sampled_from(
+    ["drop_last", "drop_first", "double_angle", "comma", "decimal_params", "unicode", "space", "none"]
+)
 
 
 def _damage(text: str, how: str, at: int) -> str:
     i = at % (len(text) + 1)
     return {
-        "drop_last": text[:-1], "drop_first": text[1:], "double_angle": text[:i] + "<<" + text[i:],
-        "comma": text[:i] + "," + text[i:], "decimal_params": text.replace("decimal(10,2)", "decimal(99,-1)"),
-        "unicode": text[:i] + "\u00e9\ud800" + text[i:], "space": text[:i] + " " + text[i:], "none": text,
+        "drop_last": text[:-1],
+        "drop_first": text[1:],
+        "double_angle": text[:i] + "<<" + text[i:],
+        "comma": text[:i] + "," + text[i:],
+        "decimal_params": text.replace("decimal(10,2)", "decimal(99,-1)"),
+        "unicode": text[:i] + "\u00e9\ud800" + text[i:],
+        "space": text[:i] + " " + text[i:],
+        "none": text,
     }[how]
 
 
@@ -300,9 +455,15 @@ def test_type_strings_from_the_grammar_damaged_at_random(types: list[tuple[str, 
 
 
 CELLS = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70), st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=6), st.binary(max_size=4), st.lists(st.integers(-5, 5), max_size=3),
-    st.dictionaries(st.text(max_size=3), st.integers(-5, 5), max_size=2), st.sampled_from(["2024-02-30", "1e400", "NaN", "\ud800"]),
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=6),
+    st.binary(max_size=4),
+    st.lists(st.integers(-5, 5), max_size=3),
+    st.dictionaries(st.text(max_size=3), st.integers(-5, 5), max_size=2),
+    st.sampled_from(["2024-02-30", "1e400", "NaN", "\ud800"]),
 )
 
 
@@ -313,8 +474,10 @@ def test_rows_that_do_not_fit_a_valid_schema(types: list[str], rows: list[list[A
     assert_only_plan_errors(rows, schema, [{"op": "limit", "payload": {"n": 3}}])
 
 
-@given(types=st.lists(VALID_TYPES, min_size=1, max_size=3), rows=st.lists(st.dictionaries(
-    st.sampled_from(["c0", "c1", "c2", "zz", ""]), CELLS, max_size=4), max_size=5))
+@given(
+    types=st.lists(VALID_TYPES, min_size=1, max_size=3),
+    rows=st.lists(st.dictionaries(st.sampled_from(["c0", "c1", "c2", "zz", ""]), CELLS, max_size=4), max_size=5),
+)
 def test_rows_as_objects_that_do_not_fit(types: list[str], rows: list[dict[str, Any]]) -> None:
     schema = [[f"c{i}", t] for i, t in enumerate(types)]
     assert_only_plan_errors(rows, schema, [])
@@ -331,14 +494,32 @@ def test_very_long_and_very_deep_inputs_are_bounded() -> None:
         deep_expr = {"fn": "abs", "args": [deep_expr]}
     deep_json = "[" * 100_000 + "]" * 100_000
     cases: list[tuple[str, Any, Any]] = [
-        ("10,000 steps", [[1, "x"]], [{"op": "filter", "payload": {"op": "gt", "left": {"col": "a"}, "right": {"lit": i}}}
-                                       for i in range(10_000)]),
-        ("20,000 select items", [[1, "x"]], [{"op": "select", "payload": [{"name": f"c{i}", "expr": {"col": "a"}} for i in range(20_000)]}]),
-        ("100,000 isin values", [[1, "x"]], [{"op": "filter", "payload": {"fn": "isin", "args": [{"col": "a"}, *range(100_000)]}}]),
+        (
+            "10,000 steps",
+            [[1, "x"]],
+            [
+                {"op": "filter", "payload": {"op": "gt", "left": {"col": "a"}, "right": {"lit": i}}}
+                for i in range(10_000)
+            ],
+        ),
+        (
+            "20,000 select items",
+            [[1, "x"]],
+            [{"op": "select", "payload": [{"name": f"c{i}", "expr": {"col": "a"}} for i in range(20_000)]}],
+        ),
+        (
+            "100,000 isin values",
+            [[1, "x"]],
+            [{"op": "filter", "payload": {"fn": "isin", "args": [{"col": "a"}, *range(100_000)]}}],
+        ),
         ("100,000 rows", [[i, str(i)] for i in range(100_000)], [{"op": "limit", "payload": {"n": 1}}]),
         ("5,000-deep expression", [[1, "x"]], [{"op": "withColumn", "payload": {"name": "d", "expr": deep_expr}}]),
         ("100,000-deep JSON", [[1, "x"]], deep_json),
-        ("2,000 nested joins", [[1, "x"]], [{"op": "crossJoin", "payload": {"other": {"range": 1}}} for _ in range(2_000)]),
+        (
+            "2,000 nested joins",
+            [[1, "x"]],
+            [{"op": "crossJoin", "payload": {"other": {"range": 1}}} for _ in range(2_000)],
+        ),
     ]
     for label, rows, plan in cases:
         start = time.monotonic()

@@ -31,8 +31,16 @@ NAMES = [f["name"] for f in SCHEMA]
 
 def _rows(n: int) -> list[list[object]]:
     rnd = random.Random(7)
-    rows = [[i, rnd.choice([rnd.random(), 3, None]), rnd.choice([f"s{i}", None]), rnd.choice([True, False, None]),
-             rnd.choice([f"2020-01-{1 + i % 28:02d}", None])] for i in range(n)]
+    rows = [
+        [
+            i,
+            rnd.choice([rnd.random(), 3, None]),
+            rnd.choice([f"s{i}", None]),
+            rnd.choice([True, False, None]),
+            rnd.choice([f"2020-01-{1 + i % 28:02d}", None]),
+        ]
+        for i in range(n)
+    ]
     return json.loads(json.dumps(rows))
 
 
@@ -127,11 +135,27 @@ def test_arrow_input_with_an_unsupported_type_is_a_plan_error() -> None:
 def _pandas_cases() -> list[object]:
     pd = pytest.importorskip("pandas")
     return [
-        pytest.param(pd.DataFrame({"ok": [1, 2, 3], "x": [1, "a", None]}), [("unsupported_column", "/input/rows/columns/1")], id="mixed-object"),
-        pytest.param(pd.DataFrame([[1, 2, 3]], columns=["a", "b", "a"]), [("duplicate_column", "/input/rows/columns/2")], id="duplicate-names"),
-        pytest.param(pd.DataFrame([[1, 2]], columns=["a", "A"]), [("duplicate_column", "/input/rows/columns/1")], id="names-differing-in-case"),
+        pytest.param(
+            pd.DataFrame({"ok": [1, 2, 3], "x": [1, "a", None]}),
+            [("unsupported_column", "/input/rows/columns/1")],
+            id="mixed-object",
+        ),
+        pytest.param(
+            pd.DataFrame([[1, 2, 3]], columns=["a", "b", "a"]),
+            [("duplicate_column", "/input/rows/columns/2")],
+            id="duplicate-names",
+        ),
+        pytest.param(
+            pd.DataFrame([[1, 2]], columns=["a", "A"]),
+            [("duplicate_column", "/input/rows/columns/1")],
+            id="names-differing-in-case",
+        ),
         pytest.param(pd.DataFrame({"c": [1 + 2j]}), [("unsupported_column", "/input/rows/columns/0")], id="complex"),
-        pytest.param(pd.DataFrame({"s": pd.arrays.SparseArray([0, 1, 0])}), [("unsupported_column", "/input/rows/columns/0")], id="sparse"),
+        pytest.param(
+            pd.DataFrame({"s": pd.arrays.SparseArray([0, 1, 0])}),
+            [("unsupported_column", "/input/rows/columns/0")],
+            id="sparse",
+        ),
         pytest.param(pd.DataFrame({"": [1]}), [("column_name", "/input/rows/columns/0")], id="empty-name"),
     ]
 
@@ -140,15 +164,33 @@ def _arrow_cases() -> list[object]:
     dec = pa.array([1], pa.int64()).cast(pa.decimal256(50, 2))
     return [
         pytest.param(pa.table({"d": dec}), [("unsupported_type", "/input/rows/columns/0")], id="decimal256-50"),
-        pytest.param(pa.Table.from_arrays([pa.array([1]), pa.array([2])], names=["a", "a"]), [("duplicate_column", "/input/rows/columns/1")], id="duplicate-names"),
-        pytest.param(pa.Table.from_arrays([pa.array([1]), pa.array([2])], names=["id", "ID"]), [("duplicate_column", "/input/rows/columns/1")], id="names-differing-in-case"),
-        pytest.param(pa.Table.from_arrays([pa.array([1])], names=[""]), [("column_name", "/input/rows/columns/0")], id="empty-name"),
-        pytest.param(pa.RecordBatch.from_arrays([pa.array([1]), pa.array([2])], names=["k", "k"]), [("duplicate_column", "/input/rows/columns/1")], id="record-batch"),
+        pytest.param(
+            pa.Table.from_arrays([pa.array([1]), pa.array([2])], names=["a", "a"]),
+            [("duplicate_column", "/input/rows/columns/1")],
+            id="duplicate-names",
+        ),
+        pytest.param(
+            pa.Table.from_arrays([pa.array([1]), pa.array([2])], names=["id", "ID"]),
+            [("duplicate_column", "/input/rows/columns/1")],
+            id="names-differing-in-case",
+        ),
+        pytest.param(
+            pa.Table.from_arrays([pa.array([1])], names=[""]),
+            [("column_name", "/input/rows/columns/0")],
+            id="empty-name",
+        ),
+        pytest.param(
+            pa.RecordBatch.from_arrays([pa.array([1]), pa.array([2])], names=["k", "k"]),
+            [("duplicate_column", "/input/rows/columns/1")],
+            id="record-batch",
+        ),
     ]
 
 
 @pytest.mark.parametrize("data,want", [*_pandas_cases(), *_arrow_cases()])
-def test_arrow_and_pandas_inputs_that_spark_cannot_take_are_located_plan_errors(data: object, want: list[tuple[str, str]]) -> None:
+def test_arrow_and_pandas_inputs_that_spark_cannot_take_are_located_plan_errors(
+    data: object, want: list[tuple[str, str]]
+) -> None:
     """Each problem names the input column (as an inline schema's would), for translate and
     execute alike; never a pyarrow/pandas exception."""
     for call in (lambda: connect_plan.translate(data, None, []), lambda: load_plan([], data)):
@@ -178,7 +220,16 @@ def test_ipc_chunks_split_by_rows_and_bytes_and_reassemble() -> None:
 def test_translation_can_leave_tables_for_the_executor() -> None:
     other = [[1, "x"]]
     plan = load_plan(
-        [{"op": "join", "payload": {"other_data": other, "other_schema": [{"name": "id", "type": "bigint"}, {"name": "t", "type": "string"}], "on": ["id"]}}],
+        [
+            {
+                "op": "join",
+                "payload": {
+                    "other_data": other,
+                    "other_schema": [{"name": "id", "type": "bigint"}, {"name": "t", "type": "string"}],
+                    "on": ["id"],
+                },
+            }
+        ],
         _rows(3),
         SCHEMA,
     )
@@ -204,7 +255,8 @@ def test_server_settings_parsing() -> None:
     assert parse_bytes("1048576") == 1 << 20
     assert parse_bytes("lots") is None
     s = CacheSettings.from_conf(
-        {"spark.sql.session.localRelationCacheThreshold": "1048576", "spark.connect.grpc.maxInboundMessageSize": "64m"}, 128 << 20
+        {"spark.sql.session.localRelationCacheThreshold": "1048576", "spark.connect.grpc.maxInboundMessageSize": "64m"},
+        128 << 20,
     )
     assert (s.threshold, s.chunked, s.max_message) == (1 << 20, False, 64 << 20)
     assert CacheSettings.from_conf({}, 128 << 20).threshold is None

@@ -55,8 +55,9 @@ BAD_SERVER_ARGS = [
 
 
 @pytest.mark.parametrize("args,message", BAD_SERVER_ARGS, ids=lambda a: " ".join(a) if isinstance(a, list) else "")
-def test_server_start_refuses_bad_cluster_arguments(args: list[str], message: str, tmp_path: Path,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_server_start_refuses_bad_cluster_arguments(
+    args: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A usage error (exit 4) before anything is launched: ``--cluster -1`` used to start
     no worker, wait for at least -1 of them and set spark.cores.max=-1."""
     launched = set(launcher._LAUNCHED)

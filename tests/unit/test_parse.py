@@ -68,9 +68,27 @@ def test_typed_literal() -> None:
 
 @pytest.mark.parametrize(
     "op,fn",
-    [("eq", "=="), ("==", "=="), ("gt", ">"), ("ge", ">="), ("lt", "<"), ("le", "<="), ("eq_null_safe", "<=>"),
-     ("add", "+"), ("+", "+"), ("sub", "-"), ("minus", "-"), ("-", "-"), ("mul", "*"), ("*", "*"),
-     ("div", "/"), ("divide", "/"), ("/", "/"), ("**", "power"), ("pow", "power")],
+    [
+        ("eq", "=="),
+        ("==", "=="),
+        ("gt", ">"),
+        ("ge", ">="),
+        ("lt", "<"),
+        ("le", "<="),
+        ("eq_null_safe", "<=>"),
+        ("add", "+"),
+        ("+", "+"),
+        ("sub", "-"),
+        ("minus", "-"),
+        ("-", "-"),
+        ("mul", "*"),
+        ("*", "*"),
+        ("div", "/"),
+        ("divide", "/"),
+        ("/", "/"),
+        ("**", "power"),
+        ("pow", "power"),
+    ],
 )
 def test_binary_ops(op: str, fn: str) -> None:
     got = expr({"op": op, "left": {"col": "a"}, "right": {"lit": 1}})
@@ -83,7 +101,9 @@ def test_ne_is_not_of_equality() -> None:
     assert isinstance(got.args[0], ir.Call) and got.args[0].fn == "=="
 
 
-@pytest.mark.parametrize("op,fn", [("not", "not"), ("bitwise_not", "~"), ("is_null", "isnull"), ("is_not_null", "isnotnull")])
+@pytest.mark.parametrize(
+    "op,fn", [("not", "not"), ("bitwise_not", "~"), ("is_null", "isnull"), ("is_not_null", "isnotnull")]
+)
 def test_unary_ops(op: str, fn: str) -> None:
     got = expr({"op": op, "arg": {"col": "a"}})
     assert got == ir.Call(fn, (ir.Col("a", "/e/arg/col"),), "/e")
@@ -128,8 +148,13 @@ def test_regexp_op_forms() -> None:
 
 
 def test_op_with_args_routes_to_functions() -> None:
-    assert expr({"op": "coalesce", "args": ["a", 0]}) == ir.Call("coalesce", (ir.Col("a", "/e/args/0"), ir.Lit(0, "/e/args/1")), "/e")
-    assert isinstance(got := expr({"op": "substringIndex", "args": ["b", {"lit": "."}, {"lit": 1}]}), ir.Call) and got.fn == "substring_index"
+    assert expr({"op": "coalesce", "args": ["a", 0]}) == ir.Call(
+        "coalesce", (ir.Col("a", "/e/args/0"), ir.Lit(0, "/e/args/1")), "/e"
+    )
+    assert (
+        isinstance(got := expr({"op": "substringIndex", "args": ["b", {"lit": "."}, {"lit": 1}]}), ir.Call)
+        and got.fn == "substring_index"
+    )
 
 
 def test_function_spellings_and_literal_slots() -> None:
@@ -218,14 +243,41 @@ def test_filter_and_bare_payload() -> None:
 
 
 def test_select_variants() -> None:
-    s = one({"op": "select", "payload": ["a", {"col": "b"}, {"column": "a", "alias": "c"}, {"name": "b"},
-                                         {"type": "column", "name": "a"}, {"name": "n", "expr": 1},
-                                         {"fn": "upper", "args": ["b"]}, {"fn": "lower", "args": ["b"], "alias": "lo"},
-                                         "concat(a, '-', b) as k", "a as z", "*", 3]})
+    s = one(
+        {
+            "op": "select",
+            "payload": [
+                "a",
+                {"col": "b"},
+                {"column": "a", "alias": "c"},
+                {"name": "b"},
+                {"type": "column", "name": "a"},
+                {"name": "n", "expr": 1},
+                {"fn": "upper", "args": ["b"]},
+                {"fn": "lower", "args": ["b"], "alias": "lo"},
+                "concat(a, '-', b) as k",
+                "a as z",
+                "*",
+                3,
+            ],
+        }
+    )
     assert isinstance(s, ir.Select)
     kinds = [(type(i.expr).__name__, i.alias) for i in s.items]
-    assert kinds == [("Col", None), ("Col", None), ("Col", "c"), ("Col", None), ("Col", None), ("Lit", "n"),
-                     ("Call", None), ("Call", "lo"), ("Call", "k"), ("Col", "z"), ("Star", None), ("Lit", None)]
+    assert kinds == [
+        ("Col", None),
+        ("Col", None),
+        ("Col", "c"),
+        ("Col", None),
+        ("Col", None),
+        ("Lit", "n"),
+        ("Call", None),
+        ("Call", "lo"),
+        ("Call", "k"),
+        ("Col", "z"),
+        ("Star", None),
+        ("Lit", None),
+    ]
     cols = one({"op": "select", "payload": {"columns": [{"type": "column", "name": "a"}]}})
     assert isinstance(cols, ir.Select) and cols.items[0].expr == ir.Col("a", "/plan/0/payload/columns/0/name")
 
@@ -267,7 +319,9 @@ def test_order_by_variants() -> None:
     assert _keys({"columns": ["a", "b"], "nulls_first": [True, False]}) == [("a", True, True), ("b", True, False)]
     assert _keys({"columns": ["a"], "nulls_last": [True]}) == [("a", True, False)]
     assert _keys({"columns": [{"col": "a", "asc": False}, {"name": "b", "desc": True, "nulls_first": True}]}) == [
-        ("a", False, None), ("b", False, True)]
+        ("a", False, None),
+        ("b", False, True),
+    ]
     assert _keys({"columns": ["['a', 'b']"]}) == [("a", True, None), ("b", True, None)]
     assert _keys({"columns": ["a", "desc"]}) == [("a", False, None)]
     # an explicit suffix wins over the ascending list (robin HEAD read only the suffix)
@@ -275,16 +329,32 @@ def test_order_by_variants() -> None:
 
 
 def test_group_by_agg_rollup_cube() -> None:
-    g = one({"op": "groupBy", "payload": {"group_by": ["a", {"col": "b"}, {"expr": {"fn": "upper", "args": ["b"]}}],
-                                          "aggregations": [{"agg": "count"}, {"func": "sum", "column": "a", "name": "s"},
-                                                           {"agg": "first", "column": "b", "ignorenulls": True},
-                                                           {"agg": "avg", "column": "a", "cast": "int"},
-                                                           {"expr": {"fn": "max", "args": ["a"]}, "alias": "m"}]}})
+    g = one(
+        {
+            "op": "groupBy",
+            "payload": {
+                "group_by": ["a", {"col": "b"}, {"expr": {"fn": "upper", "args": ["b"]}}],
+                "aggregations": [
+                    {"agg": "count"},
+                    {"func": "sum", "column": "a", "name": "s"},
+                    {"agg": "first", "column": "b", "ignorenulls": True},
+                    {"agg": "avg", "column": "a", "cast": "int"},
+                    {"expr": {"fn": "max", "args": ["a"]}, "alias": "m"},
+                ],
+            },
+        }
+    )
     assert isinstance(g, ir.GroupBy) and g.kind == "groupby" and len(g.keys) == 3
     assert g.aggs is not None
     count, total, first, avg, mx = g.aggs
-    assert count.expr == ir.Call("count", (ir.Lit(1, "/plan/0/payload/aggregations/0/column"),), "/plan/0/payload/aggregations/0/agg")
-    assert total.alias == "s" and isinstance(first.expr, ir.Call) and first.expr.args[1] == ir.Lit(True, "/plan/0/payload/aggregations/2/ignorenulls")
+    assert count.expr == ir.Call(
+        "count", (ir.Lit(1, "/plan/0/payload/aggregations/0/column"),), "/plan/0/payload/aggregations/0/agg"
+    )
+    assert (
+        total.alias == "s"
+        and isinstance(first.expr, ir.Call)
+        and first.expr.args[1] == ir.Lit(True, "/plan/0/payload/aggregations/2/ignorenulls")
+    )
     assert isinstance(avg.expr, ir.Cast) and mx.alias == "m"
     pending = one({"op": "groupBy", "payload": {"group_by": ["a"]}})
     assert isinstance(pending, ir.GroupBy) and pending.aggs is None
@@ -301,10 +371,26 @@ RIGHT = {"other_data": [[1, "x"]], "other_schema": [{"name": "a", "type": "int"}
 
 @pytest.mark.parametrize(
     "how,canon",
-    [("inner", "inner"), ("left", "left"), ("left_outer", "left"), ("leftouter", "left"), ("right", "right"),
-     ("right_outer", "right"), ("outer", "full"), ("full", "full"), ("full_outer", "full"), ("fullouter", "full"),
-     ("semi", "left_semi"), ("left_semi", "left_semi"), ("leftsemi", "left_semi"), ("anti", "left_anti"),
-     ("left_anti", "left_anti"), ("leftanti", "left_anti"), ("cross", "cross"), ("LEFT", "left")],
+    [
+        ("inner", "inner"),
+        ("left", "left"),
+        ("left_outer", "left"),
+        ("leftouter", "left"),
+        ("right", "right"),
+        ("right_outer", "right"),
+        ("outer", "full"),
+        ("full", "full"),
+        ("full_outer", "full"),
+        ("fullouter", "full"),
+        ("semi", "left_semi"),
+        ("left_semi", "left_semi"),
+        ("leftsemi", "left_semi"),
+        ("anti", "left_anti"),
+        ("left_anti", "left_anti"),
+        ("leftanti", "left_anti"),
+        ("cross", "cross"),
+        ("LEFT", "left"),
+    ],
 )
 def test_join_how_spellings(how: str, canon: str) -> None:
     j = one({"op": "join", "payload": {**RIGHT, "on": ["a"], "how": how}})
@@ -312,24 +398,45 @@ def test_join_how_spellings(how: str, canon: str) -> None:
 
 
 def test_join_on_forms_and_key_placement() -> None:
-    for on in ("a", ["a"], [{"col": "a"}], {"col": "a"}, [{"op": "eq", "left": {"col": "a"}, "right": {"col": "a"}}],
-               [{"operator": "==", "left": {"col": "a"}, "right": {"col": "A"}}]):
+    for on in (
+        "a",
+        ["a"],
+        [{"col": "a"}],
+        {"col": "a"},
+        [{"op": "eq", "left": {"col": "a"}, "right": {"col": "a"}}],
+        [{"operator": "==", "left": {"col": "a"}, "right": {"col": "A"}}],
+    ):
         j = one({"op": "join", "payload": {**RIGHT, "on": on}})
         assert isinstance(j, ir.Join) and [k.lower() for k in j.keys] == ["a"] and j.condition is None, on
     cond = one({"op": "join", "payload": {**RIGHT, "on": {"op": "gt", "left": {"col": "a"}, "right": {"col": "c"}}}})
     assert isinstance(cond, ir.Join) and not cond.keys and cond.condition is not None
-    camel = one({"op": "join", "otherData": [[1, "x"]], "otherSchema": RIGHT["other_schema"], "on": ["a"], "payload": {"how": "left"}})
+    camel = one(
+        {
+            "op": "join",
+            "otherData": [[1, "x"]],
+            "otherSchema": RIGHT["other_schema"],
+            "on": ["a"],
+            "payload": {"how": "left"},
+        }
+    )
     assert isinstance(camel, ir.Join) and camel.how == "left" and camel.right.source.table.num_rows == 1
     no_payload = one({"op": "join", **RIGHT, "on": "a"})
     assert isinstance(no_payload, ir.Join)
-    dict_rows = one({"op": "join", "payload": {"other_data": [{"c": "y", "a": 2}], "other_schema": RIGHT["other_schema"], "on": "a"}})
+    dict_rows = one(
+        {
+            "op": "join",
+            "payload": {"other_data": [{"c": "y", "a": 2}], "other_schema": RIGHT["other_schema"], "on": "a"},
+        }
+    )
     assert isinstance(dict_rows, ir.Join) and dict_rows.right.source.table.to_pylist() == [{"a": 2, "c": "y"}]
 
 
 def test_union_variants() -> None:
     u = one({"op": "union", "payload": RIGHT})
     assert isinstance(u, ir.SetOp) and not u.by_name
-    ubn = one({"op": "unionByName", "payload": {"otherData": RIGHT["other_data"], "otherSchema": RIGHT["other_schema"]}})
+    ubn = one(
+        {"op": "unionByName", "payload": {"otherData": RIGHT["other_data"], "otherSchema": RIGHT["other_schema"]}}
+    )
     assert isinstance(ubn, ir.SetOp) and ubn.by_name and ubn.allow_missing
     for name in ("crossJoin", "cross_join"):
         assert isinstance(one({"op": name, "payload": RIGHT}), ir.CrossJoin)
@@ -346,15 +453,26 @@ def test_plan_as_json_text_and_document() -> None:
 
 
 def test_schema_spellings() -> None:
-    for schema in ([("a", "int")], [["a", "int"]], [{"fieldName": "a", "dataType": "int"}],
-                   [{"name": "a", "dataType": {"typeName": "integer"}}], {"fields": [{"name": "a", "type": "int"}]}):
+    for schema in (
+        [("a", "int")],
+        [["a", "int"]],
+        [{"fieldName": "a", "dataType": "int"}],
+        [{"name": "a", "dataType": {"typeName": "integer"}}],
+        {"fields": [{"name": "a", "type": "int"}]},
+    ):
         table = parse_plan([[1]], schema, []).source.table
         assert str(table.schema.field("a").type) == "int32", schema
 
 
 def test_all_problems_are_reported_at_once() -> None:
-    got = errors([{"op": "nope"}, {"op": "limit", "payload": {"n": -1}}, {"op": "filter", "payload": {"fn": "zz", "args": []}}])
-    assert got == [("unknown_op", "/plan/0/op"), ("bad_count", "/plan/1/payload/n"), ("unknown_function", "/plan/2/payload/fn")]
+    got = errors(
+        [{"op": "nope"}, {"op": "limit", "payload": {"n": -1}}, {"op": "filter", "payload": {"fn": "zz", "args": []}}]
+    )
+    assert got == [
+        ("unknown_op", "/plan/0/op"),
+        ("bad_count", "/plan/1/payload/n"),
+        ("unknown_function", "/plan/2/payload/fn"),
+    ]
 
 
 def test_input_errors_are_located() -> None:
@@ -367,7 +485,12 @@ def test_input_errors_are_located() -> None:
 
 @pytest.mark.parametrize(
     "text,code",
-    [("[", "json_syntax"), ("[" * 100_000 + "]" * 100_000, "json_too_deep"), ("[NaN]", "json_syntax"), (b"\xff", "json_encoding")],
+    [
+        ("[", "json_syntax"),
+        ("[" * 100_000 + "]" * 100_000, "json_too_deep"),
+        ("[NaN]", "json_syntax"),
+        (b"\xff", "json_encoding"),
+    ],
 )
 def test_load_json_errors(text: Any, code: str) -> None:
     with pytest.raises(PlanError) as info:
@@ -380,23 +503,38 @@ def test_plan_error_is_value_error_and_lists_details() -> None:
         parse_plan([], SCHEMA, [{"op": "limit", "payload": {}}])
     err = info.value
     assert isinstance(err, PlanError)
-    assert err.details[0].as_dict() == {"code": "bad_count", "loc": "/plan/0/payload/n", "message": "limit needs 'n', a non-negative integer"}
+    assert err.details[0].as_dict() == {
+        "code": "bad_count",
+        "loc": "/plan/0/payload/n",
+        "message": "limit needs 'n', a non-negative integer",
+    }
 
 
 # ---------------------------------------------------------------- incomplete and variant types
 
 
-@pytest.mark.parametrize("type_", ["map", "array<map>", "struct<a:map>", "map<string,map>", "array<array>", "struct<a:array>"])
+@pytest.mark.parametrize(
+    "type_", ["map", "array<map>", "struct<a:map>", "map<string,map>", "array<array>", "struct<a:array>"]
+)
 def test_types_without_a_spark_type_are_located_in_every_schema(type_: str) -> None:
     """A bare map (anywhere) and a nested bare array name no Spark type: located errors in
     the input schema, a right side's schema and a read schema, never TypeParseError."""
     assert errors([], [{"name": "v", "type": type_}]) == [("incomplete_type", "/input/schema/0/type")]
-    join = {"op": "join", "payload": {"other_data": [], "other_schema": [{"name": "a", "type": "int"}, {"name": "m", "type": type_}], "on": ["a"]}}
+    join = {
+        "op": "join",
+        "payload": {
+            "other_data": [],
+            "other_schema": [{"name": "a", "type": "int"}, {"name": "m", "type": type_}],
+            "on": ["a"],
+        },
+    }
     assert errors([join]) == [("incomplete_type", "/plan/0/payload/other_schema/1/type")]
     union = {"op": "unionByName", "other_data": [[None]], "other_schema": [["m", type_]], "payload": {}}
     assert errors([union]) == [("incomplete_type", "/plan/0/other_schema/0/type")]
     with pytest.raises(PlanError) as info:
-        parse_document({"input": {"files": ["/x"], "format": "parquet", "schema": [{"name": "m", "type": type_}]}, "plan": []})
+        parse_document(
+            {"input": {"files": ["/x"], "format": "parquet", "schema": [{"name": "m", "type": type_}]}, "plan": []}
+        )
     assert [(d.code, d.loc) for d in info.value.details] == [("incomplete_type", "/input/schema/0/type")]
 
 
@@ -422,9 +560,13 @@ def test_variant_columns_carry_json_values_in_sparks_arrow_form() -> None:
 
     rows = [[{"a": [1, "x"]}], ["s"], [1.5], [True], [None]]
     table = parse_plan(rows, [("v", "variant")], []).source.table
-    got = [None if v is None else VariantVal(v["value"], v["metadata"]).toPython() for v in table.column("v").to_pylist()]
+    got = [
+        None if v is None else VariantVal(v["value"], v["metadata"]).toPython() for v in table.column("v").to_pylist()
+    ]
     assert got == [{"a": [1, "x"]}, "s", decimal.Decimal("1.5"), True, None]
-    nested = parse_plan([[[{"k": 1}, None], {"v": [2]}]], [("av", "array<variant>"), ("sv", "struct<v:variant>")], []).source.table
+    nested = parse_plan(
+        [[[{"k": 1}, None], {"v": [2]}]], [("av", "array<variant>"), ("sv", "struct<v:variant>")], []
+    ).source.table
     assert nested.schema.field("av").type.value_type.field("metadata").metadata == {b"variant": b"true"}
 
 
@@ -432,12 +574,22 @@ def test_variant_values_that_are_not_json_are_located() -> None:
     import datetime as dt
 
     assert errors([], [("v", "variant")], rows=[[float("nan")], [dt.date(2024, 1, 1)]]) == [
-        ("row_value", "/input/rows/0/0"), ("row_value", "/input/rows/1/0"),
+        ("row_value", "/input/rows/0/0"),
+        ("row_value", "/input/rows/1/0"),
     ]
 
 
-@pytest.mark.parametrize("fn,n", [("make_timestamp", 4), ("make_timestamp", 5), ("make_timestamp", 8), ("make_timestamp_ntz", 3),
-                                  ("make_timestamp_ntz", 7), ("try_make_timestamp", 1)])
+@pytest.mark.parametrize(
+    "fn,n",
+    [
+        ("make_timestamp", 4),
+        ("make_timestamp", 5),
+        ("make_timestamp", 8),
+        ("make_timestamp_ntz", 3),
+        ("make_timestamp_ntz", 7),
+        ("try_make_timestamp", 1),
+    ],
+)
 def test_make_timestamp_takes_its_two_forms_only(fn: str, n: int) -> None:
     step = {"op": "withColumn", "payload": {"name": "t", "expr": {"fn": fn, "args": ["a"] * n}}}
     assert errors([step]) == [("arity", "/plan/0/payload/expr/args")]
@@ -448,7 +600,11 @@ def test_make_timestamp_time_zone_is_a_string_literal_slot() -> None:
     three = expr({"fn": "make_timestamp", "args": ["a", "b", "UTC"]})
     column = expr({"fn": "make_timestamp_ltz", "args": ["a", "a", "a", "a", "a", "a", {"col": "tz"}]})
     assert isinstance(seven, ir.Call) and seven.args[6] == ir.Lit("UTC", "/e/args/6")
-    assert isinstance(three, ir.Call) and three.args == (ir.Col("a", "/e/args/0"), ir.Col("b", "/e/args/1"), ir.Lit("UTC", "/e/args/2"))
+    assert isinstance(three, ir.Call) and three.args == (
+        ir.Col("a", "/e/args/0"),
+        ir.Col("b", "/e/args/1"),
+        ir.Lit("UTC", "/e/args/2"),
+    )
     assert isinstance(column, ir.Call) and column.args[6] == ir.Col("tz", "/e/args/6/col")
 
 
@@ -474,7 +630,9 @@ def test_stop_is_transparent_between_a_group_by_and_its_agg_and_around_read_and_
     agg = {"op": "agg", "payload": {"aggs": [{"agg": "count"}]}}
     stop = {"op": "stop"}
     connect_plan.translate([[1, "x"]], SCHEMA, [stop, group, stop, stop, agg, stop])
-    connect_plan.translate([[1, "x"]], SCHEMA, [group, agg, {"op": "write", "payload": {"path": "/tmp/o", "format": "parquet"}}, stop])
+    connect_plan.translate(
+        [[1, "x"]], SCHEMA, [group, agg, {"op": "write", "payload": {"path": "/tmp/o", "format": "parquet"}}, stop]
+    )
     connect_plan.translate(None, None, {"plan": [stop, {"op": "read", "payload": {"range": 3}}, stop]})
     connect_plan.translate(None, None, [stop, {"op": "read", "payload": {"range": 3}}])
     with pytest.raises(PlanError) as info:
@@ -486,7 +644,11 @@ def test_stop_is_transparent_between_a_group_by_and_its_agg_and_around_read_and_
 
 
 def test_side_picks_a_join_input_only_inside_a_join_condition() -> None:
-    cond = {"op": "eq", "left": {"col": "a", "side": "left"}, "right": {"fn": "abs", "args": [{"col": "a", "side": "right"}]}}
+    cond = {
+        "op": "eq",
+        "left": {"col": "a", "side": "left"},
+        "right": {"fn": "abs", "args": [{"col": "a", "side": "right"}]},
+    }
     (join,) = steps({"op": "join", "payload": {"other_data": [], "other_schema": SCHEMA, "on": [cond], "how": "inner"}})
     assert isinstance(join, ir.Join) and join.condition is not None
     sides = [n.side for n in ir.walk(join.condition) if isinstance(n, ir.Col)]
@@ -496,10 +658,25 @@ def test_side_picks_a_join_input_only_inside_a_join_condition() -> None:
         {"op": "withColumn", "payload": {"name": "c", "expr": {"col": "a", "side": "left"}}},
         {"op": "select", "payload": [{"name": "c", "expr": {"fn": "upper", "args": [{"col": "b", "side": "right"}]}}]},
         {"op": "select", "payload": [{"col": "a", "side": "left"}]},
-        {"op": "groupBy", "payload": {"group_by": [{"col": "a", "side": "left"}], "aggs": [{"agg": "count", "column": {"col": "b", "side": "right"}}]}},
+        {
+            "op": "groupBy",
+            "payload": {
+                "group_by": [{"col": "a", "side": "left"}],
+                "aggs": [{"agg": "count", "column": {"col": "b", "side": "right"}}],
+            },
+        },
         {"op": "orderBy", "payload": {"columns": [{"col": "a", "side": "right"}]}},
         {"op": "drop", "payload": {"columns": [{"col": "b", "side": "left"}]}},
-        {"op": "withColumn", "payload": {"name": "r", "expr": {"fn": "row_number", "window": {"partition_by": [{"col": "a", "side": "left"}], "order_by": ["b"]}}}},
+        {
+            "op": "withColumn",
+            "payload": {
+                "name": "r",
+                "expr": {
+                    "fn": "row_number",
+                    "window": {"partition_by": [{"col": "a", "side": "left"}], "order_by": ["b"]},
+                },
+            },
+        },
     ]
     assert errors(elsewhere) == [
         ("column_side", "/plan/0/payload/left/side"),

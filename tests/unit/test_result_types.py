@@ -14,35 +14,45 @@ from connect_plan.results import _cast_batch, spark_arrow_schema
 
 
 def test_large_and_renamed_types_become_sparks() -> None:
-    sent = pa.schema([
-        pa.field("s", pa.large_string()),
-        pa.field("b", pa.large_binary(), nullable=False),
-        pa.field("l", pa.large_list(pa.field("item", pa.large_string()))),
-        pa.field("d", pa.decimal256(10, 2)),
-        pa.field("m", pa.map_(pa.large_string(), pa.list_(pa.int64()))),
-        pa.field("st", pa.struct([pa.field("x", pa.large_string())])),
-    ])
-    want = pa.schema([
-        pa.field("s", pa.string()),
-        pa.field("b", pa.binary(), nullable=False),
-        pa.field("l", pa.list_(pa.field("element", pa.string()))),
-        pa.field("d", pa.decimal128(10, 2)),
-        pa.field("m", pa.map_(pa.string(), pa.list_(pa.field("element", pa.int64())))),
-        pa.field("st", pa.struct([pa.field("x", pa.string())])),
-    ])
+    sent = pa.schema(
+        [
+            pa.field("s", pa.large_string()),
+            pa.field("b", pa.large_binary(), nullable=False),
+            pa.field("l", pa.large_list(pa.field("item", pa.large_string()))),
+            pa.field("d", pa.decimal256(10, 2)),
+            pa.field("m", pa.map_(pa.large_string(), pa.list_(pa.int64()))),
+            pa.field("st", pa.struct([pa.field("x", pa.large_string())])),
+        ]
+    )
+    want = pa.schema(
+        [
+            pa.field("s", pa.string()),
+            pa.field("b", pa.binary(), nullable=False),
+            pa.field("l", pa.list_(pa.field("element", pa.string()))),
+            pa.field("d", pa.decimal128(10, 2)),
+            pa.field("m", pa.map_(pa.string(), pa.list_(pa.field("element", pa.int64())))),
+            pa.field("st", pa.struct([pa.field("x", pa.string())])),
+        ]
+    )
     assert spark_arrow_schema(sent).equals(want)
     batch = pa.RecordBatch.from_pylist(
-        [{"s": "a", "b": b"x", "l": ["p"], "d": decimal.Decimal("1.50"), "m": [("k", [1])], "st": {"x": "y"}}], schema=sent)
+        [{"s": "a", "b": b"x", "l": ["p"], "d": decimal.Decimal("1.50"), "m": [("k", [1])], "st": {"x": "y"}}],
+        schema=sent,
+    )
     cast = _cast_batch(batch, want)
     assert cast.schema.equals(want) and cast.to_pylist() == batch.to_pylist()
 
 
 def test_sparks_own_types_are_left_alone() -> None:
-    spark = pa.schema([
-        pa.field("s", pa.string()), pa.field("l", pa.list_(pa.field("element", pa.int32()))),
-        pa.field("m", pa.map_(pa.string(), pa.int64())),
-        pa.field("t", pa.timestamp("us", tz="UTC")), pa.field("big", pa.decimal256(40, 0)),
-    ])
+    spark = pa.schema(
+        [
+            pa.field("s", pa.string()),
+            pa.field("l", pa.list_(pa.field("element", pa.int32()))),
+            pa.field("m", pa.map_(pa.string(), pa.int64())),
+            pa.field("t", pa.timestamp("us", tz="UTC")),
+            pa.field("big", pa.decimal256(40, 0)),
+        ]
+    )
     assert spark_arrow_schema(spark).equals(spark)
 
 

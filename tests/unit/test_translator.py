@@ -65,7 +65,12 @@ def test_deep_plans_are_rejected_before_sending() -> None:
 
 
 def test_join_renames_only_colliding_non_keys() -> None:
-    plan = [{"op": "join", "payload": {"other_data": [], "other_schema": [("id", "bigint"), ("S", "int"), ("new", "int")], "on": "id"}}]
+    plan = [
+        {
+            "op": "join",
+            "payload": {"other_data": [], "other_schema": [("id", "bigint"), ("S", "int"), ("new", "int")], "on": "id"},
+        }
+    ]
     root = translate(plan)
     right = root.join.right
     assert [(r.col_name, r.new_col_name) for r in right.with_columns_renamed.renames] == [("S", "S_right")]
@@ -80,8 +85,10 @@ def test_rename_suffix_avoids_existing_names() -> None:
 
 
 def test_join_after_unnamed_expression_needs_the_server() -> None:
-    plan = [{"op": "select", "payload": ["id", {"fn": "upper", "args": ["a.b"]}]},
-            {"op": "join", "payload": {"other_data": [], "other_schema": [("id", "bigint")], "on": "id"}}]
+    plan = [
+        {"op": "select", "payload": ["id", {"fn": "upper", "args": ["a.b"]}]},
+        {"op": "join", "payload": {"other_data": [], "other_schema": [("id", "bigint")], "on": "id"}},
+    ]
     with pytest.raises(PlanError) as info:
         translate(plan)
     assert info.value.codes == ("needs_schema",)
@@ -90,8 +97,10 @@ def test_join_after_unnamed_expression_needs_the_server() -> None:
 def test_validate_leaves_server_side_names_to_the_server() -> None:
     # a table's columns are known only to the server: validate passes, translate (no client)
     # cannot emit the renames and says so; real errors around the join are still reported
-    doc = {"input": {"schema": [{"name": "id", "type": "bigint"}], "rows": [[1]]},
-           "plan": [{"op": "join", "payload": {"other": {"table": "t"}, "on": ["id"]}}]}
+    doc = {
+        "input": {"schema": [{"name": "id", "type": "bigint"}], "rows": [[1]]},
+        "plan": [{"op": "join", "payload": {"other": {"table": "t"}, "on": ["id"]}}],
+    }
     connect_plan.validate(None, None, doc)
     with pytest.raises(PlanError) as info:
         connect_plan.translate(None, None, doc)
@@ -103,8 +112,10 @@ def test_validate_leaves_server_side_names_to_the_server() -> None:
 
 
 def test_plan_ids_are_unique_and_deterministic() -> None:
-    plan = [{"op": "join", "payload": {"other_data": [[1]], "other_schema": [("id", "bigint")], "on": "id"}},
-            {"op": "orderBy", "payload": {"columns": ["id"]}}]
+    plan = [
+        {"op": "join", "payload": {"other_data": [[1]], "other_schema": [("id", "bigint")], "on": "id"}},
+        {"op": "orderBy", "payload": {"columns": ["id"]}},
+    ]
     first = translate(plan)
     assert first.SerializeToString(deterministic=True) == translate(plan).SerializeToString(deterministic=True)
     ids: list[int] = []
@@ -121,7 +132,9 @@ def test_plan_ids_are_unique_and_deterministic() -> None:
 
 
 def test_literal_typing_matches_pyspark() -> None:
-    root = translate([{"op": "select", "payload": [{"lit": 1}, {"lit": 2**31}, {"lit": 2**70}, {"lit": 1.0}, {"lit": None}]}])
+    root = translate(
+        [{"op": "select", "payload": [{"lit": 1}, {"lit": 2**31}, {"lit": 2**70}, {"lit": 1.0}, {"lit": None}]}]
+    )
     kinds = [e.literal.WhichOneof("literal_type") for e in root.project.expressions]
     assert kinds == ["integer", "long", "decimal", "double", "null"]
 
@@ -155,7 +168,13 @@ def test_long_reference_chains_are_too_deep_not_a_recursion_error() -> None:
 
 # ---------------------------------------------------------------- static types (get, generators)
 
-MAPS = [("id", "bigint"), ("m", "map<int,string>"), ("arr", "array<int>"), ("st", "array<struct<a:int,b:string>>"), ("one", "array<struct<a:int>>")]
+MAPS = [
+    ("id", "bigint"),
+    ("m", "map<int,string>"),
+    ("arr", "array<int>"),
+    ("st", "array<struct<a:int,b:string>>"),
+    ("one", "array<struct<a:int>>"),
+]
 
 
 def _get_kind(plan: list[Any]) -> str:
@@ -179,15 +198,40 @@ def _get(arg: Any, key: Any = 1) -> dict[str, Any]:
         ([], "arr", "array"),
         ([], "M", "map"),  # names are case-insensitive
         ([{"op": "withColumnRenamed", "payload": {"old": "m", "new": "mm"}}], "mm", "map"),
-        ([{"op": "filter", "payload": {"op": "gt", "left": "id", "right": 0}}, {"op": "orderBy", "payload": {"columns": ["id"]}},
-          {"op": "limit", "payload": {"n": 3}}, {"op": "drop", "payload": {"columns": ["arr"]}}], "m", "map"),
+        (
+            [
+                {"op": "filter", "payload": {"op": "gt", "left": "id", "right": 0}},
+                {"op": "orderBy", "payload": {"columns": ["id"]}},
+                {"op": "limit", "payload": {"n": 3}},
+                {"op": "drop", "payload": {"columns": ["arr"]}},
+            ],
+            "m",
+            "map",
+        ),
         ([{"op": "select", "payload": ["id", "m", {"name": "m2", "expr": "m"}]}], "m2", "map"),
-        ([{"op": "withColumn", "payload": {"name": "c", "expr": {"fn": "cast", "args": ["arr", "map<int,int>"]}}}], "c", "map"),
+        (
+            [{"op": "withColumn", "payload": {"name": "c", "expr": {"fn": "cast", "args": ["arr", "map<int,int>"]}}}],
+            "c",
+            "map",
+        ),
         ([{"op": "withColumn", "payload": {"name": "m", "expr": "arr"}}], "m", "array"),  # replaced by an array
-        ([{"op": "withColumn", "payload": {"name": "m", "expr": {"fn": "upper", "args": ["id"]}}}], "m", "array"),  # unknown now
+        (
+            [{"op": "withColumn", "payload": {"name": "m", "expr": {"fn": "upper", "args": ["id"]}}}],
+            "m",
+            "array",
+        ),  # unknown now
         ([], {"fn": "create_map", "args": [1, "id"]}, "map"),
         ([], {"fn": "map_from_arrays", "args": ["arr", "arr"]}, "map"),
-        ([{"op": "groupBy", "payload": {"group_by": ["id"], "aggs": [{"agg": "first", "column": "m", "alias": "m"}]}}], "m", "array"),
+        (
+            [
+                {
+                    "op": "groupBy",
+                    "payload": {"group_by": ["id"], "aggs": [{"agg": "first", "column": "m", "alias": "m"}]},
+                }
+            ],
+            "m",
+            "array",
+        ),
     ],
 )
 def test_get_with_an_integer_key_is_a_map_lookup_when_the_map_is_known(steps: list[Any], arg: Any, kind: str) -> None:
@@ -202,18 +246,29 @@ def test_get_with_a_string_key_is_always_a_map_lookup() -> None:
 @pytest.mark.parametrize(
     "fn,args,bad",
     [
-        ("posexplode", ["arr"], True), ("posexplode_outer", ["m"], True), ("inline", ["st"], True), ("inline_outer", ["st"], True),
-        ("inline", ["one"], False), ("explode", ["m"], True), ("explode", ["arr"], False), ("explode_outer", ["arr"], False),
-        ("stack", [2, "id", "id", "id", "id"], True), ("stack", [2, "id", "id"], False), ("stack", [1, "id"], False),
-        ("json_tuple", [{"lit": "{}"}, "a", "b"], True), ("json_tuple", [{"lit": "{}"}, "a"], False),
+        ("posexplode", ["arr"], True),
+        ("posexplode_outer", ["m"], True),
+        ("inline", ["st"], True),
+        ("inline_outer", ["st"], True),
+        ("inline", ["one"], False),
+        ("explode", ["m"], True),
+        ("explode", ["arr"], False),
+        ("explode_outer", ["arr"], False),
+        ("stack", [2, "id", "id", "id", "id"], True),
+        ("stack", [2, "id", "id"], False),
+        ("stack", [1, "id"], False),
+        ("json_tuple", [{"lit": "{}"}, "a", "b"], True),
+        ("json_tuple", [{"lit": "{}"}, "a"], False),
         ("inline", [{"fn": "array", "args": [{"fn": "named_struct", "args": ["x", 1, "y", 2]}]}], True),
         ("inline", [{"fn": "array", "args": [{"fn": "struct", "args": ["id"]}]}], False),
         ("explode", [{"fn": "create_map", "args": [1, 2]}], True),
     ],
 )
 def test_multi_column_generators_under_one_name_are_refused(fn: str, args: list[Any], bad: bool) -> None:
-    for step in ({"op": "withColumn", "payload": {"name": "g", "expr": {"fn": fn, "args": args}}},
-                 {"op": "select", "payload": ["id", {"name": "g", "expr": {"fn": fn, "args": args}}]}):
+    for step in (
+        {"op": "withColumn", "payload": {"name": "g", "expr": {"fn": fn, "args": args}}},
+        {"op": "select", "payload": ["id", {"name": "g", "expr": {"fn": fn, "args": args}}]},
+    ):
         if not bad:
             translate([step], MAPS)
             continue
@@ -224,22 +279,43 @@ def test_multi_column_generators_under_one_name_are_refused(fn: str, args: list[
 
 
 def test_generators_with_several_names_or_none_are_fine() -> None:
-    translate([{"op": "select", "payload": ["id", {"name": ["p", "v"], "expr": {"fn": "posexplode", "args": ["arr"]}}]}], MAPS)
+    translate(
+        [{"op": "select", "payload": ["id", {"name": ["p", "v"], "expr": {"fn": "posexplode", "args": ["arr"]}}]}], MAPS
+    )
     translate([{"op": "select", "payload": ["id", {"fn": "posexplode", "args": ["arr"]}]}], MAPS)
     # unknown types (a table's columns): left to the server
-    connect_plan.translate(None, None, {"input": {"table": "t"}, "plan": [{"op": "withColumn", "payload": {"name": "g", "expr": {"fn": "inline", "args": ["st"]}}}]})
+    connect_plan.translate(
+        None,
+        None,
+        {
+            "input": {"table": "t"},
+            "plan": [{"op": "withColumn", "payload": {"name": "g", "expr": {"fn": "inline", "args": ["st"]}}}],
+        },
+    )
 
 
 @pytest.mark.parametrize(
     "name,identifier",
     [
-        ("plain", "plain"), ("sp ace", "sp ace"), ("a.b", "a.b"), ("`a.b`", "`a.b`"), ("a.`b`.c", "a.b.c"),
-        ("x`y", "`x``y`"), ("`wrapped`", "wrapped"), ("```wrapped```", "```wrapped```"), ("`a``b`", "`a``b`"),
-        ("s.`g.h`", "s.`g.h`"), ("a`.b", "`a```.b"), ("`unclosed", "```unclosed`"), ("a..b", "a.``.b"),
+        ("plain", "plain"),
+        ("sp ace", "sp ace"),
+        ("a.b", "a.b"),
+        ("`a.b`", "`a.b`"),
+        ("a.`b`.c", "a.b.c"),
+        ("x`y", "`x``y`"),
+        ("`wrapped`", "wrapped"),
+        ("```wrapped```", "```wrapped```"),
+        ("`a``b`", "`a``b`"),
+        ("s.`g.h`", "s.`g.h`"),
+        ("a`.b", "`a```.b"),
+        ("`unclosed", "```unclosed`"),
+        ("a..b", "a.``.b"),
     ],
 )
 def test_names_of_unknown_columns_keep_pysparks_meaning_with_every_part_quoted(name: str, identifier: str) -> None:
     """Table columns are unknown: a name means what it means to PySpark (dots are paths,
     backticks quote); each part is re-quoted, and text Spark refuses is the literal name."""
-    root = connect_plan.translate(None, None, {"input": {"table": "t"}, "plan": [{"op": "select", "payload": [{"col": name}]}]}).root
+    root = connect_plan.translate(
+        None, None, {"input": {"table": "t"}, "plan": [{"op": "select", "payload": [{"col": name}]}]}
+    ).root
     assert attr(root) == [identifier]

@@ -62,7 +62,9 @@ def _one_call(client: Any) -> ServerError:
 def test_a_token_implies_tls_even_for_localhost(plain_server: GrpcTlsProxy) -> None:
     """PySpark's builder would send this token in plaintext (local credentials for
     'localhost'); ours insists on TLS, so the plaintext server never sees a request."""
-    with connect_plan.connect(f"sc://localhost:{plain_server.port}/;token={TOKEN}", retry_policy={"max_retries": 0}) as c:
+    with connect_plan.connect(
+        f"sc://localhost:{plain_server.port}/;token={TOKEN}", retry_policy={"max_retries": 0}
+    ) as c:
         assert c._builder.secure
         err = _one_call(c)
     assert plain_server.calls == []
@@ -94,11 +96,16 @@ def test_a_token_over_plaintext_needs_an_explicit_opt_in_and_warns(plain_server:
     assert plain_server.calls and all(md.get("authorization") == f"Bearer {TOKEN}" for md in plain_server.headers())
 
 
-def test_tls_with_a_custom_ca_carries_token_and_headers(tls_server: GrpcTlsProxy, certs: Certificates, tmp_path: Path) -> None:
+def test_tls_with_a_custom_ca_carries_token_and_headers(
+    tls_server: GrpcTlsProxy, certs: Certificates, tmp_path: Path
+) -> None:
     ca = tmp_path / "ca.pem"
     ca.write_bytes(certs.ca_pem)
     with connect_plan.connect(
-        f"sc://127.0.0.1:{tls_server.port}", token=TOKEN, ca_cert=ca, headers={"X-Team": "data", "x-request-source": "tests"},
+        f"sc://127.0.0.1:{tls_server.port}",
+        token=TOKEN,
+        ca_cert=ca,
+        headers={"X-Team": "data", "x-request-source": "tests"},
         retry_policy={"max_retries": 0},
     ) as c:
         _one_call(c)  # the proxy has no upstream: the call fails after it arrived
@@ -116,8 +123,9 @@ def test_the_system_roots_reject_an_unknown_ca(tls_server: GrpcTlsProxy) -> None
 
 
 def test_tls_without_a_token_works_with_use_ssl(tls_server: GrpcTlsProxy, certs: Certificates) -> None:
-    with connect_plan.connect(f"sc://127.0.0.1:{tls_server.port}/;use_ssl=true", ca_cert=certs.ca_pem,
-                              retry_policy={"max_retries": 0}) as c:
+    with connect_plan.connect(
+        f"sc://127.0.0.1:{tls_server.port}/;use_ssl=true", ca_cert=certs.ca_pem, retry_policy={"max_retries": 0}
+    ) as c:
         _one_call(c)
     assert tls_server.calls and all("authorization" not in md for md in tls_server.headers())
 
@@ -150,10 +158,21 @@ def test_keepalive_pings_come_from_the_url_on_every_pyspark_version() -> None:
     from connect_plan.transport import ChannelBuilder
 
     opts = _channel_options(ChannelBuilder("sc://127.0.0.1:9"))
-    assert (opts["grpc.keepalive_time_ms"], opts["grpc.keepalive_timeout_ms"]) == (60_000, 20_000)  # PySpark 4.3's defaults
+    assert (opts["grpc.keepalive_time_ms"], opts["grpc.keepalive_timeout_ms"]) == (
+        60_000,
+        20_000,
+    )  # PySpark 4.3's defaults
     assert opts["grpc.keepalive_permit_without_calls"] == 1 and opts["grpc.http2.ping_timeout_ms"] == 20_000
-    opts = _channel_options(ChannelBuilder("sc://127.0.0.1:9/;grpc_keepalive_time_ms=10000;grpc_keepalive_timeout_ms=2000;grpc_keepalive_without_calls=false"))
-    assert (opts["grpc.keepalive_time_ms"], opts["grpc.keepalive_timeout_ms"], opts["grpc.http2.ping_timeout_ms"]) == (10_000, 2_000, 2_000)
+    opts = _channel_options(
+        ChannelBuilder(
+            "sc://127.0.0.1:9/;grpc_keepalive_time_ms=10000;grpc_keepalive_timeout_ms=2000;grpc_keepalive_without_calls=false"
+        )
+    )
+    assert (opts["grpc.keepalive_time_ms"], opts["grpc.keepalive_timeout_ms"], opts["grpc.http2.ping_timeout_ms"]) == (
+        10_000,
+        2_000,
+        2_000,
+    )
     assert opts["grpc.keepalive_permit_without_calls"] == 0
     opts = _channel_options(ChannelBuilder("sc://127.0.0.1:9/;grpc_keepalive_enabled=false"))
     assert "grpc.keepalive_time_ms" not in opts and "grpc.http2.ping_timeout_ms" not in opts
@@ -162,9 +181,18 @@ def test_keepalive_pings_come_from_the_url_on_every_pyspark_version() -> None:
     assert opts["grpc.keepalive_time_ms"] == 7_000 and opts["grpc.keepalive_timeout_ms"] == 20_000
 
 
-@pytest.mark.parametrize("param", ["grpc_keepalive_time_ms=soon", "grpc_keepalive_time_ms=²", "grpc_keepalive_timeout_ms=3000000000",
-                                   "grpc_keepalive_timeout_ms=0", "grpc_keepalive_time_ms=-5",
-                                   "grpc_keepalive_enabled=yes", "grpc_keepalive_without_calls=1"])
+@pytest.mark.parametrize(
+    "param",
+    [
+        "grpc_keepalive_time_ms=soon",
+        "grpc_keepalive_time_ms=²",
+        "grpc_keepalive_timeout_ms=3000000000",
+        "grpc_keepalive_timeout_ms=0",
+        "grpc_keepalive_time_ms=-5",
+        "grpc_keepalive_enabled=yes",
+        "grpc_keepalive_without_calls=1",
+    ],
+)
 def test_bad_keepalive_parameters_are_clear_errors(param: str) -> None:
     name, value = param.split("=")
     with pytest.raises(connect_plan.ConnectPlanError) as info:
@@ -189,8 +217,11 @@ def test_keepalive_parameters_are_not_sent_as_headers(plain_server: GrpcTlsProxy
 B64_TOKEN = "Zm9v/YmFy+SeCrEt/cXV4=="
 CREDENTIAL_URLS = {
     "token": (f"/;token={TOKEN}", None, (TOKEN,)),
-    "base64_token": (f"/;token={quote(B64_TOKEN, safe='')}", B64_TOKEN,
-                     (B64_TOKEN, quote(B64_TOKEN, safe=""), "SeCrEt", "cXV4")),
+    "base64_token": (
+        f"/;token={quote(B64_TOKEN, safe='')}",
+        B64_TOKEN,
+        (B64_TOKEN, quote(B64_TOKEN, safe=""), "SeCrEt", "cXV4"),
+    ),
     "userinfo_password": ("/", None, ("pw-SeCrEt",)),
 }
 
@@ -200,8 +231,13 @@ def _leaks(texts: list[str], secrets: tuple[str, ...]) -> list[str]:
 
 
 @pytest.mark.parametrize("form", sorted(CREDENTIAL_URLS))
-def test_the_token_never_appears_in_repr_errors_or_logs(form: str, tls_server: GrpcTlsProxy, certs: Certificates,
-                                                        caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_token_never_appears_in_repr_errors_or_logs(
+    form: str,
+    tls_server: GrpcTlsProxy,
+    certs: Certificates,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from pyspark.sql.connect.logging import logger as pyspark_logger
 
     monkeypatch.setattr(pyspark_logger, "disabled", False)  # PySpark's Connect log is off by default
@@ -213,7 +249,9 @@ def test_the_token_never_appears_in_repr_errors_or_logs(form: str, tls_server: G
     url = f"sc://{userinfo}127.0.0.1:{tls_server.port}{suffix}"
     texts: list[str] = []
     options: dict[str, Any] = {} if sent_token or form == "token" else {"token": TOKEN}
-    with connect_plan.connect(url, ca_cert=certs.ca_pem, retry_policy={"max_retries": 1, "initial_backoff": 10}, **options) as c:
+    with connect_plan.connect(
+        url, ca_cert=certs.ca_pem, retry_policy={"max_retries": 1, "initial_backoff": 10}, **options
+    ) as c:
         texts += [repr(c), c.url]
         err = _one_call(c)
         texts += [str(err), repr(err), err.message, str(err.server_stacktrace)]
@@ -225,9 +263,16 @@ def test_the_token_never_appears_in_repr_errors_or_logs(form: str, tls_server: G
             c.explain([{"op": "select", "payload": ["a"]}], [[1]], [("a", "int")])
         texts.append(str(plan_err.value))
     # the token did travel (over TLS), decoded from the URL
-    assert tls_server.calls and all(md["authorization"] == f"Bearer {sent_token or TOKEN}" for md in tls_server.headers())
-    for bad in (f"sc://127.0.0.1:9/path;token={TOKEN}", f"sc://{userinfo}127.0.0.1:9/path{suffix}",
-                f"sc://127.0.0.1:9/;token={B64_TOKEN}", "sc://127.0.0.1:9/;token=ab/cdSeCrEt", "sc://127.0.0.1:9/;token=ab+SeCrEt=="):
+    assert tls_server.calls and all(
+        md["authorization"] == f"Bearer {sent_token or TOKEN}" for md in tls_server.headers()
+    )
+    for bad in (
+        f"sc://127.0.0.1:9/path;token={TOKEN}",
+        f"sc://{userinfo}127.0.0.1:9/path{suffix}",
+        f"sc://127.0.0.1:9/;token={B64_TOKEN}",
+        "sc://127.0.0.1:9/;token=ab/cdSeCrEt",
+        "sc://127.0.0.1:9/;token=ab+SeCrEt==",
+    ):
         with pytest.raises(connect_plan.ConnectPlanError) as bad_url:
             connect_plan.connect(bad)
         texts.append(str(bad_url.value))
@@ -256,14 +301,22 @@ def test_the_cli_never_prints_the_token(tmp_path: Path) -> None:
     doc.write_text('{"input": {"schema": [{"name": "a", "type": "int"}], "rows": [[1]]}, "plan": []}')
     root = Path(__file__).resolve().parent.parent.parent
     b64 = quote(B64_TOKEN, safe="")
-    for remote in (f"sc://127.0.0.1:{free_port()}/;token={TOKEN}", f"sc://127.0.0.1:{free_port()}/;token={b64}",
-                   f"sc://u:pw-SeCrEt@127.0.0.1:{free_port()}/;token={TOKEN}"):
+    for remote in (
+        f"sc://127.0.0.1:{free_port()}/;token={TOKEN}",
+        f"sc://127.0.0.1:{free_port()}/;token={b64}",
+        f"sc://u:pw-SeCrEt@127.0.0.1:{free_port()}/;token={TOKEN}",
+    ):
         env = {**os.environ, "PYTHONPATH": str(root), "SPARK_REMOTE": remote}
-        for args in (["run", str(doc)], ["explain", str(doc), "--analyzed"], ["explain", str(doc)],
-                     ["run", str(doc), "--remote", f"sc://127.0.0.1:9/;use_ssl=false;token={TOKEN}"],
-                     ["run", str(doc), "--remote", "sc://127.0.0.1:9/;token=ab/cdSeCrEt"]):
-            out = subprocess.run([sys.executable, "-m", "connect_plan", *args], capture_output=True, text=True, env=env,
-                                 timeout=120)
+        for args in (
+            ["run", str(doc)],
+            ["explain", str(doc), "--analyzed"],
+            ["explain", str(doc)],
+            ["run", str(doc), "--remote", f"sc://127.0.0.1:9/;use_ssl=false;token={TOKEN}"],
+            ["run", str(doc), "--remote", "sc://127.0.0.1:9/;token=ab/cdSeCrEt"],
+        ):
+            out = subprocess.run(
+                [sys.executable, "-m", "connect_plan", *args], capture_output=True, text=True, env=env, timeout=120
+            )
             assert not _leaks([out.stdout + out.stderr], (TOKEN, B64_TOKEN, b64, "SeCrEt")), out.stderr
             if args[1:] != [str(doc)] or args[0] == "run":  # all but the offline explain reach for the server
                 assert out.returncode != 0 and out.stderr.strip()
@@ -291,9 +344,11 @@ def test_a_server_that_never_answers_is_bounded_by_the_timeout() -> None:
     try:
         figures = {}
         c = connect_plan.connect(peer.url)
-        for name, call in (("execute", lambda: c.execute([], [[1]], [("a", "int")], timeout=2)),
-                           ("stream", lambda: c.stream([], [[1]], [("a", "int")], timeout=2)),
-                           ("schema", lambda: c.schema([{"op": "limit", "payload": {"n": 1}}], [[1]], [("a", "int")], timeout=2))):
+        for name, call in (
+            ("execute", lambda: c.execute([], [[1]], [("a", "int")], timeout=2)),
+            ("stream", lambda: c.stream([], [[1]], [("a", "int")], timeout=2)),
+            ("schema", lambda: c.schema([{"op": "limit", "payload": {"n": 1}}], [[1]], [("a", "int")], timeout=2)),
+        ):
             start = time.monotonic()
             with pytest.raises(QueryTimeoutError):
                 call()
@@ -307,8 +362,10 @@ def test_a_server_that_never_answers_is_bounded_by_the_timeout() -> None:
         c = connect_plan.connect(peer.url)
         c._server_version = "4.3.0"
         ranged = {"input": {"range": 1}, "plan": []}
-        for name, call in (("execute (version known)", lambda: c.execute(ranged, timeout=2)),
-                           ("stream (version known)", lambda: c.stream(ranged, timeout=2))):
+        for name, call in (
+            ("execute (version known)", lambda: c.execute(ranged, timeout=2)),
+            ("stream (version known)", lambda: c.stream(ranged, timeout=2)),
+        ):
             start = time.monotonic()
             with pytest.raises(QueryTimeoutError, match="could not be told to interrupt it") as info:
                 call()
@@ -322,7 +379,14 @@ def test_a_server_that_never_answers_is_bounded_by_the_timeout() -> None:
             connect_plan.execute_plan([[1]], [("a", "int")], [], remote=peer.url, timeout=2)
         figures["execute_plan"] = time.monotonic() - start
         print("\n[never answers] " + ", ".join(f"{k} {v:.2f} s" for k, v in figures.items()))
-        for name in ("execute", "stream", "schema", "execute (version known)", "stream (version known)", "execute_plan"):
+        for name in (
+            "execute",
+            "stream",
+            "schema",
+            "execute (version known)",
+            "stream (version known)",
+            "execute_plan",
+        ):
             assert 2 <= figures[name] < 2 + 1, (name, figures)
         assert figures["close"] < 0.5, figures
     finally:

@@ -32,7 +32,10 @@ def test_supports_by_version() -> None:
 def test_chunked_relations_are_dropped_for_an_older_server() -> None:
     from connect_plan.inputs import InputPlacer
 
-    conf = {"spark.sql.session.localRelationCacheThreshold": "64MB", "spark.sql.session.localRelationChunkSizeRows": "10000"}
+    conf = {
+        "spark.sql.session.localRelationCacheThreshold": "64MB",
+        "spark.sql.session.localRelationChunkSizeRows": "10000",
+    }
 
     class Placer(InputPlacer):
         def _client_limit(self) -> int:
@@ -64,8 +67,14 @@ def _corpus() -> dict[str, Any]:
                 out[f"{path.stem}/{i}"] = connect_plan.translate(None, None, d)
             except connect_plan.PlanError as exc:  # a table's columns: only the server knows them
                 assert exc.codes == ("needs_schema",) * len(exc.codes), (path, exc)
-    inline = {"schema": [{"name": "id", "type": "bigint"}, {"name": "arr", "type": "array<int>"}, {"name": "s", "type": "struct<a:int>"}],
-              "rows": [[1, [1, 2], {"a": 1}]]}
+    inline = {
+        "schema": [
+            {"name": "id", "type": "bigint"},
+            {"name": "arr", "type": "array<int>"},
+            {"name": "s", "type": "struct<a:int>"},
+        ],
+        "rows": [[1, [1, 2], {"a": 1}]],
+    }
     for name, plan in EXTRA_PLANS.items():
         out[f"extra/{name}"] = connect_plan.translate(None, None, {"input": inline, "plan": plan})
     return out
@@ -73,18 +82,76 @@ def _corpus() -> dict[str, Any]:
 
 #: expression kinds the fixtures do not use
 EXTRA_PLANS: dict[str, list[Any]] = {
-    "windows": [{"op": "withColumn", "payload": {"name": "w", "expr": {"fn": "sum", "args": ["id"], "window": {
-        "partition_by": ["id"], "order_by": ["id"], "rows_between": [-1, "currentRow"]}}}},
-                {"op": "withColumn", "payload": {"name": "r", "expr": {"fn": "rank", "window": {"order_by": [{"col": "id", "desc": True}], "rangeBetween": [None, 5]}}}}],
-    "lambdas": [{"op": "select", "payload": [{"name": "t", "expr": {"fn": "transform", "args": ["arr", {"lambda": {"params": ["x"], "body": {"op": "+", "left": "x", "right": "id"}}}]}},
-                                             {"name": "a", "expr": {"fn": "aggregate", "args": ["arr", 0, {"lambda": {"params": ["acc", "x"], "body": {"op": "+", "left": "acc", "right": "x"}}}]}}]}],
-    "generators_fields_casts": [{"op": "select", "payload": [{"name": "e", "expr": {"fn": "explode", "args": ["arr"]}}, "s.a",
-                                                             {"name": "g", "expr": {"fn": "getItem", "args": ["arr", 0]}},
-                                                             {"name": "c", "expr": {"fn": "cast", "args": ["id", "decimal(10,2)"]}},
-                                                             {"name": "d", "expr": {"lit": "2024-01-01", "type": "timestamp"}}]}],
-    "relations": [{"op": "sample", "payload": {"fraction": 0.5, "seed": 1}}, {"op": "hint", "payload": {"name": "repartition", "parameters": [2]}},
-                  {"op": "sortWithinPartitions", "payload": ["id"]}, {"op": "fetch", "payload": {"offset": 1, "count": 2}}, {"op": "tail", "payload": 1},
-                  {"op": "coalesce", "payload": 1}, {"op": "drop", "payload": ["s"]}, {"op": "distinct"}],
+    "windows": [
+        {
+            "op": "withColumn",
+            "payload": {
+                "name": "w",
+                "expr": {
+                    "fn": "sum",
+                    "args": ["id"],
+                    "window": {"partition_by": ["id"], "order_by": ["id"], "rows_between": [-1, "currentRow"]},
+                },
+            },
+        },
+        {
+            "op": "withColumn",
+            "payload": {
+                "name": "r",
+                "expr": {
+                    "fn": "rank",
+                    "window": {"order_by": [{"col": "id", "desc": True}], "rangeBetween": [None, 5]},
+                },
+            },
+        },
+    ],
+    "lambdas": [
+        {
+            "op": "select",
+            "payload": [
+                {
+                    "name": "t",
+                    "expr": {
+                        "fn": "transform",
+                        "args": ["arr", {"lambda": {"params": ["x"], "body": {"op": "+", "left": "x", "right": "id"}}}],
+                    },
+                },
+                {
+                    "name": "a",
+                    "expr": {
+                        "fn": "aggregate",
+                        "args": [
+                            "arr",
+                            0,
+                            {"lambda": {"params": ["acc", "x"], "body": {"op": "+", "left": "acc", "right": "x"}}},
+                        ],
+                    },
+                },
+            ],
+        }
+    ],
+    "generators_fields_casts": [
+        {
+            "op": "select",
+            "payload": [
+                {"name": "e", "expr": {"fn": "explode", "args": ["arr"]}},
+                "s.a",
+                {"name": "g", "expr": {"fn": "getItem", "args": ["arr", 0]}},
+                {"name": "c", "expr": {"fn": "cast", "args": ["id", "decimal(10,2)"]}},
+                {"name": "d", "expr": {"lit": "2024-01-01", "type": "timestamp"}},
+            ],
+        }
+    ],
+    "relations": [
+        {"op": "sample", "payload": {"fraction": 0.5, "seed": 1}},
+        {"op": "hint", "payload": {"name": "repartition", "parameters": [2]}},
+        {"op": "sortWithinPartitions", "payload": ["id"]},
+        {"op": "fetch", "payload": {"offset": 1, "count": 2}},
+        {"op": "tail", "payload": 1},
+        {"op": "coalesce", "payload": 1},
+        {"op": "drop", "payload": ["s"]},
+        {"op": "distinct"},
+    ],
 }
 
 
@@ -117,8 +184,13 @@ def test_a_35_server_would_silently_ignore_required_features() -> None:
     seen: set[str] = set()
     for proto in CORPUS.values():
         seen.update(not_understood(proto, (3, 5)))
-    assert seen == {"WithColumnsRenamed.renames", "Aggregate.grouping_sets", "Aggregate.group_type=GROUP_TYPE_GROUPING_SETS",
-                    "SQL.named_arguments", "SQL.pos_arguments"}
+    assert seen == {
+        "WithColumnsRenamed.renames",
+        "Aggregate.grouping_sets",
+        "Aggregate.group_type=GROUP_TYPE_GROUPING_SETS",
+        "SQL.named_arguments",
+        "SQL.pos_arguments",
+    }
     required = {f.proto for f in FEATURES.values() if not f.optional and f.since > (3, 5)}
     assert {p.split("=")[0].replace("group_type", "grouping_sets") for p in seen} <= required
 
