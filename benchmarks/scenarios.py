@@ -194,7 +194,7 @@ def small_query(ctx: Context) -> list[dict[str, Any]]:
     ``_execute_plan(...).collect()`` in-process (no server at all)."""
     import pyarrow as pa
 
-    from connect_plan.client import load_plan
+    from connect_plan.formats import load_plan
 
     client, spark = ctx.client, ctx.spark
     plan_ir = load_plan(w.SMALL_PLAN, w.SMALL_ROWS, w.INPUT_SCHEMA)
@@ -266,7 +266,7 @@ def throughput(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
     MiB (all threads), and peak RSS growth during the call."""
     import pyarrow.parquet as pq
 
-    from connect_plan.client import load_plan
+    from connect_plan.formats import load_plan
 
     client, spark = ctx.client, ctx.spark
     warm_rows, warm_schema, warm_plan = w.generated_plan(min(min(sizes), 100_000))

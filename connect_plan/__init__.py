@@ -68,7 +68,7 @@ def validate(rows: Any, schema: Any, plan: Any) -> None:
     files or SQL input are the server's to tell, so a join that must rename colliding columns
     of such an input passes here (``translate`` without a client reports ``needs_schema``).
     """
-    from .client import load_plan
+    from .formats import load_plan
     from .translator import translate_ir
 
     translate_ir(load_plan(plan, rows, schema), check_only=True)
@@ -81,7 +81,7 @@ def translate(rows: Any, schema: Any, plan: Any, *, case_sensitive: bool = False
     ``plan`` is a list of steps or its JSON text (``rows``/``schema`` are the input data), or
     a plan document ``{"input": ..., "plan": [...]}`` (then pass ``None`` for both).
     """
-    from .client import load_plan
+    from .formats import load_plan
     from .translator import translate_ir
 
     return translate_ir(load_plan(plan, rows, schema), case_sensitive=case_sensitive).plan
@@ -118,7 +118,7 @@ def execute_plan(
         with client:
             return client.execute(plan, data=rows, schema=schema, max_rows=max_rows, max_bytes=max_bytes)
     try:
-        from .client import load_plan
+        from .formats import load_plan
 
         # the reader owns the client: its connection closes with the stream
         return client._stream(load_plan(plan, rows, schema), max_rows, max_bytes, None, on_close=client.close)

@@ -223,7 +223,8 @@ def _client_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .client import Client, load_plan
+    from .client import Client
+    from .formats import load_plan
 
     plan = load_plan(_plan_only(_read_document(args.file)))  # invalid plans fail before any server work
     if args.format == "parquet" and not args.output:
@@ -239,7 +240,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from .client import Client, load_plan
+    from .client import Client
+    from .formats import load_plan
     from .translator import translate_ir
 
     plan = load_plan(_plan_only(_read_document(args.file)))
@@ -255,7 +257,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .client import load_plan
+    from .formats import load_plan
     from .translator import translate_ir
 
     translate_ir(load_plan(_plan_only(_read_document(args.file))), check_only=True)

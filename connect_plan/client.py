@@ -49,6 +49,7 @@ from .errors import (
     ServerError,
     ServerUnavailableError,
 )
+from .formats import load_plan
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -294,40 +295,6 @@ def _first_line(text: str) -> str:
         if line:
             return line[:300]
     return text[:300]
-
-
-def load_plan(plan: Any, data: Any = None, schema: Any = None) -> ir.Plan:
-    """Any accepted plan input → IR: a plan document (dict or JSON text), a list of steps
-    (with ``data``/``schema``), or JSON text of a list of steps."""
-    from .parse import load_json, parse_document, parse_plan
-
-    if isinstance(plan, ir.Plan):
-        return plan
-    if isinstance(plan, (str, bytes)):
-        plan = load_json(plan)
-    if isinstance(plan, Mapping) and "plan" in plan:
-        if data is not None or schema is not None:
-            raise PlanError.single(
-                "conflicting_input",
-                "/input",
-                "the plan document has its own 'input'; do not also pass data or schema",
-            )
-        return parse_document(plan)
-    if schema is None:
-        from .parse import is_table_input
-
-        if is_table_input(data):
-            schema = []  # Arrow/pandas data carries its own schema
-        elif not _starts_with_read(plan):
-            raise PlanError.single("missing_key", "/input/schema", "a schema is needed for the data (pass schema=...)")
-    return parse_plan([] if data is None else data, schema, plan)
-
-
-def _starts_with_read(plan: Any) -> bool:
-    """A step list whose first step is ``read`` brings its own source (no data/schema)."""
-    from .parse import _raw_starts_with_read
-
-    return _raw_starts_with_read(plan)
 
 
 class Client:

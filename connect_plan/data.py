@@ -32,15 +32,15 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from .errors import ErrorDetail
+from .limits import CHEAP_WALK_NODES, MAX_ROW_ERRORS
+from .shapes import container_problem, plain_tree_encodable
 from .types import ArrayType, DataType, MapType, Primitive, TypeParseError, arrow_type
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["MAX_ROW_ERRORS", "Field", "ipc_chunks", "rows_to_arrow", "serialize_ipc"]
+__all__ = ["CoerceError", "Field", "ipc_chunks", "rows_to_arrow", "serialize_ipc"]
 
-#: stop reporting bad values after this many (the rest of a broken column adds nothing)
-MAX_ROW_ERRORS = 20
 
 _EPOCH_DATE = dt.date(1970, 1, 1)
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
@@ -64,7 +64,7 @@ class Field:
     loc: str
 
 
-class _Bad(Exception):
+class CoerceError(Exception):
     """A value does not fit its column type; the message says what was expected."""
 
 
@@ -74,71 +74,71 @@ class _Bad(Exception):
 
 def _coerce_int(v: Any, t: Primitive) -> int:
     if isinstance(v, bool):
-        raise _Bad("expected an integer, got a boolean")
+        raise CoerceError("expected an integer, got a boolean")
     if isinstance(v, int):
         out = v
     elif isinstance(v, float):
         if not math.isfinite(v) or v != int(v):
-            raise _Bad("expected an integer, got a non-integral number")
+            raise CoerceError("expected an integer, got a non-integral number")
         out = int(v)
     elif isinstance(v, decimal.Decimal):
         if v != v.to_integral_value():
-            raise _Bad("expected an integer, got a non-integral number")
+            raise CoerceError("expected an integer, got a non-integral number")
         out = int(v)
     elif isinstance(v, str) and re.fullmatch(r"\s*[+-]?\d+\s*", v):
         out = int(v)
     else:
-        raise _Bad("expected an integer")
+        raise CoerceError("expected an integer")
     lo, hi = _INT_RANGES[t.name]
     if not lo <= out <= hi:
-        raise _Bad(f"integer out of range for {t.name} [{lo}, {hi}]")
+        raise CoerceError(f"integer out of range for {t.name} [{lo}, {hi}]")
     return out
 
 
 def _coerce_float(v: Any, t: Primitive) -> float:
     if isinstance(v, bool):
-        raise _Bad("expected a number, got a boolean")
+        raise CoerceError("expected a number, got a boolean")
     if isinstance(v, (int, float, decimal.Decimal)):
         try:
             return float(v)
         except OverflowError:
-            raise _Bad("number too large for a floating-point column") from None
+            raise CoerceError("number too large for a floating-point column") from None
     if isinstance(v, str):
         try:
             return float(v)
         except ValueError:
-            raise _Bad("expected a number") from None
-    raise _Bad("expected a number")
+            raise CoerceError("expected a number") from None
+    raise CoerceError("expected a number")
 
 
 def _coerce_decimal(v: Any, t: Primitive) -> decimal.Decimal:
     if isinstance(v, bool):
-        raise _Bad("expected a decimal number, got a boolean")
+        raise CoerceError("expected a decimal number, got a boolean")
     try:
         if isinstance(v, float):
             if not math.isfinite(v):
-                raise _Bad("decimals cannot be NaN or infinite")
+                raise CoerceError("decimals cannot be NaN or infinite")
             d = decimal.Decimal(repr(v))
         elif isinstance(v, (int, decimal.Decimal)):
             d = decimal.Decimal(v)
         elif isinstance(v, str):
             d = decimal.Decimal(v.strip())
         else:
-            raise _Bad("expected a decimal number")
+            raise CoerceError("expected a decimal number")
     except decimal.InvalidOperation:
-        raise _Bad("expected a decimal number") from None
+        raise CoerceError("expected a decimal number") from None
     if not d.is_finite():
-        raise _Bad("decimals cannot be NaN or infinite")
+        raise CoerceError("decimals cannot be NaN or infinite")
     # Spark's cast to decimal(p,s) rounds half-up to the scale
     with decimal.localcontext() as ctx:  # the default context has only 28 digits
         ctx.prec = 80
         try:
             q = d.quantize(decimal.Decimal(1).scaleb(-t.scale), rounding=decimal.ROUND_HALF_UP)
         except decimal.InvalidOperation:
-            raise _Bad(f"value does not fit decimal({t.precision},{t.scale})") from None
+            raise CoerceError(f"value does not fit decimal({t.precision},{t.scale})") from None
     int_digits = max(q.adjusted() + 1, 0) if q != 0 else 0
     if int_digits > t.precision - t.scale:
-        raise _Bad(f"value does not fit decimal({t.precision},{t.scale})")
+        raise CoerceError(f"value does not fit decimal({t.precision},{t.scale})")
     return q
 
 
@@ -148,7 +148,7 @@ def _coerce_string(v: Any, t: Primitive) -> str:
             try:
                 v.encode("utf-8")
             except UnicodeEncodeError:
-                raise _Bad("text is not valid Unicode (lone surrogates)") from None
+                raise CoerceError("text is not valid Unicode (lone surrogates)") from None
         return v
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -160,8 +160,8 @@ def _coerce_string(v: Any, t: Primitive) -> str:
         try:
             return json.dumps(v, ensure_ascii=False)
         except (RecursionError, ValueError):
-            raise _Bad("value nested too deeply to write as JSON text") from None
-    raise _Bad("expected a string")
+            raise CoerceError("value nested too deeply to write as JSON text") from None
+    raise CoerceError("expected a string")
 
 
 def _coerce_bool(v: Any, t: Primitive) -> bool:
@@ -169,19 +169,19 @@ def _coerce_bool(v: Any, t: Primitive) -> bool:
         return v
     if isinstance(v, str) and v.strip().lower() in ("true", "false"):
         return v.strip().lower() == "true"
-    raise _Bad("expected true or false")
+    raise CoerceError("expected true or false")
 
 
 def _date_from_parts(v: dict[str, Any]) -> dt.date:
     try:
         return dt.date(int(v["year"]), int(v["month"]), int(v["day"]))
     except (KeyError, TypeError, ValueError):
-        raise _Bad('expected {"year", "month", "day"} with a valid date') from None
+        raise CoerceError('expected {"year", "month", "day"} with a valid date') from None
 
 
 def _coerce_date(v: Any, t: Primitive) -> dt.date:
     if isinstance(v, dt.datetime):
-        raise _Bad("expected a date, got a datetime (cast it, or declare the column timestamp)")
+        raise CoerceError("expected a date, got a datetime (cast it, or declare the column timestamp)")
     if isinstance(v, dt.date):
         return v
     if isinstance(v, str):
@@ -190,11 +190,11 @@ def _coerce_date(v: Any, t: Primitive) -> dt.date:
             try:
                 return dt.date.fromisoformat(s)
             except ValueError:
-                raise _Bad("not a valid calendar date") from None
-        raise _Bad("expected a date as 'YYYY-MM-DD'")
+                raise CoerceError("not a valid calendar date") from None
+        raise CoerceError("expected a date as 'YYYY-MM-DD'")
     if isinstance(v, dict):
         return _date_from_parts(v)
-    raise _Bad("expected a date as 'YYYY-MM-DD'")
+    raise CoerceError("expected a date as 'YYYY-MM-DD'")
 
 
 #: the accepted timestamp strings (surrounding whitespace aside): PLAN_FORMAT.md §6.1's
@@ -218,14 +218,14 @@ _FAST_DATE = rf"^{_FAST_YEAR}-\d{{2}}-\d{{2}}$"
 def _parse_timestamp(s: str) -> dt.datetime:
     m = _TS.fullmatch(s.strip())
     if not m:
-        raise _Bad("expected a timestamp as 'YYYY-MM-DD[THH:MM[:SS[.ffffff]]][Z|±HH:MM]'")
+        raise CoerceError("expected a timestamp as 'YYYY-MM-DD[THH:MM[:SS[.ffffff]]][Z|±HH:MM]'")
     date_s, hh, mm, ss, frac, zone = m.groups()
     try:
         base = dt.date.fromisoformat(date_s)
         micros = int((frac or "0")[:6].ljust(6, "0"))
         out = dt.datetime(base.year, base.month, base.day, int(hh or 0), int(mm or 0), int(ss or 0), micros)
     except ValueError:
-        raise _Bad("not a valid calendar date and time") from None
+        raise CoerceError("not a valid calendar date and time") from None
     if zone:
         if zone == "Z":
             tz = dt.timezone.utc
@@ -240,7 +240,7 @@ def _parse_timestamp(s: str) -> dt.datetime:
 def _coerce_timestamp(v: Any, t: Primitive) -> dt.datetime | int:
     zoned = t.name == "timestamp"
     if isinstance(v, bool):
-        raise _Bad("expected a timestamp, got a boolean")
+        raise CoerceError("expected a timestamp, got a boolean")
     if isinstance(v, int):
         return v  # microseconds since the epoch, as robin-sparkless reads integers
     if isinstance(v, str):
@@ -262,12 +262,12 @@ def _coerce_timestamp(v: Any, t: Primitive) -> dt.datetime | int:
                 int(v.get("microsecond", 0)),
             )
         except (TypeError, ValueError):
-            raise _Bad("invalid time parts") from None
+            raise CoerceError("invalid time parts") from None
     else:
-        raise _Bad("expected a timestamp string or microseconds since the epoch")
+        raise CoerceError("expected a timestamp string or microseconds since the epoch")
     if out.tzinfo is not None:
         if not zoned:
-            raise _Bad("timestamp_ntz values cannot carry a time zone offset")
+            raise CoerceError("timestamp_ntz values cannot carry a time zone offset")
         return out.astimezone(dt.timezone.utc)
     # naive values of a zoned column are read as UTC (documented; pin the session zone)
     return out.replace(tzinfo=dt.timezone.utc) if zoned else out
@@ -280,12 +280,12 @@ def _coerce_binary(v: Any, t: Primitive) -> bytes:
         try:
             return base64.b64decode(v, validate=True)
         except (binascii.Error, ValueError):
-            raise _Bad("expected base64-encoded bytes") from None
-    raise _Bad("expected base64-encoded bytes")
+            raise CoerceError("expected base64-encoded bytes") from None
+    raise CoerceError("expected base64-encoded bytes")
 
 
 def _coerce_void(v: Any, t: Primitive) -> None:
-    raise _Bad("a void column holds only nulls")
+    raise CoerceError("a void column holds only nulls")
 
 
 def _coerce_variant(v: Any, t: Primitive) -> dict[str, bytes]:
@@ -295,14 +295,14 @@ def _coerce_variant(v: Any, t: Primitive) -> dict[str, bytes]:
     try:
         text = json.dumps(v, allow_nan=False, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):
-        raise _Bad("expected a JSON value (object, array, string, finite number or boolean)") from None
+        raise CoerceError("expected a JSON value (object, array, string, finite number or boolean)") from None
     encode = _variant_encoder()
     if encode is None:
-        raise _Bad("variant input needs PySpark 4.0 or later (its variant encoder)")
+        raise CoerceError("variant input needs PySpark 4.0 or later (its variant encoder)")
     try:
         value, metadata = encode(text)
     except Exception as exc:  # PySpark's size limit and its other refusals
-        raise _Bad(f"cannot be encoded as a variant: {exc}") from None
+        raise CoerceError(f"cannot be encoded as a variant: {exc}") from None
     return {"value": value, "metadata": metadata}
 
 
@@ -346,11 +346,11 @@ def _maybe_json(v: Any, want: type) -> Any:
 
 
 def coerce_value(v: Any, t: DataType, depth: int = 0) -> Any:
-    """Coerce one Python value to what ``pyarrow.array`` accepts for ``t`` (or raise _Bad)."""
+    """Coerce one Python value to what ``pyarrow.array`` accepts for ``t`` (or raise CoerceError)."""
     if v is None:
         return None
     if depth > 64:
-        raise _Bad("value nested too deeply")
+        raise CoerceError("value nested too deeply")
     if isinstance(t, Primitive):
         return _PRIMITIVE_COERCERS[t.name](v, t)
     if isinstance(t, ArrayType):
@@ -364,26 +364,26 @@ def coerce_value(v: Any, t: DataType, depth: int = 0) -> Any:
     if isinstance(t, MapType):
         v = _maybe_json(v, dict)
         if not isinstance(v, dict):
-            raise _Bad("expected an object for a map")
+            raise CoerceError("expected an object for a map")
         assert t.key is not None and t.value is not None
         out = []
         for k, x in v.items():
             key = coerce_value(k, t.key, depth + 1)
             if key is None:
-                raise _Bad("map keys cannot be null")
+                raise CoerceError("map keys cannot be null")
             out.append((key, coerce_value(x, t.value, depth + 1)))
         return out
     # struct
     v = _maybe_json(v, dict)
     if isinstance(v, (list, tuple)):
         if len(v) != len(t.fields):
-            raise _Bad(f"expected {len(t.fields)} struct fields, got {len(v)}")
+            raise CoerceError(f"expected {len(t.fields)} struct fields, got {len(v)}")
         return {n: coerce_value(x, ft, depth + 1) for (n, ft), x in zip(t.fields, v)}
     if not isinstance(v, dict):
-        raise _Bad("expected an object for a struct")
+        raise CoerceError("expected an object for a struct")
     unknown = set(v) - {n for n, _ in t.fields}
     if unknown:
-        raise _Bad(f"unknown struct field(s) {sorted(unknown)[:3]}")
+        raise CoerceError(f"unknown struct field(s) {sorted(unknown)[:3]}")
     return {n: coerce_value(v.get(n), ft, depth + 1) for n, ft in t.fields}
 
 
@@ -456,7 +456,7 @@ def _column(
     for i, v in enumerate(values):
         try:
             out.append(coerce_value(v, field.type))
-        except _Bad as bad:
+        except CoerceError as bad:
             out.append(None)
             if len(errors) < MAX_ROW_ERRORS:
                 errors.append(
@@ -601,10 +601,9 @@ def _check_containers(
     values: list[Any], field: Field, rows_loc: str, col_index: int, errors: list[ErrorDetail]
 ) -> None:
     """Lists and objects among ``values`` must be trees of bounded size (see
-    :func:`connect_plan.parse.container_problem`)."""
-    from .parse import _CHEAP_WALK_NODES, _plain_tree_encodable, container_problem
+    :func:`connect_plan.shapes.container_problem`)."""
 
-    if _plain_tree_encodable(values, _CHEAP_WALK_NODES):  # the usual case: one walk, no call per value
+    if plain_tree_encodable(values, CHEAP_WALK_NODES):  # the usual case: one walk, no call per value
         return
     for i, v in enumerate(values):
         if type(v) in _CONTAINERS and len(errors) < MAX_ROW_ERRORS:

@@ -564,13 +564,13 @@ def _key(k: Any) -> Any:
 
 
 def _normalise_expected(v: Any, t: DataType) -> Any:
-    from .data import _Bad, coerce_value
+    from .data import CoerceError, coerce_value
 
     if v is None:
         return None
     try:
         coerced = coerce_value(v, t)
-    except _Bad:
+    except CoerceError:
         return v
     if isinstance(t, Primitive) and t.name in ("timestamp", "timestamp_ntz") and isinstance(coerced, int):
         coerced = dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=coerced)

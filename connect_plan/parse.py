@@ -25,6 +25,8 @@ from . import ir
 from .data import Field, rows_to_arrow
 from .errors import _MISSING, ErrorDetail, PlanError
 from .functions import CATALOG, PARSER_SPECIALS, SORT_FUNCTIONS, FunctionSpec, Param, parse_signature, suggest
+from .limits import CHEAP_WALK_NODES, MAX_EXPR_DEPTH, MAX_JSON_CHARS, MAX_PLAN_NESTING, MAX_STEPS
+from .shapes import cycle_location, encodable, plain_tree_encodable, shape, shape_problem
 from .types import TypeParseError, incomplete, parse_type
 
 __all__ = [
@@ -35,17 +37,6 @@ __all__ = [
     "parse_document",
     "parse_plan",
 ]
-
-#: deepest expression nesting accepted (Spark Connect servers reject protos nested
-#: ~1024 messages deep; each expression level costs two)
-MAX_EXPR_DEPTH = 100
-#: most steps one plan may have (after merging, the translator also bounds relation depth)
-MAX_STEPS = 5_000
-#: most characters of plan JSON text accepted by load_json
-MAX_JSON_CHARS = 512 * 1024 * 1024
-#: a plan given as Python objects may reuse a dict or list in several places; each use is
-#: parsed and emitted again, so reuse may add at most this many values to the plan
-MAX_SHARED_EXPANSION = 1_000_000
 
 _JOIN_TYPES: dict[str, str] = {
     "inner": "inner",
@@ -246,7 +237,7 @@ class Parser:
     ) -> ir.Plan | None:
         if not (self.valid_unicode(schema, schema_loc) & self.valid_unicode(steps_raw, plan_loc)):
             return None
-        if _raw_starts_with_read(steps_raw) and not rows and schema in (None, [], _MISSING):
+        if raw_starts_with_read(steps_raw) and not rows and schema in (None, [], _MISSING):
             steps = self.steps(steps_raw, plan_loc)
             read = _first_step(steps)
             if not isinstance(read, ir.Read):
@@ -261,16 +252,16 @@ class Parser:
     def valid_unicode(self, raw: Any, loc: str) -> bool:
         """Every string (and object key) must be encodable as UTF-8: protobuf and Arrow
         reject lone surrogates, so they are located here instead of failing later. Plans
-        given as Python objects must also be trees of bounded size (see :func:`_shape`)."""
-        if _plain_tree_encodable(raw, _CHEAP_WALK_NODES):  # the usual case: one cheap walk
+        given as Python objects must also be trees of bounded size (see :func:`~connect_plan.shapes.shape`)."""
+        if plain_tree_encodable(raw, CHEAP_WALK_NODES):  # the usual case: one cheap walk
             return True
-        encodable, expanded, distinct = _shape(raw)
-        problem = _shape_problem(expanded, distinct, "a plan", "this part of the plan")
+        all_encodable, expanded, distinct = shape(raw)
+        problem = shape_problem(expanded, distinct, "a plan", "this part of the plan")
         if problem is not None:
             code, message = problem
-            self.err(code, _cycle_location(raw, loc) if code == "cyclic_plan" else loc, message)
+            self.err(code, cycle_location(raw, loc) if code == "cyclic_plan" else loc, message)
             return False
-        if encodable:  # the usual case, checked without building locations
+        if all_encodable:  # the usual case, checked without building locations
             return True
         ok = True
         stack: list[tuple[Any, str]] = [(raw, loc)]
@@ -279,7 +270,7 @@ class Parser:
             node, at = stack.pop()
             seen += 1
             if isinstance(node, str):
-                if not node.isascii() and not _encodable(node):
+                if not node.isascii() and not encodable(node):
                     self.err(
                         "invalid_unicode",
                         at,
@@ -289,7 +280,7 @@ class Parser:
                     ok = False
             elif isinstance(node, Mapping):
                 for k, v in node.items():
-                    if isinstance(k, str) and not k.isascii() and not _encodable(k):
+                    if isinstance(k, str) and not k.isascii() and not encodable(k):
                         self.err("invalid_unicode", at, "an object key is not valid Unicode (lone surrogates)", k)
                         ok = False
                     stack.append((v, f"{at}/{k}"))
@@ -1312,7 +1303,7 @@ class Parser:
             self.err("missing_key", f"{loc}/plan", "a plan document needs a 'plan' array")
             steps_raw = []
         inp = doc.get("input", _MISSING)
-        starts_with_read = _raw_starts_with_read(steps_raw)
+        starts_with_read = raw_starts_with_read(steps_raw)
         source: ir.Source | None
         if inp is _MISSING or inp is None:
             if not starts_with_read:
@@ -1676,11 +1667,11 @@ class Parser:
             nloc = re.sub(r"/(lit|col)$", "", node.loc or loc)  # the object, not its key
             if isinstance(node, ir.Lit):
                 if node.type is not None and node.value is not None:
-                    from .data import _Bad, coerce_value
+                    from .data import CoerceError, coerce_value
 
                     try:
                         coerce_value(node.value, node.type)
-                    except _Bad as exc:
+                    except CoerceError as exc:
                         self.err("literal_type", nloc, f"the parameter does not fit its type: {exc}", node.value)
                         ok = False
                 continue
@@ -3124,178 +3115,6 @@ def _finite_number(v: int | float) -> bool:
         return False
 
 
-#: nodes the cheap walk visits before it hands over to :func:`_shape` (a plan that contains
-#: itself never ends, and shared objects can expand without bound)
-_CHEAP_WALK_NODES = 8_000_000
-#: the same for one row value, walked once per value that is a list or object
-_CHEAP_CELL_NODES = 100_000
-
-
-def _plain_tree_encodable(raw: Any, budget: int) -> bool:
-    """True when ``raw`` is plain JSON containers of fewer than ``budget`` nodes (each use of
-    a shared one counted) whose strings and keys are all valid UTF-8; False when anything
-    needs a closer look (a bad string, a container subclass, too many nodes)."""
-    stack = [raw]
-    pop, extend = stack.pop, stack.extend
-    while stack:
-        node = pop()
-        kind = type(node)
-        if kind is str:
-            if not node.isascii() and not _encodable(node):
-                return False
-        elif kind in _JSON_SCALARS:  # before isinstance on an ABC, which is slow
-            continue
-        elif kind is dict:
-            budget -= len(node)
-            if budget < 0:
-                return False
-            try:
-                ascii_keys = "".join(node).isascii()  # string keys, all ASCII: at C speed
-            except TypeError:
-                ascii_keys = False
-            if not ascii_keys and not _keys_encodable(node):
-                return False
-            extend(node.values())
-        elif kind is list or kind is tuple:
-            budget -= len(node)
-            if budget < 0:
-                return False
-            extend(node)
-        elif isinstance(node, (str, Mapping, list, tuple)):
-            return False
-    return True
-
-
-def _shape_problem(expanded: int, distinct: int, tree: str, part: str) -> tuple[str, str] | None:
-    """``(code, message)`` when :func:`_shape`'s counts say a container contains itself or
-    expands past :data:`MAX_SHARED_EXPANSION` through reuse; ``tree``/``part`` name what it is."""
-    if expanded < 0:
-        return "cyclic_plan", f"this list or object contains itself; {tree} must be a tree (as JSON text always is)"
-    if expanded - distinct > MAX_SHARED_EXPANSION:
-        return "plan_too_large", (
-            f"lists or objects used in several places expand {part} to {expanded:,} values "
-            f"from {distinct:,} distinct ones; every use is translated again, and connect_plan accepts at most "
-            f"{MAX_SHARED_EXPANSION:,} values more than the distinct ones (reuse fewer nested objects)"
-        )
-    return None
-
-
-def container_problem(value: Any) -> tuple[str, str] | None:
-    """What is wrong with a list or object given as a row value (Python data, not JSON
-    text): it contains itself, or reuse expands it without bound. Converting it copies every
-    use (pyarrow, ``json.dumps`` for a string column), so a few nested reuses would ask for
-    gigabytes, and a cycle never ends. One cheap walk for the usual small plain tree (a
-    bigger one, or one that reuses, takes the walk that counts reuse)."""
-    if _plain_tree_encodable(value, _CHEAP_CELL_NODES):
-        return None
-    _, expanded, distinct = _shape(value)
-    return _shape_problem(expanded, distinct, "a value", "this value")
-
-
-def _shape(raw: Any) -> tuple[bool, int, int]:
-    """One walk over plain containers: ``(every string and key is valid UTF-8, node count
-    with each use of a shared list or object counted again, distinct node count)``; the
-    count is -1 when a list or object contains itself.
-
-    Plans given as Python objects may reuse one dict or list in several places, which is
-    fine until the reuse nests: every use is parsed and emitted again, so a few shared
-    levels expand to billions of nodes, and a container that contains itself never ends.
-    JSON text can have neither. Sizes of finished containers are remembered by identity
-    (all of them stay alive during the walk), so the walk is linear in distinct nodes.
-    """
-    if not isinstance(raw, (Mapping, list, tuple)):
-        return (not isinstance(raw, str) or raw.isascii() or _encodable(raw)), 1, 1
-    encodable = _keys_encodable(raw)
-    finished: dict[int, int] = {}
-    on_path = {id(raw)}
-    distinct = 1
-    # frames: [container, iterator over its values, expanded size so far]
-    stack: list[list[Any]] = [[raw, iter(raw.values() if isinstance(raw, Mapping) else raw), 1]]
-    while True:
-        frame = stack[-1]
-        for child in frame[1]:
-            kind = type(child)
-            if kind in _JSON_SCALARS:  # the usual leaves, without isinstance on an ABC
-                distinct += 1
-                frame[2] += 1
-            elif kind is str or isinstance(child, str):
-                distinct += 1
-                frame[2] += 1
-                if not child.isascii() and not _encodable(child):
-                    encodable = False
-            elif kind is dict or kind is list or isinstance(child, (Mapping, list, tuple)):
-                cid = id(child)
-                size = finished.get(cid)
-                if size is not None:
-                    frame[2] += size
-                    continue
-                if cid in on_path:
-                    return encodable, -1, distinct
-                on_path.add(cid)
-                distinct += 1
-                if kind is dict or (kind is not list and isinstance(child, Mapping)):
-                    encodable = _keys_encodable(child) and encodable
-                    stack.append([child, iter(child.values()), 1])
-                else:
-                    stack.append([child, iter(child), 1])
-                break
-            else:
-                distinct += 1
-                frame[2] += 1
-        else:
-            stack.pop()
-            node_id = id(frame[0])
-            on_path.discard(node_id)
-            finished[node_id] = frame[2]
-            if not stack:
-                return encodable, frame[2], distinct
-            stack[-1][2] += frame[2]
-
-
-_JSON_SCALARS = frozenset({int, float, bool, type(None)})
-
-
-def _keys_encodable(node: Any) -> bool:
-    if not isinstance(node, Mapping):
-        return True
-    try:
-        if "".join(node).isascii():  # string keys, all ASCII: the usual case, at C speed
-            return True
-    except TypeError:  # a key that is not a string (the parser reports it where it matters)
-        pass
-    return all(not isinstance(k, str) or k.isascii() or _encodable(k) for k in node)
-
-
-def _cycle_location(raw: Any, loc: str) -> str:
-    """The location of the first list or object found inside itself (``raw`` has one)."""
-    on_path: set[int] = set()
-    done: set[int] = set()
-    stack: list[tuple[Any, str, bool]] = [(raw, loc, False)]
-    while stack:
-        node, at, leaving = stack.pop()
-        if leaving:
-            on_path.discard(id(node))
-            done.add(id(node))
-            continue
-        if id(node) in on_path:
-            return at
-        if id(node) in done:
-            continue
-        on_path.add(id(node))
-        stack.append((node, at, True))
-        items = node.items() if isinstance(node, Mapping) else enumerate(node)
-        stack.extend((v, f"{at}/{k}", False) for k, v in items if isinstance(v, (Mapping, list, tuple)))
-    return loc
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def _split_args(inner: str) -> list[str]:
     """Split ``a, 'x, y', b`` on top-level commas, respecting quotes."""
     parts: list[str] = []
@@ -3374,9 +3193,6 @@ def _arrow_reason(exc: BaseException) -> str:
     return first if isinstance(first, str) else str(exc)
 
 
-#: nesting of plan documents inside plan documents (right sides, definitions)
-MAX_PLAN_NESTING = 50
-
 #: Spark aggregates that ignore null inputs: ``agg(x) FILTER (WHERE c)`` equals
 #: ``agg(CASE WHEN c THEN x END)`` for exactly these
 NULL_SKIPPING_AGGREGATES = frozenset(
@@ -3438,7 +3254,7 @@ def _is_extended_document(doc: Mapping[str, Any]) -> bool:
         return True
     inp = doc.get("input")
     if not isinstance(inp, Mapping):
-        return inp is None and _raw_starts_with_read(doc.get("plan"))
+        return inp is None and raw_starts_with_read(doc.get("plan"))
     return any(k in inp for k in ("table", "files", "path", "paths", "range", "sql", "ref", "plan")) or (
         "format" in inp and "schema" not in inp
     )
@@ -3453,7 +3269,7 @@ def _raw_first_index(steps: Any) -> int:
     return 0
 
 
-def _raw_starts_with_read(steps: Any) -> bool:
+def raw_starts_with_read(steps: Any) -> bool:
     """The first step other than ``stop`` is ``read``."""
     if not isinstance(steps, (list, tuple)) or not steps:
         return False
@@ -3894,4 +3710,4 @@ def parse_document(doc: Any) -> ir.Plan:
     return result
 
 
-__all__ += ["Parser", "is_table_input"]
+__all__ += ["Parser", "is_table_input", "raw_starts_with_read"]

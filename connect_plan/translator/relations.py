@@ -25,6 +25,7 @@ from .. import ir
 from ..data import fill_local_relation
 from ..errors import ErrorDetail, PlanError
 from ..functions import CATALOG
+from ..limits import MAX_EXPANDED_STEPS, MAX_PLAN_NESTING, MAX_RELATION_DEPTH
 from .expressions import ExprContext, emit, fill_sort_order
 from .scope import Scope
 from .statictypes import generator_width, static_type
@@ -34,12 +35,8 @@ if TYPE_CHECKING:
 
     from ..types import DataType
 
-__all__ = ["MAX_EXPANDED_STEPS", "MAX_RELATION_DEPTH", "Emitter", "LocalData", "Lowerer", "Rel", "emit_chain"]
+__all__ = ["Emitter", "LocalData", "Lowerer", "Rel", "emit_chain"]
 
-#: Spark Connect servers reject protos nested ~1024 messages deep (two per relation)
-MAX_RELATION_DEPTH = 400
-#: most steps a plan may have with every use of a shared sub-plan counted (each is copied)
-MAX_EXPANDED_STEPS = 100_000
 
 #: Spark function names whose results differ per evaluation (never merged across steps)
 NONDETERMINISTIC = frozenset(
@@ -1320,8 +1317,6 @@ def check_plan_size(plan: ir.Plan) -> None:
     shared sub-plan, which is copied into each use (definitions that use the one before
     twice double the plan at every level: 2 KB of JSON could otherwise ask for gigabytes).
     """
-    from ..parse import MAX_PLAN_NESTING
-
     # iterative post-order over plans; a shared sub-plan is measured once (by identity)
     measured: dict[int, tuple[int, int]] = {}  # id(plan) → (nesting, expanded steps)
     stack: list[tuple[ir.Plan, bool]] = [(plan, False)]

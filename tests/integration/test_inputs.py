@@ -23,7 +23,7 @@ import pyarrow as pa
 import pytest
 
 import connect_plan
-from connect_plan.client import load_plan
+from connect_plan.formats import load_plan
 
 THRESHOLD_KEY = "spark.sql.session.localRelationCacheThreshold"
 SCHEMA = [

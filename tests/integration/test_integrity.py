@@ -19,7 +19,7 @@ import pytest
 
 import connect_plan
 from connect_plan import ResultIntegrityError
-from connect_plan.client import load_plan
+from connect_plan.formats import load_plan
 from connect_plan.results import MAX_EMPTY_REATTACHES, ResultChecker
 
 SCHEMA = [("id", "bigint"), ("s", "string")]

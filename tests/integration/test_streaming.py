@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 import pytest
 
 import connect_plan
-from connect_plan.client import load_plan
+from connect_plan.formats import load_plan
 
 GRPC_MESSAGE_LIMIT = 128 * 1024 * 1024
 

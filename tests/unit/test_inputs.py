@@ -13,8 +13,8 @@ import pyarrow as pa
 import pytest
 
 import connect_plan
-from connect_plan.client import load_plan
 from connect_plan.data import ipc_chunks, serialize_ipc
+from connect_plan.formats import load_plan
 from connect_plan.inputs import CacheSettings, parse_bytes
 from connect_plan.parse import parse_plan
 from connect_plan.translator import translate_ir

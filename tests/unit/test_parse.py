@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from connect_plan import PlanError, ir
-from connect_plan.parse import MAX_EXPR_DEPTH, Parser, load_json, parse_document, parse_plan
+from connect_plan.limits import MAX_EXPR_DEPTH
+from connect_plan.parse import Parser, load_json, parse_document, parse_plan
 
 SCHEMA = [{"name": "a", "type": "int"}, {"name": "b", "type": "string"}]
 
