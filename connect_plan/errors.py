@@ -15,6 +15,8 @@
     │       TimeoutError)                 was interrupted and released on the server
     ├── ResultIntegrityError              the result stream broke an invariant
     │                                     (schema drift, row counts, truncation)
+    ├── UnsupportedServerError            the server speaks a Spark Connect version
+    │                                     connect_plan cannot use (before 4.0)
     ├── PlanTooLargeError                 the plan is over the gRPC message limit
     │   │                                 (says the size and the limit); not sent
     │   └── InputTooLargeError            ... because of its inline input data, which
