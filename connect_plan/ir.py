@@ -1,7 +1,7 @@
 """The intermediate representation: immutable relation and expression nodes.
 
-The parser (:mod:`connect_plan.parse`) is the only module that knows the plan format's
-many spellings; it produces these nodes, each of which remembers where it came from
+The JSON-plan parser (:mod:`connect_plan.formats.json_plan`) is the only package that knows
+the plan format's many spellings; it produces these nodes, each of which remembers where it came from
 (``loc``, a JSON pointer such as ``/plan/2/payload/expr/args/0``). The translator
 (:mod:`connect_plan.translator`) turns them into Spark Connect protos.
 
