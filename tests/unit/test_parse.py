@@ -357,8 +357,14 @@ def test_group_by_agg_rollup_cube() -> None:
         and first.expr.args[1] == ir.Lit(True, "/plan/0/payload/aggregations/2/ignorenulls")
     )
     assert isinstance(avg.expr, ir.Cast) and mx.alias == "m"
-    pending = one({"op": "groupBy", "payload": {"group_by": ["a"]}})
-    assert isinstance(pending, ir.GroupBy) and pending.aggs is None
+    # a groupBy without aggs and the agg after it are one step once parsed (aggs never None)
+    paired = one(
+        {"op": "groupBy", "payload": {"group_by": ["a"]}},
+        {"op": "agg", "payload": {"aggs": [{"agg": "max", "column": "a"}]}},
+    )
+    assert isinstance(paired, ir.GroupBy) and paired.aggs is not None and len(paired.aggs) == 1
+    assert paired.agg_index == 1 and paired.keys == (ir.Col("a", "/plan/0/payload/group_by/0"),)
+    assert errors([{"op": "groupBy", "payload": {"group_by": ["a"]}}]) == [("groupby_without_aggs", "/plan/0")]
     r = one({"op": "rollup", "payload": {"columns": ["a"], "aggs": []}})
     assert isinstance(r, ir.GroupBy) and r.kind == "rollup"
     c = one({"op": "cube", "payload": {"group_by": [], "aggregations": []}})

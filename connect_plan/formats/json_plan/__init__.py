@@ -20,7 +20,7 @@ Modules, in import order (each imports only the ones before it):
 ``outputs``     write and temp views
 ``documents``   documents, sources, the step list and its dispatch, ``read``
 ``steps``       single-input steps
-``aggregates``  groupBy / agg / groupingSets
+``aggregates``  groupBy / agg / groupingSets, and the pairing of a groupBy with its agg
 ``binary``      join, union, crossJoin, set operations and their right sides
 """
 
@@ -31,6 +31,7 @@ from typing import Any
 
 from ... import ir
 from . import aggregates, binary, specials, steps, windows
+from .aggregates import pair_aggregations
 from .core import STEP_PARSERS, Parser, RawStep
 from .documents import document, load_json, plan_from_rows, raw_starts_with_read
 from .expressions import parse_expr
@@ -59,8 +60,13 @@ OPS: dict[str, Callable[[Parser, RawStep], ir.Step | None]] = {op: STEP_PARSERS[
 
 
 def _finished(p: Parser, result: ir.Plan | None) -> ir.Plan:
+    """Raise the errors of a parse; pair groupBy steps with their agg steps (the errors
+    of that stage come only after a clean parse, as the translator reported them)."""
     p.raise_if_errors()
     assert result is not None
+    if p.unpaired_groups:
+        result = pair_aggregations(p, result)
+        p.raise_if_errors()
     return result
 
 

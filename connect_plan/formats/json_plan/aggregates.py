@@ -1,5 +1,7 @@
-"""Aggregation steps: groupBy / rollup / cube, agg, groupingSets, and their aggregation
-entries (``{"agg": "sum", "column": "v", "alias": "total"}``, filtered measures, grouped UDFs).
+"""Aggregation steps: groupBy / rollup / cube, agg, groupingSets, their aggregation entries
+(``{"agg": "sum", "column": "v", "alias": "total"}``, filtered measures, grouped UDFs), and
+:func:`pair_aggregations`, which joins a ``groupBy`` without ``aggs`` to the ``agg`` step
+after it so that every parsed ``ir.GroupBy`` has its aggregations.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from .core import MAP, MISSING, Parser, RawStep, alias, first, step
 from .expressions import arguments, expr_list, group_item, parse_expr, type_arg
 from .spellings import GROUP_KINDS, KEY_ALIASES
 
-__all__: list[str] = []
+__all__ = ["pair_aggregations"]
 
 _ENTRY = KEY_ALIASES["agg_entry"]
 
@@ -48,6 +50,8 @@ def parse_group(p: Parser, s: RawStep) -> ir.Step | None:
         aggs = _aggs(p, aggs_raw, f"{ploc}/{akey}")
         if aggs is None:
             return None
+    else:
+        p.unpaired_groups = True  # completed by the agg step after it (pair_aggregations)
     return ir.GroupBy(s.index, op, s.loc, GROUP_KINDS[op], tuple(keys), aggs)
 
 
@@ -307,3 +311,57 @@ def _filtered(p: Parser, item: ir.AggItem, cond_raw: Any, loc: str) -> ir.AggIte
     if cast is not None:
         new = replace(cast, expr=new)
     return replace(item, expr=new)
+
+
+# ---------------------------------------------------------------- groupBy + agg
+
+
+def pair_aggregations(p: Parser, plan: ir.Plan) -> ir.Plan:
+    """Every ``groupBy`` without ``aggs`` with the ``agg`` step after it (``stop`` steps in
+    between are transparent), as one ``ir.GroupBy``; an unpaired one is a
+    ``groupby_without_aggs`` error. Plans are visited in the order the translator lowers
+    them (a shared sub-plan once, at its first use), so the errors come in that order."""
+    done: dict[int, ir.SharedPlan] = {}
+    return _pair_plan(p, plan, done)
+
+
+def _pair_plan(p: Parser, plan: ir.Plan, done: dict[int, ir.SharedPlan]) -> ir.Plan:
+    source = plan.source
+    if isinstance(source, ir.SharedPlan):
+        shared = done.get(id(source))
+        if shared is None:
+            shared = replace(source, plan=_pair_plan(p, source.plan, done))
+            done[id(source)] = shared
+        source = shared
+    steps: list[ir.Step] = []
+    pending: int | None = None  # index into steps of a groupBy waiting for its agg
+    for s in plan.steps:
+        if isinstance(s, ir.Stop):
+            steps.append(s)
+            continue
+        if pending is not None:
+            group = steps[pending]
+            assert isinstance(group, ir.GroupBy)
+            if isinstance(s, ir.Agg):
+                steps[pending] = replace(group, aggs=s.aggs, agg_index=s.index)
+                pending = None
+                continue
+            p.err(
+                "groupby_without_aggs",
+                group.loc,
+                f"{group.op} has no 'aggs' and is not followed by an 'agg' step (found {s.op!r})",
+            )
+            pending = None
+        if isinstance(s, ir.GroupBy) and s.aggs is None:
+            pending = len(steps)
+        elif isinstance(s, (ir.Join, ir.SetOp, ir.CrossJoin)):
+            s = replace(s, right=_pair_plan(p, s.right, done))
+        steps.append(s)
+    if pending is not None:
+        group = steps[pending]
+        p.err(
+            "groupby_without_aggs",
+            group.loc,
+            f"{group.op} has no 'aggs' and is the last step; add 'aggs' or an 'agg' step",
+        )
+    return replace(plan, source=source, steps=tuple(steps))

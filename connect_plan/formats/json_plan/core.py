@@ -51,6 +51,8 @@ class Parser:
         self.nesting = 0
         #: > 0 while parsing a join condition, the only place a column may name its 'side'
         self.join_condition = 0
+        #: a groupBy without aggs was parsed: the plan needs pairing with its agg step
+        self.unpaired_groups = False
 
     def err(self, code: str, loc: str, message: str, input: Any = MISSING) -> None:
         self.errors.append(ErrorDetail(code, loc, message, input))
