@@ -36,7 +36,7 @@ from .core import STEP_PARSERS, Parser, RawStep
 from .documents import document, load_json, plan_from_rows, raw_starts_with_read
 from .expressions import parse_expr
 from .inline import is_table_input
-from .spellings import STEP_OPS
+from .spellings import KEY_ALIASES, STEP_OPS
 
 __all__ = [
     "OPS",
@@ -54,6 +54,9 @@ _REGISTERING = (aggregates, binary, specials, steps, windows)
 
 if set(STEP_PARSERS) != set(STEP_OPS):  # pragma: no cover - a developer error caught on import
     raise RuntimeError(f"step ops and parsers differ: {sorted(set(STEP_PARSERS) ^ set(STEP_OPS))}")
+_no_keys = {kind for _, kind in STEP_PARSERS.values()} - set(KEY_ALIASES)
+if _no_keys:  # pragma: no cover
+    raise RuntimeError(f"step parsers without a KEY_ALIASES entry: {sorted(_no_keys)}")
 
 #: op name → its step parser, in the order of :data:`~.spellings.STEP_OPS`
 OPS: dict[str, Callable[[Parser, RawStep], ir.Step | None]] = {op: STEP_PARSERS[op][0] for op in STEP_OPS}

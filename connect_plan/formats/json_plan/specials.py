@@ -32,6 +32,37 @@ from .expressions import (
 __all__: list[str] = []
 
 
+#: robin's durations → the interval function and the argument they fill
+_INTERVALS: dict[str, tuple[str, int]] = {
+    "days": ("make_dt_interval", 0),
+    "hours": ("make_dt_interval", 1),
+    "minutes": ("make_dt_interval", 2),
+    "months": ("make_ym_interval", 1),
+    "years": ("make_ym_interval", 0),
+}
+
+
+#: field names of Spark's extract / date_part (case-insensitive)
+_DATE_FIELDS = frozenset(
+    """
+YEAR Y YEARS YR YRS YEAROFWEEK QUARTER QTR MONTH MON MONS MONTHS WEEK W WEEKS DAY D DAYS
+DAYOFWEEK DOW DAYOFWEEK_ISO DOW_ISO DOY HOUR H HOURS HR HRS MINUTE M MIN MINS MINUTES SECOND S
+SEC SECONDS SECS
+""".split()
+)
+
+
+#: make_timestamp's two forms (PySpark's keyword arguments), by argument count; the time
+#: zone slot exists where the catalog row has one
+_TIMESTAMP_PARTS = "e years, e months, e days, e hours, e mins, e secs"
+_MAKE_TIMESTAMP_FORMS: dict[int, tuple[Param, ...]] = {
+    2: parse_signature("e date, e time"),
+    3: parse_signature("e date, e time, S timezone"),
+    6: parse_signature(_TIMESTAMP_PARTS),
+    7: parse_signature(_TIMESTAMP_PARTS + ", S timezone"),
+}
+
+
 def _desugar(name: str) -> Callable[[Desugar], Desugar]:
     def register(fn: Desugar) -> Desugar:
         DESUGARS[name] = fn
@@ -130,16 +161,6 @@ def _log(p: Parser, spec: FunctionSpec, args: list[ir.Expr], loc: str) -> ir.Exp
     return ir.Call(spec.name, tuple(args), loc)
 
 
-#: robin's durations → the interval function and the argument they fill
-_INTERVALS: dict[str, tuple[str, int]] = {
-    "days": ("make_dt_interval", 0),
-    "hours": ("make_dt_interval", 1),
-    "minutes": ("make_dt_interval", 2),
-    "months": ("make_ym_interval", 1),
-    "years": ("make_ym_interval", 0),
-}
-
-
 @_desugar("interval")
 def _interval(p: Parser, spec: FunctionSpec, args: list[ir.Expr], loc: str) -> ir.Expr | None:
     """robin's durations days(n), hours(n) ... → make_dt_interval / make_ym_interval, with
@@ -185,16 +206,6 @@ def _is_string_arg(raw: Any) -> bool:
 
 def _string_value(raw: Any) -> str:
     return raw if isinstance(raw, str) else str(raw["lit"])
-
-
-#: field names of Spark's extract / date_part (case-insensitive)
-_DATE_FIELDS = frozenset(
-    """
-YEAR Y YEARS YR YRS YEAROFWEEK QUARTER QTR MONTH MON MONS MONTHS WEEK W WEEKS DAY D DAYS
-DAYOFWEEK DOW DAYOFWEEK_ISO DOW_ISO DOY HOUR H HOURS HR HRS MINUTE M MIN MINS MINUTES SECOND S
-SEC SECONDS SECS
-""".split()
-)
 
 
 @_raw_hook("date_part")
@@ -268,17 +279,6 @@ def _isin(p: Parser, spec: FunctionSpec, raw_args: list[Any], args_loc: str, loc
             pairs = [pairs[0], *((v, f"{vloc}/{i}") for i, v in enumerate(values))]
     args = arguments(p, spec, pairs, args_loc, depth)
     return ir.Call(spec.name, tuple(args), loc) if args is not None else None
-
-
-#: make_timestamp's two forms (PySpark's keyword arguments), by argument count; the time
-#: zone slot exists where the catalog row has one
-_TIMESTAMP_PARTS = "e years, e months, e days, e hours, e mins, e secs"
-_MAKE_TIMESTAMP_FORMS: dict[int, tuple[Param, ...]] = {
-    2: parse_signature("e date, e time"),
-    3: parse_signature("e date, e time, S timezone"),
-    6: parse_signature(_TIMESTAMP_PARTS),
-    7: parse_signature(_TIMESTAMP_PARTS + ", S timezone"),
-}
 
 
 @_raw_hook("make_timestamp")

@@ -315,7 +315,11 @@ KEY_ALIASES: dict[str, dict[str, tuple[str, ...]]] = {
         "num_partitions": ("num_partitions", "numPartitions"),  # numPartitions: PySpark
     },
     "step": {"op": ("op",), "payload": ("payload",)},  # robin
-    # ---- single-input steps (payload keys)
+    # ---- single-input steps (payload keys; one entry per step parser, named by its first op)
+    "filter": {},  # the payload is an expression ("expr")
+    "distinct": {},  # no payload
+    "stop": {},  # no payload
+    "read": {},  # the payload is an input ("input")
     "select": {"columns": ("columns",)},  # robin HEAD, seed (Sparkless compatibility)
     "select_item": {
         "expr": ("expr",),  # robin
