@@ -56,6 +56,9 @@ EXPRESSION_FORMS: dict[str, Callable[[Parser, Mapping[str, Any], Any, str, int],
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _OPS = KEY_ALIASES["op"]
+_LEFT, _RIGHT = _OPS["left"], _OPS["right"]
+#: {"op": word} → the catalog row of the function it calls (the row's op_form is its form)
+_OP_ROWS: dict[str, FunctionSpec] = {word: CATALOG[name] for word, name in EXPR_OP_FUNCTIONS.items()}
 _FN = KEY_ALIASES["expr"]["fn"]
 
 
@@ -266,8 +269,7 @@ def op_expr(p: Parser, raw: Mapping[str, Any], loc: str, depth: int) -> ir.Expr 
     op = raw["op"]
     if op in ("and", "or"):
         return _logical_chain(p, raw, loc, depth)
-    fn_name = EXPR_OP_FUNCTIONS.get(op)
-    spec = CATALOG[fn_name] if fn_name is not None else None
+    spec = _OP_ROWS.get(op)
     form = spec.op_form if spec is not None else None
     if spec is not None and form == "args" and "args" in raw:
         return call(p, raw, spec.name, loc, depth, args_key="args", fn_key="op")
@@ -275,7 +277,9 @@ def op_expr(p: Parser, raw: Mapping[str, Any], loc: str, depth: int) -> ir.Expr 
         left, right = _operands(p, raw, loc, depth, op)
         if left is None or right is None:
             return None
-        return _built(p, spec, [left, right], loc)
+        if spec.desugar is None:
+            return ir.Call(spec.name, (left, right), loc)
+        return _desugared(p, spec, [left, right], loc)
     if spec is not None and form == "unary":
         k, arg = first(raw, _OPS["arg"])
         if k is None:
@@ -285,7 +289,9 @@ def op_expr(p: Parser, raw: Mapping[str, Any], loc: str, depth: int) -> ir.Expr 
                 p.err("missing_key", f"{loc}/arg", f"op {op!r} needs 'arg'")
                 return None
         a = parse_expr(p, arg, f"{loc}/{k}", depth + 1)
-        return _built(p, spec, [a], loc) if a is not None else None
+        if a is None:
+            return None
+        return ir.Call(spec.name, (a,), loc) if spec.desugar is None else _desugared(p, spec, [a], loc)
     own = _OWN_FORMS.get(op)
     if own is not None:
         return own(p, raw, loc, depth)
@@ -303,10 +309,9 @@ def op_expr(p: Parser, raw: Mapping[str, Any], loc: str, depth: int) -> ir.Expr 
     return None
 
 
-def _built(p: Parser, spec: FunctionSpec, args: list[ir.Expr], loc: str) -> ir.Expr | None:
-    """The call of an op form, through the row's desugar if it has one (``!=``)."""
-    if spec.desugar is None:
-        return ir.Call(spec.name, tuple(args), loc)
+def _desugared(p: Parser, spec: FunctionSpec, args: list[ir.Expr], loc: str) -> ir.Expr | None:
+    """An op form's call through its row's desugaring (``!=`` is ``not(==)``)."""
+    assert spec.desugar is not None
     return DESUGARS[spec.desugar](p, spec, args, loc)
 
 
@@ -366,8 +371,8 @@ def _operands(
             parse_expr(p, raw["args"][0], f"{loc}/args/0", depth + 1),
             parse_expr(p, raw["args"][1], f"{loc}/args/1", depth + 1),
         )
-    left = _operand(p, raw, _OPS["left"], loc, depth, op)
-    right = _operand(p, raw, _OPS["right"], loc, depth, op)
+    left = _operand(p, raw, _LEFT, loc, depth, op)
+    right = _operand(p, raw, _RIGHT, loc, depth, op)
     return left, right
 
 
@@ -406,7 +411,7 @@ def _isin_op(p: Parser, raw: Mapping[str, Any], loc: str, depth: int) -> ir.Expr
 
 
 def _get_item_op(p: Parser, raw: Mapping[str, Any], loc: str, depth: int) -> ir.Expr | None:
-    left = _operand(p, raw, _OPS["left"], loc, depth, "getItem")
+    left = _operand(p, raw, _LEFT, loc, depth, "getItem")
     rkey, rraw = first(raw, _OPS["item"])
     if rkey is None:
         p.err("missing_key", f"{loc}/right", "getItem needs 'right' (the index or key)")
@@ -418,7 +423,7 @@ def _get_item_op(p: Parser, raw: Mapping[str, Any], loc: str, depth: int) -> ir.
 
 
 def _startswith_op(p: Parser, raw: Mapping[str, Any], loc: str, depth: int) -> ir.Expr | None:
-    left = _operand(p, raw, _OPS["left"], loc, depth, "startswith")
+    left = _operand(p, raw, _LEFT, loc, depth, "startswith")
     rkey, rraw = first(raw, _OPS["prefix"])
     if rkey is None:
         p.err("missing_key", f"{loc}/right", "startswith needs 'right' (the prefix)")
