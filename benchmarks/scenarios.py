@@ -56,7 +56,7 @@ def _target(name: str, value: float, limit: float, kind: str) -> dict[str, Any]:
 
 def _arrow_table(rows: list[list[Any]]) -> Any:
     """The Arrow table connect_plan makes of JSON rows (both clients get this table)."""
-    from connect_plan.parse import parse_plan
+    from connect_plan.formats.json_plan import parse_plan
 
     return parse_plan(rows, w.INPUT_SCHEMA, []).source.table
 

@@ -56,7 +56,7 @@ __all__ = [
 
 def supported_plan_operations() -> tuple[str, ...]:
     """Every plan op name connect_plan accepts (robin-sparkless' discovery call)."""
-    from .parse import OPS
+    from .formats.json_plan import OPS
 
     return tuple(OPS)
 

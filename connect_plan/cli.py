@@ -30,7 +30,7 @@ EXIT_OK, EXIT_FAILURES, EXIT_PLAN, EXIT_SERVER, EXIT_LOCAL, EXIT_INTERRUPTED = 0
 
 
 def _read_document(path: str) -> Any:
-    from .parse import load_json
+    from .formats.json_plan import load_json
 
     if path == "-":
         return load_json(sys.stdin.buffer.read())

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "MISSING",
     "ConnectPlanError",
     "ErrorDetail",
     "InputTooLargeError",
@@ -60,8 +61,8 @@ _short.maxlist = 4
 _short.maxdict = 4
 _short.maxlevel = 2
 
-#: sentinel for "no offending input recorded"
-_MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
+#: sentinel for "no offending input recorded" (the parser passes it where a key is absent)
+MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
 
 
 @dataclass(frozen=True)
@@ -71,18 +72,18 @@ class ErrorDetail:
     code: str
     loc: str
     message: str
-    input: Any = _MISSING
+    input: Any = MISSING
 
     def __str__(self) -> str:
         text = f"{self.loc or '/'}: {self.message} [{self.code}]"
-        if self.input is not _MISSING:
+        if self.input is not MISSING:
             text += f" (got {_short.repr(self.input)})"
         return text
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-friendly view (the CLI prints these with ``--format json``)."""
         out: dict[str, Any] = {"code": self.code, "loc": self.loc, "message": self.message}
-        if self.input is not _MISSING:
+        if self.input is not MISSING:
             out["input"] = _short.repr(self.input)
         return out
 
@@ -104,7 +105,7 @@ class PlanError(ConnectPlanError, ValueError):
         super().__init__(self._render())
 
     @classmethod
-    def single(cls, code: str, loc: str, message: str, input: Any = _MISSING) -> PlanError:
+    def single(cls, code: str, loc: str, message: str, input: Any = MISSING) -> PlanError:
         return cls([ErrorDetail(code, loc, message, input)])
 
     def _render(self) -> str:

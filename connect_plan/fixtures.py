@@ -82,7 +82,7 @@ def load_fixture(path: str | Path) -> dict[str, Any]:
     """The fixture at ``path``; a PlanError (located in the file) if its JSON or its own keys
     (``expected``, ``setup``, ``then``, ``cleanup``) are malformed. The plan inside is checked
     when the fixture runs."""
-    from .parse import load_json
+    from .formats.json_plan import load_json
 
     doc = load_json(Path(path).read_bytes())
     if not isinstance(doc, dict):

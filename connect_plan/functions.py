@@ -43,9 +43,28 @@ Row options:
     emitted with ``is_distinct`` (``count_distinct`` is Spark's ``count(DISTINCT ...)``)
 ``cycle``
     the signature repeats (``named_struct``: name, value, name, value, ...)
-``special``
-    names a form the parser or translator builds by hand (casts, ``when``, windows over
-    lambdas ...). Everything else is emitted generically.
+``desugar``
+    names a parse-stage rewrite (casts, ``when``, ``get`` ...): a function of
+    ``formats/json_plan/specials.py`` turns the call into other IR (checked at import: every
+    name has its function there, every function a row)
+``builder``
+    names an emit-stage builder in ``translator/expressions.py`` (``SPECIAL_BUILDERS``, also
+    checked at import). A row may have both: ``get``, ``log``, ``call_function`` and ``in`` are
+    desugared here and built there. Everything else is emitted generically
+``op_form``
+    the function is also written ``{"op": word, ...}`` (the words are the JSON format's, in
+    ``formats/json_plan/spellings.py``): ``binary`` (``left``/``right``), ``unary`` (``arg``)
+    or ``args`` (an ``args`` list)
+``null_skipping``
+    an aggregate that ignores null inputs, so ``agg(x) FILTER (WHERE c)`` equals
+    ``agg(CASE WHEN c THEN x END)`` (the only aggregates a filter is accepted for)
+``needs_order``
+    a window function Spark needs an ordered window for (robin orders by the partition
+    columns when a plan gives none)
+``counts_rows``
+    a lone ``*`` argument counts rows and is sent as ``1`` (PySpark's ``count(*)``)
+``nondeterministic``
+    the result differs per evaluation, row or partition: never merged across steps
 
 PySpark functions that have no row are listed in :data:`EXCLUDED` with the reason; a
 unit test fails when ``pyspark.sql.functions`` has a function in neither.
@@ -61,12 +80,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "BUILDER_FORMS",
     "CATALOG",
+    "DESUGAR_FORMS",
     "EXCLUDED",
     "KINDS",
-    "PARSER_SPECIALS",
+    "NULL_SKIPPING_NAMES",
+    "OP_FORMS",
     "SORT_FUNCTIONS",
-    "SPECIAL_FORMS",
     "FunctionSpec",
     "Param",
     "agg",
@@ -78,6 +99,8 @@ __all__ = [
 ]
 
 KINDS = ("scalar", "aggregate", "window", "generator", "operator")
+#: how a function is written as ``{"op": word, ...}`` (None: only as ``{"fn": name}``)
+OP_FORMS = (None, "binary", "unary", "args")
 
 
 @dataclass(frozen=True)
@@ -108,8 +131,13 @@ class FunctionSpec:
     kind: str = "scalar"
     aliases: tuple[str, ...] = ()
     order: tuple[int, ...] | None = None
-    special: str | None = None
+    desugar: str | None = None
+    builder: str | None = None
+    op_form: str | None = None
     nondeterministic: bool = False
+    null_skipping: bool = False
+    needs_order: bool = False
+    counts_rows: bool = False
     notes: str = ""
     signature: str = ""
     fill: dict[int, Any] = field(default_factory=dict, hash=False, compare=False)
@@ -212,8 +240,13 @@ def fn(
     kind: str = "scalar",
     aliases: tuple[str, ...] = (),
     order: tuple[int, ...] | None = None,
-    special: str | None = None,
+    desugar: str | None = None,
+    builder: str | None = None,
+    op_form: str | None = None,
     nondeterministic: bool = False,
+    null_skipping: bool = False,
+    needs_order: bool = False,
+    counts_rows: bool = False,
     notes: str = "",
     fill: dict[int, Any] | None = None,
     distinct: bool = False,
@@ -221,6 +254,8 @@ def fn(
 ) -> FunctionSpec:
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r} for {name!r}")
+    if op_form not in OP_FORMS:
+        raise ValueError(f"unknown op form {op_form!r} for {name!r}")
     return FunctionSpec(
         name=name,
         params=parse_signature(sig),
@@ -228,8 +263,13 @@ def fn(
         kind=kind,
         aliases=aliases,
         order=order,
-        special=special,
+        desugar=desugar,
+        builder=builder,
+        op_form=op_form,
         nondeterministic=nondeterministic,
+        null_skipping=null_skipping,
+        needs_order=needs_order,
+        counts_rows=counts_rows,
         notes=notes,
         signature=sig,
         fill=dict(fill or {}),
@@ -250,8 +290,8 @@ def gen(name: str, sig: str, spark: str | None = None, **kw: Any) -> FunctionSpe
     return fn(name, sig, spark, kind="generator", **kw)
 
 
-def _unary(*names: str, kind: str = "scalar") -> list[FunctionSpec]:
-    return [fn(n, "e", kind=kind) for n in names]
+def _unary(*names: str, kind: str = "scalar", **kw: Any) -> list[FunctionSpec]:
+    return [fn(n, "e", kind=kind, **kw) for n in names]
 
 
 _UNIX_FORMAT = "yyyy-MM-dd HH:mm:ss"
@@ -262,71 +302,95 @@ _TUPLE_MODE = "sum"
 
 _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/functions.md sections)
     "Operators",
-    fn("==", "e, e", kind="operator", aliases=("eq",)),
-    fn(">", "e, e", kind="operator", aliases=("gt",)),
-    fn(">=", "e, e", kind="operator", aliases=("ge",)),
-    fn("<", "e, e", kind="operator", aliases=("lt",)),
-    fn("<=", "e, e", kind="operator", aliases=("le",)),
-    fn("!=", "e, e", kind="operator", aliases=("ne",), special="not_equal", notes="emitted as not(a == b)"),
-    fn("<=>", "e, e", kind="operator", aliases=("eq_null_safe", "eqNullSafe")),
+    fn("==", "e, e", kind="operator", aliases=("eq",), op_form="binary"),
+    fn(">", "e, e", kind="operator", aliases=("gt",), op_form="binary"),
+    fn(">=", "e, e", kind="operator", aliases=("ge",), op_form="binary"),
+    fn("<", "e, e", kind="operator", aliases=("lt",), op_form="binary"),
+    fn("<=", "e, e", kind="operator", aliases=("le",), op_form="binary"),
+    fn(
+        "!=",
+        "e, e",
+        kind="operator",
+        aliases=("ne",),
+        desugar="not_equal",
+        op_form="binary",
+        notes="emitted as not(a == b)",
+    ),
+    fn("<=>", "e, e", kind="operator", aliases=("eq_null_safe", "eqNullSafe"), op_form="binary"),
     fn(
         "and",
         "e, e+",
         kind="operator",
-        special="logical_chain",
+        builder="logical_chain",
         notes="n-ary; emitted as a balanced tree so long chains stay shallow",
     ),
-    fn("or", "e, e+", kind="operator", special="logical_chain"),
-    fn("not", "e", kind="operator", notes="logical NOT (robin HEAD computed a bitwise complement even on booleans)"),
-    fn("~", "e", kind="operator", aliases=("bitwise_not", "bitwiseNOT")),
+    fn("or", "e, e+", kind="operator", builder="logical_chain"),
+    fn(
+        "not",
+        "e",
+        kind="operator",
+        op_form="unary",
+        notes="logical NOT (robin HEAD computed a bitwise complement even on booleans)",
+    ),
+    fn("~", "e", kind="operator", aliases=("bitwise_not", "bitwiseNOT"), op_form="unary"),
     fn("&", "e, e", kind="operator", aliases=("bitwise_and", "bitwiseAND")),
     fn("|", "e, e", kind="operator", aliases=("bitwise_or", "bitwiseOR")),
     fn("^", "e, e", kind="operator", aliases=("bitwise_xor", "bitwiseXOR")),
-    fn("+", "e, e", kind="operator", aliases=("add",), notes="Spark's result type (robin always returned double)"),
-    fn("-", "e, e", kind="operator", aliases=("subtract", "sub", "minus")),
-    fn("*", "e, e", kind="operator", aliases=("multiply", "mul")),
-    fn("/", "e, e", kind="operator", aliases=("divide", "div")),
+    fn(
+        "+",
+        "e, e",
+        kind="operator",
+        aliases=("add",),
+        op_form="binary",
+        notes="Spark's result type (robin always returned double)",
+    ),
+    fn("-", "e, e", kind="operator", aliases=("subtract", "sub", "minus"), op_form="binary"),
+    fn("*", "e, e", kind="operator", aliases=("multiply", "mul"), op_form="binary"),
+    fn("/", "e, e", kind="operator", aliases=("divide", "div"), op_form="binary"),
     fn("%", "e, e", kind="operator", aliases=("mod", "remainder"), notes="remainder is robin's name for Spark's %"),
     fn(
         "power",
         "e, e",
         aliases=("pow", "**"),
+        op_form="binary",
         notes="robin required an integer literal exponent; any expression works here",
     ),
     fn(
         "between",
         "e, e lower, e upper",
-        special="between",
+        builder="between",
         notes="x >= lower AND x <= upper, as PySpark's Column.between",
     ),
     fn(
         "in",
         "e, L*",
         aliases=("isin",),
-        special="isin",
+        # desugar here (a single list of values is spread), build there (Spark's "in")
+        desugar="isin",
+        builder="isin",
         notes="values are literals (a bare string is a value); Spark's IN semantics, nulls kept",
     ),
-    fn("isnull", "e", aliases=("is_null", "isNull")),
-    fn("isnotnull", "e", aliases=("is_not_null", "isNotNull")),
+    fn("isnull", "e", aliases=("is_null", "isNull"), op_form="unary"),
+    fn("isnotnull", "e", aliases=("is_not_null", "isNotNull"), op_form="unary"),
     fn("isnan", "e", aliases=("isNaN",)),
     "Conditionals, nulls and types",
-    fn("coalesce", "e+"),
+    fn("coalesce", "e+", op_form="args"),
     fn(
         "when",
         "e, e, e*",
-        special="when",
+        desugar="when",
         notes="when(c, v): null where c is not true; when(c1, v1, c2, v2, ..., else) chains; "
         "an 'otherwise' key on the object or the otherwise function adds the else branch",
     ),
     fn(
         "otherwise",
         "e when, e value",
-        special="otherwise",
+        desugar="otherwise",
         notes="otherwise(when(...), v): the else branch of a when (Column.otherwise)",
     ),
     fn("assert_true", "e, S? message"),
     fn("raise_error", "S message"),
-    fn("nvl", "e, e"),
+    fn("nvl", "e, e", op_form="args"),
     fn("ifnull", "e, e"),
     fn("nullif", "e, e"),
     fn("nullifzero", "e"),
@@ -335,26 +399,28 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
     fn(
         "greatest",
         "e+",
-        special="single_passthrough",
+        builder="single_passthrough",
         notes="one argument returns it unchanged (robin); Spark needs two",
     ),
-    fn("least", "e+", special="single_passthrough", notes="one argument returns it unchanged (robin); Spark needs two"),
+    fn("least", "e+", builder="single_passthrough", notes="one argument returns it unchanged (robin); Spark needs two"),
     fn("equal_null", "e, e"),
     fn("nanvl", "e, e"),
     fn("typeof", "e", notes="Spark type names (robin returned Polars names)"),
-    fn("cast", "e, T type", special="cast"),
-    fn("try_cast", "e, T type", special="cast"),
-    fn("astype", "e, T type", special="cast", notes="PySpark's astype is cast (robin made it try_cast)"),
+    fn("cast", "e, T type", desugar="cast"),
+    fn("try_cast", "e, T type", desugar="cast"),
+    fn("astype", "e, T type", desugar="cast", notes="PySpark's astype is cast (robin made it try_cast)"),
     fn(
         "call_udf",
         "S name, e*",
-        special="udf",
+        desugar="udf",
         notes="a UDF registered with Client.register_udf, else a function registered on the server",
     ),
     fn(
         "call_function",
         "S name, e*",
-        special="call_function",
+        # desugar here (the name must be a string literal), build there (CallFunction)
+        desugar="call_function",
+        builder="call_function",
         notes="calls a function registered on the server by name (Spark Connect CallFunction)",
     ),
     fn("unwrap_udt", "e"),
@@ -377,8 +443,9 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
         "sha1",
         "sha",
         "md5",
-        "soundex",
-        "crc32",
+    ),
+    *_unary("soundex", "crc32", op_form="args"),
+    *_unary(
         "bit_length",
         "octet_length",
         "hex",
@@ -407,7 +474,7 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
     fn("btrim", "e, S? chars"),
     fn("substring", "e, I pos, I? len"),
     fn("substr", "e, I pos, I? len"),
-    fn("concat", "e*"),
+    fn("concat", "e*", op_form="args"),
     fn("concat_ws", "S sep, e*"),
     fn("repeat", "e, I n"),
     fn("instr", "e, S substr, I? start, I? occurrence"),
@@ -418,26 +485,26 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
     fn("sha2", "e, I bits"),
     fn("lpad", "e, I len, S? pad"),
     fn("rpad", "e, I len, S? pad"),
-    fn("translate", "e, S from, S to"),
-    fn("substring_index", "e, S delim, I count", aliases=("substringIndex",)),
+    fn("translate", "e, S from, S to", op_form="args"),
+    fn("substring_index", "e, S delim, I count", aliases=("substringIndex",), op_form="args"),
     fn("left", "e, I n"),
     fn("right", "e, I n"),
     fn("replace", "e, S search, S? replacement"),
     fn("startswith", "e, S prefix", aliases=("startsWith",)),
     fn("endswith", "e, S suffix", aliases=("endsWith",)),
-    fn("contains", "e, S substr"),
+    fn("contains", "e, S substr", op_form="args"),
     fn("like", "e, S pattern, S? escape"),
     fn("ilike", "e, S pattern, S? escape"),
     fn("rlike", "e, S regex"),
     fn("regexp", "e, S regex"),
     fn("regexp_like", "e, S regex"),
-    fn("levenshtein", "e, e, I? threshold"),
+    fn("levenshtein", "e, e, I? threshold", op_form="args"),
     fn("jaro_winkler_similarity", "e, e"),
-    fn("xxhash64", "e+"),
+    fn("xxhash64", "e+", op_form="args"),
     fn("hash", "e+", notes="Spark's Murmur3 hash (robin's values differ)"),
-    fn("regexp_extract", "e, S regex, N? group", notes="group defaults to 1 as in Spark SQL"),
-    fn("regexp_replace", "e, S regex, S replacement, I? position"),
-    fn("regexp_extract_all", "e, S regex, N? group", aliases=("regexpExtractAll",)),
+    fn("regexp_extract", "e, S regex, N? group", op_form="args", notes="group defaults to 1 as in Spark SQL"),
+    fn("regexp_replace", "e, S regex, S replacement, I? position", op_form="args"),
+    fn("regexp_extract_all", "e, S regex, N? group", aliases=("regexpExtractAll",), op_form="args"),
     fn("regexp_count", "e, S regex"),
     fn("regexp_substr", "e, S regex"),
     fn("regexp_instr", "e, S regex, N? group"),
@@ -449,11 +516,11 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
     ),
     fn("split_part", "e, S delim, I part"),
     fn("find_in_set", "e, e"),
-    fn("format_string", "S format, e*", aliases=("formatString",)),
+    fn("format_string", "S format, e*", aliases=("formatString",), op_form="args"),
     fn("printf", "S format, e*"),
     fn("mask", "e, S? upper, S? lower, S? digit, S? other", fill={1: "X", 2: "x", 3: "n", 4: None}),
     fn("str_to_map", "e, S? pair_delim, S? kv_delim", fill={1: ",", 2: ":"}),
-    fn("get_json_object", "e, S path", aliases=("getJsonObject",)),
+    fn("get_json_object", "e, S path", aliases=("getJsonObject",), op_form="args"),
     fn("json_array_length", "e"),
     fn("json_object_keys", "e"),
     fn("from_json", "e, S schema, M? options", notes="schema: a DDL string or Spark's JSON schema"),
@@ -525,7 +592,10 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
     fn(
         "log",
         "e, e?",
-        special="log",
+        # desugar here (PySpark's argument order), build there (ln for one argument)
+        desugar="log",
+        builder="log",
+        op_form="args",
         notes="robin's order log(value, base) (the base a number literal); PySpark's "
         "log(base, value) is recognised when the first argument is the number literal",
     ),
@@ -593,7 +663,7 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
         "time_to_seconds",
         "window_time",
     ),
-    fn("to_date", "e, S? format"),
+    fn("to_date", "e, S? format", op_form="args"),
     fn("try_to_date", "e, S? format"),
     fn("to_timestamp", "e, S? format"),
     fn("try_to_timestamp", "e, S? format"),
@@ -609,7 +679,7 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
     fn("datediff", "e end, e start"),
     fn("date_diff", "e end, e start"),
     fn("trunc", "e, S unit", notes="returns a date, as Spark's trunc (robin returned a timestamp)"),
-    fn("date_trunc", "S unit, e", aliases=("dateTrunc",)),
+    fn("date_trunc", "S unit, e", aliases=("dateTrunc",), op_form="args"),
     fn("add_months", "e, I months"),
     fn("months_between", "e end, e start, B? round_off", fill={2: True}),
     fn("next_day", "e, S day_name"),
@@ -619,18 +689,18 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
     fn(
         "make_timestamp",
         "e, e, e?, e?, e?, e?, S? timezone",
-        special="make_timestamp",
+        desugar="make_timestamp",
         notes="(years, months, days, hours, mins, secs[, timezone]) or (date, time[, timezone]); "
         'the time zone is a string literal slot: a bare "UTC" is the zone (robin ignored a bare string there)',
     ),
-    fn("try_make_timestamp", "e, e, e?, e?, e?, e?, S? timezone", special="make_timestamp", notes="as make_timestamp"),
+    fn("try_make_timestamp", "e, e, e?, e?, e?, e?, S? timezone", desugar="make_timestamp", notes="as make_timestamp"),
     fn(
         "make_timestamp_ntz",
         "e, e, e?, e?, e?, e?",
-        special="make_timestamp",
+        desugar="make_timestamp",
         notes="(years, months, days, hours, mins, secs) or (date, time)",
     ),
-    fn("try_make_timestamp_ntz", "e, e, e?, e?, e?, e?", special="make_timestamp", notes="as make_timestamp_ntz"),
+    fn("try_make_timestamp_ntz", "e, e, e?, e?, e?, e?", desugar="make_timestamp", notes="as make_timestamp_ntz"),
     fn("make_timestamp_ltz", "e, e, e, e, e, e, S? timezone"),
     fn("try_make_timestamp_ltz", "e, e, e, e, e, e, S? timezone"),
     fn("make_time", "e, e, e"),
@@ -648,19 +718,19 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
     fn("make_ym_interval", "e? years, e? months", fill={0: 0, 1: 0}),
     fn("timestampadd", "S unit, e amount, e ts", aliases=("timestamp_add",)),
     fn("timestampdiff", "S unit, e start, e end", aliases=("timestamp_diff",)),
-    fn("days", "e n", special="interval", notes="robin's duration: make_dt_interval(n)"),
-    fn("hours", "e n", special="interval", notes="robin's duration: make_dt_interval(0, n)"),
-    fn("minutes", "e n", special="interval", notes="robin's duration: make_dt_interval(0, 0, n)"),
+    fn("days", "e n", desugar="interval", notes="robin's duration: make_dt_interval(n)"),
+    fn("hours", "e n", desugar="interval", notes="robin's duration: make_dt_interval(0, n)"),
+    fn("minutes", "e n", desugar="interval", notes="robin's duration: make_dt_interval(0, 0, n)"),
     fn(
         "months",
         "e n",
-        special="interval",
+        desugar="interval",
         notes="a year-month interval make_ym_interval(0, n) (robin approximated 30 days)",
     ),
     fn(
         "years",
         "e n",
-        special="interval",
+        desugar="interval",
         notes="a year-month interval make_ym_interval(n) (robin approximated 365 days)",
     ),
     fn("from_utc_timestamp", "e, S tz"),
@@ -671,7 +741,8 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
         notes="without a source zone the session time zone is the source",
     ),
     *(
-        fn(n, "")
+        # per-partition / per-file / per-row values: non-deterministic (never merged across steps)
+        fn(n, "", nondeterministic=n in ("spark_partition_id", "input_file_name", "monotonically_increasing_id"))
         for n in (
             "current_date",
             "curdate",
@@ -698,29 +769,29 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
     fn(
         "extract",
         "e source, S field",
-        special="date_part",
+        desugar="date_part",
         notes="robin's order extract(source, field); PySpark's (field, source) is recognised "
         "when the first argument is the string literal",
     ),
-    fn("date_part", "e source, S field", special="date_part", notes="as extract"),
-    fn("datepart", "e source, S field", special="date_part", notes="as extract"),
+    fn("date_part", "e source, S field", desugar="date_part", notes="as extract"),
+    fn("datepart", "e source, S field", desugar="date_part", notes="as extract"),
     fn(
         "to_char",
         "e, S? format",
-        special="to_char",
+        desugar="to_char",
         notes="with a format: Spark's to_char (numbers and datetimes); without: cast to string (robin)",
     ),
-    fn("to_varchar", "e, S? format", special="to_char", notes="as to_char"),
+    fn("to_varchar", "e, S? format", desugar="to_char", notes="as to_char"),
     fn(
         "to_number",
         "e, S? format",
-        special="to_number",
+        desugar="to_number",
         notes="with a format: Spark's to_number; without: cast to double (robin)",
     ),
     fn(
         "try_to_number",
         "e, S? format",
-        special="to_number",
+        desugar="to_number",
         notes="with a format: Spark's try_to_number; without: try_cast to double (robin)",
     ),
     fn(
@@ -755,7 +826,7 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
     fn(
         "array_sort",
         "e, X2?",
-        special="array_sort",
+        desugar="array_sort",
         notes="array_sort(a) and array_sort(a, true|false) are sort_array (nulls first when "
         "ascending, as robin); with a comparator lambda it is Spark's array_sort",
     ),
@@ -767,7 +838,7 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
     fn(
         "array_sum",
         "e",
-        special="array_sum",
+        desugar="array_sum",
         notes="no Spark function: aggregate(a, zero, (acc, x) -> acc + coalesce(x, 0)); nulls "
         "are skipped and an empty array sums to 0, as in robin; decimal arrays are not supported",
     ),
@@ -784,7 +855,7 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
     fn("transform_values", "e, X2"),
     fn("map_zip_with", "e, e, X3"),
     "Maps and structs",
-    fn("create_map", "e? key, e? value", "map", aliases=("createMap",), cycle=True),
+    fn("create_map", "e? key, e? value", "map", aliases=("createMap",), cycle=True, op_form="args"),
     fn("map_keys", "e", aliases=("keys",)),
     fn("map_values", "e"),
     fn("map_entries", "e"),
@@ -795,26 +866,29 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
     fn(
         "get",
         "e, e",
-        special="get",
+        # desugar here (a key that is no integer literal is x[key]), build there (x[key]
+        # again when x is statically a map, else Spark's get)
+        desugar="get",
+        builder="get",
         notes="any key but an integer literal is a map lookup x[key] (robin's get(map, key)); an "
         "integer literal is that lookup too when x is known to be a map (an inline map column, a "
         "map-building function, a cast), else Spark's get (0-based array access, null out of range)",
     ),
-    fn("get_field", "e, S field", aliases=("getField",), special="extract", notes="struct field (Column.getField)"),
+    fn("get_field", "e, S field", aliases=("getField",), desugar="extract", notes="struct field (Column.getField)"),
     fn(
         "get_item",
         "e, L key",
         aliases=("getItem",),
-        special="extract",
+        desugar="extract",
         notes="0-based array element or map value (Column.getItem)",
     ),
     fn("struct", "e*", aliases=("struct_",), notes="field names from the argument expressions"),
     fn("named_struct", "S name, e value", cycle=True),
-    fn("with_field", "e, S field, e value", aliases=("withField",), special="update_fields", notes="Column.withField"),
-    fn("drop_fields", "e, S+ fields", aliases=("dropFields",), special="update_fields", notes="Column.dropFields"),
+    fn("with_field", "e, S field, e value", aliases=("withField",), builder="update_fields", notes="Column.withField"),
+    fn("drop_fields", "e, S+ fields", aliases=("dropFields",), builder="update_fields", notes="Column.dropFields"),
     "Generators",
-    gen("explode", "e"),
-    gen("explode_outer", "e", aliases=("explodeOuter",)),
+    gen("explode", "e", op_form="args"),
+    gen("explode_outer", "e", aliases=("explodeOuter",), op_form="args"),
     gen(
         "posexplode",
         "e",
@@ -829,45 +903,58 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
         "json_tuple",
         "e, S+ fields",
         aliases=("jsonTuple",),
+        op_form="args",
         notes="Spark's generator: one string column per field, c0, c1, ... (robin returned a struct)",
     ),
     "Aggregates",
-    agg("count", "e", notes="count(*) and a count without a column count rows: count(1)"),
-    agg("count_distinct", "e+", "count", aliases=("countDistinct",), distinct=True),
-    agg("approx_count_distinct", "e, F? rsd", aliases=("approxCountDistinct",)),
-    agg("sum", "e"),
-    agg("sum_distinct", "e", "sum", aliases=("sumDistinct",), distinct=True),
-    agg("avg", "e", aliases=("mean",)),
+    agg(
+        "count",
+        "e",
+        counts_rows=True,
+        null_skipping=True,
+        notes="count(*) and a count without a column count rows: count(1)",
+    ),
+    agg(
+        "count_distinct", "e+", "count", aliases=("countDistinct",), distinct=True, counts_rows=True, null_skipping=True
+    ),
+    agg("approx_count_distinct", "e, F? rsd", aliases=("approxCountDistinct",), null_skipping=True),
+    agg("sum", "e", null_skipping=True),
+    agg("sum_distinct", "e", "sum", aliases=("sumDistinct",), distinct=True, null_skipping=True),
+    agg("avg", "e", aliases=("mean",), null_skipping=True),
     agg("try_avg", "e"),
     agg("try_sum", "e"),
-    agg("min", "e"),
-    agg("max", "e"),
+    agg("min", "e", null_skipping=True),
+    agg("max", "e", null_skipping=True),
     agg("first", "e, B? ignorenulls", fill={1: False}),
     agg("last", "e, B? ignorenulls", fill={1: False}),
     agg("first_value", "e, B? ignorenulls"),
     agg("last_value", "e, B? ignorenulls"),
     agg("any_value", "e, B? ignorenulls"),
-    agg("collect_list", "e"),
-    agg("collect_set", "e"),
+    agg("collect_list", "e", null_skipping=True),
+    agg("collect_set", "e", null_skipping=True),
     agg("collect_union", "e"),
-    agg("array_agg", "e"),
+    agg("array_agg", "e", null_skipping=True),
     agg("listagg", "e, S? delimiter"),
     agg("listagg_distinct", "e, S? delimiter", "listagg", distinct=True),
     agg("string_agg", "e, S? delimiter"),
     agg("string_agg_distinct", "e, S? delimiter", "string_agg", distinct=True),
-    agg("count_if", "e"),
-    agg("bool_and", "e"),
-    agg("bool_or", "e"),
-    agg("every", "e"),
-    agg("some", "e"),
-    agg("product", "e"),
-    agg("median", "e"),
+    agg("count_if", "e", null_skipping=True),
+    agg("bool_and", "e", null_skipping=True),
+    agg("bool_or", "e", null_skipping=True),
+    agg("every", "e", null_skipping=True),
+    agg("some", "e", null_skipping=True),
+    agg("product", "e", null_skipping=True),
+    agg("median", "e", null_skipping=True),
     agg("mode", "e, B? deterministic", fill={1: False}),
     agg(
-        "percentile", "e, F percentage, I? frequency", fill={2: 1}, notes="percentage: a number or an array of numbers"
+        "percentile",
+        "e, F percentage, I? frequency",
+        fill={2: 1},
+        null_skipping=True,
+        notes="percentage: a number or an array of numbers",
     ),
-    agg("percentile_approx", "e, F percentage, I? accuracy", fill={2: 10000}),
-    agg("approx_percentile", "e, F percentage, I? accuracy", fill={2: 10000}),
+    agg("percentile_approx", "e, F percentage, I? accuracy", fill={2: 10000}, null_skipping=True),
+    agg("approx_percentile", "e, F percentage, I? accuracy", fill={2: 10000}, null_skipping=True),
     *_unary(
         "stddev",
         "std",
@@ -881,6 +968,10 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
         "bit_and",
         "bit_or",
         "bit_xor",
+        kind="aggregate",
+        null_skipping=True,
+    ),
+    *_unary(
         "grouping",
         "bitmap_construct_agg",
         "bitmap_or_agg",
@@ -891,12 +982,10 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
         "vector_sum",
         kind="aggregate",
     ),
+    *(agg(n, "e, e", null_skipping=True) for n in ("corr", "covar_pop", "covar_samp")),
     *(
         agg(n, "e, e")
         for n in (
-            "corr",
-            "covar_pop",
-            "covar_samp",
             "regr_avgx",
             "regr_avgy",
             "regr_count",
@@ -928,11 +1017,11 @@ _LISTING: list[FunctionSpec | str] = [  # a string starts a group (docs/function
     ),
     *(agg(f"tuple_intersection_agg_{t}", "e, S? mode") for t in ("double", "integer")),
     "Window functions",
-    *(win(n, "") for n in ("row_number", "rank", "dense_rank", "percent_rank", "cume_dist")),
-    win("ntile", "I n"),
-    win("lag", "e, I? offset, L? default", fill={1: 1}),
-    win("lead", "e, I? offset, L? default", fill={1: 1}),
-    win("nth_value", "e, I offset, B? ignore_nulls", fill={2: False}),
+    *(win(n, "", needs_order=True) for n in ("row_number", "rank", "dense_rank", "percent_rank", "cume_dist")),
+    win("ntile", "I n", needs_order=True),
+    win("lag", "e, I? offset, L? default", fill={1: 1}, needs_order=True),
+    win("lead", "e, I? offset, L? default", fill={1: 1}, needs_order=True),
+    win("nth_value", "e, I offset, B? ignore_nulls", fill={2: False}, needs_order=True),
     win("counter_diff", "e, e? start_time"),
     "Sketches and bitmaps",
     *_unary(
@@ -1101,25 +1190,22 @@ def suggest(name: str, limit: int = 3) -> list[str]:
     return difflib.get_close_matches(name, list(CATALOG), n=limit, cutoff=0.75)
 
 
-SPECIAL_FORMS: frozenset[str] = frozenset(s.special for s in _ROWS if s.special)
+#: the parse-stage rewrites rows name (``formats/json_plan/specials.py`` has one function each)
+DESUGAR_FORMS: frozenset[str] = frozenset(s.desugar for s in _ROWS if s.desugar)
+#: the emit-stage builders rows name (``translator/expressions.py`` ``SPECIAL_BUILDERS``)
+BUILDER_FORMS: frozenset[str] = frozenset(s.builder for s in _ROWS if s.builder)
 
-#: special forms the parser rewrites into other IR (the rest are built by the translator)
-PARSER_SPECIALS: frozenset[str] = frozenset(
-    {
-        "cast",
-        "when",
-        "otherwise",
-        "udf",
-        "call_function",
-        "extract",
-        "get",
-        "log",
-        "interval",
-        "to_char",
-        "to_number",
-        "array_sum",
-        "date_part",
-        "array_sort",
-        "make_timestamp",
-    }
+#: the names of the aggregates that skip nulls (rows and their lower-case aliases), for messages
+NULL_SKIPPING_NAMES: tuple[str, ...] = tuple(
+    sorted({n for s in _ROWS if s.null_skipping for n in s.names if n == n.lower()})
 )
+
+for _spec in _ROWS:
+    if _spec.op_form is not None:
+        _count = {"binary": 2, "unary": 1}.get(_spec.op_form)
+        if _count is not None and _spec.slot_indices(_count) is None:
+            raise RuntimeError(f"{_spec.name}: an op_form {_spec.op_form!r} row must take {_count} argument(s)")
+    if (_spec.null_skipping or _spec.counts_rows) and _spec.kind != "aggregate":
+        raise RuntimeError(f"{_spec.name}: null_skipping/counts_rows apply to aggregates")
+    if _spec.needs_order and _spec.kind != "window":
+        raise RuntimeError(f"{_spec.name}: needs_order applies to window functions")

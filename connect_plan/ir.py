@@ -1,7 +1,7 @@
 """The intermediate representation: immutable relation and expression nodes.
 
-The parser (:mod:`connect_plan.parse`) is the only module that knows the plan format's
-many spellings; it produces these nodes, each of which remembers where it came from
+The JSON-plan parser (:mod:`connect_plan.formats.json_plan`) is the only package that knows
+the plan format's many spellings; it produces these nodes, each of which remembers where it came from
 (``loc``, a JSON pointer such as ``/plan/2/payload/expr/args/0``). The translator
 (:mod:`connect_plan.translator`) turns them into Spark Connect protos.
 
@@ -300,13 +300,17 @@ class AggItem:
 
 @dataclass(frozen=True)
 class GroupBy(Step):
-    """``groupBy``/``rollup``/``cube``; ``aggs`` is None when a separate ``agg`` follows."""
+    """``groupBy``/``rollup``/``cube``/``groupingSets``. A ``groupBy`` written without
+    ``aggs`` and the ``agg`` step after it are one step once parsed: ``aggs`` comes from the
+    ``agg`` and ``agg_index`` is its index (``aggs`` is None only inside the parser)."""
 
     kind: str  # "groupby" | "rollup" | "cube" | "grouping_sets"
     keys: tuple[Expr, ...]
     aggs: tuple[AggItem, ...] | None
     #: for ``grouping_sets``: each set as indices into ``keys``
     sets: tuple[tuple[int, ...], ...] | None = None
+    #: the index of the separate ``agg`` step that gave ``aggs`` (None: ``aggs`` in the payload)
+    agg_index: int | None = None
 
 
 @dataclass(frozen=True)

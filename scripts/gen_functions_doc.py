@@ -218,34 +218,41 @@ def signature(spec: FunctionSpec) -> str:
     return out
 
 
+def _form(spec: FunctionSpec) -> str | None:
+    """The row's special form: its parse-stage rewrite, else its emit-stage builder (rows
+    with both use one name for them)."""
+    return spec.desugar or spec.builder
+
+
 def spark_form(spec: FunctionSpec) -> str:
-    if spec.special in ("cast",):
+    form = _form(spec)
+    if form in ("cast",):
         return "Cast" + (" (TRY)" if spec.name == "try_cast" else "")
-    if spec.special in ("when", "otherwise"):
+    if form in ("when", "otherwise"):
         return "CASE WHEN"
-    if spec.special == "udf":
+    if form == "udf":
         return "inline UDF / call_function"
-    if spec.special == "call_function":
+    if form == "call_function":
         return "CallFunction"
-    if spec.special == "extract":
+    if form == "extract":
         return "extract value (`x[key]`)"
-    if spec.special == "update_fields":
+    if form == "update_fields":
         return "UpdateFields"
-    if spec.special == "array_sum":
+    if form == "array_sum":
         return "`aggregate` with a lambda"
-    if spec.special == "interval":
+    if form == "interval":
         return "`make_ym_interval`" if spec.name in ("months", "years") else "`make_dt_interval`"
-    if spec.special == "array_sort":
+    if form == "array_sort":
         return "`sort_array` / `array_sort`"
-    if spec.special == "get":
+    if form == "get":
         return "`get` / `x[key]`"
-    if spec.special == "log":
+    if form == "log":
         return "`log(base, value)` / `ln`"
-    if spec.special == "between":
+    if form == "between":
         return "`x >= lo AND x <= hi`"
-    if spec.special == "not_equal":
+    if form == "not_equal":
         return "`NOT (a == b)`"
-    if spec.special == "date_part":
+    if form == "date_part":
         return f"`{spec.spark}(field, source)`"
     name = f"`{spec.spark}`"
     if spec.distinct:
@@ -288,7 +295,7 @@ def divergences() -> str:
         "make_timestamp",
     )
     for s in rows():
-        if not s.notes or (s.special in plain and s.order is None and "robin" not in s.notes):
+        if not s.notes or (_form(s) in plain and s.order is None and "robin" not in s.notes):
             continue
         names = ", ".join(f"`{n}`" for n in s.names)
         items.append(f"* {names}: {s.notes}.")

@@ -19,7 +19,7 @@ __all__ = ["load_plan"]
 def load_plan(plan: Any, data: Any = None, schema: Any = None) -> ir.Plan:
     """Any accepted plan input → IR: a plan document (dict or JSON text), a list of steps
     (with ``data``/``schema``), or JSON text of a list of steps."""
-    from ..parse import load_json, parse_document, parse_plan
+    from .json_plan import load_json, parse_document, parse_plan
 
     if isinstance(plan, ir.Plan):
         return plan
@@ -34,7 +34,7 @@ def load_plan(plan: Any, data: Any = None, schema: Any = None) -> ir.Plan:
             )
         return parse_document(plan)
     if schema is None:
-        from ..parse import is_table_input
+        from .json_plan import is_table_input
 
         if is_table_input(data):
             schema = []  # Arrow/pandas data carries its own schema
@@ -45,6 +45,6 @@ def load_plan(plan: Any, data: Any = None, schema: Any = None) -> ir.Plan:
 
 def _starts_with_read(plan: Any) -> bool:
     """A step list whose first step is ``read`` brings its own source (no data/schema)."""
-    from ..parse import raw_starts_with_read
+    from .json_plan import raw_starts_with_read
 
     return raw_starts_with_read(plan)

@@ -19,7 +19,7 @@ from pyspark.sql.connect import proto as pb
 
 from .. import ir
 from ..errors import PlanError
-from ..functions import CATALOG, PARSER_SPECIALS, SPECIAL_FORMS, FunctionSpec
+from ..functions import BUILDER_FORMS, CATALOG, FunctionSpec
 from ..types import DataType, MapType, spark_type_proto, type_string
 from .scope import Scope
 from .statictypes import static_type
@@ -170,11 +170,9 @@ def build_star(star: ir.Star, out: pb.Expression, ctx: ExprContext) -> None:
 
 def build_call(call: ir.Call, out: pb.Expression, ctx: ExprContext) -> None:
     spec = CATALOG[call.fn]
-    if spec.special is not None:
-        special = SPECIAL_BUILDERS.get(spec.special)
-        if special is not None:
-            special(call, spec, out, ctx)
-            return
+    if spec.builder is not None:
+        SPECIAL_BUILDERS[spec.builder](call, spec, out, ctx)
+        return
     function(spec.spark, _ordered(call.args, spec), out, ctx, distinct=call.distinct)
 
 
@@ -254,12 +252,6 @@ def _build_log(call: ir.Call, spec: FunctionSpec, out: pb.Expression, ctx: ExprC
         function("log", [base, value], out, ctx)
 
 
-def _build_not_equal(call: ir.Call, spec: FunctionSpec, out: pb.Expression, ctx: ExprContext) -> None:
-    fn = out.unresolved_function
-    fn.function_name = "not"
-    function("==", call.args, fn.arguments.add(), ctx)
-
-
 def _build_call_function(call: ir.Call, spec: FunctionSpec, out: pb.Expression, ctx: ExprContext) -> None:
     """call_function(name, args...): Spark Connect's CallFunction (a server function by name)."""
     name, *args = call.args
@@ -313,7 +305,6 @@ SPECIAL_BUILDERS: dict[str, Callable[[ir.Call, FunctionSpec, pb.Expression, Expr
     "isin": _build_isin,
     "single_passthrough": _build_single_passthrough,
     "log": _build_log,
-    "not_equal": _build_not_equal,
     "call_function": _build_call_function,
     "update_fields": _build_update_fields,
 }
@@ -447,6 +438,5 @@ BUILDERS: dict[type, Callable[[Any, pb.Expression, ExprContext], None]] = {
 _missing = set(ir.EXPR_CLASSES) - set(BUILDERS)
 if _missing:  # pragma: no cover - a developer error caught by importing the module
     raise RuntimeError(f"no expression builder for {sorted(c.__name__ for c in _missing)}")
-_unhandled = SPECIAL_FORMS - set(SPECIAL_BUILDERS) - PARSER_SPECIALS
-if _unhandled:  # pragma: no cover
-    raise RuntimeError(f"catalog special forms without a builder: {sorted(_unhandled)}")
+if set(SPECIAL_BUILDERS) != BUILDER_FORMS:  # pragma: no cover
+    raise RuntimeError(f"catalog builders and SPECIAL_BUILDERS differ: {sorted(BUILDER_FORMS ^ set(SPECIAL_BUILDERS))}")

@@ -38,20 +38,6 @@ if TYPE_CHECKING:
 __all__ = ["Emitter", "LocalData", "Lowerer", "Rel", "emit_chain"]
 
 
-#: Spark function names whose results differ per evaluation (never merged across steps)
-NONDETERMINISTIC = frozenset(
-    {
-        "rand",
-        "randn",
-        "uuid",
-        "shuffle",
-        "monotonically_increasing_id",
-        "random",
-        "spark_partition_id",
-        "input_file_name",
-    }
-)
-
 #: a resolver asks a server for the column names of a relation (None: not available); it
 #: gets the relation and its inline tables (unfilled when translating with inline_data=False)
 Resolver = Callable[[pb.Relation, "list[LocalData]"], "list[str]"]
@@ -264,7 +250,7 @@ def _expr_refs(expr: ir.Expr) -> tuple[set[str], bool, bool, bool]:
                 names.add(name.split(".", 1)[0])
         elif kind is ir.Call:
             spec = CATALOG[node.fn]  # type: ignore[union-attr]
-            nondet = nondet or spec.nondeterministic or spec.spark in NONDETERMINISTIC
+            nondet = nondet or spec.nondeterministic
             generator = generator or spec.kind == "generator"
             stack.extend(node.args)  # type: ignore[union-attr]
         elif kind is ir.Star:

@@ -10,7 +10,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from connect_plan.parse import parse_plan
+from connect_plan.formats.json_plan import parse_plan
 
 
 def arrow_input(rows: Any, schema: Any) -> pa.Table:

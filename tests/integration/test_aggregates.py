@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from pyspark.sql import functions as F
 
+from connect_plan.formats.json_plan import parse_plan
 from connect_plan.functions import rows as catalog_rows
-from connect_plan.parse import parse_plan
 from connect_plan.translator import translate_ir
 from connect_plan.translator.relations import _AGG_NAMES
 

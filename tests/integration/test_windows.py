@@ -12,7 +12,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.window import Window as W
 
 from connect_plan.errors import PlanError
-from connect_plan.parse import parse_plan
+from connect_plan.formats.json_plan import parse_plan
 
 from .exprdiff import X, check_cases
 

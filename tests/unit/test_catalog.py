@@ -23,8 +23,8 @@ from pyspark.sql.connect import proto as pb
 from pyspark.sql.connect.functions import builtin as CF
 
 from connect_plan import functions as catalog
+from connect_plan.formats.json_plan import Parser, parse_expr
 from connect_plan.functions import CATALOG, EXCLUDED, FunctionSpec, Param
-from connect_plan.parse import Parser
 from connect_plan.translator.expressions import ExprContext, emit
 from connect_plan.translator.scope import Scope
 
@@ -168,7 +168,7 @@ def test_slot_assignment() -> None:
 
 def ours(plan_expr: Any) -> pb.Expression:
     p = Parser()
-    e = p.expr(plan_expr, "/e", in_window=True)
+    e = parse_expr(p, plan_expr, "/e", in_window=True)
     p.raise_if_errors()
     assert e is not None
     out = pb.Expression()

@@ -11,7 +11,7 @@ from pyspark.sql.connect import proto as pb
 
 from connect_plan import ir
 from connect_plan.errors import PlanError
-from connect_plan.parse import parse_plan
+from connect_plan.formats.json_plan import parse_plan
 from connect_plan.translator import translate_ir
 from connect_plan.udf import make_inline_udf
 

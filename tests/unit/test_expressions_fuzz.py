@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from connect_plan.errors import PlanError
+from connect_plan.formats.json_plan import parse_plan
 from connect_plan.functions import CATALOG, SORT_FUNCTIONS
-from connect_plan.parse import parse_plan
 from connect_plan.translator import translate_ir
 
 SCHEMA = [("id", "bigint"), ("s", "string"), ("arr", "array<bigint>"), ("m", "map<string,bigint>")]

@@ -15,8 +15,8 @@ import pytest
 import connect_plan
 from connect_plan.data import ipc_chunks, serialize_ipc
 from connect_plan.formats import load_plan
+from connect_plan.formats.json_plan import parse_plan
 from connect_plan.inputs import CacheSettings, parse_bytes
-from connect_plan.parse import parse_plan
 from connect_plan.translator import translate_ir
 
 SCHEMA = [

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from connect_plan import PlanError, ir
+from connect_plan.formats.json_plan import Parser, load_json, parse_document, parse_expr, parse_plan
 from connect_plan.limits import MAX_EXPR_DEPTH
-from connect_plan.parse import Parser, load_json, parse_document, parse_plan
 
 SCHEMA = [{"name": "a", "type": "int"}, {"name": "b", "type": "string"}]
 
@@ -19,14 +19,14 @@ def steps(*plan: Any) -> tuple[ir.Step, ...]:
     return parse_plan([], SCHEMA, list(plan)).steps
 
 
-def one(step: Any) -> Any:
-    (parsed,) = steps(step)
+def one(*plan: Any) -> Any:
+    (parsed,) = steps(*plan)
     return parsed
 
 
 def expr(raw: Any) -> ir.Expr:
     p = Parser()
-    out = p.expr(raw, "/e")
+    out = parse_expr(p, raw, "/e")
     p.raise_if_errors()
     assert out is not None
     return out
@@ -219,7 +219,7 @@ def test_udf_forms() -> None:
 )
 def test_expression_errors(raw: Any, code: str) -> None:
     p = Parser()
-    assert p.expr(raw, "/e") is None or p.errors
+    assert parse_expr(p, raw, "/e") is None or p.errors
     assert code in [d.code for d in p.errors]
     assert all(d.loc.startswith("/e") for d in p.errors)
 
@@ -229,7 +229,7 @@ def test_expression_depth_is_bounded_without_recursion_error() -> None:
     for _ in range(5000):
         node = {"fn": "upper", "args": [node]}
     p = Parser()
-    assert p.expr(node, "/e") is None
+    assert parse_expr(p, node, "/e") is None
     assert [d.code for d in p.errors] == ["too_deep"]
     assert p.errors[0].loc.count("/args/0") == MAX_EXPR_DEPTH + 1
 
@@ -357,8 +357,14 @@ def test_group_by_agg_rollup_cube() -> None:
         and first.expr.args[1] == ir.Lit(True, "/plan/0/payload/aggregations/2/ignorenulls")
     )
     assert isinstance(avg.expr, ir.Cast) and mx.alias == "m"
-    pending = one({"op": "groupBy", "payload": {"group_by": ["a"]}})
-    assert isinstance(pending, ir.GroupBy) and pending.aggs is None
+    # a groupBy without aggs and the agg after it are one step once parsed (aggs never None)
+    paired = one(
+        {"op": "groupBy", "payload": {"group_by": ["a"]}},
+        {"op": "agg", "payload": {"aggs": [{"agg": "max", "column": "a"}]}},
+    )
+    assert isinstance(paired, ir.GroupBy) and paired.aggs is not None and len(paired.aggs) == 1
+    assert paired.agg_index == 1 and paired.keys == (ir.Col("a", "/plan/0/payload/group_by/0"),)
+    assert errors([{"op": "groupBy", "payload": {"group_by": ["a"]}}]) == [("groupby_without_aggs", "/plan/0")]
     r = one({"op": "rollup", "payload": {"columns": ["a"], "aggs": []}})
     assert isinstance(r, ir.GroupBy) and r.kind == "rollup"
     c = one({"op": "cube", "payload": {"group_by": [], "aggregations": []}})

@@ -11,7 +11,7 @@ from pyspark.sql.connect import proto as pb
 
 import connect_plan
 from connect_plan import ir
-from connect_plan.parse import parse_document
+from connect_plan.formats.json_plan import parse_document
 
 INLINE = {"schema": [{"name": "k", "type": "int"}, {"name": "v", "type": "string"}], "rows": [[1, "a"]]}
 NESTED = {"input": INLINE, "plan": []}

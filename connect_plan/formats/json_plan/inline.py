@@ -1,0 +1,248 @@
+"""Inline inputs: rows with their schema (converted to Arrow here, value by value, each
+problem located), Arrow tables / record batches and pandas DataFrames given as data, and
+schema fields (``{"name", "type"}`` objects, ``[name, type]`` pairs, Spark's StructType JSON).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from ... import ir
+from ...data import Field, rows_to_arrow
+from ...types import TypeParseError, arrow_type, from_arrow, incomplete, parse_type
+from .core import MAP, MISSING, Parser, key
+
+__all__ = ["inline", "is_table_input", "parse_schema"]
+
+
+def is_table_input(rows: Any) -> bool:
+    """Whether ``rows`` is a pyarrow Table/RecordBatch or a pandas DataFrame (no conversion)."""
+    mod = type(rows).__module__
+    if mod.startswith("pyarrow"):
+        import pyarrow as pa
+
+        return isinstance(rows, (pa.Table, pa.RecordBatch))
+    return mod.startswith("pandas") and type(rows).__name__ == "DataFrame"
+
+
+def parse_schema(p: Parser, raw: Any, loc: str, *, bare_array: bool = False) -> list[Field] | None:
+    """Schema fields; ``bare_array``: a top-level bare ``array`` column is allowed (inline
+    rows infer its element type)."""
+    if isinstance(raw, MAP) and isinstance(raw.get("fields"), list):
+        raw, loc = raw["fields"], f"{loc}/fields"  # Spark's StructType JSON
+    if not isinstance(raw, (list, tuple)):
+        p.err("schema_type", loc, 'a schema must be a list of {"name", "type"} objects or [name, type] pairs', raw)
+        return None
+    fields: list[Field] = []
+    seen: dict[str, int] = {}
+    ok = True
+    for i, item in enumerate(raw):
+        at = f"{loc}/{i}"
+        name: Any
+        tval: Any
+        if isinstance(item, MAP):
+            _, name = key(item, "schema_field", "name")
+            _, tval = key(item, "schema_field", "type")
+            if isinstance(tval, MAP):
+                tval = tval.get("typeName", tval.get("type", MISSING))
+        elif isinstance(item, (list, tuple)) and len(item) == 2:
+            name, tval = item
+        else:
+            p.err("schema_field", at, 'a schema field must be {"name", "type"} or a [name, type] pair', item)
+            ok = False
+            continue
+        if not isinstance(name, str) or not name:
+            p.err("schema_field", f"{at}/name", "a schema field needs a non-empty string 'name'", name)
+            ok = False
+            continue
+        if not isinstance(tval, str):
+            p.err("schema_field", f"{at}/type", f"field {name!r} needs a type string", tval)
+            ok = False
+            continue
+        try:
+            t = parse_type(tval)
+        except TypeParseError as exc:
+            p.err("unknown_type", f"{at}/type", f"field {name!r}: {exc}", tval)
+            ok = False
+            continue
+        problem = incomplete(t, bare_array=bare_array)
+        if problem is not None:
+            p.err("incomplete_type", f"{at}/type", f"field {name!r}: {problem}", tval)
+            ok = False
+            continue
+        if name.lower() in seen:
+            p.err(
+                "duplicate_column",
+                at,
+                f"column name {name!r} appears twice in the schema (names are case-insensitive)",
+                name,
+            )
+            ok = False
+            continue
+        seen[name.lower()] = i
+        fields.append(Field(name, t, at))
+    return fields if ok else None
+
+
+def inline(p: Parser, rows: Any, schema: Any, rows_loc: str, schema_loc: str) -> ir.InlineData | None:
+    """Rows (lists in schema order or objects keyed by column name) and their schema, or
+    Arrow/pandas data with an optional schema."""
+    if is_table_input(rows):
+        table = _arrow_input(p, rows, rows_loc)
+        if table is None:
+            return None
+        return _arrow_source(p, table, schema, rows_loc, schema_loc)
+    fields = parse_schema(p, schema, schema_loc, bare_array=True)
+    if fields is None:
+        return None
+    if not isinstance(rows, (list, tuple)):
+        p.err(
+            "rows_type",
+            rows_loc,
+            "rows must be a list of lists (schema order) or of objects keyed by column name",
+            rows,
+        )
+        return None
+    table = rows_to_arrow(rows, fields, rows_loc, p.errors)
+    return ir.InlineData(table, rows_loc)
+
+
+def _arrow_input(p: Parser, rows: Any, rows_loc: str) -> Any:
+    """A pyarrow Table/RecordBatch or pandas DataFrame given as data → a pyarrow Table,
+    or None after recording located errors (``{rows_loc}/columns/{i}``). Column names
+    follow the inline schema's rules: non-empty and unique case-insensitively."""
+    import pyarrow as pa
+
+    if isinstance(rows, pa.RecordBatch):
+        table = pa.Table.from_batches([rows])
+    elif isinstance(rows, pa.Table):
+        table = rows
+    else:
+        table = _from_pandas(p, rows, rows_loc)
+        if table is None:
+            return None
+    seen: dict[str, int] = {}
+    ok = True
+    for i, name in enumerate(table.column_names):
+        at = f"{rows_loc}/columns/{i}"
+        if not name:
+            p.err("column_name", at, "an input column needs a non-empty name", name)
+            ok = False
+        elif name.lower() in seen:
+            p.err(
+                "duplicate_column",
+                at,
+                f"column name {name!r} appears twice in the input (names are case-insensitive; the first is column {seen[name.lower()]})",
+                name,
+            )
+            ok = False
+        else:
+            seen[name.lower()] = i
+    return table if ok else None
+
+
+def _from_pandas(p: Parser, df: Any, rows_loc: str) -> Any:
+    """pandas → Arrow, each column that pyarrow cannot convert located by name (mixed
+    object columns, complex numbers, sparse data ...)."""
+    import pyarrow as pa
+
+    names = [str(c) for c in df.columns]
+    dupes = {n for n in names if names.count(n) > 1}
+    if dupes:
+        for i, n in enumerate(names):
+            if n in dupes and names.index(n) != i:
+                p.err(
+                    "duplicate_column",
+                    f"{rows_loc}/columns/{i}",
+                    f"column name {n!r} appears twice in the DataFrame",
+                    n,
+                )
+        return None
+    try:
+        return pa.Table.from_pandas(df, preserve_index=False)
+    except (pa.ArrowException, ValueError, TypeError, OverflowError):
+        pass  # find the column(s) at fault
+    found = False
+    for i, name in enumerate(names):
+        try:
+            pa.Table.from_pandas(df.iloc[:, [i]], preserve_index=False)
+        except (pa.ArrowException, ValueError, TypeError, OverflowError) as exc:
+            found = True
+            dtype = str(df.dtypes.iloc[i])
+            p.err(
+                "unsupported_column",
+                f"{rows_loc}/columns/{i}",
+                f"column {name!r} ({dtype}) cannot be converted to Arrow: {_arrow_reason(exc)}",
+                dtype,
+            )
+    if not found:
+        p.err("unsupported_column", rows_loc, "the DataFrame cannot be converted to Arrow")
+    return None
+
+
+def _arrow_reason(exc: BaseException) -> str:
+    """pyarrow's message without its repetition of the column (it wraps both in a tuple)."""
+    first = next(iter(exc.args), None)
+    return first if isinstance(first, str) else str(exc)
+
+
+def _arrow_source(p: Parser, table: Any, schema: Any, rows_loc: str, schema_loc: str) -> ir.InlineData | None:
+    if schema is not None and schema != [] and schema is not MISSING:
+        fields = parse_schema(p, schema, schema_loc)
+        if fields is None:
+            return None
+        if [f.name for f in fields] != table.column_names:
+            p.err(
+                "schema_mismatch",
+                schema_loc,
+                f"the schema names {[f.name for f in fields]} differ from the Arrow columns {table.column_names}",
+            )
+            return None
+        import pyarrow as pa
+
+        try:
+            target = pa.schema([pa.field(f.name, arrow_type(f.type)) for f in fields])
+            if table.schema.types != target.types:  # casting to the same types still costs ~5 µs a column
+                table = table.cast(target)
+        except (pa.ArrowException, TypeParseError, ValueError, TypeError) as exc:
+            p.err("schema_mismatch", schema_loc, f"the Arrow data cannot be cast to the schema: {exc}")
+            return None
+        return ir.InlineData(table, rows_loc)
+    return _spark_readable(p, table, rows_loc)
+
+
+def _spark_readable(p: Parser, table: Any, rows_loc: str) -> ir.InlineData | None:
+    """Arrow data without a declared schema, with each column cast to the Arrow type
+    Spark reads for its Spark type: unsigned ints widen, nanosecond timestamps become
+    microseconds, dictionaries (pandas categoricals) are decoded, large/view strings
+    become plain strings. Spark rejects the original types (or, for dictionaries, reads
+    the indices)."""
+    import pyarrow as pa
+
+    try:
+        target = _spark_readable_schema(table.schema)
+    except TypeParseError:
+        for i, f in enumerate(table.schema):
+            try:
+                from_arrow(f.type)
+            except TypeParseError as exc:
+                p.err("unsupported_type", f"{rows_loc}/columns/{i}", f"column {f.name!r}: {exc}", str(f.type))
+        return None
+    if target is not None:
+        try:
+            table = table.cast(target)
+        except (pa.ArrowException, ValueError, TypeError) as exc:
+            p.err("unsupported_type", rows_loc, f"the Arrow data cannot be converted to Spark's types {target}: {exc}")
+            return None
+    return ir.InlineData(table, rows_loc)
+
+
+@functools.lru_cache(maxsize=256)
+def _spark_readable_schema(schema: Any) -> Any:
+    """``schema`` with each type replaced by the Arrow type Spark reads for its Spark type,
+    or None when nothing changes; cached, as inputs repeat their schemas."""
+    import pyarrow as pa
+
+    target = pa.schema([pa.field(f.name, arrow_type(from_arrow(f.type))) for f in schema])
+    return None if target.types == schema.types else target

@@ -1,0 +1,541 @@
+"""Every spelling of the JSON plan format, as data: op names, the words of its ``{"op": ...}``
+expressions, join types, set operations, write modes, and :data:`KEY_ALIASES`, the keys the
+parser reads on each kind of object with all their accepted spellings.
+
+This module is the accepted language, auditable in one place: the parser modules look keys
+up here (``key(obj, kind, name)``, ``RawStep.key(name)``) instead of spelling them inline.
+It imports nothing from the package. What a spelled function *does* (its arguments, whether
+it is binary, unary or takes ``args``) is the function catalog's (``connect_plan/functions.py``).
+
+Where each spelling comes from (tags in the comments):
+
+``robin``
+    robin-sparkless, HEAD and/or 0.11 (``PLAN_FORMAT.md`` in the shared research notes)
+``seed``
+    the format's seed document (``seeds/logical-plan-format.txt``), where robin never
+    implemented it (the standalone ``agg``, ``nulls_first``)
+``Sparkless``
+    Sparkless' shapes: ``{"type": ...}`` items (Sparkless 3), the step lists and keys its
+    4.0.0 plan emitters write (``other_plan``, ``cols``, ``existing``, ``func``, ``descending``)
+``PySpark``
+    a PySpark parameter or method name (``withReplacement``, ``numPartitions``, ``colName``)
+``camelCase``
+    the camelCase twin of a snake_case key (robin reads some: ``otherData``; we read all)
+``ext``
+    a connect_plan extension (``docs/plan-format.md``: sources, plan trees, outputs, frames)
+``Substrait``
+    a Substrait relation or set-operation name, as the seed document words it
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DOCUMENT_EXTENSION_KEYS",
+    "EXPR_OP_FUNCTIONS",
+    "EXPR_OP_WORDS",
+    "FRAME_KEYS",
+    "GROUP_KINDS",
+    "JOIN_TYPES",
+    "KEY_ALIASES",
+    "NOT_OPS_HINTS",
+    "OTHER_KEYS",
+    "RIGHT_PLAN_KEYS",
+    "SET_OPS",
+    "SINGLE_JOIN",
+    "SORT_ITEM_KEYS",
+    "SOURCE_KINDS",
+    "STEP_OPS",
+    "VIEW_OPS",
+    "WINDOW_SPEC_KEYS",
+    "WRITE_METHODS",
+    "WRITE_MODES",
+    "WRITE_TARGETS",
+]
+
+# ---------------------------------------------------------------- step ops
+
+#: every step op, in the order ``supported_plan_operations()`` lists them
+STEP_OPS: tuple[str, ...] = (
+    # robin (HEAD; 0.11 lacks crossJoin/cross_join, rollup, cube, stop)
+    "filter",
+    "select",
+    "withColumn",
+    "withColumnRenamed",
+    "drop",
+    "distinct",
+    "limit",
+    "offset",
+    "orderBy",
+    "sort",  # Substrait's Sort, PySpark's DataFrame.sort (= orderBy)
+    "sortWithinPartitions",  # PySpark
+    "groupBy",
+    "rollup",
+    "cube",
+    "agg",  # seed: completes a preceding groupBy without aggs, else aggregates all rows
+    "join",
+    "union",
+    "unionByName",
+    "crossJoin",
+    "cross_join",
+    "stop",
+    # ext (docs/plan-format.md)
+    "read",
+    "intersect",
+    "intersectAll",
+    "except",
+    "exceptAll",
+    "subtract",
+    "unionAll",
+    "minusPrimary",
+    "intersectPrimary",
+    "fetch",  # Substrait's Fetch
+    "groupingSets",
+    "sample",
+    "repartition",
+    "coalesce",
+    "hint",
+    "tail",
+    "write",
+    "createOrReplaceTempView",
+    "createTempView",
+    "createOrReplaceGlobalTempView",
+    "createGlobalTempView",
+)
+
+#: op names people write that are not ops, and the op they mean (for the error message)
+NOT_OPS_HINTS: dict[str, str] = {
+    "where": "filter",
+    "orderby": "orderBy",
+    "order_by": "orderBy",
+    "groupby": "groupBy",
+    "group_by": "groupBy",
+    "unionAll": "union",
+    "withColumns": "withColumn",
+    "dropDuplicates": "distinct",
+}
+
+#: grouping ops → ``ir.GroupBy.kind``
+GROUP_KINDS: dict[str, str] = {"groupBy": "groupby", "rollup": "rollup", "cube": "cube"}
+
+#: set operations beyond union → (``ir.SetOp.kind``, distinct) (ext, PySpark's names)
+SET_OPS: dict[str, tuple[str, bool]] = {
+    "intersect": ("intersect", True),
+    "intersectAll": ("intersect", False),
+    "except": ("except", True),
+    "subtract": ("except", True),
+    "exceptAll": ("except", False),
+    "unionAll": ("union", False),
+    # Substrait Minus (Primary) / Intersection (Primary) as the seed spec words them: the
+    # primary input's rows, duplicates kept, without / with a matching secondary row
+    "minusPrimary": ("minus_primary", False),
+    "intersectPrimary": ("intersect_primary", False),
+}
+
+#: temp-view ops (ext, PySpark's names) → (replace, global)
+VIEW_OPS: dict[str, tuple[bool, bool]] = {
+    "createOrReplaceTempView": (True, False),
+    "createTempView": (False, False),
+    "createOrReplaceGlobalTempView": (True, True),
+    "createGlobalTempView": (False, True),
+}
+
+# ---------------------------------------------------------------- join types
+
+#: ``how`` (lower-cased, spaces removed) → canonical join type (``ir.Join.how``)
+JOIN_TYPES: dict[str, str] = {
+    "inner": "inner",  # robin
+    "cross": "cross",  # PySpark
+    "outer": "full",  # robin
+    "full": "full",  # robin HEAD
+    "fullouter": "full",  # robin HEAD
+    "full_outer": "full",  # robin HEAD
+    "left": "left",  # robin
+    "leftouter": "left",  # PySpark
+    "left_outer": "left",  # PySpark
+    "right": "right",  # robin
+    "rightouter": "right",  # PySpark
+    "right_outer": "right",  # PySpark
+    "semi": "left_semi",  # robin
+    "leftsemi": "left_semi",  # robin HEAD
+    "left_semi": "left_semi",  # robin
+    "anti": "left_anti",  # robin
+    "leftanti": "left_anti",  # robin HEAD
+    "left_anti": "left_anti",  # robin
+}
+
+#: Substrait's single join, which Spark lacks: refused with advice
+SINGLE_JOIN: frozenset[str] = frozenset({"single", "leftsingle", "left_single"})
+
+# ---------------------------------------------------------------- outputs (ext)
+
+#: write target keys → the write method they imply (None: files at ``path``)
+WRITE_TARGETS: dict[str, str | None] = {
+    "path": None,
+    "table": "save_as_table",
+    "saveAsTable": "save_as_table",  # PySpark
+    "insertInto": "insert_into",  # PySpark
+}
+
+#: ``method`` (lower-cased) → write method
+WRITE_METHODS: dict[str, str] = {
+    "saveastable": "save_as_table",
+    "save_as_table": "save_as_table",
+    "insertinto": "insert_into",
+    "insert_into": "insert_into",
+}
+
+#: ``mode`` (lower-cased) → save mode (PySpark's names)
+WRITE_MODES: dict[str, str] = {
+    "error": "error",
+    "errorifexists": "error",
+    "default": "error",
+    "append": "append",
+    "overwrite": "overwrite",
+    "ignore": "ignore",
+}
+
+# ---------------------------------------------------------------- {"op": word} expressions
+
+#: ``{"op": word}`` expression words → the catalog function they call. The row's
+#: ``op_form`` says how its operands are written: binary (``left``/``right``), unary
+#: (``arg``) or an ``args`` list.
+EXPR_OP_FUNCTIONS: dict[str, str] = {
+    # binary (robin: eq ... le, eq_null_safe; robin HEAD: the arithmetic words and symbols)
+    "eq": "==",
+    "==": "==",  # ext (robin reads it only in a join's on)
+    "ne": "!=",
+    "!=": "!=",  # ext
+    "gt": ">",
+    "ge": ">=",
+    "lt": "<",
+    "le": "<=",
+    "eq_null_safe": "<=>",
+    "add": "+",
+    "+": "+",
+    "sub": "-",
+    "minus": "-",
+    "-": "-",
+    "mul": "*",
+    "*": "*",
+    "div": "/",
+    "divide": "/",
+    "/": "/",
+    "**": "power",
+    "pow": "power",
+    # unary (robin: not; robin HEAD: the rest)
+    "not": "not",
+    "bitwise_not": "~",
+    "is_null": "isnull",
+    "is_not_null": "isnotnull",
+    # args (robin HEAD; the camelCase words are op-only aliases there)
+    "translate": "translate",
+    "substring_index": "substring_index",
+    "substringIndex": "substring_index",
+    "levenshtein": "levenshtein",
+    "soundex": "soundex",
+    "crc32": "crc32",
+    "xxhash64": "xxhash64",
+    "get_json_object": "get_json_object",
+    "getJsonObject": "get_json_object",
+    "json_tuple": "json_tuple",
+    "jsonTuple": "json_tuple",
+    "regexp_extract_all": "regexp_extract_all",
+    "regexpExtractAll": "regexp_extract_all",
+    "date_trunc": "date_trunc",
+    "dateTrunc": "date_trunc",
+    "to_date": "to_date",
+    "toDate": "to_date",
+    "format_string": "format_string",
+    "formatString": "format_string",
+    "log": "log",
+    "explode": "explode",
+    "explode_outer": "explode_outer",
+    "explodeOuter": "explode_outer",
+    "concat": "concat",
+    "contains": "contains",
+    "coalesce": "coalesce",
+    "nvl": "nvl",
+    "create_map": "create_map",
+    "createMap": "create_map",
+    "regexp_extract": "regexp_extract",  # also an own form without args (below)
+    "regexp_replace": "regexp_replace",  # also an own form without args (below)
+}
+
+#: every ``{"op": word}`` word: the above, and/or (robin), and the words with operand keys
+#: of their own (robin HEAD: between, isin, getItem, startswith, regexp_*, udf)
+EXPR_OP_WORDS: frozenset[str] = frozenset(EXPR_OP_FUNCTIONS) | {
+    "and",
+    "or",
+    "between",
+    "isin",
+    "getItem",
+    "startswith",
+    "regexp_extract",
+    "regexp_replace",
+    "udf",
+}
+
+# ---------------------------------------------------------------- keys of each kind of object
+
+#: kind of object → {key: its accepted spellings, first preferred}. Every key the parser
+#: reads on that kind is listed (single spellings included), so the set of keys a kind
+#: accepts is the union of its spellings.
+KEY_ALIASES: dict[str, dict[str, tuple[str, ...]]] = {
+    # ---- documents and inputs
+    "document": {
+        "input": ("input",),  # robin
+        "plan": ("plan",),  # robin
+        "conf": ("conf",),  # ext
+        "with": ("with",),  # ext
+        "output": ("output",),  # ext
+    },
+    "input": {  # a document's input, a read step's payload, "other": {...}
+        "rows": ("rows", "data"),  # robin; data: ext (robin's parameter name)
+        "schema": ("schema",),  # robin; ext: also a DDL string for files
+        "table": ("table",),  # ext
+        "files": ("files", "paths", "path"),  # ext; paths/path: PySpark
+        "format": ("format",),  # ext
+        "options": ("options",),  # ext
+        "range": ("range",),  # ext
+        "sql": ("sql",),  # ext
+        "args": ("args", "params", "parameters"),  # ext
+        "ref": ("ref",),  # ext
+        "plan": ("plan",),  # ext: a nested document
+    },
+    "schema": {"fields": ("fields",)},  # robin HEAD: Spark's StructType JSON
+    "schema_field": {
+        "name": ("name", "fieldName"),  # robin; fieldName: robin HEAD
+        "type": ("type", "dataType"),  # robin; dataType: robin HEAD
+        "type_object": ("typeName", "type"),  # robin HEAD: "dataType": {"typeName": ...}
+    },
+    "range": {  # ext
+        "start": ("start",),
+        "end": ("end",),
+        "step": ("step",),
+        "num_partitions": ("num_partitions", "numPartitions"),  # numPartitions: PySpark
+    },
+    "step": {"op": ("op",), "payload": ("payload",)},  # robin
+    # ---- single-input steps (payload keys; one entry per step parser, named by its first op)
+    "filter": {},  # the payload is an expression ("expr")
+    "distinct": {},  # no payload
+    "stop": {},  # no payload
+    "read": {},  # the payload is an input ("input")
+    "select": {"columns": ("columns",)},  # robin HEAD, seed (Sparkless compatibility)
+    "select_item": {
+        "expr": ("expr",),  # robin
+        "alias": ("alias",),  # ext: a column item's output name
+        "output_name": ("name", "alias"),  # robin: {"name", "expr"}
+        "expression_name": ("alias", "name"),  # ext: the name of a bare expression item
+        "column": ("col", "column", "name"),  # robin HEAD; name: Sparkless {"type": "column"}
+        "type": ("type",),  # Sparkless: {"type": "window"} / {"type": "column"}
+        "side": ("side",),  # ext: refused here (only a join condition reads it)
+    },
+    "withColumn": {
+        "name": ("name", "alias", "colName"),  # robin; alias: robin HEAD; colName: PySpark
+        "expr": ("expr", "col"),  # robin; col: PySpark's withColumn(colName, col)
+    },
+    "withColumnRenamed": {
+        "old": ("old", "existing"),  # robin; existing: Sparkless, PySpark
+        "new": ("new", "newName"),  # robin; newName: PySpark
+    },
+    "drop": {"columns": ("columns", "cols")},  # robin; cols: Sparkless
+    "limit": {"n": ("n",)},  # robin
+    "offset": {"n": ("n",)},  # robin
+    "tail": {"n": ("n",)},  # ext
+    "fetch": {  # ext (Substrait's Fetch)
+        "offset": ("offset", "skip"),
+        "count": ("count", "n", "limit"),
+    },
+    "orderBy": {  # also sort, sortWithinPartitions; plus the "sort_lists" keys
+        "columns": ("columns", "cols"),  # robin; cols: Sparkless
+    },
+    "sample": {  # ext
+        "fraction": ("fraction",),  # PySpark
+        "withReplacement": ("withReplacement", "with_replacement", "replace"),  # PySpark; replace: pandas
+        "upper_bound": ("upper_bound", "upperBound"),  # Spark Connect's Sample
+        "lower_bound": ("lower_bound", "lowerBound"),  # Spark Connect's Sample
+        "seed": ("seed",),  # PySpark
+    },
+    "repartition": {  # ext (also coalesce)
+        "n": ("n", "num_partitions", "numPartitions"),  # numPartitions: PySpark
+        "columns": ("columns", "cols", "partition_by", "partitionBy"),
+    },
+    "hint": {"name": ("name",), "parameters": ("parameters", "params")},  # ext
+    # ---- aggregation steps
+    "groupBy": {  # also rollup, cube
+        "group_by": ("group_by", "groupBy", "columns", "cols"),  # robin; columns: robin HEAD rollup/cube, Sparkless
+        "aggs": ("aggs", "aggregations", "agg"),  # robin; aggregations: robin HEAD
+    },
+    "agg": {"aggs": ("aggs", "aggregations")},  # seed
+    "groupingSets": {  # ext
+        "sets": ("sets", "grouping_sets", "groupingSets"),
+        "group_by": ("group_by", "groupBy", "columns", "cols"),
+        "aggs": ("aggs", "aggregations", "agg"),
+    },
+    "agg_entry": {
+        "expr": ("expr",),  # robin HEAD
+        "alias": ("alias", "name"),  # robin; name: robin HEAD
+        "agg": ("agg", "func", "function", "fn"),  # robin; func: robin HEAD, Sparkless
+        "column": ("column", "col", "columns", "cols"),  # robin; lists: ext (corr's two columns)
+        "args": ("args",),  # seed (python_grouped_udf); ext: further arguments
+        "ignorenulls": ("ignorenulls", "ignoreNulls"),  # robin HEAD; camelCase
+        "distinct": ("distinct",),  # ext
+        "cast": ("cast", "cast_type"),  # robin HEAD
+        "filter": ("filter", "where"),  # ext: a filtered measure
+        "udf": ("udf",),  # seed (python_grouped_udf)
+        "return_type": ("return_type", "returnType"),  # seed; camelCase
+    },
+    # ---- two-input steps
+    "right_side": {  # the right input of join, union, unionByName, crossJoin and the set ops
+        "other_data": ("other_data", "otherData"),  # robin; otherData: robin HEAD
+        "other_schema": ("other_schema", "otherSchema"),  # robin; otherSchema: robin HEAD
+        "other": ("other",),  # ext
+        "other_plan": ("other_plan", "otherPlan"),  # Sparkless (a step list); ext (a document)
+        "other_table": ("other_table", "otherTable"),  # ext
+    },
+    "join": {"on": ("on",), "how": ("how",), "broadcast": ("broadcast",)},  # robin; broadcast: ext
+    "union": {"allowMissingColumns": ("allowMissingColumns",), "distinct": ("distinct",)},  # PySpark; ext
+    "crossJoin": {},
+    "intersect": {"distinct": ("distinct",)},  # the set operations (ext)
+    "join_on": {  # an item of a join's "on"
+        "col": ("col", "column"),  # robin HEAD
+        "name": ("name",),  # Sparkless {"type": "column", "name"}
+        "type": ("type",),  # Sparkless
+        "op": ("op", "operator"),  # robin HEAD: operator
+        "left": ("left",),
+        "right": ("right",),
+    },
+    # ---- outputs (ext)
+    "write": {
+        "path": ("path",),
+        "table": ("table", "saveAsTable", "insertInto"),  # PySpark's method names
+        "method": ("method",),
+        "mode": ("mode",),  # PySpark
+        "overwrite": ("overwrite",),  # PySpark's insertInto(overwrite=)
+        "format": ("format",),
+        "partition_by": ("partition_by", "partitionBy"),  # PySpark
+        "options": ("options",),
+    },
+    "createOrReplaceTempView": {"name": ("name", "viewName", "view")},  # also the other view ops; viewName: PySpark
+    # ---- expressions
+    "column": {  # a column object read as a plain name (drop, groupBy items, partition_by ...)
+        "name": ("col", "column", "name"),  # robin HEAD; name: Sparkless {"type": "column"}
+        "side": ("side",),  # ext: refused outside a join condition
+    },
+    "expr": {
+        "col": ("col", "column"),  # robin; column: robin HEAD
+        "side": ("side",),  # ext: which join input, inside a join condition
+        "lit": ("lit",),  # robin
+        "type": ("type",),  # ext: a typed literal {"lit", "type"}; Sparkless {"type": "window"|"column"|"literal"}
+        "name": ("name",),  # Sparkless {"type": "column", "name"}
+        "value": ("value",),  # Sparkless {"type": "literal", "value"}
+        "op": ("op",),  # robin
+        "udf": ("udf",),  # robin
+        "fn": ("fn", "function"),  # robin; function: robin HEAD, Sparkless
+        "args": ("args",),  # robin
+        "distinct": ("distinct", "isDistinct"),  # ext; isDistinct: Spark Connect's field
+        "otherwise": ("otherwise",),  # ext: the else branch of a when
+        "window": ("window", "over"),  # robin HEAD; over: ext (SQL's OVER)
+        "var": ("var",),  # ext: a lambda variable
+        "lambda": ("lambda",),  # ext
+    },
+    "op": {  # operand keys of {"op": word} expressions
+        "left": ("left",),  # robin
+        "right": ("right",),  # robin
+        "args": ("args",),  # robin HEAD
+        "arg": ("arg", "expr", "left"),  # robin: arg; ext: expr, left (Sparkless writes left)
+        "between_expr": ("left", "expr", "arg"),  # robin HEAD: left
+        "lower": ("lower", "lowerBound", "low"),  # robin HEAD: lower; PySpark: lowerBound
+        "upper": ("upper", "upperBound", "high"),  # robin HEAD: upper; PySpark: upperBound
+        "isin_expr": ("left", "expr", "arg"),  # robin HEAD: left
+        "values": ("values", "right"),  # robin HEAD
+        "item": ("right", "key", "index"),  # robin HEAD: right (getItem)
+        "prefix": ("right", "prefix"),  # robin HEAD: right (startswith)
+        "regexp_expr": ("left", "expr"),  # robin HEAD: left
+        "pattern": ("pattern", "right"),  # robin HEAD
+        "group": ("group", "idx"),  # robin HEAD: group; idx: PySpark
+        "replacement": ("replacement", "replace"),  # robin HEAD: replacement; replace: PySpark
+        "udf": ("udf", "name"),  # robin HEAD
+    },
+    "lambda": {  # ext
+        "lambda": ("lambda",),
+        "params": ("params", "args", "parameters"),
+        "body": ("body",),
+    },
+    "window": {  # a window spec (or a Sparkless window node carrying the spec keys)
+        "partition_by": ("partition_by", "partitionBy", "partition"),  # robin HEAD; camelCase; ext
+        "order_by": ("order_by", "orderBy", "order"),  # robin HEAD; camelCase; ext
+        "rows_between": ("rows_between", "rowsBetween"),  # ext; PySpark's rowsBetween
+        "range_between": ("range_between", "rangeBetween"),  # ext; PySpark's rangeBetween
+        "frame": ("frame",),  # ext
+        "ascending": ("ascending", "asc"),  # seed (orderBy's list), for the order_by items
+        "nulls_first": ("nulls_first", "nullsFirst"),  # seed; camelCase
+        "nulls_last": ("nulls_last", "nullsLast"),  # robin HEAD; camelCase
+    },
+    "frame": {  # ext: "frame": {"type", "start", "end"} or {"rows": [start, end]}
+        "type": ("type", "kind", "frame_type"),
+        "rows": ("rows",),
+        "range": ("range",),
+        "start": ("start", "lower", "from"),
+        "end": ("end", "upper", "to"),
+    },
+    "bounds": {  # ext: a frame's bounds as an object
+        "start": ("start", "lower", "from"),
+        "end": ("end", "upper", "to"),
+    },
+    "sort_lists": {  # lists beside the sort items: an orderBy payload, a window spec
+        "ascending": ("ascending", "asc"),  # seed, robin 0.11
+        "nulls_first": ("nulls_first", "nullsFirst"),  # seed; camelCase
+        "nulls_last": ("nulls_last", "nullsLast"),  # robin HEAD; camelCase
+    },
+    "sort_item": {  # an object sort item (besides its column or expression keys)
+        "fn": ("fn", "function"),  # ext: {"fn": "desc", "args": [x]}
+        "args": ("args",),
+        "expr": ("expr",),  # ext
+        "asc": ("asc", "ascending"),  # ext
+        "desc": ("desc", "descending"),  # ext; descending: Sparkless
+        "direction": ("direction",),  # ext (Substrait's SortField direction)
+        "nulls_first": ("nulls_first", "nullsFirst"),  # ext; camelCase
+        "nulls_last": ("nulls_last", "nullsLast"),  # ext; camelCase
+    },
+}
+
+#: keys of a binary step that may also sit beside its payload (Sparkless, robin HEAD #510)
+OTHER_KEYS: tuple[str, ...] = (
+    *KEY_ALIASES["right_side"]["other_data"],
+    *KEY_ALIASES["right_side"]["other_schema"],
+    "on",
+    "how",
+    *KEY_ALIASES["right_side"]["other"],
+    *KEY_ALIASES["right_side"]["other_plan"],
+    *KEY_ALIASES["right_side"]["other_table"],
+    "broadcast",
+    "distinct",
+)
+
+#: keys giving a binary step's right side as a plan, a table or a source (one at most)
+RIGHT_PLAN_KEYS: tuple[str, ...] = (
+    *KEY_ALIASES["right_side"]["other"],
+    *KEY_ALIASES["right_side"]["other_plan"],
+    *KEY_ALIASES["right_side"]["other_table"],
+)
+
+#: input keys naming a source kind by themselves (files and inline rows are told apart by more keys)
+SOURCE_KINDS: tuple[str, ...] = ("table", "range", "sql", "ref")
+
+#: document keys that make it an extended document (ext)
+DOCUMENT_EXTENSION_KEYS: tuple[str, ...] = ("conf", "with", "output")
+
+#: (window spec key, frame kind): the frame spellings beside partition_by / order_by
+FRAME_KEYS: tuple[tuple[str, str], ...] = (
+    *((k, "rows") for k in KEY_ALIASES["window"]["rows_between"]),
+    *((k, "range") for k in KEY_ALIASES["window"]["range_between"]),
+)
+
+#: every key a window spec may have (others are refused with the list of these)
+WINDOW_SPEC_KEYS: frozenset[str] = frozenset(k for spellings in KEY_ALIASES["window"].values() for k in spellings)
+
+#: the keys of an object sort item that are about its order, not its expression
+SORT_ITEM_KEYS: frozenset[str] = frozenset(
+    k for name in ("asc", "desc", "direction", "nulls_first", "nulls_last") for k in KEY_ALIASES["sort_item"][name]
+)
