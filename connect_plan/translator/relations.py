@@ -991,7 +991,6 @@ def _ctx(scope: Scope) -> ExprContext:
 
 
 def build_local(rel: LocalRel, out: pb.Relation, em: Emitter) -> None:
-    out.common.plan_id = rel.plan_id
     if em.inline_data:
         fill_local_relation(out.local_relation, rel.table)
     em.local.append(LocalData(out, rel.table))
@@ -999,7 +998,6 @@ def build_local(rel: LocalRel, out: pb.Relation, em: Emitter) -> None:
 
 
 def build_filter(rel: FilterRel, out: pb.Relation, em: Emitter) -> pb.Relation:
-    out.common.plan_id = rel.plan_id
     f = out.filter
     cond = rel.conditions[0] if len(rel.conditions) == 1 else ir.Call("and", tuple(rel.conditions), "")
     emit(cond, f.condition, _ctx(rel.scope))
@@ -1007,7 +1005,6 @@ def build_filter(rel: FilterRel, out: pb.Relation, em: Emitter) -> pb.Relation:
 
 
 def build_project(rel: ProjectRel, out: pb.Relation, em: Emitter) -> pb.Relation:
-    out.common.plan_id = rel.plan_id
     p = out.project
     ctx = _ctx(rel.scope)
     for item in rel.items:
@@ -1021,7 +1018,6 @@ def build_project(rel: ProjectRel, out: pb.Relation, em: Emitter) -> pb.Relation
 
 
 def build_with_columns(rel: WithColumnsRel, out: pb.Relation, em: Emitter) -> pb.Relation:
-    out.common.plan_id = rel.plan_id
     w = out.with_columns
     ctx = _ctx(rel.scope)
     for name, expr in rel.items:
@@ -1032,7 +1028,6 @@ def build_with_columns(rel: WithColumnsRel, out: pb.Relation, em: Emitter) -> pb
 
 
 def build_with_columns_renamed(rel: RenameRel, out: pb.Relation, em: Emitter) -> pb.Relation:
-    out.common.plan_id = rel.plan_id
     r = out.with_columns_renamed
     for old, new in rel.pairs:
         entry = r.renames.add()
@@ -1042,32 +1037,27 @@ def build_with_columns_renamed(rel: RenameRel, out: pb.Relation, em: Emitter) ->
 
 
 def build_drop(rel: DropRel, out: pb.Relation, em: Emitter) -> pb.Relation:
-    out.common.plan_id = rel.plan_id
     d = out.drop
     d.column_names.extend(rel.names)
     return d.input
 
 
 def build_deduplicate(rel: DedupRel, out: pb.Relation, em: Emitter) -> pb.Relation:
-    out.common.plan_id = rel.plan_id
     out.deduplicate.all_columns_as_keys = True
     return out.deduplicate.input
 
 
 def build_limit(rel: LimitRel, out: pb.Relation, em: Emitter) -> pb.Relation:
-    out.common.plan_id = rel.plan_id
     out.limit.limit = rel.n
     return out.limit.input
 
 
 def build_offset(rel: OffsetRel, out: pb.Relation, em: Emitter) -> pb.Relation:
-    out.common.plan_id = rel.plan_id
     out.offset.offset = rel.n
     return out.offset.input
 
 
 def build_sort(rel: SortRel, out: pb.Relation, em: Emitter) -> pb.Relation:
-    out.common.plan_id = rel.plan_id
     s = out.sort
     s.is_global = rel.is_global
     ctx = _ctx(rel.scope)
@@ -1077,7 +1067,6 @@ def build_sort(rel: SortRel, out: pb.Relation, em: Emitter) -> pb.Relation:
 
 
 def build_aggregate(rel: AggregateRel, out: pb.Relation, em: Emitter) -> pb.Relation:
-    out.common.plan_id = rel.plan_id
     a = out.aggregate
     a.group_type = _GROUP_TYPES[rel.kind]
     ctx = _ctx(rel.scope)
@@ -1098,7 +1087,6 @@ def build_aggregate(rel: AggregateRel, out: pb.Relation, em: Emitter) -> pb.Rela
 
 
 def build_join(rel: JoinRel, out: pb.Relation, em: Emitter) -> pb.Relation:
-    out.common.plan_id = rel.plan_id
     j = out.join
     j.join_type = _JOIN_TYPES[rel.how]
     if rel.using:
@@ -1111,7 +1099,6 @@ def build_join(rel: JoinRel, out: pb.Relation, em: Emitter) -> pb.Relation:
 
 
 def build_set_operation(rel: SetOpRel, out: pb.Relation, em: Emitter) -> pb.Relation:
-    out.common.plan_id = rel.plan_id
     s = out.set_op
     s.set_op_type = _SET_OP_TYPES[rel.kind]
     s.is_all = rel.is_all
@@ -1123,7 +1110,6 @@ def build_set_operation(rel: SetOpRel, out: pb.Relation, em: Emitter) -> pb.Rela
 
 
 def build_read_table(rel: ReadTableRel, out: pb.Relation, em: Emitter) -> None:
-    out.common.plan_id = rel.plan_id
     t = out.read.named_table
     t.unparsed_identifier = rel.name
     for k, v in rel.options:
@@ -1132,7 +1118,6 @@ def build_read_table(rel: ReadTableRel, out: pb.Relation, em: Emitter) -> None:
 
 
 def build_read_files(rel: ReadFilesRel, out: pb.Relation, em: Emitter) -> None:
-    out.common.plan_id = rel.plan_id
     d = out.read.data_source
     src = rel.source
     if src.format is not None:
@@ -1146,7 +1131,6 @@ def build_read_files(rel: ReadFilesRel, out: pb.Relation, em: Emitter) -> None:
 
 
 def build_range(rel: RangeRel, out: pb.Relation, em: Emitter) -> None:
-    out.common.plan_id = rel.plan_id
     r = out.range
     r.start = rel.source.start
     r.end = rel.source.end
@@ -1157,7 +1141,6 @@ def build_range(rel: RangeRel, out: pb.Relation, em: Emitter) -> None:
 
 
 def build_sql(rel: SqlRel, out: pb.Relation, em: Emitter) -> None:
-    out.common.plan_id = rel.plan_id
     q = out.sql
     q.query = rel.source.query
     # SQL parameters must be literals or constructors over literals (the parser checks),
@@ -1172,7 +1155,6 @@ def build_sql(rel: SqlRel, out: pb.Relation, em: Emitter) -> None:
 
 
 def build_shared_use(rel: SharedUseRel, out: pb.Relation, em: Emitter) -> None:
-    out.common.plan_id = rel.plan_id
     p = out.project
     p.expressions.add().unresolved_star.SetInParent()
     # each use is emitted in full (not copied) so every inline table it holds is known to
@@ -1182,7 +1164,6 @@ def build_shared_use(rel: SharedUseRel, out: pb.Relation, em: Emitter) -> None:
 
 
 def build_sample(rel: SampleRel, out: pb.Relation, em: Emitter) -> pb.Relation:
-    out.common.plan_id = rel.plan_id
     s = out.sample
     s.lower_bound = rel.step.lower
     s.upper_bound = rel.step.upper
@@ -1193,7 +1174,6 @@ def build_sample(rel: SampleRel, out: pb.Relation, em: Emitter) -> pb.Relation:
 
 
 def build_repartition(rel: RepartitionRel, out: pb.Relation, em: Emitter) -> pb.Relation:
-    out.common.plan_id = rel.plan_id
     if not rel.keys:
         r = out.repartition
         assert rel.n is not None
@@ -1210,7 +1190,6 @@ def build_repartition(rel: RepartitionRel, out: pb.Relation, em: Emitter) -> pb.
 
 
 def build_hint(rel: HintRel, out: pb.Relation, em: Emitter) -> pb.Relation:
-    out.common.plan_id = rel.plan_id
     h = out.hint
     h.name = rel.name
     ctx = _ctx(rel.scope)
@@ -1220,7 +1199,6 @@ def build_hint(rel: HintRel, out: pb.Relation, em: Emitter) -> pb.Relation:
 
 
 def build_tail(rel: TailRel, out: pb.Relation, em: Emitter) -> pb.Relation:
-    out.common.plan_id = rel.plan_id
     out.tail.limit = rel.n
     return out.tail.input
 
@@ -1278,11 +1256,14 @@ class Emitter:
     local: list[LocalData] = field(default_factory=list)
 
     def chain(self, chain: list[Rel], out: pb.Relation) -> None:
-        """Fill ``out`` with the chain, outermost relation first (no copies)."""
+        """Fill ``out`` with the chain, outermost relation first (no copies), each
+        relation with its plan id (the one place that sets it)."""
         slot: pb.Relation | None = out
+        builders = RELATION_BUILDERS
         for rel in reversed(chain):
             assert slot is not None
-            slot = RELATION_BUILDERS[type(rel)](rel, slot, self)
+            slot.common.plan_id = rel.plan_id
+            slot = builders[type(rel)](rel, slot, self)
 
 
 def emit_chain(chain: list[Rel], out: pb.Relation, *, inline_data: bool = True) -> list[LocalData]:
