@@ -17,8 +17,10 @@ from pyspark.sql.connect import proto as pb
 
 from .. import ir
 from ..errors import PlanError
+from .bounds import check_depth, check_plan_size
 from .expressions import InlineUdf, udf_registry
-from .relations import Emitter, LimitRel, LocalData, Lowerer, Rel, Resolver, check_depth, check_plan_size
+from .relations import Emitter, Lowerer, Resolver
+from .rels import JoinRel, LimitRel, LocalData, Rel, SetOpRel, SharedUseRel
 
 __all__ = ["LocalData", "Translation", "translate_ir"]
 
@@ -39,8 +41,6 @@ class Translation:
 
 
 def _index(chain: list[Rel], out: dict[int, tuple[int, ...]]) -> None:
-    from .relations import JoinRel, SetOpRel, SharedUseRel
-
     for rel in chain:
         out[rel.plan_id] = tuple(rel.steps)
         if isinstance(rel, (JoinRel, SetOpRel)):

@@ -23,10 +23,37 @@ from pyspark.sql.connect import proto as pb
 
 from .. import ir
 from ..data import fill_local_relation
-from ..errors import ErrorDetail, PlanError
+from ..errors import ErrorDetail
 from ..functions import CATALOG
-from ..limits import MAX_EXPANDED_STEPS, MAX_PLAN_NESTING, MAX_RELATION_DEPTH
 from .expressions import ExprContext, emit, fill_sort_order
+from .naming import col_output_name, default_agg_name, generator_names, is_generator, unique_suffix
+from .rels import (
+    AggregateRel,
+    DedupRel,
+    DropRel,
+    FilterRel,
+    HintRel,
+    JoinRel,
+    LimitRel,
+    LocalData,
+    LocalRel,
+    OffsetRel,
+    ProjectRel,
+    RangeRel,
+    ReadFilesRel,
+    ReadTableRel,
+    Rel,
+    RenameRel,
+    RepartitionRel,
+    SampleRel,
+    SetOpRel,
+    SharedRelation,
+    SharedUseRel,
+    SortRel,
+    SqlRel,
+    TailRel,
+    WithColumnsRel,
+)
 from .scope import Scope
 from .statictypes import generator_width, static_type
 
@@ -35,7 +62,7 @@ if TYPE_CHECKING:
 
     from ..types import DataType
 
-__all__ = ["Emitter", "LocalData", "Lowerer", "Rel", "emit_chain"]
+__all__ = ["Emitter", "Lowerer", "emit_chain"]
 
 
 #: Spark function names whose results differ per evaluation (never merged across steps)
@@ -55,168 +82,6 @@ NONDETERMINISTIC = frozenset(
 #: a resolver asks a server for the column names of a relation (None: not available); it
 #: gets the relation and its inline tables (unfilled when translating with inline_data=False)
 Resolver = Callable[[pb.Relation, "list[LocalData]"], "list[str]"]
-
-
-# ------------------------------------------------------------------ lowered relations
-
-
-@dataclass
-class Rel:
-    plan_id: int
-    steps: list[int]
-
-
-@dataclass
-class LocalRel(Rel):
-    table: pa.Table
-
-
-@dataclass
-class FilterRel(Rel):
-    conditions: list[ir.Expr]
-    scope: Scope
-    #: a condition is non-deterministic (then nothing more is merged in)
-    nondet: bool = False
-
-
-@dataclass
-class ProjectRel(Rel):
-    items: list[ir.SelectItem]
-    scope: Scope
-
-
-@dataclass
-class WithColumnsRel(Rel):
-    items: list[tuple[str, ir.Expr]]
-    scope: Scope
-    defined: set[str] = field(default_factory=set)
-    #: ``defined`` lower-cased (expression references are compared lower-cased)
-    defined_lower: set[str] = field(default_factory=set)
-    #: an item holds a generator (then nothing more is merged in)
-    generator: bool = False
-
-
-@dataclass
-class RenameRel(Rel):
-    pairs: list[tuple[str, str]]
-
-
-@dataclass
-class DropRel(Rel):
-    names: list[str]
-    scope: Scope
-
-
-@dataclass
-class DedupRel(Rel):
-    pass
-
-
-@dataclass
-class LimitRel(Rel):
-    n: int
-
-
-@dataclass
-class OffsetRel(Rel):
-    n: int
-
-
-@dataclass
-class SortRel(Rel):
-    keys: list[ir.SortKey]
-    scope: Scope
-    is_global: bool = True
-
-
-@dataclass
-class AggregateRel(Rel):
-    kind: str
-    keys: list[ir.Expr]
-    aggs: list[ir.AggItem]
-    scope: Scope
-    sets: tuple[tuple[int, ...], ...] | None = None
-
-
-@dataclass
-class JoinRel(Rel):
-    right: list[Rel]
-    how: str
-    using: list[str]
-    condition: ir.Expr | None
-    cond_scope: Scope | None
-
-
-@dataclass
-class SetOpRel(Rel):
-    right: list[Rel]
-    by_name: bool
-    allow_missing: bool
-    is_all: bool
-    kind: str = "union"
-
-
-@dataclass
-class ReadTableRel(Rel):
-    name: str
-    options: tuple[tuple[str, str], ...]
-
-
-@dataclass
-class ReadFilesRel(Rel):
-    source: ir.FileSource
-
-
-@dataclass
-class RangeRel(Rel):
-    source: ir.RangeSource
-
-
-@dataclass
-class SqlRel(Rel):
-    source: ir.SqlSource
-
-
-@dataclass
-class SharedRelation:
-    """A sub-plan used more than once: lowered (and its names resolved) once, emitted at
-    each use."""
-
-    chain: list[Rel]
-    scope: Scope
-
-
-@dataclass
-class SharedUseRel(Rel):
-    """One use of a shared sub-plan: a ``Project(*)`` with its own plan id (so join
-    conditions can tell two uses apart) over the shared relation."""
-
-    shared: SharedRelation
-
-
-@dataclass
-class SampleRel(Rel):
-    step: ir.Sample
-
-
-@dataclass
-class RepartitionRel(Rel):
-    n: int | None
-    keys: list[ir.Expr]
-    shuffle: bool
-    scope: Scope
-
-
-@dataclass
-class HintRel(Rel):
-    name: str
-    parameters: list[ir.Expr]
-    scope: Scope
-
-
-@dataclass
-class TailRel(Rel):
-    n: int
 
 
 # ------------------------------------------------------------------ lowering
@@ -441,8 +306,8 @@ class Lowerer:
                 out.extend(item.alias)
             elif item.alias is not None:
                 out.append(item.alias)
-            elif _is_generator(item.expr):
-                generated = _generator_names(item.expr)
+            elif is_generator(item.expr):
+                generated = generator_names(item.expr)
                 if generated is None:
                     unknown = True  # posexplode, inline ...: the column count depends on types
                 else:
@@ -513,7 +378,7 @@ class Lowerer:
     def _check_generator_width(self, expr: ir.Expr, scope: Scope, loc: str, why: str) -> None:
         """A generator that outputs several columns cannot go under one name: Spark's
         UDTF_ALIAS_NUMBER_MISMATCH, refused here before anything is sent."""
-        if not _is_generator(expr):
+        if not is_generator(expr):
             return
         assert isinstance(expr, ir.Call)
         width = generator_width(expr, scope)
@@ -625,10 +490,10 @@ class Lowerer:
         chain.append(AggregateRel(self.new_id(), steps, step.kind, list(step.keys), list(aggs), scope, step.sets))
         names: list[str | None] = []
         for k in step.keys:
-            names.append(_col_output_name(k, scope))
+            names.append(col_output_name(k, scope))
         seen = {scope.norm(n) for n in names if n is not None}
         for a in aggs:
-            name = a.alias if a.alias is not None else _default_agg_name(a.expr)
+            name = a.alias if a.alias is not None else default_agg_name(a.expr)
             if name is not None and scope.norm(name) in seen:
                 self.err(
                     "duplicate_column",
@@ -685,7 +550,7 @@ class Lowerer:
                     if left.norm(name) in key_set:
                         continue
                     if left.has(name):
-                        new = _unique_suffix(name, taken, left.norm)
+                        new = unique_suffix(name, taken, left.norm)
                         taken.add(left.norm(new))
                         renames[left.norm(name)] = new
         if renames:
@@ -819,15 +684,6 @@ def _rename_pairs(right: Scope, renames: dict[str, str]) -> list[tuple[str, str]
     return [(n, renames[right.norm(n)]) for n in right.known() if right.norm(n) in renames]
 
 
-def _unique_suffix(name: str, taken: set[str], norm: Callable[[str], str]) -> str:
-    candidate = f"{name}_right"
-    i = 1
-    while norm(candidate) in taken:
-        candidate = f"{name}_right_{i}"
-        i += 1
-    return candidate
-
-
 def _arrow_types(table: pa.Table, scope: Scope) -> dict[str, DataType]:
     """The plan-format types of an inline table's columns (normalised names)."""
     from ..types import TypeParseError, from_arrow
@@ -839,116 +695,6 @@ def _arrow_types(table: pa.Table, scope: Scope) -> dict[str, DataType]:
         except TypeParseError:
             continue
     return out
-
-
-def _col_output_name(expr: ir.Expr, scope: Scope) -> str | None:
-    if isinstance(expr, ir.Col):
-        if "." in expr.name and scope.has(expr.name) is False:
-            return expr.name.rsplit(".", 1)[-1]
-        return expr.name
-    return None
-
-
-def _is_generator(expr: ir.Expr) -> bool:
-    return isinstance(expr, ir.Call) and CATALOG[expr.fn].kind == "generator"
-
-
-def _generator_names(expr: ir.Expr) -> list[str] | None:
-    """Spark's output names of an unaliased generator when they do not depend on types."""
-    assert isinstance(expr, ir.Call)
-    if expr.fn == "json_tuple":
-        return [f"c{i}" for i in range(len(expr.args) - 1)]
-    if expr.fn == "stack" and expr.args:
-        n = expr.args[0]
-        if isinstance(n, ir.Lit) and isinstance(n.value, int) and not isinstance(n.value, bool) and n.value > 0:
-            width = -(-(len(expr.args) - 1) // n.value)
-            return [f"col{i}" for i in range(width)]
-    return None
-
-
-#: aggregates whose unaliased column Spark names ``<spark name>(<column>)`` (checked
-#: against a server by tests/integration/test_aggregates.py); values: the name Spark uses
-#: and a suffix inside the parentheses
-_AGG_NAMES: dict[str, tuple[str, str]] = {
-    **{
-        n: (n, "")
-        for n in (
-            "count",
-            "approx_count_distinct",
-            "sum",
-            "avg",
-            "try_avg",
-            "try_sum",
-            "min",
-            "max",
-            "first",
-            "last",
-            "first_value",
-            "last_value",
-            "any_value",
-            "collect_list",
-            "collect_set",
-            "collect_union",
-            "count_if",
-            "bool_and",
-            "bool_or",
-            "every",
-            "some",
-            "product",
-            "median",
-            "mode",
-            "stddev",
-            "std",
-            "stddev_samp",
-            "stddev_pop",
-            "variance",
-            "var_samp",
-            "var_pop",
-            "kurtosis",
-            "skewness",
-            "bit_and",
-            "bit_or",
-            "bit_xor",
-        )
-    },
-    "array_agg": ("collect_list", ""),
-    "listagg": ("listagg", ", NULL"),
-    "string_agg": ("string_agg", ", NULL"),
-}
-
-
-def _default_agg_name(expr: ir.Expr) -> str | None:
-    """Spark's name for an unaliased aggregate of one column (``sum(v)``, ``count(1)``,
-    ``count(DISTINCT v)``) when it is certain, else None (Spark names it; tracking knows
-    only that a column is there)."""
-    if not isinstance(expr, ir.Call):
-        return None
-    spec = CATALOG[expr.fn]
-    known = _AGG_NAMES.get(spec.spark)
-    if known is None:
-        return None
-    args = list(expr.args)
-    # trailing arguments equal to what PySpark fills in by default do not show in the name
-    while (
-        len(args) > 1
-        and isinstance(args[-1], ir.Lit)
-        and spec.fill.get(len(args) - 1, _NO_FILL) == args[-1].value
-        and type(args[-1].value) is type(spec.fill.get(len(args) - 1))
-    ):
-        args.pop()
-    if len(args) != 1:
-        return None
-    a = args[0]
-    name, suffix = known
-    distinct = "DISTINCT " if expr.distinct else ""
-    if isinstance(a, ir.Col) and "." not in a.name and "`" not in a.name:
-        return f"{name}({distinct}{a.name}{suffix})"
-    if isinstance(a, ir.Lit) and isinstance(a.value, int) and not isinstance(a.value, bool) and a.type is None:
-        return f"{name}({distinct}{a.value}{suffix})"
-    return None
-
-
-_NO_FILL = object()
 
 
 LOWERINGS: dict[type, Callable[[Lowerer, Any, list[Rel], Scope], Scope]] = {
@@ -1228,24 +974,11 @@ RELATION_BUILDERS: dict[type, Callable[[Any, pb.Relation, Emitter], pb.Relation 
     TailRel: build_tail,
 }
 
-_rel_classes = {c for c in list(globals().values()) if isinstance(c, type) and issubclass(c, Rel) and c is not Rel}
-if _rel_classes - set(RELATION_BUILDERS):  # pragma: no cover - developer error at import
-    raise RuntimeError(f"no relation builder for {sorted(c.__name__ for c in _rel_classes - set(RELATION_BUILDERS))}")
+if set(Rel.__subclasses__()) - set(RELATION_BUILDERS):  # pragma: no cover - developer error at import
+    missing = set(Rel.__subclasses__()) - set(RELATION_BUILDERS)
+    raise RuntimeError(f"no relation builder for {sorted(c.__name__ for c in missing)}")
 if set(ir.STEP_CLASSES) - set(LOWERINGS):  # pragma: no cover
     raise RuntimeError(f"no lowering for {sorted(c.__name__ for c in set(ir.STEP_CLASSES) - set(LOWERINGS))}")
-
-
-@dataclass(frozen=True)
-class LocalData:
-    """An inline table and the relation that carries it.
-
-    With ``inline_data=False`` the relation is left as an empty ``local_relation`` for the
-    executor to fill: inline Arrow IPC, or a reference to a cached artifact when the table
-    is large (the swap needs the server, so it is no part of translation).
-    """
-
-    relation: pb.Relation
-    table: pa.Table
 
 
 @dataclass
@@ -1271,79 +1004,3 @@ def emit_chain(chain: list[Rel], out: pb.Relation, *, inline_data: bool = True) 
     em = Emitter(inline_data)
     em.chain(chain, out)
     return em.local
-
-
-def chain_depth(chain: list[Rel], memo: dict[int, int] | None = None) -> int:
-    """Nesting depth of the relations of a chain (the deepest path, right sides included);
-    a shared sub-plan's depth is computed once, however often it is used."""
-    memo = {} if memo is None else memo
-    depth = 0
-    best = 0
-    for rel in chain:
-        depth += 1
-        if isinstance(rel, (JoinRel, SetOpRel)):
-            best = max(best, depth + chain_depth(rel.right, memo))
-        elif isinstance(rel, SharedUseRel):
-            key = id(rel.shared)
-            if key not in memo:
-                memo[key] = chain_depth(rel.shared.chain, memo)
-            best = max(best, depth + memo[key])
-    return max(best, depth)
-
-
-def check_plan_size(plan: ir.Plan) -> None:
-    """Bound what lowering and emission will do, before they start: sub-plans (nested
-    documents and references to ``with`` definitions) nest at most ``MAX_PLAN_NESTING``
-    levels, and the plan has at most ``MAX_EXPANDED_STEPS`` steps counting every use of a
-    shared sub-plan, which is copied into each use (definitions that use the one before
-    twice double the plan at every level: 2 KB of JSON could otherwise ask for gigabytes).
-    """
-    # iterative post-order over plans; a shared sub-plan is measured once (by identity)
-    measured: dict[int, tuple[int, int]] = {}  # id(plan) → (nesting, expanded steps)
-    stack: list[tuple[ir.Plan, bool]] = [(plan, False)]
-    while stack:
-        node, children_done = stack.pop()
-        if id(node) in measured:
-            continue
-        subs = _sub_plans(node)
-        if not children_done:
-            stack.append((node, True))
-            stack.extend((sub, False) for sub in subs if id(sub) not in measured)
-            continue
-        nesting = 1 + max((measured[id(sub)][0] for sub in subs), default=0)
-        steps = 1 + len(node.steps) + sum(measured[id(sub)][1] for sub in subs)
-        measured[id(node)] = (nesting, steps)
-        if nesting > MAX_PLAN_NESTING + 1:
-            raise PlanError.single(
-                "too_deep",
-                node.loc,
-                f"sub-plans (nested documents and references to 'with' definitions) nest more than {MAX_PLAN_NESTING} levels deep here",
-            )
-        if steps > MAX_EXPANDED_STEPS:
-            raise PlanError.single(
-                "plan_too_large",
-                node.loc,
-                f"with every use of a shared sub-plan copied in (Spark Connect has no relation references), "
-                f"this plan has {steps:,} steps; connect_plan stops at {MAX_EXPANDED_STEPS:,}",
-            )
-
-
-def _sub_plans(plan: ir.Plan) -> list[ir.Plan]:
-    subs: list[ir.Plan] = []
-    if isinstance(plan.source, ir.SharedPlan):
-        subs.append(plan.source.plan)
-    for step in plan.steps:
-        if isinstance(step, (ir.Join, ir.SetOp, ir.CrossJoin)):
-            subs.append(step.right)
-    return subs
-
-
-def check_depth(chain: list[Rel], loc: str) -> None:
-    depth = chain_depth(chain)
-    if depth > MAX_RELATION_DEPTH:
-        raise PlanError.single(
-            "plan_too_deep",
-            loc,
-            f"the plan nests {depth} relations after merging runs of filters and withColumns; "
-            f"Spark Connect servers reject more than about 500, connect_plan stops at {MAX_RELATION_DEPTH}",
-        )
