@@ -171,7 +171,6 @@ class SharedRelation:
     each use."""
 
     chain: list[Rel]
-    scope: Scope
 
 
 @dataclass
