@@ -65,7 +65,7 @@ NONDETERMINISTIC = frozenset(
 )
 
 #: set operations that are a join on every column (their join type)
-PRIMARY_SET_OPS: dict[str, str] = {"minus_primary": "left_anti", "intersect_primary": "left_semi"}
+PRIMARY_SET_OPS: dict[str, ir.JoinKind] = {"minus_primary": "left_anti", "intersect_primary": "left_semi"}
 #: joins that output the left side's columns only (nothing to rename, no names to ask for)
 _SEMI_JOINS = frozenset({"left_semi", "left_anti"})
 #: expressions with nothing in them to check

@@ -100,7 +100,7 @@ class PrimarySetOpFacts(StepFacts[ir.SetOp]):
     or with no condition (``check_only``: the names are the server's)."""
 
     right: PlanFacts
-    how: str
+    how: ir.JoinKind
     left_names: Scope
     right_names: Scope
 

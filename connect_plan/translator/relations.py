@@ -51,7 +51,7 @@ from .scope import Scope
 
 __all__ = ["RELATION_BUILDERS", "Emitter", "emit_chain"]
 
-_JOIN_TYPES = {
+_JOIN_TYPES: dict[ir.JoinKind, pb.Join.JoinType.ValueType] = {
     "inner": pb.Join.JOIN_TYPE_INNER,
     "left": pb.Join.JOIN_TYPE_LEFT_OUTER,
     "right": pb.Join.JOIN_TYPE_RIGHT_OUTER,
@@ -315,6 +315,8 @@ RELATION_BUILDERS: dict[type[Rel], Callable[[Any, pb.Relation, Emitter], pb.Rela
 if set(Rel.__subclasses__()) - set(RELATION_BUILDERS):  # pragma: no cover - developer error at import
     missing = set(Rel.__subclasses__()) - set(RELATION_BUILDERS)
     raise RuntimeError(f"no relation builder for {sorted(c.__name__ for c in missing)}")
+if set(_JOIN_TYPES) != set(ir.JOIN_KINDS):  # pragma: no cover
+    raise RuntimeError(f"join kinds without a Spark join type: {sorted(set(ir.JOIN_KINDS) - set(_JOIN_TYPES))}")
 
 
 @dataclass

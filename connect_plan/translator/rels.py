@@ -129,7 +129,7 @@ class AggregateRel(Rel):
 @dataclass
 class JoinRel(Rel):
     right: list[Rel]
-    how: str
+    how: ir.JoinKind
     using: list[str]
     condition: ir.Expr | None
     cond_scope: Scope | None

@@ -405,3 +405,13 @@ def test_udf_calls_are_checked_with_every_other_problem() -> None:
     assert tr.plan.root.project.expressions[0].common_inline_user_defined_function.function_name == "plus_one"
     unregistered = _analysed([{"op": "select", "payload": [{"udf": "plus_one", "args": ["id"]}]}])
     assert unregistered.plan.root.project.expressions[0].call_function.function_name == "plus_one"
+
+
+def test_every_join_kind_has_a_spark_join_type() -> None:
+    from connect_plan import ir
+
+    for how in ir.JOIN_KINDS:
+        plan = [
+            {"op": "join", "payload": {"other_data": [], "other_schema": [("id", "bigint")], "on": "id", "how": how}}
+        ]
+        assert translate(plan).join.join_type != 0, how
