@@ -72,6 +72,12 @@ _SEMI_JOINS = frozenset({"left_semi", "left_anti"})
 _LEAVES = frozenset({ir.Col, ir.Lit})
 #: functions whose arguments name struct fields (catalog name → those arguments)
 _FIELD_NAME_ARGS = {"with_field": slice(1, 2), "drop_fields": slice(1, None)}
+#: the expressions of the steps that keep their input's columns (checked, never merged)
+_EXPRESSIONS: dict[type, Callable[[Any], tuple[ir.Expr, ...]]] = {
+    ir.OrderBy: lambda s: tuple(k.expr for k in s.keys),
+    ir.Repartition: lambda s: s.keys,
+    ir.Hint: lambda s: s.parameters,
+}
 
 
 # ------------------------------------------------------------------ the pass
@@ -631,13 +637,6 @@ def _arrow_types(table: pa.Table, scope: Scope) -> dict[str, DataType]:
             continue
     return out
 
-
-#: the expressions of the steps that keep their input's columns (checked, never merged)
-_EXPRESSIONS: dict[type, Callable[[Any], tuple[ir.Expr, ...]]] = {
-    ir.OrderBy: lambda s: tuple(k.expr for k in s.keys),
-    ir.Repartition: lambda s: s.keys,
-    ir.Hint: lambda s: s.parameters,
-}
 
 ANALYSES: dict[type, Callable[[Analyzer, Any, PlanFacts, Scope], Scope]] = {
     ir.Filter: Analyzer.filter,

@@ -68,6 +68,7 @@ AGG_NAMES: dict[str, tuple[str, str]] = {
 }
 
 
+#: a catalog argument without a default (equal to no literal)
 _NO_FILL = object()
 
 
