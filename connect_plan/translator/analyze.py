@@ -120,12 +120,13 @@ class Analyzer:
             self._uses = count_uses(plan)
         facts = SOURCE_ANALYSES[type(plan.source)](self, plan.source)
         scope = facts.scope
+        analyses = ANALYSES
         for step, agg in pair_group_by(plan.steps, self.err):
-            if agg is not None:
+            if agg is None:
+                scope = analyses[type(step)](self, step, facts, scope)
+            else:
                 assert isinstance(step, ir.GroupBy)
                 scope = self.aggregate(step, agg.aggs, facts, scope, agg_index=agg.index)
-            else:
-                scope = ANALYSES[type(step)](self, step, facts, scope)
         facts.scope = scope
         return facts
 
@@ -267,7 +268,8 @@ class Analyzer:
         refs, star, _, generator = self.exprs.facts(step.expr)
         key = scope.norm(step.name)
         facts.steps.append(WithColumnFacts(step, scope, key, refs, star, generator))
-        self._check_generator_width(step.expr, scope, step.expr.loc, "withColumn names one column")
+        if generator:  # somewhere in the expression; the check looks at the top
+            self._check_generator_width(step.expr, scope, step.expr.loc, "withColumn names one column")
         if scope.names is None:
             return scope
         names = list(scope.names)

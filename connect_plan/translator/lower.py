@@ -75,8 +75,9 @@ class Lowerer:
     def plan(self, facts: PlanFacts) -> list[Rel]:
         chain: list[Rel] = []
         self.source(facts, chain)
+        lowerings = LOWERINGS
         for step in facts.steps:
-            LOWERINGS[type(step.step)](self, step, chain)
+            lowerings[type(step.step)](self, step, chain)
         return chain
 
     def source(self, facts: PlanFacts, chain: list[Rel]) -> None:
