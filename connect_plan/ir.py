@@ -24,7 +24,7 @@ Outputs
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -222,6 +222,11 @@ Source = InlineData | TableSource | FileSource | RangeSource | SqlSource | Share
 
 # --------------------------------------------------------------------------- steps
 
+#: the canonical join types: every spelling a plan format accepts maps to one of these, and
+#: the translator has a Spark join type for each (both tables are checked against this one)
+JoinKind = Literal["inner", "left", "right", "full", "left_semi", "left_anti", "cross"]
+JOIN_KINDS: tuple[JoinKind, ...] = get_args(JoinKind)
+
 
 @dataclass(frozen=True)
 class Step:
@@ -368,11 +373,11 @@ class Plan:
 
 @dataclass(frozen=True)
 class Join(Step):
-    """``how`` is canonical: inner, left, right, full, left_semi, left_anti, cross.
-    ``keys`` (USING columns) or ``condition`` — or both when keys are mixed with conditions."""
+    """``how`` is canonical (:data:`JoinKind`). ``keys`` (USING columns) or ``condition``
+    — or both when keys are mixed with conditions."""
 
     right: Plan
-    how: str
+    how: JoinKind
     keys: tuple[str, ...]
     condition: Expr | None
     #: a hint for the right input (``"broadcast"``), from the payload's ``broadcast: true``

@@ -1,8 +1,14 @@
-"""IR → Spark Connect ``Plan``: pure, deterministic, no I/O.
+"""IR → Spark Connect ``Plan``, in three passes: deterministic, and pure but for one seam.
 
-:func:`translate_ir` lowers the steps (names tracked, runs merged), checks the nesting
-depth, and emits the protos top-down. Plan ids come from a per-call counter, so the same
-plan always gives the same proto (golden files stay stable).
+:func:`translate_ir` bounds the plan's size, then
+
+1. **analyses** it (:mod:`.analyze`): the columns every step sees and outputs, and every
+   check that needs them, all problems collected; the only pass that may ask a server
+   (``resolver``) for names, when static tracking lost the names a join needs;
+2. **lowers** it (:mod:`.lower`): a chain of small ``Rel`` records (:mod:`.rels`), runs
+   merged, plan ids from a per-call counter (the same plan always gives the same proto:
+   golden files stay stable); then bounds the chain's depth (:mod:`.bounds`);
+3. **emits** the protos top-down (:mod:`.relations`, :mod:`.expressions`, :mod:`.outputs`).
 """
 
 from __future__ import annotations
@@ -17,8 +23,13 @@ from pyspark.sql.connect import proto as pb
 
 from .. import ir
 from ..errors import PlanError
-from .expressions import InlineUdf, udf_registry
-from .relations import Emitter, LimitRel, LocalData, Lowerer, Rel, Resolver, check_depth, check_plan_size
+from .analyze import Analyzer
+from .bounds import check_depth, check_plan_size
+from .expressions import InlineUdf
+from .facts import PlanFacts, Resolver
+from .lower import Lowerer
+from .relations import Emitter, emit_chain
+from .rels import JoinRel, LimitRel, LocalData, Rel, SetOpRel, SharedUseRel
 
 __all__ = ["LocalData", "Translation", "translate_ir"]
 
@@ -39,8 +50,6 @@ class Translation:
 
 
 def _index(chain: list[Rel], out: dict[int, tuple[int, ...]]) -> None:
-    from .relations import JoinRel, SetOpRel, SharedUseRel
-
     for rel in chain:
         out[rel.plan_id] = tuple(rel.steps)
         if isinstance(rel, (JoinRel, SetOpRel)):
@@ -70,24 +79,33 @@ def translate_ir(
     reported as ``needs_schema``, and the returned proto is not meant to be sent.
     """
     check_plan_size(plan)
-    with udf_registry(udfs):
-        lowerer = Lowerer(
-            case_sensitive=case_sensitive, resolver=resolver, inline_data=inline_data, check_only=check_only
-        )
-        chain, scope = lowerer.plan(plan)
-        if lowerer.errors:
-            raise PlanError(lowerer.errors)
-        if limit is not None and plan.output is None:
-            chain.append(LimitRel(lowerer.new_id(), [], limit))
-        check_depth(chain, plan.loc)
-        out = pb.Plan()
-        em = Emitter(inline_data)
-        if plan.output is not None:
-            from .outputs import emit_output
+    udfs = dict(udfs or {})
 
-            emit_output(plan.output, chain, lowerer.new_id(), out, em)
-        else:
-            em.chain(chain, out.root)
+    def relation_of(facts: PlanFacts) -> tuple[pb.Relation, list[LocalData]]:
+        """What the resolver is asked about: an analysed plan so far, lowered and emitted."""
+        rel = pb.Relation()
+        chain = Lowerer(case_sensitive=case_sensitive).plan(facts)
+        return rel, emit_chain(chain, rel, inline_data=inline_data, udfs=udfs)
+
+    analyzer = Analyzer(
+        case_sensitive=case_sensitive, resolver=resolver, relation_of=relation_of, udfs=udfs, check_only=check_only
+    )
+    facts = analyzer.plan(plan)
+    if analyzer.errors:
+        raise PlanError(analyzer.errors)
+    lowerer = Lowerer(case_sensitive=case_sensitive)
+    chain = lowerer.plan(facts)
+    if limit is not None and plan.output is None:
+        chain.append(LimitRel(lowerer.new_id(), [], limit))
+    check_depth(chain, plan.loc)
+    out = pb.Plan()
+    em = Emitter(inline_data, udfs)
+    if plan.output is not None:
+        from .outputs import emit_output
+
+        emit_output(plan.output, chain, lowerer.new_id(), out, em)
+    else:
+        em.chain(chain, out.root)
     by_id: dict[int, tuple[int, ...]] = {}
     _index(chain, by_id)
-    return Translation(out, by_id, scope.names, {s.index: s.op for s in plan.steps}, tuple(em.local))
+    return Translation(out, by_id, facts.scope.names, {s.index: s.op for s in plan.steps}, tuple(em.local))

@@ -9,37 +9,22 @@ are given instead of returning a new one, so nothing is ever copied.
 from __future__ import annotations
 
 import decimal
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pyspark.sql.connect import proto as pb
 
 from .. import ir
-from ..errors import PlanError
 from ..functions import BUILDER_FORMS, CATALOG, FunctionSpec
-from ..types import DataType, MapType, spark_type_proto, type_string
+from ..types import DataType, MapType, spark_type_proto
 from .scope import Scope
 from .statictypes import static_type
 
-__all__ = ["BUILDERS", "ExprContext", "InlineUdf", "emit", "quote_identifier", "udf_registry"]
+__all__ = ["BUILDERS", "ExprContext", "InlineUdf", "emit", "find_udf", "quote_identifier"]
 
 _INT32 = (-(2**31), 2**31 - 1)
 _INT64 = (-(2**63), 2**63 - 1)
-
-
-@dataclass(frozen=True)
-class ExprContext:
-    """What a builder needs besides the node: the columns in scope and, inside a join
-    condition, which input a bare column prefers (left operand → left, right → right)."""
-
-    scope: Scope
-    prefer: str | None = None
-    lambda_vars: frozenset[str] = frozenset()
-    #: typed literals as typed ``Literal`` protos, not casts (SQL parameters must be literals)
-    literal_protos: bool = False
 
 
 @dataclass(frozen=True)
@@ -54,18 +39,23 @@ class InlineUdf:
     return_type: DataType | None = None
 
 
-#: the UDFs of the client translating the current plan (set by translate_ir for one call)
-_UDFS: ContextVar[Mapping[str, InlineUdf] | None] = ContextVar("connect_plan_udfs", default=None)
+@dataclass(frozen=True)
+class ExprContext:
+    """What a builder needs besides the node: the columns in scope and, inside a join
+    condition, which input a bare column prefers (left operand → left, right → right)."""
+
+    scope: Scope
+    prefer: str | None = None
+    lambda_vars: frozenset[str] = frozenset()
+    #: typed literals as typed ``Literal`` protos, not casts (SQL parameters must be literals)
+    literal_protos: bool = False
+    #: the UDFs of the client translating the plan (sent inline where the plan calls them)
+    udfs: Mapping[str, InlineUdf] = field(default_factory=dict)
 
 
-@contextmanager
-def udf_registry(udfs: Mapping[str, InlineUdf] | None) -> Iterator[None]:
-    """Make ``udfs`` visible to the builders while one plan is translated."""
-    token = _UDFS.set(dict(udfs or {}))
-    try:
-        yield
-    finally:
-        _UDFS.reset(token)
+def find_udf(udfs: Mapping[str, InlineUdf], name: str) -> InlineUdf | None:
+    """The registered UDF a plan calls by ``name`` (exact, then lower-cased), if any."""
+    return udfs.get(name) or udfs.get(name.lower())
 
 
 def quote_identifier(name: str) -> str:
@@ -283,9 +273,9 @@ def _build_update_fields(call: ir.Call, spec: FunctionSpec, out: pb.Expression, 
 
 
 def _field_name(e: ir.Expr) -> str:
-    if isinstance(e, ir.Lit) and isinstance(e.value, str):
-        return e.value
-    raise PlanError.single("literal_expected", e.loc, "a struct field name must be a string literal")
+    # analysis refused any other field name (literal_expected)
+    assert isinstance(e, ir.Lit) and isinstance(e.value, str)
+    return e.value
 
 
 def _build_get(call: ir.Call, spec: FunctionSpec, out: pb.Expression, ctx: ExprContext) -> None:
@@ -338,29 +328,15 @@ def build_extract_value(node: ir.ExtractValue, out: pb.Expression, ctx: ExprCont
 
 def build_udf_call(node: ir.UdfCall, out: pb.Expression, ctx: ExprContext) -> None:
     """A UDF registered with the client goes inline (CommonInlineUserDefinedFunction, as
-    PySpark sends it); any other name is a call of a function registered on the server."""
-    udfs = _UDFS.get() or {}
-    udf = udfs.get(node.name) or udfs.get(node.name.lower())
+    PySpark sends it); any other name is a call of a function registered on the server.
+    (Analysis checked the UDF's kind and return type against the call.)"""
+    udf = find_udf(ctx.udfs, node.name)
     if udf is None:
         call = out.call_function
         call.function_name = node.name
         for a in node.args:
             emit(a, call.arguments.add(), ctx)
         return
-    if node.aggregate and not udf.aggregate:
-        raise PlanError.single(
-            "udf_kind",
-            node.loc,
-            f"UDF {node.name!r} is a scalar UDF; a python_grouped_udf aggregation needs a grouped-aggregate "
-            "UDF (register it with kind='grouped_agg')",
-        )
-    if node.return_type is not None and udf.return_type is not None and node.return_type != udf.return_type:
-        raise PlanError.single(
-            "udf_return_type",
-            node.loc,
-            f"the plan declares return_type {type_string(node.return_type)!r} but UDF {node.name!r} was "
-            f"registered returning {type_string(udf.return_type)!r}",
-        )
     fn = out.common_inline_user_defined_function
     fn.function_name = udf.name
     fn.deterministic = udf.deterministic

@@ -14,7 +14,8 @@ from typing import Any
 from pyspark.sql.connect import proto as pb
 
 from .. import ir
-from .relations import Emitter, Rel
+from .relations import Emitter
+from .rels import Rel
 
 __all__ = ["METRICS_NAME", "ROWS_METRIC", "emit_output"]
 

@@ -12,7 +12,7 @@ from pyspark.sql import functions as F
 from connect_plan.formats.json_plan import parse_plan
 from connect_plan.functions import rows as catalog_rows
 from connect_plan.translator import translate_ir
-from connect_plan.translator.relations import _AGG_NAMES
+from connect_plan.translator.naming import AGG_NAMES
 
 SCHEMA = [
     ("k", "string"),
@@ -208,9 +208,9 @@ def test_agg_step_and_global_aggregates_in_select(diff: Any) -> None:
 
 
 def test_tracked_default_names_are_the_names_spark_gives(client: Any) -> None:
-    """relations._default_agg_name predicts the name of an unaliased aggregate (to rename
+    """naming.default_agg_name predicts the name of an unaliased aggregate (to rename
     join collisions and check drops statically); every prediction must match Spark's."""
-    specs = [s for s in catalog_rows() if s.kind == "aggregate" and s.spark in _AGG_NAMES and s.name != "array_agg"]
+    specs = [s for s in catalog_rows() if s.kind == "aggregate" and s.spark in AGG_NAMES and s.name != "array_agg"]
     entries: list[dict[str, Any]] = [{"agg": "array_agg", "column": "w"}]  # named collect_list(w)
     for s in specs:
         col = (

@@ -319,3 +319,99 @@ def test_names_of_unknown_columns_keep_pysparks_meaning_with_every_part_quoted(n
         None, None, {"input": {"table": "t"}, "plan": [{"op": "select", "payload": [{"col": name}]}]}
     ).root
     assert attr(root) == [identifier]
+
+
+# ------------------------------------------------------------------ analysis: the resolver seam, checks collected
+
+
+def _analysed(plan: list[Any], **kwargs: Any) -> Any:
+    from connect_plan.formats import load_plan
+    from connect_plan.translator import translate_ir
+
+    return translate_ir(load_plan(plan, [], SCHEMA), **kwargs)
+
+
+def test_the_resolver_is_asked_for_the_names_of_the_input_so_far() -> None:
+    asked: list[Any] = []
+
+    def resolver(rel: Any, local: Any) -> list[str]:
+        asked.append(rel)
+        return ["id", "S", "upper(a.b)"]
+
+    plan = [
+        {"op": "select", "payload": ["id", "s", {"fn": "upper", "args": ["a.b"]}]},
+        {"op": "join", "payload": {"other_data": [], "other_schema": [("id", "bigint"), ("s", "int")], "on": "id"}},
+    ]
+    tr = _analysed(plan, resolver=resolver)
+    # one question, about the select over the input (the right side's names are known)
+    assert [r.WhichOneof("rel_type") for r in asked] == ["project"]
+    assert asked[0].project.input.WhichOneof("rel_type") == "local_relation"
+    renames = tr.plan.root.join.right.with_columns_renamed.renames
+    assert [(r.col_name, r.new_col_name) for r in renames] == [("s", "s_right")]
+    assert tr.columns == ("id", "S", "upper(a.b)", "s_right")
+
+
+def test_a_shared_sub_plan_is_asked_about_once_for_every_use() -> None:
+    asked: list[Any] = []
+
+    def resolver(rel: Any, local: Any) -> list[str]:
+        asked.append(rel)
+        return ["store", "n"]
+
+    doc = {
+        "with": {"t": {"input": {"table": "stores"}, "plan": [{"op": "filter", "payload": {"col": "n"}}]}},
+        "input": {"ref": "t"},
+        "plan": [
+            {"op": "join", "payload": {"other": {"ref": "t"}, "on": ["store"]}},
+            {"op": "join", "payload": {"other": {"ref": "t"}, "on": ["store"]}},
+        ],
+    }
+    from connect_plan.formats import load_plan
+    from connect_plan.translator import translate_ir
+
+    tr = translate_ir(load_plan(doc, None, None), resolver=resolver)
+    assert len(asked) == 1 and asked[0].WhichOneof("rel_type") == "filter"
+    assert tr.columns == ("store", "n", "n_right", "n_right_1")
+
+
+def test_struct_field_names_are_checked_with_every_other_problem() -> None:
+    with_field = {"fn": "with_field", "args": ["s", {"col": "id"}, 1]}
+    plan = [
+        {"op": "withColumn", "payload": {"name": "t", "expr": with_field}},
+        {"op": "drop", "payload": {"columns": ["nope"]}},
+    ]
+    with pytest.raises(PlanError) as info:
+        translate(plan)
+    assert info.value.codes == ("literal_expected", "unknown_column")
+    assert info.value.locs[0] == "/plan/0/payload/expr/args/1/col"
+
+
+def test_udf_calls_are_checked_with_every_other_problem() -> None:
+    from pyspark.sql.connect import proto as pb
+
+    from connect_plan.translator.expressions import InlineUdf
+
+    scalar = InlineUdf("plus_one", pb.PythonUDF(), deterministic=True, aggregate=False)
+    agg = {"agg": "python_grouped_udf", "udf": "plus_one", "args": ["id"], "alias": "p"}
+    plan = [
+        {"op": "groupBy", "payload": {"group_by": ["id"], "aggs": [agg]}},
+        {"op": "drop", "payload": {"columns": ["nope"]}},
+    ]
+    with pytest.raises(PlanError) as info:
+        _analysed(plan, udfs={"plus_one": scalar})
+    assert info.value.codes == ("udf_kind", "unknown_column")
+    # registered UDFs travel inline (in the expression context, not in global state)
+    tr = _analysed([{"op": "select", "payload": [{"udf": "PLUS_ONE", "args": ["id"]}]}], udfs={"plus_one": scalar})
+    assert tr.plan.root.project.expressions[0].common_inline_user_defined_function.function_name == "plus_one"
+    unregistered = _analysed([{"op": "select", "payload": [{"udf": "plus_one", "args": ["id"]}]}])
+    assert unregistered.plan.root.project.expressions[0].call_function.function_name == "plus_one"
+
+
+def test_every_join_kind_has_a_spark_join_type() -> None:
+    from connect_plan import ir
+
+    for how in ir.JOIN_KINDS:
+        plan = [
+            {"op": "join", "payload": {"other_data": [], "other_schema": [("id", "bigint")], "on": "id", "how": how}}
+        ]
+        assert translate(plan).join.join_type != 0, how

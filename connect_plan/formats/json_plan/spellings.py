@@ -29,6 +29,8 @@ Where each spelling comes from (tags in the comments):
 
 from __future__ import annotations
 
+from ... import ir
+
 __all__ = [
     "DOCUMENT_EXTENSION_KEYS",
     "EXPR_OP_FUNCTIONS",
@@ -142,7 +144,7 @@ VIEW_OPS: dict[str, tuple[bool, bool]] = {
 # ---------------------------------------------------------------- join types
 
 #: ``how`` (lower-cased, spaces removed) → canonical join type (``ir.Join.how``)
-JOIN_TYPES: dict[str, str] = {
+JOIN_TYPES: dict[str, ir.JoinKind] = {
     "inner": "inner",  # robin
     "cross": "cross",  # PySpark
     "outer": "full",  # robin

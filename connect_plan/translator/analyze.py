@@ -1,0 +1,624 @@
+"""Analysis, the translator's first pass: the names every step sees and outputs, and every
+check that needs them.
+
+Walking the steps forward, it tracks the columns of each intermediate result (a
+:class:`~.scope.Scope`: names where known, Spark types of inline columns), reports what
+is wrong with them (an unknown or duplicate column, a join input whose names only a server
+knows, a generator under one name, a struct field name that is not a literal, a UDF called
+as what it is not) and, like the parser, collects every problem instead of stopping at the
+first. What it decided is left for lowering in :class:`~.facts.PlanFacts`: the columns each
+step's expressions see, what each filter or ``withColumn`` expression references, a join's
+resolved inputs and its renames of colliding right-hand columns (``name_right``), so that
+lowering has no name logic of its own.
+
+It is the translator's only I/O: when static tracking has lost the names a join needs (a
+table read, a computed column Spark names), it asks ``resolver`` (a client's AnalyzePlan)
+for the names of the input so far, lowered and emitted by ``relation_of``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from .. import ir
+from ..errors import ErrorDetail
+from ..functions import CATALOG
+from ..types import TypeParseError, from_arrow, type_string
+from .expressions import InlineUdf, find_udf
+from .facts import (
+    AggregateFacts,
+    FilterFacts,
+    JoinFacts,
+    PlanFacts,
+    PrimarySetOpFacts,
+    RelationOf,
+    Resolver,
+    SetOpFacts,
+    StepFacts,
+    WithColumnFacts,
+)
+from .naming import col_output_name, default_agg_name, generator_names, is_generator, unique_suffix
+from .scope import Scope
+from .statictypes import generator_width, static_type
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from ..types import DataType
+
+__all__ = ["ANALYSES", "Analyzer", "ExprChecker"]
+
+
+#: set operations that are a join on every column (their join type)
+PRIMARY_SET_OPS: dict[str, ir.JoinKind] = {"minus_primary": "left_anti", "intersect_primary": "left_semi"}
+#: joins that output the left side's columns only (nothing to rename, no names to ask for)
+_SEMI_JOINS = frozenset({"left_semi", "left_anti"})
+#: expressions with nothing in them to check
+_LEAVES = frozenset({ir.Col, ir.Lit})
+#: functions whose arguments name struct fields (catalog name → those arguments)
+_FIELD_NAME_ARGS = {"with_field": slice(1, 2), "drop_fields": slice(1, None)}
+#: the expressions of the steps that keep their input's columns (checked, never merged)
+_EXPRESSIONS: dict[type, Callable[[Any], tuple[ir.Expr, ...]]] = {
+    ir.OrderBy: lambda s: tuple(k.expr for k in s.keys),
+    ir.Repartition: lambda s: s.keys,
+    ir.Hint: lambda s: s.parameters,
+}
+
+
+# ------------------------------------------------------------------ the pass
+
+
+class Analyzer:
+    """Forward pass over the steps: names tracked, problems collected (see module doc)."""
+
+    def __init__(
+        self,
+        *,
+        case_sensitive: bool = False,
+        resolver: Resolver | None = None,
+        relation_of: RelationOf | None = None,
+        udfs: Mapping[str, InlineUdf] | None = None,
+        check_only: bool = False,
+    ) -> None:
+        self.case_sensitive = case_sensitive
+        self.resolver = resolver
+        self.relation_of = relation_of
+        self.udfs: Mapping[str, InlineUdf] = udfs or {}
+        #: validating without a server: what only the server can tell (a join input's column
+        #: names) is not an error; the checks that need those names are skipped
+        self.check_only = check_only
+        self.errors: list[ErrorDetail] = []
+        self.exprs = ExprChecker(self.udfs, self.err)
+        #: shared sub-plans: uses counted first, analysed once (by identity)
+        self._uses: dict[int, int] | None = None
+        self._shared: dict[int, PlanFacts] = {}
+
+    def err(self, code: str, loc: str, message: str, input: Any = None) -> None:
+        self.errors.append(
+            ErrorDetail(code, loc, message, input) if input is not None else ErrorDetail(code, loc, message)
+        )
+
+    # -------------------------------------------------------------- plans
+
+    def plan(self, plan: ir.Plan) -> PlanFacts:
+        if self._uses is None:  # the whole plan's, counted on entering it
+            self._uses = count_uses(plan)
+        facts = SOURCE_ANALYSES[type(plan.source)](self, plan.source)
+        scope = facts.scope
+        analyses = ANALYSES
+        for step in plan.steps:
+            scope = analyses[type(step)](self, step, facts, scope)
+        facts.scope = scope
+        return facts
+
+    def resolve(self, facts: PlanFacts, scope: Scope) -> Scope:
+        """Ask the server for the names when static tracking lost them (rare); ``facts``
+        holds the steps analysed so far, whose output ``scope`` describes."""
+        if scope.complete or self.resolver is None:
+            return scope
+        inner = facts.inner
+        if facts.shared and not facts.steps:  # a shared sub-plan as it is: asked once, for every use
+            assert inner is not None
+            if inner.resolved is None:
+                inner.resolved = self.resolve(inner, inner.scope)
+            return inner.resolved
+        assert self.relation_of is not None
+        rel, local = self.relation_of(facts)
+        names = self.resolver(rel, local)
+        return Scope(tuple(names), self.case_sensitive)
+
+    # -------------------------------------------------------------- sources
+
+    def inline_source(self, source: ir.InlineData) -> PlanFacts:
+        scope = Scope(tuple(source.table.column_names), self.case_sensitive)
+        return PlanFacts(source, scope.with_names(scope.names, _arrow_types(source.table, scope)))
+
+    def table_source(self, source: ir.TableSource | ir.SqlSource) -> PlanFacts:
+        return PlanFacts(source, Scope(None, self.case_sensitive))
+
+    def file_source(self, source: ir.FileSource) -> PlanFacts:
+        return PlanFacts(source, Scope(source.columns, self.case_sensitive))
+
+    def range_source(self, source: ir.RangeSource) -> PlanFacts:
+        return PlanFacts(source, Scope(("id",), self.case_sensitive))
+
+    def shared_source(self, source: ir.SharedPlan) -> PlanFacts:
+        key = id(source)
+        assert self._uses is not None
+        if self._uses.get(key, 0) <= 1:
+            once = self.plan(source.plan)
+            return PlanFacts(source, once.scope, inner=once)
+        inner = self._shared.get(key)
+        if inner is None:
+            inner = self._shared[key] = self.plan(source.plan)
+        # a use after the names were asked for starts from them
+        return PlanFacts(source, inner.resolved or inner.scope, inner=inner, shared=True)
+
+    def _check_generator_width(self, expr: ir.Expr, scope: Scope, loc: str, why: str) -> None:
+        """A generator that outputs several columns cannot go under one name: Spark's
+        UDTF_ALIAS_NUMBER_MISMATCH, refused here before anything is sent."""
+        if not is_generator(expr):
+            return
+        assert isinstance(expr, ir.Call)
+        width = generator_width(expr, scope)
+        if width is None or width < 2:
+            return
+        many = "at least 2" if expr.fn.startswith("posexplode") and width == 2 else str(width)
+        self.err(
+            "generator_columns",
+            loc,
+            f"{expr.fn!r} outputs {many} columns here and {why} (Spark refuses it: UDTF_ALIAS_NUMBER_MISMATCH); "
+            'use a select item with one name per column ({"expr": ..., "name": ["pos", "col"]}) or no name',
+        )
+
+    # -------------------------------------------------------------- single-input steps
+
+    def keep(self, step: ir.Step, facts: PlanFacts, scope: Scope) -> Scope:
+        """Steps that keep their input's columns and hold no expression."""
+        facts.steps.append(StepFacts(step, scope))
+        return scope
+
+    def keep_checked(self, step: ir.Step, facts: PlanFacts, scope: Scope) -> Scope:
+        """Steps that keep their input's columns: their expressions checked."""
+        self.exprs.check(*_EXPRESSIONS[type(step)](step))
+        return self.keep(step, facts, scope)
+
+    def maybe_no_op(self, step: ir.Stop | ir.Offset | ir.Fetch, facts: PlanFacts, scope: Scope) -> Scope:
+        """Steps that keep their input's columns and may do nothing at all: ``stop``,
+        ``offset(0)``, a Fetch of every row (then left out: nothing to lower)."""
+        if not _does_nothing(step):
+            facts.steps.append(StepFacts(step, scope))
+        return scope
+
+    def filter(self, step: ir.Filter, facts: PlanFacts, scope: Scope) -> Scope:
+        _, _, nondet, _ = self.exprs.facts(step.condition)
+        facts.steps.append(FilterFacts(step, scope, nondet))
+        return scope
+
+    def select(self, step: ir.Select, facts: PlanFacts, scope: Scope) -> Scope:
+        out: list[str | None] = []
+        unknown = False
+        types: dict[str, Any] = {}
+        for item in step.items:
+            if type(item.expr) not in _LEAVES:
+                self.exprs.facts(item.expr)
+            if isinstance(item.alias, str):
+                self._check_generator_width(item.expr, scope, item.expr.loc, "the item names one column")
+            known = static_type(item.expr, scope)
+            if known is not None and (
+                isinstance(item.alias, str) or (item.alias is None and isinstance(item.expr, ir.Col))
+            ):
+                types[scope.norm(item.alias or item.expr.name)] = known  # type: ignore[union-attr]
+            if isinstance(item.alias, tuple):
+                out.extend(item.alias)
+            elif item.alias is not None:
+                out.append(item.alias)
+            elif is_generator(item.expr):
+                generated = generator_names(item.expr)
+                if generated is None:
+                    unknown = True  # posexplode, inline ...: the column count depends on types
+                else:
+                    out.extend(generated)
+            elif isinstance(item.expr, ir.Star):
+                if scope.names is None:
+                    unknown = True
+                else:
+                    out.extend(scope.names)
+            elif isinstance(item.expr, ir.Col):
+                name = item.expr.name
+                out.append(name if scope.has(name) is not False or "." not in name else name.rsplit(".", 1)[-1])
+            else:
+                out.append(None)
+        seen: dict[str, int] = {}
+        for i, out_name in enumerate(out):
+            if out_name is None:
+                continue
+            key = scope.norm(out_name)
+            if key in seen:
+                self.err(
+                    "duplicate_column",
+                    step.loc,
+                    f"select outputs column {out_name!r} twice; output names must be unique (add an alias)",
+                    out_name,
+                )
+            seen[key] = i
+        facts.steps.append(StepFacts(step, scope))
+        return scope.with_names(None if unknown else out, types)
+
+    def with_column(self, step: ir.WithColumn, facts: PlanFacts, scope: Scope) -> Scope:
+        refs, star, _, generator = self.exprs.facts(step.expr)
+        key = scope.norm(step.name)
+        facts.steps.append(WithColumnFacts(step, scope, key, refs, star, generator))
+        if generator:  # somewhere in the expression; the check looks at the top
+            self._check_generator_width(step.expr, scope, step.expr.loc, "withColumn names one column")
+        if scope.names is None:
+            return scope
+        names = list(scope.names)
+        idx = scope.index_of(step.name)
+        if idx is None:
+            names.append(step.name)
+        else:
+            names[idx] = step.name
+        types = {k: t for k, t in scope.types.items() if k != key}
+        new_type = static_type(step.expr, scope)
+        if new_type is not None:
+            types[key] = new_type
+        return scope.with_names(names, types)
+
+    def rename(self, step: ir.WithColumnRenamed, facts: PlanFacts, scope: Scope) -> Scope:
+        idx = scope.index_of(step.old)
+        if idx is None and scope.complete:
+            self.err(
+                "unknown_column",
+                f"{step.loc}/payload/old",
+                f"withColumnRenamed: no column {step.old!r} (columns: {scope.known()})",
+                step.old,
+            )
+            return scope
+        clash = scope.index_of(step.new)
+        if clash is not None and clash != idx:
+            self.err(
+                "duplicate_column",
+                f"{step.loc}/payload/new",
+                f"withColumnRenamed: a column {step.new!r} already exists; output names must be unique",
+                step.new,
+            )
+            return scope
+        facts.steps.append(StepFacts(step, scope))
+        if scope.names is None or idx is None:
+            return scope
+        names = list(scope.names)
+        names[idx] = step.new
+        types = {k: t for k, t in scope.types.items() if k != scope.norm(step.old)}
+        moved = scope.type_of(step.old)
+        if moved is not None:
+            types[scope.norm(step.new)] = moved
+        return scope.with_names(names, types)
+
+    def drop(self, step: ir.Drop, facts: PlanFacts, scope: Scope) -> Scope:
+        names = list(scope.names) if scope.names is not None else None
+        for i, name in enumerate(step.names):
+            idx = scope.index_of(name)
+            if idx is None and scope.complete:
+                self.err(
+                    "unknown_column",
+                    f"{step.loc}/payload/columns/{i}",
+                    f"drop: no column {name!r} (columns: {scope.known()})",
+                    name,
+                )
+            elif idx is not None and names is not None:
+                names[idx] = "\0dropped"
+        if names is not None:
+            names = [n for n in names if n != "\0dropped"]
+        facts.steps.append(StepFacts(step, scope))
+        return scope.with_names(names, scope.types)
+
+    def group_by(self, step: ir.GroupBy, facts: PlanFacts, scope: Scope) -> Scope:
+        assert step.aggs is not None  # the parser paired a groupBy without aggs with its agg step
+        return self.aggregate(step, step.aggs, facts, scope, agg_index=step.agg_index)
+
+    def agg(self, step: ir.Agg, facts: PlanFacts, scope: Scope) -> Scope:
+        # a standalone agg not preceded by a groupBy aggregates all rows (DataFrame.agg)
+        whole = ir.GroupBy(step.index, step.op, step.loc, "groupby", (), None)
+        return self.aggregate(whole, step.aggs, facts, scope)
+
+    def aggregate(
+        self,
+        step: ir.GroupBy,
+        aggs: tuple[ir.AggItem, ...],
+        facts: PlanFacts,
+        scope: Scope,
+        agg_index: int | None = None,
+    ) -> Scope:
+        self.exprs.check(*step.keys, *(a.expr for a in aggs))
+        facts.steps.append(AggregateFacts(step, scope, aggs, agg_index))
+        names: list[str | None] = []
+        for k in step.keys:
+            names.append(col_output_name(k, scope))
+        seen = {scope.norm(n) for n in names if n is not None}
+        for a in aggs:
+            name = a.alias if a.alias is not None else default_agg_name(a.expr)
+            if name is not None and scope.norm(name) in seen:
+                self.err(
+                    "duplicate_column",
+                    a.loc,
+                    f"{step.op} outputs column {name!r} twice; output names must be unique (add an alias)",
+                    name,
+                )
+            elif name is not None:
+                seen.add(scope.norm(name))
+            names.append(name)
+        return scope.with_names(names)
+
+    # -------------------------------------------------------------- two-input steps
+
+    def join(self, step: ir.Join, facts: PlanFacts, scope: Scope) -> Scope:
+        right_facts = self.plan(step.right)
+        if step.condition is not None:
+            self.exprs.check(step.condition)
+        left, right = scope, right_facts.scope
+        semi = step.how in _SEMI_JOINS
+        if not semi:
+            left = self.resolve(facts, left)
+            right = self.resolve(right_facts, right)
+        self._check_join_keys(step, left, right)
+        using = step.keys if step.condition is None else ()
+        renames = {} if semi else self._join_renames(step, using, left, right)
+        pairs = [(n, renames[right.norm(n)]) for n in right.known() if right.norm(n) in renames] if renames else []
+        facts.steps.append(JoinFacts(step, scope, right_facts, left, right, using, renames, pairs))
+        return _join_output(semi, using, scope, left, right, renames)
+
+    def _check_join_keys(self, step: ir.Join, left: Scope, right: Scope) -> None:
+        """Keys must exist on both sides (when that can be known)."""
+        for k in step.keys:
+            for side_name, sc in (("left", left), ("right", right)):
+                if sc.has(k) is False:
+                    self.err(
+                        "unknown_column",
+                        f"{step.loc}/payload/on",
+                        f"join key {k!r} is not a column of the {side_name} side (columns: {sc.known()})",
+                        k,
+                    )
+
+    def _join_renames(self, step: ir.Join, using: tuple[str, ...], left: Scope, right: Scope) -> dict[str, str]:
+        """The right-hand columns the left side also has (USING keys aside), renamed
+        ``name_right`` so that the output names stay unique."""
+        renames: dict[str, str] = {}
+        if not left.complete or not right.complete:
+            if not self.check_only:
+                self.err(
+                    "needs_schema",
+                    step.loc,
+                    "the column names of a join input cannot be known without asking the server; translate with a client (connect_plan.connect(...).translate) or name every computed column",
+                )
+            return renames
+        key_set = {left.norm(k) for k in using}
+        taken = {left.norm(n) for n in left.known()} | {left.norm(n) for n in right.known()}
+        for name in right.known():
+            if left.norm(name) in key_set:
+                continue
+            if left.has(name):
+                new = unique_suffix(name, taken, left.norm)
+                taken.add(left.norm(new))
+                renames[left.norm(name)] = new
+        return renames
+
+    def cross_join(self, step: ir.CrossJoin, facts: PlanFacts, scope: Scope) -> Scope:
+        as_join = ir.Join(step.index, step.op, step.loc, step.right, "cross", (), None)
+        return self.join(as_join, facts, scope)
+
+    def set_op(self, step: ir.SetOp, facts: PlanFacts, scope: Scope) -> Scope:
+        if step.kind in PRIMARY_SET_OPS:
+            return self.primary_set_op(step, facts, scope)
+        right_facts = self.plan(step.right)
+        right = right_facts.scope
+        facts.steps.append(SetOpFacts(step, scope, right_facts))
+        if not step.by_name or scope.names is None:
+            return scope
+        if not scope.complete or not right.complete:
+            return scope.with_names(None)
+        extra = [n for n in right.known() if not scope.has(n)]
+        return scope.with_names([*scope.known(), *(extra if step.allow_missing else [])])
+
+    def primary_set_op(self, step: ir.SetOp, facts: PlanFacts, scope: Scope) -> Scope:
+        """Substrait Minus (Primary) / Intersection (Primary), the primary input's rows with
+        their duplicates, without / with a matching row in the other input: a left anti /
+        semi join on null-safe equality of every column, paired by position as set
+        operations pair them (Spark's EXCEPT and INTERSECT would de-duplicate or count)."""
+        right_facts = self.plan(step.right)
+        left = self.resolve(facts, scope)
+        right = self.resolve(right_facts, right_facts.scope)
+        if not left.complete or not right.complete:
+            if not self.check_only:
+                self.err(
+                    "needs_schema",
+                    step.loc,
+                    f"{step.op} pairs the columns of both inputs by position, and their names cannot be known without asking the server; translate with a client (connect_plan.connect(...).translate) or name every computed column",
+                )
+        elif len(left.known()) != len(right.known()):
+            left_names, right_names = left.known(), right.known()
+            self.err(
+                "column_count",
+                step.loc,
+                f"{step.op} pairs columns by position, so both inputs need the same number of columns: the left has {len(left_names)} ({left_names}), the right {len(right_names)} ({right_names})",
+            )
+            return scope
+        how = PRIMARY_SET_OPS[step.kind]
+        facts.steps.append(PrimarySetOpFacts(step, scope, right_facts, how, left, right))
+        return scope
+
+
+class ExprChecker:
+    """One walk per expression: what it references (for lowering's merge rules) and the
+    checks that need no column names (struct field names, calls of the client's UDFs)."""
+
+    def __init__(self, udfs: Mapping[str, InlineUdf], err: Callable[[str, str, str], None]) -> None:
+        self.udfs = udfs
+        self.err = err
+
+    def facts(self, expr: ir.Expr) -> tuple[set[str], bool, bool, bool]:
+        """Names referenced (lower-cased, with struct roots), and whether the expression has a
+        star, a non-deterministic call, or a generator; checks struct field names and calls
+        of registered UDFs on the way (one walk)."""
+        names: set[str] = set()
+        star = nondet = generator = False
+        stack: list[ir.Expr] = [expr]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind is ir.Lit:
+                continue
+            if kind is ir.Col:
+                name = node.name.lower()  # type: ignore[union-attr]
+                names.add(name)
+                if "." in name:
+                    names.add(name.split(".", 1)[0])
+            elif kind is ir.Call:
+                spec = CATALOG[node.fn]  # type: ignore[union-attr]
+                nondet = nondet or spec.nondeterministic
+                generator = generator or spec.kind == "generator"
+                if spec.name in _FIELD_NAME_ARGS:
+                    self._check_field_names(node)  # type: ignore[arg-type]
+                stack.extend(node.args)  # type: ignore[union-attr]
+            elif kind is ir.Star:
+                star = True
+            else:
+                if kind is ir.UdfCall:
+                    nondet = True  # UDFs may be non-deterministic; never merged
+                    self._check_udf(node)  # type: ignore[arg-type]
+                stack.extend(ir.children(node))
+        return names, star, nondet, generator
+
+    def check(self, *exprs: ir.Expr) -> None:
+        """The checks of :meth:`facts`, for expressions that merge with nothing."""
+        for e in exprs:
+            if type(e) not in _LEAVES:
+                self.facts(e)
+
+    def _check_field_names(self, call: ir.Call) -> None:
+        for e in call.args[_FIELD_NAME_ARGS[CATALOG[call.fn].name]]:
+            if not (isinstance(e, ir.Lit) and isinstance(e.value, str)):
+                self.err("literal_expected", e.loc, "a struct field name must be a string literal")
+
+    def _check_udf(self, node: ir.UdfCall) -> None:
+        """A call of a UDF registered with the client must match how it was registered."""
+        udf = find_udf(self.udfs, node.name) if self.udfs else None
+        if udf is None:
+            return  # called on the server by name
+        if node.aggregate and not udf.aggregate:
+            self.err(
+                "udf_kind",
+                node.loc,
+                f"UDF {node.name!r} is a scalar UDF; a python_grouped_udf aggregation needs a grouped-aggregate "
+                "UDF (register it with kind='grouped_agg')",
+            )
+        if node.return_type is not None and udf.return_type is not None and node.return_type != udf.return_type:
+            self.err(
+                "udf_return_type",
+                node.loc,
+                f"the plan declares return_type {type_string(node.return_type)!r} but UDF {node.name!r} was "
+                f"registered returning {type_string(udf.return_type)!r}",
+            )
+
+
+def count_uses(plan: ir.Plan) -> dict[int, int]:
+    """How often each shared sub-plan is used, by identity (iteratively: plans nest
+    without limit)."""
+    uses: dict[int, int] = {}
+    stack = [plan]
+    seen: set[int] = set()
+    while stack:
+        p = stack.pop()
+        if isinstance(p.source, ir.SharedPlan):
+            key = id(p.source)
+            uses[key] = uses.get(key, 0) + 1
+            if key not in seen:
+                seen.add(key)
+                stack.append(p.source.plan)
+        for step in p.steps:
+            if isinstance(step, (ir.Join, ir.SetOp, ir.CrossJoin)):
+                stack.append(step.right)
+    return uses
+
+
+def _does_nothing(step: ir.Stop | ir.Offset | ir.Fetch) -> bool:
+    if isinstance(step, ir.Offset):
+        return step.n == 0
+    if isinstance(step, ir.Fetch):
+        return step.offset == 0 and step.count is None
+    return True
+
+
+def _join_output(
+    semi: bool, using: tuple[str, ...], scope: Scope, left: Scope, right: Scope, renames: dict[str, str]
+) -> Scope:
+    """A join's output columns: USING keys first, then the rest of the left, then the right
+    (renamed); a semi or anti join outputs the left side's only."""
+    if semi:
+        if not using or scope.names is None:
+            return scope
+        # a USING semi/anti join outputs the key columns first, then the rest of the left
+        key_norms = {scope.norm(k) for k in using}
+        keys_first = [scope.names[i] if (i := scope.index_of(k)) is not None else k for k in using]
+        return scope.with_names([*keys_first, *(n for n in scope.names if n is None or scope.norm(n) not in key_norms)])
+    if not left.complete or not right.complete:
+        return scope.with_names(None)
+    right_names = [renames.get(right.norm(n), n) if renames else n for n in right.known()]
+    if using:
+        key_norms = {left.norm(k) for k in using}
+        key_names = []
+        for k in using:
+            i = left.index_of(k)
+            key_names.append(left.known()[i] if i is not None else k)
+        rest_left = [n for n in left.known() if left.norm(n) not in key_norms]
+        rest_right = [n for n in right_names if left.norm(n) not in key_norms]
+        return scope.with_names([*key_names, *rest_left, *rest_right])
+    return scope.with_names([*left.known(), *right_names])
+
+
+def _arrow_types(table: pa.Table, scope: Scope) -> dict[str, DataType]:
+    """The plan-format types of an inline table's columns (normalised names)."""
+    out: dict[str, DataType] = {}
+    for f in table.schema:
+        try:
+            out[scope.norm(f.name)] = from_arrow(f.type)
+        except TypeParseError:
+            continue
+    return out
+
+
+ANALYSES: dict[type, Callable[[Analyzer, Any, PlanFacts, Scope], Scope]] = {
+    ir.Filter: Analyzer.filter,
+    ir.Select: Analyzer.select,
+    ir.WithColumn: Analyzer.with_column,
+    ir.WithColumnRenamed: Analyzer.rename,
+    ir.Drop: Analyzer.drop,
+    ir.Distinct: Analyzer.keep,
+    ir.Limit: Analyzer.keep,
+    ir.Offset: Analyzer.maybe_no_op,
+    ir.OrderBy: Analyzer.keep_checked,
+    ir.GroupBy: Analyzer.group_by,
+    ir.Agg: Analyzer.agg,
+    ir.Join: Analyzer.join,
+    ir.SetOp: Analyzer.set_op,
+    ir.CrossJoin: Analyzer.cross_join,
+    ir.Stop: Analyzer.maybe_no_op,
+    ir.Fetch: Analyzer.maybe_no_op,
+    ir.Sample: Analyzer.keep,
+    ir.Repartition: Analyzer.keep_checked,
+    ir.Hint: Analyzer.keep_checked,
+    ir.Tail: Analyzer.keep,
+}
+
+SOURCE_ANALYSES: dict[type, Callable[[Analyzer, Any], PlanFacts]] = {
+    ir.InlineData: Analyzer.inline_source,
+    ir.TableSource: Analyzer.table_source,
+    ir.FileSource: Analyzer.file_source,
+    ir.RangeSource: Analyzer.range_source,
+    ir.SqlSource: Analyzer.table_source,
+    ir.SharedPlan: Analyzer.shared_source,
+}
+
+if set(ir.STEP_CLASSES) - set(ANALYSES):  # pragma: no cover - developer error at import
+    raise RuntimeError(f"no analysis for {sorted(c.__name__ for c in set(ir.STEP_CLASSES) - set(ANALYSES))}")

@@ -1,0 +1,219 @@
+"""The lowered relations: small records, innermost first in a chain, each with its plan id.
+
+Lowering (:mod:`.lower`) builds them from the analysed steps; emission (:mod:`.relations`)
+turns each into one Spark Connect ``Relation``. A record holds what its builder needs and
+nothing else: the expressions to emit and the :class:`~.scope.Scope` they are read in, and
+``steps``, the indices of the plan steps merged into it (error locations).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from pyspark.sql.connect import proto as pb
+
+from .. import ir
+from .scope import Scope
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = [
+    "AggregateRel",
+    "DedupRel",
+    "DropRel",
+    "FilterRel",
+    "HintRel",
+    "JoinRel",
+    "LimitRel",
+    "LocalData",
+    "LocalRel",
+    "OffsetRel",
+    "ProjectRel",
+    "RangeRel",
+    "ReadFilesRel",
+    "ReadTableRel",
+    "Rel",
+    "RenameRel",
+    "RepartitionRel",
+    "SampleRel",
+    "SetOpRel",
+    "SharedRelation",
+    "SharedUseRel",
+    "SortRel",
+    "SqlRel",
+    "TailRel",
+    "WithColumnsRel",
+]
+
+
+@dataclass
+class Rel:
+    plan_id: int
+    steps: list[int]
+
+
+@dataclass
+class LocalRel(Rel):
+    table: pa.Table
+
+
+@dataclass
+class FilterRel(Rel):
+    conditions: list[ir.Expr]
+    scope: Scope
+    #: a condition is non-deterministic (then nothing more is merged in)
+    nondet: bool = False
+
+
+@dataclass
+class ProjectRel(Rel):
+    items: list[ir.SelectItem]
+    scope: Scope
+
+
+@dataclass
+class WithColumnsRel(Rel):
+    items: list[tuple[str, ir.Expr]]
+    scope: Scope
+    defined: set[str] = field(default_factory=set)
+    #: ``defined`` lower-cased (expression references are compared lower-cased)
+    defined_lower: set[str] = field(default_factory=set)
+    #: an item holds a generator (then nothing more is merged in)
+    generator: bool = False
+
+
+@dataclass
+class RenameRel(Rel):
+    pairs: list[tuple[str, str]]
+
+
+@dataclass
+class DropRel(Rel):
+    names: list[str]
+    scope: Scope
+
+
+@dataclass
+class DedupRel(Rel):
+    pass
+
+
+@dataclass
+class LimitRel(Rel):
+    n: int
+
+
+@dataclass
+class OffsetRel(Rel):
+    n: int
+
+
+@dataclass
+class SortRel(Rel):
+    keys: list[ir.SortKey]
+    scope: Scope
+    is_global: bool = True
+
+
+@dataclass
+class AggregateRel(Rel):
+    kind: str
+    keys: list[ir.Expr]
+    aggs: list[ir.AggItem]
+    scope: Scope
+    sets: tuple[tuple[int, ...], ...] | None = None
+
+
+@dataclass
+class JoinRel(Rel):
+    right: list[Rel]
+    how: ir.JoinKind
+    using: list[str]
+    condition: ir.Expr | None
+    cond_scope: Scope | None
+
+
+@dataclass
+class SetOpRel(Rel):
+    right: list[Rel]
+    by_name: bool
+    allow_missing: bool
+    is_all: bool
+    kind: str = "union"
+
+
+@dataclass
+class ReadTableRel(Rel):
+    name: str
+    options: tuple[tuple[str, str], ...]
+
+
+@dataclass
+class ReadFilesRel(Rel):
+    source: ir.FileSource
+
+
+@dataclass
+class RangeRel(Rel):
+    source: ir.RangeSource
+
+
+@dataclass
+class SqlRel(Rel):
+    source: ir.SqlSource
+
+
+@dataclass
+class SharedRelation:
+    """A sub-plan used more than once: lowered (and its names resolved) once, emitted at
+    each use."""
+
+    chain: list[Rel]
+
+
+@dataclass
+class SharedUseRel(Rel):
+    """One use of a shared sub-plan: a ``Project(*)`` with its own plan id (so join
+    conditions can tell two uses apart) over the shared relation."""
+
+    shared: SharedRelation
+
+
+@dataclass
+class SampleRel(Rel):
+    step: ir.Sample
+
+
+@dataclass
+class RepartitionRel(Rel):
+    n: int | None
+    keys: list[ir.Expr]
+    shuffle: bool
+    scope: Scope
+
+
+@dataclass
+class HintRel(Rel):
+    name: str
+    parameters: list[ir.Expr]
+    scope: Scope
+
+
+@dataclass
+class TailRel(Rel):
+    n: int
+
+
+@dataclass(frozen=True)
+class LocalData:
+    """An inline table and the relation that carries it.
+
+    With ``inline_data=False`` the relation is left as an empty ``local_relation`` for the
+    executor to fill: inline Arrow IPC, or a reference to a cached artifact when the table
+    is large (the swap needs the server, so it is no part of translation).
+    """
+
+    relation: pb.Relation
+    table: pa.Table
