@@ -2,7 +2,8 @@
 
 The server is the one ``SPARK_REMOTE`` names, or else a local Apache Spark Connect
 server started here from the jars ``pyspark`` ships (and stopped at the end). Tests under
-``tests/integration`` are marked ``integration`` automatically.
+``tests/integration`` are marked ``integration`` automatically. Every ``ErrorDetail`` code
+built during the session must be registered in connect_plan/error_codes.py (tests/seen_codes.py).
 """
 
 from __future__ import annotations
@@ -10,8 +11,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from tests import seen_codes
 
 # The oracle is PySpark's Connect API; Column expressions in test modules are built at
 # import time, before any session exists, so select Connect mode up front (this is what
@@ -29,6 +33,41 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="rewrite golden files (protos, error texts) from the current code",
     )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    seen_codes.install()
+
+
+#: codes reported by pytest-xdist workers (when the session runs under xdist), for the controller
+_WORKER_UNREGISTERED: dict[str, str] = {}
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: ignored when xdist is not installed
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    _WORKER_UNREGISTERED.update(getattr(node, "workeroutput", {}).get("unregistered_error_codes", {}))
+
+
+def _unregistered_codes() -> dict[str, str]:
+    return {**_WORKER_UNREGISTERED, **seen_codes.unregistered()}
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail a session that built an ErrorDetail whose code is not registered."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: its controller judges
+        workeroutput["unregistered_error_codes"] = seen_codes.unregistered()
+        return
+    if _unregistered_codes() and exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    unregistered = _unregistered_codes()
+    if unregistered and getattr(terminalreporter.config, "workeroutput", None) is None:
+        terminalreporter.section("unregistered error codes", red=True)
+        for code, where in unregistered.items():
+            terminalreporter.line(f"{code!r} (first built in {where}): add it to connect_plan/error_codes.py")
 
 
 def engine() -> str:
