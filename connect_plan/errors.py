@@ -29,6 +29,10 @@
 A ``PlanError`` lists *all* problems found in one pass, each with a stable ``code``,
 a JSON-pointer-like ``loc`` (``/plan/2/payload/expr/args/0``), a sentence and the
 offending input, in the manner of pydantic-core's ``ErrorDetails``.
+
+The codes are public API: a released code keeps its name and meaning (messages may be
+reworded). Every code is registered with a one-line meaning in
+:data:`connect_plan.error_codes.CODES`, listed in docs/error-codes.md.
 """
 
 from __future__ import annotations
@@ -67,7 +71,10 @@ MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
 
 @dataclass(frozen=True)
 class ErrorDetail:
-    """One problem in a plan: where, what kind, what was found, what was expected."""
+    """One problem in a plan: where, what kind, what was found, what was expected.
+
+    ``code`` is stable (one of :data:`connect_plan.error_codes.CODES`, docs/error-codes.md);
+    ``message`` is for people and may be reworded."""
 
     code: str
     loc: str
