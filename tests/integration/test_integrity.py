@@ -43,9 +43,9 @@ def record(client: Any, doc: Any) -> list[Any]:
     from pyspark.sql.connect import proto as pb
 
     ir_plan = load_plan(doc)
-    with client._plan_conf(ir_plan.conf):
-        plan = client._prepare(ir_plan).plan
-        sc = client._sc
+    with client._session.plan_conf(ir_plan.conf):
+        plan = client._executor.prepare(ir_plan).plan
+        sc = client._transport.sc
         req = sc._execute_plan_request_with_metadata()
         req.plan.CopyFrom(plan)
         req.request_options.append(
@@ -121,7 +121,7 @@ def test_chunked_batches(spark_url: str) -> None:
     """The client asks for 64 KiB chunks (PySpark's preferred_arrow_chunk_size): batches
     arrive in several chunks each, reassembled into the same table."""
     with connect_plan.connect(spark_url) as c:
-        c._sc._preferred_arrow_chunk_size = 64 * 1024
+        c._transport.sc._preferred_arrow_chunk_size = 64 * 1024
         doc = generated(200_000)
         responses = record(c, doc)
         chunked = [r for r in responses if r.HasField("arrow_batch") and r.arrow_batch.num_chunks_in_batch > 1]
@@ -138,7 +138,7 @@ def test_chunked_batches(spark_url: str) -> None:
 def recorded(spark_url: str) -> dict[str, list[Any]]:
     with connect_plan.connect(spark_url) as c:
         small = record(c, {**generated(1_000), "conf": SMALL_BATCHES})
-        c._sc._preferred_arrow_chunk_size = 16 * 1024
+        c._transport.sc._preferred_arrow_chunk_size = 16 * 1024
         chunked = record(c, generated(50_000))
     assert len(arrow_indices(small)) >= 5
     assert any(r.arrow_batch.num_chunks_in_batch > 2 for r in chunked if r.HasField("arrow_batch"))
@@ -297,7 +297,7 @@ def test_execute_never_returns_a_tampered_result(
     with connect_plan.connect(spark_url) as c:
         responses = record(c, {**generated(1_000), "conf": SMALL_BATCHES})
         tamper(responses)
-        c._sc._stub = ReplayStub(c._sc._stub, responses)
+        c._transport.sc._stub = ReplayStub(c._transport.sc._stub, responses)
         with pytest.raises(ResultIntegrityError, match=message):
             c.execute(generated(1_000))
 
@@ -308,8 +308,8 @@ def test_a_stream_cut_short_is_reattached_a_bounded_number_of_times(spark_url: s
     with connect_plan.connect(spark_url) as c:
         responses = record(c, {**generated(1_000), "conf": SMALL_BATCHES})
         truncated_after_two_batches(responses)
-        stub = ReplayStub(c._sc._stub, responses)
-        c._sc._stub = stub
+        stub = ReplayStub(c._transport.sc._stub, responses)
+        c._transport.sc._stub = stub
         with pytest.raises(ResultIntegrityError, match="giving up instead of reattaching forever"):
             c.execute(generated(1_000))
         assert stub.reattaches == MAX_EMPTY_REATTACHES + 1
@@ -335,11 +335,11 @@ def test_every_pyspark_client_gets_the_checked_stream(spark_url: str, variant: C
     stream without ResultComplete (or with a lost batch) is still refused. (These took a
     fallback through PySpark's to_table_as_iterator, which returned the truncated table.)"""
     with connect_plan.connect(spark_url) as c:
-        variant(c._sc)
+        variant(c._transport.sc)
         assert c.execute({**generated(1_000), "conf": SMALL_BATCHES}).column("id").to_pylist() == list(range(1_000))
         reader = c.stream(generated(5_000))
         assert reader.read_all().num_rows == 5_000
-        real = c._sc._stub
+        real = c._transport.sc._stub
         for tamper, message in (
             (no_result_complete, "without ResultComplete|giving up"),
             (batch_lost, "starts at row"),
@@ -348,16 +348,16 @@ def test_every_pyspark_client_gets_the_checked_stream(spark_url: str, variant: C
             if tamper is batch_lost and len(arrow_indices(responses)) < 3:
                 continue  # Sail sends one batch (tests/engines.py): no batch to lose
             tamper(responses)
-            c._sc._stub = ReplayStub(real, responses)
+            c._transport.sc._stub = ReplayStub(real, responses)
             with pytest.raises(ResultIntegrityError, match=message):
                 c.execute(generated(1_000))
-            c._sc._stub = real
+            c._transport.sc._stub = real
 
 
 def test_a_pyspark_without_the_needed_internals_is_a_clear_error() -> None:
     from pyspark.sql.connect import proto as pb
 
-    from connect_plan.results import arrow_stream
+    from connect_plan.results import reattachable_stream
 
     with pytest.raises(connect_plan.ConnectPlanError, match=r"lacks the Connect client internals .*_stub"):
-        arrow_stream(object(), pb.Plan())
+        reattachable_stream(object(), pb.Plan())
