@@ -19,61 +19,21 @@ import pytest
 
 import connect_plan
 from connect_plan import ResultIntegrityError
-from connect_plan.formats import load_plan
-from connect_plan.results import MAX_EMPTY_REATTACHES, ResultChecker
+from connect_plan.results import MAX_EMPTY_REATTACHES
+from tests.tampering import (
+    TAMPERINGS,
+    announced_schema_differs,
+    arrow_indices,
+    batch_lost,
+    no_result_complete,
+    row_count_off,
+    schema_drift,
+    truncated_after_two_batches,
+)
+from tests.unit.fakes import SMALL_BATCHES, decode, generated
+from tests.unit.fakes import record_execution as record
 
 SCHEMA = [("id", "bigint"), ("s", "string")]
-SMALL_BATCHES = {"spark.sql.execution.arrow.maxRecordsPerBatch": "100"}
-
-
-def generated(n: int) -> dict[str, Any]:
-    """A plan document: ``n`` rows made on the server (id, and a string of it)."""
-    return {
-        "input": {"range": n},
-        "plan": [
-            {"op": "withColumn", "payload": {"name": "s", "expr": {"fn": "cast", "args": [{"col": "id"}, "string"]}}},
-            {"op": "orderBy", "payload": {"columns": ["id"]}},
-        ],
-    }
-
-
-def record(client: Any, doc: Any) -> list[Any]:
-    """The ExecutePlanResponses the server sends for ``doc``, as they came: one reattachable
-    ExecutePlan call (as the client makes them), read to the end, then released."""
-    from pyspark.sql.connect import proto as pb
-
-    ir_plan = load_plan(doc)
-    with client._session.plan_conf(ir_plan.conf):
-        plan = client._executor.prepare(ir_plan).plan
-        sc = client._transport.sc
-        req = sc._execute_plan_request_with_metadata()
-        req.plan.CopyFrom(plan)
-        req.request_options.append(
-            pb.ExecutePlanRequest.RequestOption(reattach_options=pb.ReattachOptions(reattachable=True))
-        )
-        responses = list(sc._stub.ExecutePlan(req, metadata=sc._builder.metadata()))
-        sc._stub.ReleaseExecute(
-            pb.ReleaseExecuteRequest(
-                session_id=req.session_id,
-                user_context=req.user_context,
-                operation_id=req.operation_id,
-                release_all=pb.ReleaseExecuteRequest.ReleaseAll(),
-            ),
-            metadata=sc._builder.metadata(),
-        )
-        return responses
-
-
-def decode(responses: list[Any]) -> pa.Table:
-    checker = ResultChecker()
-    batches = [b for r in responses for b in checker.feed(r) if isinstance(b, pa.RecordBatch)]
-    checker.finish()
-    return pa.Table.from_batches(batches, checker.schema)
-
-
-def arrow_indices(responses: list[Any]) -> list[int]:
-    return [i for i, r in enumerate(responses) if r.HasField("arrow_batch")]
-
 
 # ---------------------------------------------------------------- happy paths, real server
 
@@ -143,105 +103,6 @@ def recorded(spark_url: str) -> dict[str, list[Any]]:
     assert len(arrow_indices(small)) >= 5
     assert any(r.arrow_batch.num_chunks_in_batch > 2 for r in chunked if r.HasField("arrow_batch"))
     return {"small": small, "chunked": chunked}
-
-
-def _ipc(table: pa.Table) -> bytes:
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as w:
-        w.write_table(table)
-    return sink.getvalue().to_pybytes()
-
-
-def _batch(responses: list[Any], k: int) -> Any:
-    return responses[arrow_indices(responses)[k]]
-
-
-def row_count_off(rs: list[Any]) -> None:
-    _batch(rs, 1).arrow_batch.row_count += 1
-
-
-def start_offset_off(rs: list[Any]) -> None:
-    _batch(rs, 2).arrow_batch.start_offset += 5
-
-
-def batch_lost(rs: list[Any]) -> None:
-    del rs[arrow_indices(rs)[2]]
-
-
-def batch_repeated(rs: list[Any]) -> None:
-    i = arrow_indices(rs)[1]
-    rs.insert(i + 1, copy.deepcopy(rs[i]))
-
-
-def no_result_complete(rs: list[Any]) -> None:
-    rs[:] = [r for r in rs if not r.HasField("result_complete")]
-
-
-def truncated_after_two_batches(rs: list[Any]) -> None:
-    rs[:] = rs[: arrow_indices(rs)[1] + 1]
-
-
-def schema_drift(rs: list[Any]) -> None:
-    ab = _batch(rs, 3).arrow_batch
-    with pa.ipc.open_stream(ab.data) as reader:
-        table = reader.read_all()
-    ab.data = _ipc(table.set_column(0, "id", table.column("id").cast(pa.int32())))
-
-
-def announced_schema_differs(rs: list[Any]) -> None:
-    schema = next(r for r in rs if r.HasField("schema")).schema
-    schema.struct.fields[1].name = "t"
-
-
-def corrupt_arrow(rs: list[Any]) -> None:
-    ab = _batch(rs, 1).arrow_batch
-    ab.data = ab.data[: len(ab.data) // 2]
-
-
-def response_after_complete(rs: list[Any]) -> None:
-    rs.append(copy.deepcopy(_batch(rs, 0)))
-
-
-def chunk_missing(rs: list[Any]) -> None:
-    i = next(i for i in arrow_indices(rs) if rs[i].arrow_batch.chunk_index == 1)
-    del rs[i]
-
-
-def chunks_swapped(rs: list[Any]) -> None:
-    # swap chunks 1 and 2 of a batch; not with the next response, which may be an
-    # execution_progress message (they interleave with the chunks as timing has it)
-    arrows = arrow_indices(rs)
-    k = next(
-        k
-        for k, i in enumerate(arrows)
-        if rs[i].arrow_batch.chunk_index == 1 and rs[i].arrow_batch.num_chunks_in_batch > 2
-    )
-    i, j = arrows[k], arrows[k + 1]
-    rs[i], rs[j] = rs[j], rs[i]
-
-
-def ends_inside_chunked_batch(rs: list[Any]) -> None:
-    i = next(
-        i for i in arrow_indices(rs) if rs[i].arrow_batch.chunk_index == 1 and rs[i].arrow_batch.num_chunks_in_batch > 2
-    )
-    rs[:] = rs[: i + 1]
-
-
-TAMPERINGS: list[tuple[str, Callable[[list[Any]], None], str]] = [
-    ("small", row_count_off, "announced .* rows and held"),
-    ("small", start_offset_off, "starts at row"),
-    ("small", batch_lost, "starts at row"),
-    ("small", batch_repeated, "starts at row"),
-    ("small", no_result_complete, "without ResultComplete"),
-    ("small", truncated_after_two_batches, "without ResultComplete"),
-    ("small", schema_drift, "changed the result schema"),
-    ("small", announced_schema_differs, "the server announced"),
-    ("small", corrupt_arrow, "could not be read"),
-    ("small", response_after_complete, "after ResultComplete"),
-    ("chunked", chunk_missing, "expected chunk 1"),
-    ("chunked", chunks_swapped, "expected chunk 1"),
-    ("chunked", ends_inside_chunked_batch, "inside a chunked"),
-]
 
 
 def test_untampered_recordings_pass(recorded: dict[str, list[Any]]) -> None:
