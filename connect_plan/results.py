@@ -1,5 +1,10 @@
 """The result stream of one ExecutePlan: PySpark's reattachable iterator, decoded to Arrow.
 
+Two halves, on either side of the transport seam: :class:`ReattachableStream` is how
+:class:`~connect_plan.transport.PySparkTransport` reads an execution's responses (it yields
+``ExecutePlanResponse`` protos); :class:`ResultChecker` checks and decodes them on the
+client's side (:func:`connect_plan.client.execute.decoded`), whatever transport read them.
+
 What is PySpark's and what is ours:
 
 * **PySpark's** (reused as is): the request (``_execute_plan_request_with_metadata``:
@@ -23,8 +28,9 @@ What is PySpark's and what is ours:
   - a bound on PySpark's graceful-reattach loop: a server that keeps ending reattached
     streams at once with neither a response nor ``ResultComplete`` would make it spin
     forever; after :data:`MAX_EMPTY_REATTACHES` such streams in a row it is an error.
-  - ``timeout=`` and Ctrl-C: the operation is interrupted on the server (``Interrupt``
-    with a short deadline of its own) and released before the error is raised.
+  - ``timeout=`` and Ctrl-C: the operation is released and interrupted on the server
+    (:meth:`ReattachableStream.cancel`: ``Interrupt`` with a short deadline of its own)
+    before the error is raised (:func:`timed_out`).
 
 Every result goes this way (PySpark 4.0 to 4.3; see :data:`REQUIRED_INTERNALS`); there is
 no unchecked fallback.
