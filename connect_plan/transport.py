@@ -75,6 +75,7 @@ __all__ = [
     "grace",
     "grpc_failure",
     "never_connected",
+    "pyspark_failure",
     "remaining",
     "start_call",
     "timeout_error",
