@@ -385,3 +385,31 @@ def test_every_recording_is_listed_and_stored() -> None:
     from tests.unit.fakes import RECORDINGS, RECORDINGS_DIR
 
     assert {p.stem for p in RECORDINGS_DIR.glob("*.bin")} == set(RECORDINGS)
+
+
+# ---------------------------------------------------------------- session renewal
+
+LOST = "INVALID_HANDLE.SESSION_CHANGED: incorrect server side session identifier"
+
+
+def test_a_lost_session_is_renewed_with_its_conf_and_the_plan_runs_once_more() -> None:
+    gone = RecordedTransport(execute=rpc_error("INTERNAL", LOST))
+    fresh = RecordedTransport("small")
+    c = recorded_client(gone, fresh)
+    c.set_conf({"spark.sql.session.timeZone": "UTC"})
+    table = c.execute(SMALL)
+    assert table.num_rows == 1_000
+    assert gone.closed and len(gone.executed) == 1 and len(fresh.executed) == 1
+    assert fresh.conf == {"spark.sql.session.timeZone": "UTC"}  # set_conf replayed on the new session
+    c.close()
+    assert fresh.released and not gone.released
+
+
+def test_an_append_is_never_run_twice_on_a_new_session() -> None:
+    doc = {"input": {"range": 1}, "plan": [], "output": {"path": "/t", "format": "json", "mode": "append"}}
+    gone = RecordedTransport(command=rpc_error("INTERNAL", LOST))
+    fresh = RecordedTransport()
+    with recorded_client(gone, fresh) as c:
+        with pytest.raises(ServerError, match="incorrect server side session identifier"):
+            c.execute(doc)
+    assert len(gone.commands) == 1 and fresh.commands == []
