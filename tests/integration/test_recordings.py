@@ -10,6 +10,7 @@ SQLSTATE, parameters and message, the version).
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 import pytest
@@ -38,7 +39,7 @@ def meaning(name: str, messages: list[Any]) -> Any:
         error.getCondition(),  # type: ignore[attr-defined]
         error.getSqlState(),  # type: ignore[attr-defined]
         error.getMessageParameters(),  # type: ignore[attr-defined]
-        error.getMessage(),  # type: ignore[attr-defined]
+        re.sub(r"#\d+", "#", error.getMessage()),  # type: ignore[attr-defined]  (expression ids vary)
     )
 
 
