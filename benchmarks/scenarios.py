@@ -198,8 +198,8 @@ def small_query(ctx: Context) -> list[dict[str, Any]]:
 
     client, spark = ctx.client, ctx.spark
     plan_ir = load_plan(w.SMALL_PLAN, w.SMALL_ROWS, w.INPUT_SCHEMA)
-    raw_plan = client._prepare(plan_ir).plan
-    sc = client._sc
+    raw_plan = client._executor.prepare(plan_ir).plan
+    sc = client._transport.sc
 
     def ours() -> Any:
         return client.execute(w.SMALL_PLAN, w.SMALL_ROWS, w.INPUT_SCHEMA)

@@ -117,14 +117,10 @@ def execute_plan(
     if not stream:
         with client:
             return client.execute(plan, data=rows, schema=schema, max_rows=max_rows, max_bytes=max_bytes)
-    try:
-        from .formats import load_plan
+    from .client import owned_stream
 
-        # the reader owns the client: its connection closes with the stream
-        return client._stream(load_plan(plan, rows, schema), max_rows, max_bytes, None, on_close=client.close)
-    except BaseException:
-        client.close()
-        raise
+    # the reader owns the client: its connection closes with the stream
+    return owned_stream(client, plan, rows, schema, max_rows=max_rows, max_bytes=max_bytes)
 
 
 def __getattr__(name: str) -> Any:

@@ -355,7 +355,7 @@ def coerce_value(v: Any, t: DataType, depth: int = 0) -> Any:
         return _PRIMITIVE_COERCERS[t.name](v, t)
     if isinstance(t, ArrayType):
         v = _maybe_json(v, list)
-        if isinstance(v, dict) and all(isinstance(k, str) and k.isdigit() for k in v):
+        if isinstance(v, dict) and all(isinstance(k, str) and k.isascii() and k.isdigit() for k in v):
             v = [v[k] for k in sorted(v, key=int)]  # {"0": a, "1": b} objects (robin HEAD)
         if not isinstance(v, (list, tuple)):
             v = [v]  # a scalar becomes a one-element array (robin HEAD)

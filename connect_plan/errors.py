@@ -56,6 +56,7 @@ __all__ = [
     "ServerError",
     "ServerUnavailableError",
     "UnsupportedServerError",
+    "short_repr",
 ]
 
 _short = reprlib.Repr()
@@ -64,6 +65,13 @@ _short.maxother = 60
 _short.maxlist = 4
 _short.maxdict = 4
 _short.maxlevel = 2
+
+
+def short_repr(value: Any) -> str:
+    """A bounded ``repr`` of user input for messages (``repr`` itself recurses without bound
+    into a list nested thousands deep and copies a huge string whole)."""
+    return _short.repr(value)
+
 
 #: sentinel for "no offending input recorded" (the parser passes it where a key is absent)
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()

@@ -8,8 +8,8 @@ relation Spark Connect can only copy into each use) weighs k times its size:
 
 * below the server's ``spark.sql.session.localRelationCacheThreshold`` → inline Arrow IPC
   in ``LocalRelation.data`` (serialised once, the same bytes in every use);
-* at or above it → uploaded once as cache artifacts (named by SHA-256) with PySpark's own
-  ``cache_artifacts`` call, and every use references them as ``ChunkedCachedLocalRelation``
+* at or above it → uploaded once as cache artifacts (named by SHA-256) with the transport's
+  ``cache_artifacts`` (PySpark's own call), and every use references them as ``ChunkedCachedLocalRelation``
   (servers with ``spark.sql.session.localRelationChunkSizeRows``, i.e. Spark ≥ 4.1) or
   ``CachedLocalRelation`` (one artifact; Spark 4.0);
 * servers without the cache (no threshold setting, or AddArtifacts unimplemented) get
@@ -27,7 +27,6 @@ object reuses its hashes without serialising or hashing it again.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import logging
 import re
@@ -45,6 +44,7 @@ if TYPE_CHECKING:
     from google.protobuf.message import Message
 
     from .translator import LocalData
+    from .transport import Transport
 
 __all__ = ["CacheSettings", "InputPlacer"]
 
@@ -53,9 +53,6 @@ log = logging.getLogger("connect_plan")
 #: most bytes of chunks held in memory for one upload call (PySpark holds up to the
 #: server's localRelationBatchOfChunksSizeBytes, 1 GiB by default)
 UPLOAD_BATCH_BYTES = 64 * 1024 * 1024
-#: gRPC message limit of PySpark's channel when the server does not say
-DEFAULT_MAX_MESSAGE = 128 * 1024 * 1024
-
 _KEYS = (
     "spark.sql.session.localRelationCacheThreshold",
     "spark.sql.session.localRelationChunkSizeRows",
@@ -139,10 +136,10 @@ class InputPlacer:
     """Fills the empty local relations of translated plans for one client session."""
 
     def __init__(
-        self, sc: Any, call: Callable[[Callable[[], Any]], Any], version: Callable[[], str] | None = None
+        self, transport: Transport, call: Callable[[Callable[[], Any]], Any], version: Callable[[], str] | None = None
     ) -> None:
-        self._sc = sc
-        self._call = call  # runs a PySpark call, mapping its errors to ServerError
+        self._transport = transport
+        self._call = call  # runs server calls, mapping their failures to ServerError
         self._version = version  # the server's Spark version, probed once per session
         self._lock = threading.Lock()
         self._settings: CacheSettings | None = None
@@ -165,7 +162,7 @@ class InputPlacer:
 
         op = pb.ConfigRequest.Operation(get_option=pb.ConfigRequest.GetOption(keys=list(_KEYS)))
         try:
-            conf = dict(self._call(lambda: self._sc.config(op)).pairs)
+            conf = dict(self._call(lambda: self._transport.config(op)))
         except ServerError as exc:
             if (exc.grpc_status or "") in _NOT_AN_ANSWER or (exc.error_class or "").startswith("INVALID_HANDLE"):
                 raise  # not the server's answer: the query fails (or its session is renewed) as it would anyway
@@ -194,9 +191,7 @@ class InputPlacer:
                 self._settings = None
 
     def _client_limit(self) -> int:
-        options = dict(getattr(getattr(self._sc, "_builder", None), "_channel_options", None) or [])
-        value = options.get("grpc.max_send_message_length", DEFAULT_MAX_MESSAGE)
-        return int(value) if isinstance(value, int) and value > 0 else DEFAULT_MAX_MESSAGE
+        return self._transport.max_message_size
 
     # ---------------------------------------------------------------- placement
 
@@ -307,13 +302,10 @@ class InputPlacer:
         return tuple(hashes)
 
     def _send(self, blobs: list[bytes]) -> None:
-        """One ArtifactStatus + one AddArtifacts RPC (PySpark's ``cache_artifacts``; it
-        skips blobs the server already holds and retries transient failures)."""
-        sc = self._sc
-        if hasattr(sc, "cache_artifacts"):
-            hashes = self._call(lambda: sc.cache_artifacts(blobs))
-        else:  # PySpark 4.0: one call per blob
-            hashes = [self._call(functools.partial(sc.cache_artifact, b)) for b in blobs]
+        """One ArtifactStatus + one AddArtifacts RPC (the transport skips blobs the server
+        already holds and retries transient failures)."""
+        transport = self._transport
+        hashes = self._call(lambda: transport.cache_artifacts(blobs))
         with self._lock:
             self._cached.update(hashes)
 

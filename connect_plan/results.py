@@ -1,5 +1,10 @@
 """The result stream of one ExecutePlan: PySpark's reattachable iterator, decoded to Arrow.
 
+Two halves, on either side of the transport seam: :class:`ReattachableStream` is how
+:class:`~connect_plan.transport.PySparkTransport` reads an execution's responses (it yields
+``ExecutePlanResponse`` protos); :class:`ResultChecker` checks and decodes them on the
+client's side (:func:`connect_plan.client.execute.decoded`), whatever transport read them.
+
 What is PySpark's and what is ours:
 
 * **PySpark's** (reused as is): the request (``_execute_plan_request_with_metadata``:
@@ -23,8 +28,9 @@ What is PySpark's and what is ours:
   - a bound on PySpark's graceful-reattach loop: a server that keeps ending reattached
     streams at once with neither a response nor ``ResultComplete`` would make it spin
     forever; after :data:`MAX_EMPTY_REATTACHES` such streams in a row it is an error.
-  - ``timeout=`` and Ctrl-C: the operation is interrupted on the server (``Interrupt``
-    with a short deadline of its own) and released before the error is raised.
+  - ``timeout=`` and Ctrl-C: the operation is released and interrupted on the server
+    (:meth:`ReattachableStream.cancel`: ``Interrupt`` with a short deadline of its own)
+    before the error is raised (:func:`timed_out`).
 
 Every result goes this way (PySpark 4.0 to 4.3; see :data:`REQUIRED_INTERNALS`); there is
 no unchecked fallback.
@@ -38,12 +44,25 @@ import time
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
+from .channel import start_call
+from .deadlines import grace, timeout_error
+from .deadlines import remaining as deadlines_remaining
 from .errors import ConnectPlanError, QueryTimeoutError, ResultIntegrityError
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from pyspark.sql.connect import proto as pb
 
-__all__ = ["MAX_EMPTY_REATTACHES", "RELEASE_EVERY_BYTES", "ResultChecker", "arrow_stream"]
+__all__ = [
+    "MAX_EMPTY_REATTACHES",
+    "RELEASE_EVERY_BYTES",
+    "ReattachableStream",
+    "ResultChecker",
+    "arrow_schema",
+    "reattachable_stream",
+    "spark_struct",
+    "timed_out",
+]
 
 log = logging.getLogger("connect_plan")
 
@@ -143,8 +162,8 @@ def _throttled_iterator_class() -> Any:
     return _ITERATOR_CLASS
 
 
-#: what :func:`arrow_stream` uses of PySpark's ``SparkConnectClient`` (PySpark 4.0 through
-#: 4.3 have them all; ``_session_hooks``, ``_release_futures`` and ``_rpc_deadlines``,
+#: what :class:`ReattachableStream` uses of PySpark's ``SparkConnectClient`` (PySpark 4.0
+#: through 4.3 have them all; ``_session_hooks``, ``_release_futures`` and ``_rpc_deadlines``,
 #: which 4.0 lacks, are used when present)
 REQUIRED_INTERNALS = (
     "_execute_plan_request_with_metadata",
@@ -156,15 +175,15 @@ REQUIRED_INTERNALS = (
 )
 
 
-def arrow_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
-    """Run ``plan`` and yield the announced result schema (a PySpark ``StructType``, when
-    the server sends one) and every Arrow ``RecordBatch`` as it is decoded.
+def reattachable_stream(sc: Any, plan: pb.Plan) -> ReattachableStream:
+    """The responses of one ExecutePlan of ``plan`` on PySpark client ``sc``: a
+    :class:`ReattachableStream`.
 
-    Always reattachable and always checked (:class:`ResultChecker`), whatever PySpark's own
-    ``disable_reattachable_execute()`` switch says: without reattachable execution the
-    server sends no ``ResultComplete``, and a stream cut short could not be told from a
-    whole one. There is no unchecked path: a PySpark without the internals this needs is
-    an error that names them, not a silent fallback."""
+    Always reattachable, whatever PySpark's own ``disable_reattachable_execute()`` switch
+    says: without reattachable execution the server sends no ``ResultComplete``, and a
+    stream cut short could not be told from a whole one by the :class:`ResultChecker`.
+    There is no unchecked path: a PySpark without the internals this needs is an error
+    that names them, not a silent fallback."""
     missing = [name for name in REQUIRED_INTERNALS if not hasattr(sc, name)]
     if missing:
         import pyspark
@@ -173,59 +192,86 @@ def arrow_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
             f"this PySpark ({getattr(pyspark, '__version__', '?')}) lacks the Connect client internals connect_plan "
             f"reads results with ({', '.join(missing)}); install pyspark or pyspark-client 4.0 to 4.3"
         )
-    return _reattachable_stream(sc, plan)
+    return ReattachableStream(sc, plan)
 
 
-def _reattachable_stream(sc: Any, plan: pb.Plan) -> Generator[Any, None, None]:
-    from . import transport
+class ReattachableStream:
+    """The ``ExecutePlanResponse`` messages of one execution, through PySpark's reattachable
+    iterator (a :class:`~connect_plan.transport.ResultStream`).
 
-    req = sc._execute_plan_request_with_metadata()
-    req.plan.CopyFrom(plan)
-    operation_id = req.operation_id
-    for hook in getattr(sc, "_session_hooks", ()):  # PySpark 4.1+
-        req = hook.on_execute_plan(req)
-        req.operation_id = operation_id
-    deadlines = getattr(sc, "_rpc_deadlines", None)
-    timeouts = (
-        {}
-        if deadlines is None
-        else {
-            "reattachable_execute_plan_timeout": deadlines.reattachable_execute_plan,
-            "reattach_execute_timeout": deadlines.reattach_execute,
-        }
-    )
-    checker = ResultChecker()
-    responses: Any = None
-    try:
-        responses = _throttled_iterator_class()(req, sc._stub, sc._retrying, sc._builder.metadata(), **timeouts)
-        for resp in responses:
-            sc._verify_response_integrity(resp)
-            if resp.HasField("arrow_batch"):
-                responses.unreleased_bytes += len(resp.arrow_batch.data)
-            yield from checker.feed(resp)
-        checker.finish()
-    except KeyboardInterrupt:
-        _cancel(sc, responses, operation_id)
-        raise
-    except QueryTimeoutError as err:
-        raise _timed_out(err.message, _cancel(sc, responses, operation_id)) from None
-    except ConnectPlanError:
-        raise
-    except GeneratorExit:
-        raise
-    except Exception as error:
-        if transport.remaining() is not None and transport.remaining() <= 0:  # type: ignore[operator]
-            # the deadline passed inside PySpark's own handling (a gRPC DEADLINE_EXCEEDED)
-            raise _timed_out(transport.timeout_error().message, _cancel(sc, responses, operation_id)) from error
-        sc._handle_error(error)
-    finally:
+    The request is made on the first ``next()``. A failure is raised as PySpark reports it
+    (``_handle_error``, which fetches Spark's error details), except that one past the
+    operation's deadline is a :class:`~connect_plan.errors.QueryTimeoutError`. The reader
+    calls :meth:`cancel` on a timeout or Ctrl-C, and :meth:`close` in every case (it
+    releases whatever the server still holds)."""
+
+    def __init__(self, sc: Any, plan: pb.Plan) -> None:
+        self._sc = sc
+        self._plan = plan
+        self._iterator: Any = None  # PySpark's iterator, made with the request
+        self.operation_id = ""
+        self._responses = self._run()
+
+    def __iter__(self) -> ReattachableStream:
+        return self
+
+    def __next__(self) -> pb.ExecutePlanResponse:
+        return next(self._responses)
+
+    def _run(self) -> Generator[pb.ExecutePlanResponse, None, None]:
+        sc = self._sc
+        req = sc._execute_plan_request_with_metadata()
+        req.plan.CopyFrom(self._plan)
+        operation_id = req.operation_id
+        for hook in getattr(sc, "_session_hooks", ()):  # PySpark 4.1+
+            req = hook.on_execute_plan(req)
+            req.operation_id = operation_id
+        self.operation_id = operation_id
+        deadlines = getattr(sc, "_rpc_deadlines", None)
+        timeouts = (
+            {}
+            if deadlines is None
+            else {
+                "reattachable_execute_plan_timeout": deadlines.reattachable_execute_plan,
+                "reattach_execute_timeout": deadlines.reattach_execute,
+            }
+        )
+        try:
+            self._iterator = _throttled_iterator_class()(
+                req, sc._stub, sc._retrying, sc._builder.metadata(), **timeouts
+            )
+            for resp in self._iterator:
+                sc._verify_response_integrity(resp)
+                if resp.HasField("arrow_batch"):
+                    self._iterator.unreleased_bytes += len(resp.arrow_batch.data)
+                yield resp
+        except ConnectPlanError:
+            raise
+        except Exception as error:
+            left = deadlines_remaining()
+            if left is not None and left <= 0:
+                # the deadline passed inside PySpark's own handling (a gRPC DEADLINE_EXCEEDED)
+                raise timeout_error() from error
+            sc._handle_error(error)
+
+    def cancel(self) -> bool | None:
+        """Release the execution, then interrupt it (see :func:`_cancel`); False when no
+        request was made yet (there is nothing to stop)."""
+        if not self.operation_id:
+            return False
+        return _cancel(self._sc, self._iterator, self.operation_id)
+
+    def close(self) -> None:
+        """ReleaseExecute of everything (also when the reader stopped early)."""
+        self._responses.close()
+        responses, self._iterator = self._iterator, None
         if responses is not None:
-            responses.close()  # ReleaseExecute of everything (also when the reader stopped early)
-            if hasattr(sc, "_release_futures"):  # PySpark 4.1+: awaited before the channel closes
-                sc._release_futures.update(responses.release_futures)
+            responses.close()
+            if hasattr(self._sc, "_release_futures"):  # PySpark 4.1+: awaited before the channel closes
+                self._sc._release_futures.update(responses.release_futures)
 
 
-def _timed_out(message: str, interrupted: bool | None) -> QueryTimeoutError:
+def timed_out(message: str, interrupted: bool | None) -> QueryTimeoutError:
     """The error of an operation that ran past its deadline, saying whether the server
     confirmed the interrupt (``unanswered`` when it did not)."""
     if interrupted:
@@ -260,9 +306,6 @@ def _cancel(sc: Any, responses: Any, operation_id: str) -> bool | None:
     Interrupt after it is a no-op, or stops it if the release was lost.
     """
     import concurrent.futures
-    import threading
-
-    from . import transport
 
     pending: list[Any] = []
     release: Any = None
@@ -285,12 +328,12 @@ def _cancel(sc: Any, responses: Any, operation_id: str) -> bool | None:
     def tell_the_server() -> None:
         # each call is started under the channel's guard (the client may close the channel
         # meanwhile: a call started after that would crash gRPC) and awaited outside it
-        with transport.grace(INTERRUPT_GRACE_SECONDS):
+        with grace(INTERRUPT_GRACE_SECONDS):
             if pending:
-                concurrent.futures.wait(pending, timeout=max(0.0, transport.remaining() or 0.0))
+                concurrent.futures.wait(pending, timeout=max(0.0, deadlines_remaining() or 0.0))
             for what, method, request in calls:
                 try:
-                    call = transport.start_call(channel, method, request, metadata=metadata)
+                    call = start_call(channel, method, request, metadata=metadata)
                     if call is None:
                         log.info("could not %s operation %s: the client was closed", what, operation_id)
                         outcome.append(False)
@@ -433,6 +476,25 @@ class ResultChecker:
                 f"the result stream ended without ResultComplete after {self.rows_seen} rows; "
                 "the result may be truncated, so none is returned"
             )
+
+
+def spark_struct(schema: pb.DataType) -> Any:
+    """The PySpark ``StructType`` of a result schema the server sent as a proto (an
+    AnalyzePlan answer): what the :class:`ResultChecker` compares batches against."""
+    from pyspark.sql.connect.types import proto_schema_to_pyspark_data_type
+    from pyspark.sql.types import StructType
+
+    struct = proto_schema_to_pyspark_data_type(schema)
+    assert isinstance(struct, StructType)  # a result's schema is a struct (PySpark asserts it too)
+    return struct
+
+
+def arrow_schema(struct: Any) -> pa.Schema:
+    """The Arrow schema of a result whose Spark schema is ``struct`` (a ``StructType``, as
+    :func:`spark_struct` and the :class:`ResultChecker` give it)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(struct)
 
 
 def _spark_arrow_type(t: Any) -> Any:

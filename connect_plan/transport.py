@@ -1,351 +1,219 @@
-"""How a :class:`~connect_plan.Client` reaches its server: channel, credentials, deadlines, retries.
+"""The transport seam: how the client reaches a Spark Connect server, one RPC at a time.
 
-Everything here is a small layer over PySpark's own Connect client parts:
+The client (:mod:`connect_plan.client`) and the input placer (:mod:`connect_plan.inputs`)
+reach a server only through a :class:`Transport`, which one :class:`Connector` opens per
+server session. Through it pass Spark Connect protos and plain values, never a PySpark
+client object, and failures are described by :class:`RpcFailure` records, so that
+another implementation can take PySpark's place without a change to the client.
 
-* **Channel** — :class:`ChannelBuilder` is PySpark's ``DefaultChannelBuilder`` (it parses
-  the ``sc://host:port/;token=...;use_ssl=...;user_id=...`` URL, keepalive settings and
-  extra parameters, which become gRPC headers) with one method changed, ``toChannel``,
-  because its credential choice differs from the ``sc://`` convention in one case: for the
-  host ``localhost`` PySpark sends a token over a *plaintext* connection (gRPC "local"
-  credentials). Here a token always implies TLS; plaintext with a token needs both
-  ``use_ssl=false`` and ``allow_insecure_token=True``, and warns
-  (:class:`InsecureTokenWarning`). ``ca_cert`` (PEM) replaces the system roots for TLS;
-  ``headers`` adds gRPC metadata to every call. Each channel is also guarded: gRPC crashes
-  the process when a call starts on a closed channel, so :func:`close_channel` closes it
-  under a lock that :func:`start_call` (background clean-up calls) takes too, and any
-  later call is refused with an error.
-* **Deadlines** — :func:`deadline` sets a per-thread absolute deadline for one operation
-  (``execute(timeout=...)``); an interceptor on the channel caps the timeout of every RPC
-  started in that thread to what is left of it, and refuses to start one once it has
-  passed (:class:`~connect_plan.errors.QueryTimeoutError`). PySpark's own per-RPC deadlines
-  and keepalive pings stay in force underneath.
-* **Retries** — :class:`RetryPolicy` is PySpark's ``DefaultPolicy`` (bounded by the
-  client's ``retry_policy``) except that a connection refused by a server this client has
-  never reached is not retried: a server that is not running is reported at once; and no
-  backoff between retries runs past the operation's deadline.
+:class:`PySparkTransport` is today's: PySpark's ``SparkConnectClient`` (its request
+metadata, retry policy, error details, artifact upload) over the channel of
+:mod:`connect_plan.channel`, with results read by :mod:`connect_plan.results`'
+reattachable stream. What any implementation must keep:
+
+* **Deadlines.** Every RPC started inside :func:`connect_plan.deadlines.deadline` is capped
+  by what is left of it, none is started after it passed (``QueryTimeoutError``), and no
+  retry wait runs past it.
+* **Results.** :meth:`Transport.execute_plan` is reattachable (a broken stream, or one the
+  server ended without ``ResultComplete``, is reattached after the last response
+  received); :meth:`ResultStream.close` releases the execution on the server;
+  :meth:`ResultStream.cancel` releases it, then interrupts it, within
+  :data:`~connect_plan.results.CANCEL_WAIT_SECONDS` of the caller's time.
+* **Failures.** What a call raises is the transport's own; :meth:`Transport.failure`
+  describes it (gRPC status, and the server's error record where it sent one: Spark's
+  error class, SQLSTATE, message and parameters, as ``FetchErrorDetails`` gives them), and
+  the client maps that description (:mod:`connect_plan.client.failures`).
+* **Credentials.** A token implies TLS (:mod:`connect_plan.channel`); retries of a refused
+  connection stop at once for a server this client never reached.
+
+Also re-exported here, where they always were: the channel's parts and the deadlines.
 """
 
 from __future__ import annotations
 
-import collections
 import contextlib
-import os
+import logging
 import threading
-import time
 import warnings
-import weakref
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .errors import ConnectPlanError, InsecureTransportError, QueryTimeoutError
+from . import _pyspark_import  # noqa: F401  (before any PySpark import: its check of __main__)
+from .channel import (
+    CHANNEL_DEFAULTS,
+    ChannelBuilder,
+    InsecureTokenWarning,
+    RetryPolicy,
+    close_channel,
+    never_connected,
+    start_call,
+)
+from .deadlines import deadline, grace, remaining, timeout_error
+from .errors import ConnectPlanError
+
+if TYPE_CHECKING:
+    import os
+
+    from pyspark.sql.connect import proto as pb
 
 __all__ = [
+    "CHANNEL_DEFAULTS",
+    "DEFAULT_MAX_MESSAGE",
     "ChannelBuilder",
+    "Connector",
     "InsecureTokenWarning",
+    "PySparkConnector",
+    "PySparkTransport",
+    "ResultStream",
     "RetryPolicy",
+    "RpcFailure",
+    "Transport",
     "close_channel",
+    "connector",
     "deadline",
     "grace",
+    "grpc_failure",
+    "never_connected",
+    "pyspark_failure",
     "remaining",
     "start_call",
+    "timeout_error",
 ]
 
-#: channel options set unless the caller gives them:
-#: * keepalive pings (PySpark's: every 60 s, 20 s to answer, also between calls) go on
-#:   during a long silent call; gRPC would stop after 2 pings without data, and a
-#:   connection that died during a long query would then go unnoticed (the time to
-#:   answer is applied as ``grpc.http2.ping_timeout_ms`` too, see :func:`ChannelBuilder`);
-#: * a connection attempt to a host that accepts TCP but never answers HTTP/2 (a hung
-#:   server, a black-holed network) gives up after 10 s instead of gRPC's 20 s;
-#: * a channel whose server went away tries again at least every 5 s instead of backing
-#:   off up to 120 s, so a restarted server is found.
-CHANNEL_DEFAULTS: tuple[tuple[str, int], ...] = (
-    ("grpc.http2.max_pings_without_data", 0),
-    ("grpc.min_reconnect_backoff_ms", 10_000),
-    ("grpc.max_reconnect_backoff_ms", 5_000),
-)
-
-#: the URL's keepalive parameters and PySpark's defaults for them (PySpark 4.3, SPARK-58094:
-#: a ping after 60 s without data, 20 s to answer, also between calls)
-_KEEPALIVE_DEFAULTS: dict[str, str] = {
-    "grpc_keepalive_enabled": "true",
-    "grpc_keepalive_time_ms": "60000",
-    "grpc_keepalive_timeout_ms": "20000",
-    "grpc_keepalive_without_calls": "true",
-}
-
-#: URL parameters PySpark's builder consumes itself (never sent as headers)
-_RESERVED = frozenset({"token", "use_ssl", "user_id", "user_agent", "session_id", *_KEEPALIVE_DEFAULTS})
-
-
-class InsecureTokenWarning(UserWarning):
-    """A bearer token is being sent over a plaintext (non-TLS) connection."""
-
-
-# ---------------------------------------------------------------------------- deadlines
-
-_local = threading.local()
-
-
-def remaining() -> float | None:
-    """Seconds left of this thread's operation deadline (None: no deadline)."""
-    at = getattr(_local, "at", None)
-    return None if at is None else at - time.monotonic()
-
-
-@contextlib.contextmanager
-def deadline(seconds: float | None = None, *, at: float | None = None) -> Iterator[float | None]:
-    """Bound every RPC started in this thread inside the block by ``seconds`` from now (or
-    the absolute ``time.monotonic()`` value ``at``); nested deadlines keep the earlier one."""
-    if seconds is None and at is None:
-        yield getattr(_local, "at", None)
-        return
-    if at is None:
-        assert seconds is not None
-        at = time.monotonic() + seconds
-    outer, outer_timeout = getattr(_local, "at", None), getattr(_local, "timeout", None)
-    if outer is None or at < outer:
-        _local.at = at
-        _local.timeout = seconds if seconds is not None else getattr(_local, "timeout", None)
-    try:
-        yield _local.at
-    finally:
-        _local.at, _local.timeout = outer, outer_timeout
-
-
-@contextlib.contextmanager
-def grace(seconds: float) -> Iterator[None]:
-    """A fresh short deadline for clean-up calls (Interrupt, release) made after the
-    operation's own deadline has passed."""
-    outer, outer_timeout = getattr(_local, "at", None), getattr(_local, "timeout", None)
-    _local.at, _local.timeout = time.monotonic() + seconds, seconds
-    try:
-        yield
-    finally:
-        _local.at, _local.timeout = outer, outer_timeout
-
-
-def timeout_error(what: str = "the operation") -> QueryTimeoutError:
-    seconds = getattr(_local, "timeout", None)
-    limit = f"its timeout of {seconds:g} s" if seconds is not None else "its deadline"
-    return QueryTimeoutError(f"{what} ran past {limit}", grpc_status="DEADLINE_EXCEEDED")
-
-
-# ---------------------------------------------------------------------------- closing
-
-
-class _ChannelGuard:
-    """Whether one channel is closed, and the lock under which calls are started on it.
-
-    gRPC Python crashes the process (a segmentation fault in
-    ``_get_registered_call_handle``) when a call is started on a closed channel, as
-    PySpark's generated stubs do; closing cancels the calls already running, which is
-    safe. So a channel is closed under the lock (:func:`close_channel`), clean-up calls
-    made from other threads are started under it (:func:`start_call`), and any other call
-    is refused once the channel is closed (the guard interceptor)."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.closed = False
-
-
-_GUARDS: weakref.WeakKeyDictionary[Any, _ChannelGuard] = weakref.WeakKeyDictionary()
-
+#: gRPC message limit of PySpark's channel when its options do not say
+DEFAULT_MAX_MESSAGE = 128 * 1024 * 1024
+
 
-def _guard(channel: Any) -> _ChannelGuard | None:
-    try:
-        return _GUARDS.get(channel)
-    except TypeError:  # not weak-referenceable: not a channel made here
-        return None
-
-
-def start_call(channel: Any, method: Any, request: Any, **kwargs: Any) -> Any:
-    """Start ``method`` (a multicallable of a stub on ``channel``) as a future, unless the
-    channel is closed (None then): safe from any thread while another closes the channel."""
-    guard = _guard(channel)
-    if guard is None:
-        return method.future(request, **kwargs)
-    with guard.lock:
-        if guard.closed:
-            return None
-        return method.future(request, **kwargs)
-
+# ---------------------------------------------------------------------------- the seam
+
+
+@dataclass(frozen=True)
+class RpcFailure:
+    """A failed call as a transport describes it, in terms of no client library.
+
+    ``kind`` says what failed: ``"status"`` a bare gRPC status (``text`` is its details),
+    ``"server"`` the server's error record (Spark's error class, SQLSTATE, message...;
+    ``text`` is the whole text the transport has for it), ``"other"`` anything else
+    (``text`` is ``"<type>: <message>"``)."""
+
+    kind: str
+    text: str
+    #: the gRPC status name the error carries itself
+    status: str | None = None
+    #: the first gRPC status found along the error and its causes (a deadline that passed
+    #: inside a retry shows only there)
+    chain_status: str | None = None
+    error_class: str | None = None
+    sqlstate: str | None = None
+    message: str = ""
+    stacktrace: str | None = None
+    message_parameters: Mapping[str, str] = field(default_factory=dict)
+    #: the engine-neutral kind of error (``AnalysisException``, ``ParseException``...)
+    exception_type: str | None = None
+    #: every text of the original error (its str, repr, stack trace): a credential in any
+    #: of them means the error may not be kept as the cause of what is raised
+    texts: tuple[str, ...] = ()
 
-def close_channel(channel: Any) -> None:
-    """Close ``channel``: calls still running are cancelled, and no call starts on it after
-    (see :class:`_ChannelGuard`)."""
-    guard = _guard(channel)
-    if guard is None:
-        channel.close()
-        return
-    with guard.lock:
-        if guard.closed:
-            return
-        guard.closed = True
-        channel.close()
-
-
-def _interceptor(adjust: Callable[[Any], Any], doc: str) -> Any:
-    """A gRPC client interceptor for all four call kinds that passes each call's details
-    through ``adjust`` (which may replace them, or raise to refuse the call)."""
-    import grpc
 
-    bases: tuple[Any, ...] = (
-        grpc.UnaryUnaryClientInterceptor,
-        grpc.UnaryStreamClientInterceptor,
-        grpc.StreamUnaryClientInterceptor,
-        grpc.StreamStreamClientInterceptor,
-    )
+class ResultStream(Protocol):
+    """The ``ExecutePlanResponse`` messages of one execution, in order, reattached as needed.
 
-    class Interceptor(*bases):  # type: ignore[misc]
-        __doc__ = doc
-
-        def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
-            return continuation(adjust(details), request)
+    The reader calls :meth:`cancel` when it gives up (timeout, Ctrl-C) and :meth:`close`
+    in every case, after the end, a failure or an early stop."""
 
-        def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
-            return continuation(adjust(details), request)
+    @property
+    def operation_id(self) -> str:
+        """The execution's id (empty until the request was made)."""
+        ...
 
-        def intercept_stream_unary(self, continuation: Any, details: Any, requests: Any) -> Any:
-            return continuation(adjust(details), requests)
-
-        def intercept_stream_stream(self, continuation: Any, details: Any, requests: Any) -> Any:
-            return continuation(adjust(details), requests)
-
-    return Interceptor()
-
-
-def _guard_interceptor(guard: _ChannelGuard) -> Any:
-    def refuse_when_closed(details: Any) -> Any:
-        if guard.closed:
-            raise ConnectPlanError(f"{details.method}: this connect_plan client's channel is closed")
-        return details
-
-    return _interceptor(refuse_when_closed, "Refuses calls on a closed channel (instead of crashing the process).")
-
-
-class _Details(
-    collections.namedtuple(
-        "_Details", ("method", "timeout", "metadata", "credentials", "wait_for_ready", "compression")
-    ),
-):
-    """A ``grpc.ClientCallDetails`` with the timeout (and metadata) replaced."""
-
-
-def _call_interceptor(metadata: tuple[tuple[str, str], ...] = ()) -> Any:
-    def bounded(details: Any) -> Any:
-        timeout = details.timeout
-        left = remaining()
-        if left is not None:
-            if left <= 0:
-                raise timeout_error()
-            timeout = left if timeout is None else min(timeout, left)
-        extra = details.metadata
-        if metadata:
-            extra = [*(extra or ()), *metadata]
-        new = _Details(
-            details.method,
-            timeout,
-            extra,
-            details.credentials,
-            getattr(details, "wait_for_ready", None),
-            getattr(details, "compression", None),
-        )
-        return _as_call_details(new)
-
-    return _interceptor(bounded, "Caps each call's timeout by the thread's operation deadline; adds metadata.")
-
-
-_CALL_DETAILS: Any = None
-
-
-def _as_call_details(details: _Details) -> Any:
-    global _CALL_DETAILS
-    if _CALL_DETAILS is None:
-        import grpc
-
-        class CallDetails(_Details, grpc.ClientCallDetails):  # type: ignore[misc]
-            pass
-
-        _CALL_DETAILS = CallDetails
-    return _CALL_DETAILS(*details)
-
-
-# ---------------------------------------------------------------------------- channel
-
-
-def _read_ca(ca_cert: str | bytes | os.PathLike[str] | None) -> bytes | None:
-    if ca_cert is None:
-        return None
-    if isinstance(ca_cert, bytes):
-        return ca_cert
-    text = os.fspath(ca_cert)
-    if "-----BEGIN" in text:
-        return text.encode("ascii")
-    try:
-        with open(text, "rb") as f:
-            return f.read()
-    except OSError as exc:
-        raise ConnectPlanError(f"cannot read the CA certificate file {text!r}: {exc.strerror}") from None
-
-
-def _builder_class() -> type:
-    import grpc
-    from pyspark.sql.connect.client import DefaultChannelBuilder
-
-    class Builder(DefaultChannelBuilder):
-        """PySpark's builder; only ``toChannel`` (credentials) differs, see module doc."""
-
-        ca: bytes | None = None
-        allow_insecure_token = False
-        plaintext_token_header = False
-
-        def metadata(self) -> list[tuple[str, str]]:
-            # PySpark before 4.3 sends every URL parameter it does not know as a header,
-            # the keepalive ones included (they are channel settings, see _keepalive)
-            return [(k, v) for k, v in super().metadata() if k not in _KEEPALIVE_DEFAULTS]
-
-        def toChannel(self) -> grpc.Channel:
-            guard = _ChannelGuard()
-            channel = grpc.intercept_channel(self._channel(), _guard_interceptor(guard))
-            _GUARDS[channel] = guard
-            return channel
-
-        def _channel(self) -> grpc.Channel:
-            token = self.token
-            explicit = self.getDefault(self.PARAM_USE_SSL, "").lower()
-            if token is None:
-                if self.use_ssl:
-                    return self._secure_channel(self.endpoint, grpc.ssl_channel_credentials(root_certificates=self.ca))
-                return self._insecure_channel(self.endpoint)
-            if explicit != "false":  # a token implies TLS
-                creds = grpc.composite_channel_credentials(
-                    grpc.ssl_channel_credentials(root_certificates=self.ca),
-                    grpc.access_token_call_credentials(token),
-                )
-                return self._secure_channel(self.endpoint, creds)
-            if not self.allow_insecure_token:
-                raise InsecureTransportError(
-                    f"refusing to send the token to {self.endpoint} without TLS (use_ssl=false): remove "
-                    "use_ssl=false to use TLS, or pass allow_insecure_token=True to send it in plaintext"
-                )
-            warnings.warn(
-                f"sending a bearer token to {self.endpoint} over a plaintext connection (use_ssl=false); "
-                "anyone who can see the traffic can read it",
-                InsecureTokenWarning,
-                stacklevel=2,
-            )
-            # call credentials need a secure channel in gRPC; on plaintext the header is added
-            # by the interceptor instead (as PySpark does for localhost, without the warning)
-            if not self.plaintext_token_header:
-                self.plaintext_token_header = True
-                self.add_interceptor(_call_interceptor((("authorization", f"Bearer {token}"),)))
-            return self._insecure_channel(self.endpoint)
-
-    return Builder
-
-
-def ChannelBuilder(
+    def __iter__(self) -> Iterator[pb.ExecutePlanResponse]: ...
+
+    def __next__(self) -> pb.ExecutePlanResponse: ...
+
+    def cancel(self) -> bool | None:
+        """Release the execution, then interrupt it: True if the server confirmed the
+        interrupt, False if it could not be told, None if it had not answered in time."""
+        ...
+
+    def close(self) -> None:
+        """Release whatever of the execution the server still holds."""
+        ...
+
+
+class Transport(Protocol):
+    """One session on one Spark Connect server. Every call may raise the transport's own
+    errors (described by :meth:`failure`) or a ``ConnectPlanError`` of its own."""
+
+    @property
+    def session_id(self) -> str:
+        """The client-side session id sent with every request."""
+        ...
+
+    @property
+    def max_message_size(self) -> int:
+        """The largest message this side's channel sends, in bytes."""
+        ...
+
+    def execute_plan(self, plan: pb.Plan) -> ResultStream:
+        """ExecutePlan of a query plan, reattachable; the request goes out on the first read."""
+        ...
+
+    def execute_command(self, command: pb.Command) -> list[pb.ExecutePlanResponse.ObservedMetrics]:
+        """ExecutePlan of a command (a write, a view) read to its end; its observed metrics."""
+        ...
+
+    def schema(self, plan: pb.Plan) -> pb.DataType:
+        """AnalyzePlan: the schema of the plan's result."""
+        ...
+
+    def explain(self, plan: pb.Plan, mode: str) -> str:
+        """AnalyzePlan: the explain string (``mode``: simple, extended, codegen, cost, formatted)."""
+        ...
+
+    def spark_version(self) -> str:
+        """AnalyzePlan: the server's Spark version."""
+        ...
+
+    def config(self, operation: pb.ConfigRequest.Operation) -> list[tuple[str, str | None]]:
+        """Config: one operation (set, unset, get, get_option, get_all); the pairs answered."""
+        ...
+
+    def cache_artifacts(self, blobs: list[bytes]) -> list[str]:
+        """ArtifactStatus, then AddArtifacts of the blobs the server lacks, as cache
+        artifacts named by their SHA-256; their hashes, in order."""
+        ...
+
+    def release_session(self) -> None:
+        """ReleaseSession: the server ends the session and its executions."""
+        ...
+
+    def close(self, *, wait: bool = True) -> None:
+        """Close the channel without waiting on a server that does not answer (``wait``:
+        give pending releases a moment first)."""
+        ...
+
+    def failure(self, exc: BaseException) -> RpcFailure:
+        """What ``exc``, raised by one of these calls, says."""
+        ...
+
+
+class Connector(Protocol):
+    """Opens transports to one server: its URL and credentials are parsed once, each
+    :meth:`open` is a new channel and a new session."""
+
+    #: the bearer token the transports send (scrubbed from every error text)
+    token: str | None
+    #: True when the channel uses TLS
+    secure: bool
+
+    def open(self, reached: Callable[[], bool]) -> Transport:
+        """A new session; ``reached()`` tells whether this client's server ever answered
+        (a refused connection is retried only then)."""
+        ...
+
+
+def connector(
     url: str,
     *,
     token: str | None = None,
@@ -353,126 +221,315 @@ def ChannelBuilder(
     ca_cert: str | bytes | os.PathLike[str] | None = None,
     headers: Mapping[str, str] | None = None,
     allow_insecure_token: bool = False,
-    channel_options: list[tuple[str, Any]] | None = None,
-) -> Any:
-    """A PySpark ``DefaultChannelBuilder`` for ``url`` with the credential rules above;
-    ``token``/``use_ssl`` given here override the URL's."""
-    given = {k for k, _ in channel_options or ()}
-    options = [*(o for o in CHANNEL_DEFAULTS if o[0] not in given), *(channel_options or ())]
-    builder = _builder_class()(url, options)
-    if token is not None:
-        builder.set(builder.PARAM_TOKEN, token)
-    if use_ssl is not None:
-        builder.set(builder.PARAM_USE_SSL, "true" if use_ssl else "false")
-    for key, value in (headers or {}).items():
-        name = str(key).lower()
-        if name in _RESERVED or name == "authorization" or not name or name.startswith(":"):
-            raise ConnectPlanError(f"{key!r} cannot be sent as a header (pass tokens with token=...)")
-        builder.set(name, str(value))
-    _keepalive(builder, given)
-    builder.ca = _read_ca(ca_cert)
-    builder.allow_insecure_token = allow_insecure_token
-    if builder.ca is not None and not builder.secure:
-        raise ConnectPlanError("ca_cert was given but the connection does not use TLS (add use_ssl=true or a token)")
-    builder.add_interceptor(_call_interceptor())  # operation deadlines
-    return builder
-
-
-def _keepalive(builder: Any, given: set[str]) -> None:
-    """Keepalive pings from the URL's ``grpc_keepalive_*`` parameters, with PySpark 4.3's
-    defaults, unless ``channel_options`` set them. PySpark 4.3 applies the same itself;
-    PySpark before 4.3 (pyspark-client 4.2 for Sail, PySpark 4.2 on Python 3.10) has no
-    keepalive at all, and a connection that goes silent during a call without a timeout
-    (a black-holed network, a NAT that forgot it) then hung forever: measured, more than
-    600 s on PySpark 4.2.1, where 4.3 fails the call within 30 s."""
-
-    def value(name: str) -> str:
-        return str(builder.getDefault(name, _KEEPALIVE_DEFAULTS[name])).strip().lower()
-
-    def flag(name: str) -> bool:
-        text = value(name)
-        if text not in ("true", "false"):
-            raise ConnectPlanError(f"URL parameter {name} must be true or false, got {text!r}")
-        return text == "true"
-
-    def millis(name: str) -> int:
-        text = value(name)
-        if not (text.isascii() and text.isdigit()) or not 0 < int(text) <= 2**31 - 1:
-            raise ConnectPlanError(
-                f"URL parameter {name} must be a whole number of milliseconds from 1 to {2**31 - 1}, got {text!r}"
-            )
-        return int(text)
-
-    enabled, without_calls = flag("grpc_keepalive_enabled"), flag("grpc_keepalive_without_calls")
-    time_ms, timeout_ms = millis("grpc_keepalive_time_ms"), millis("grpc_keepalive_timeout_ms")
-    if not enabled:
-        return
-    options = (
-        ("grpc.keepalive_time_ms", time_ms),
-        ("grpc.keepalive_timeout_ms", timeout_ms),
-        ("grpc.keepalive_permit_without_calls", int(without_calls)),
-        # gRPC (1.6x+) waits for every ping's answer for ``grpc.http2.ping_timeout_ms``
-        # (60 s by default) whatever ``grpc.keepalive_timeout_ms`` says: measured, a
-        # keepalive timeout of 1 s still took 60 s to notice a silent connection
-        ("grpc.http2.ping_timeout_ms", timeout_ms),
+    channel_options: Sequence[tuple[str, Any]] | None = None,
+    user_id: str | None = None,
+    retry_policy: Mapping[str, Any] | None = None,
+) -> Connector:
+    """The connector the client uses for ``url``: today always :class:`PySparkConnector`.
+    Raises as the URL or the options are invalid (see :func:`~connect_plan.channel.ChannelBuilder`)."""
+    return PySparkConnector(
+        url,
+        token=token,
+        use_ssl=use_ssl,
+        ca_cert=ca_cert,
+        headers=headers,
+        allow_insecure_token=allow_insecure_token,
+        channel_options=channel_options,
+        user_id=user_id,
+        retry_policy=retry_policy,
     )
-    for key, setting in options:
-        if key not in given:
-            builder.setChannelOption(key, setting)
 
 
-# ---------------------------------------------------------------------------- retries
-
-
-def _policy_class() -> type:
-    from pyspark.sql.connect.client.retries import DefaultPolicy, RetryPolicyState
-
-    class State(RetryPolicyState):
-        """PySpark's retry state; its waits end at the thread's operation deadline."""
-
-        def next_attempt(self, *args: Any, **kwargs: Any) -> int | None:
-            wait: int | None = super().next_attempt(*args, **kwargs)
-            left = remaining()
-            if wait is None or left is None:
-                return wait
-            if left <= 0:
-                return None  # no retry after the deadline: the last error stands
-            # a backoff (up to max_backoff, 2 s by default) would overshoot the deadline: wait
-            # only what is left; the next attempt is then refused as a timeout
-            return min(wait, int(left * 1000) + 1)
-
-    class Policy(DefaultPolicy):
-        """PySpark's default policy; a refused connection before the first answer from this
-        server is final (nothing is listening: retrying only delays the error), and no wait
-        between retries runs past the operation's deadline (:func:`deadline`)."""
-
-        def __init__(self, reached: Callable[[], bool], **kwargs: Any) -> None:
-            super().__init__(**kwargs)
-            self._reached = reached
-
-        def can_retry(self, e: BaseException) -> bool:
-            if not super().can_retry(e):
-                return False
-            return self._reached() or not never_connected(e)
-
-        def to_state(self) -> Any:
-            return State(self)
-
-    return Policy
-
-
-def RetryPolicy(reached: Callable[[], bool], **kwargs: Any) -> Any:
-    return _policy_class()(reached, **kwargs)
-
-
-_UNREACHABLE = ("failed to connect to all addresses", "connection refused", "name resolution", "dns resolution")
-
-
-def never_connected(e: BaseException) -> bool:
-    """True for gRPC's "no connection could be made" failures (refused, unresolvable)."""
+def grpc_failure(exc: BaseException) -> RpcFailure | None:
+    """The description of a bare gRPC error (None: ``exc`` is not one)."""
     import grpc
 
-    if not isinstance(e, grpc.RpcError) or e.code() != grpc.StatusCode.UNAVAILABLE:
-        return False
-    details = (e.details() if hasattr(e, "details") else str(e)) or ""
-    return any(s in details.lower() for s in _UNREACHABLE)
+    if not isinstance(exc, grpc.RpcError):
+        return None
+    code = exc.code() if hasattr(exc, "code") else None
+    details = exc.details() if hasattr(exc, "details") else str(exc)
+    return RpcFailure(
+        "status",
+        str(details),
+        status=code.name if code is not None else None,
+        chain_status=_chain_status(exc),
+        texts=_texts(exc),
+    )
+
+
+def _chain_status(exc: BaseException) -> str | None:
+    """The gRPC status of ``exc``: a gRPC error's, or the one PySpark's error kept (its own
+    or its cause's), else None."""
+    import grpc
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, grpc.RpcError) and hasattr(seen, "code"):
+            return _status_name(seen.code())
+        code = getattr(seen, "_grpc_status_code", None)
+        if code is not None:
+            return _status_name(code)
+        seen = seen.__cause__
+    return None
+
+
+def _status_name(code: Any) -> str | None:
+    name = getattr(code, "name", None)
+    return name if isinstance(name, str) else None
+
+
+def _texts(exc: BaseException) -> tuple[str, ...]:
+    return (str(exc), repr(exc), str(getattr(exc, "_stackTrace", "") or ""))
+
+
+# ---------------------------------------------------------------------------- PySpark's errors
+
+
+class _QuietPySparkErrors(logging.Filter):
+    """PySpark logs every server error with a query context on stderr; we raise it instead."""
+
+    active = threading.local()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not getattr(self.active, "depth", 0)
+
+
+_QUIET = _QuietPySparkErrors()
+
+
+def _install_quiet_filter() -> None:
+    # created through PySparkLogger.getLogger so PySpark's own logger class is kept
+    # (a plain logging.Logger would reject its extra keyword arguments)
+    from pyspark.logger import PySparkLogger
+
+    for name in ("DataFrameQueryContextLogger", "SQLQueryContextLogger"):
+        logger = PySparkLogger.getLogger(name)
+        if _QUIET not in logger.filters:
+            logger.addFilter(_QUIET)
+
+
+_install_quiet_filter()
+
+# PySpark warns "[RETRIES_EXCEEDED]" just before it raises the error that ended its retries;
+# that error reaches the caller as a ServerError saying so, so the warning is only noise
+# (and under warnings-as-errors it would replace the real error)
+warnings.filterwarnings(
+    "ignore", message=r"\[RETRIES_EXCEEDED\]", category=UserWarning, module=r"pyspark\.sql\.connect\.client\.retries"
+)
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    _QUIET.active.depth = getattr(_QUIET.active, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _QUIET.active.depth -= 1
+
+
+def pyspark_failure(exc: BaseException) -> RpcFailure:
+    """The description of an error PySpark's client raised (or gRPC, under it)."""
+    from pyspark.errors import PySparkException
+
+    bare = grpc_failure(exc)
+    if bare is not None:
+        return bare
+    if not isinstance(exc, PySparkException):
+        return RpcFailure("other", f"{type(exc).__name__}: {exc}", chain_status=_chain_status(exc), texts=_texts(exc))
+    stack = getattr(exc, "_stackTrace", None)
+    params = exc.getMessageParameters() if hasattr(exc, "getMessageParameters") else None
+    return RpcFailure(
+        "server",
+        str(exc),
+        status=_status_name(getattr(exc, "_grpc_status_code", None)),
+        chain_status=_chain_status(exc),
+        error_class=exc.getCondition(),
+        sqlstate=exc.getSqlState(),
+        message=exc.getMessage() if hasattr(exc, "getMessage") else str(exc),
+        stacktrace=stack if isinstance(stack, str) else None,
+        message_parameters=dict(params or {}),
+        exception_type=_exception_type(exc),
+        texts=_texts(exc),
+    )
+
+
+def _exception_type(exc: BaseException) -> str | None:
+    """The engine-neutral PySpark error kind of ``exc`` (its class in
+    ``pyspark.errors.exceptions.base``: AnalysisException, ParseException ...)."""
+    for cls in type(exc).__mro__:
+        if cls.__module__ == "pyspark.errors.exceptions.base" and cls.__name__ != "PySparkException":
+            return cls.__name__
+    return None
+
+
+# ---------------------------------------------------------------------------- PySpark's client
+
+
+class PySparkConnector:
+    """Opens :class:`PySparkTransport` sessions: the URL and credentials are parsed once
+    into a :func:`~connect_plan.channel.ChannelBuilder`, which every session's client reuses."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        token: str | None = None,
+        use_ssl: bool | None = None,
+        ca_cert: str | bytes | os.PathLike[str] | None = None,
+        headers: Mapping[str, str] | None = None,
+        allow_insecure_token: bool = False,
+        channel_options: Sequence[tuple[str, Any]] | None = None,
+        user_id: str | None = None,
+        retry_policy: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.builder = ChannelBuilder(
+            url,
+            token=token,
+            use_ssl=use_ssl,
+            ca_cert=ca_cert,
+            headers=headers,
+            allow_insecure_token=allow_insecure_token,
+            channel_options=list(channel_options) if channel_options is not None else None,
+        )
+        self.token: str | None = self.builder.token
+        self.secure: bool = bool(self.builder.secure)
+        self._user_id = user_id
+        self._retry_policy = dict(retry_policy or {})
+
+    def open(self, reached: Callable[[], bool]) -> PySparkTransport:
+        from pyspark.sql.connect.client import SparkConnectClient
+
+        with _quiet():
+            sc = SparkConnectClient(self.builder, user_id=self._user_id, retry_policy=self._retry_policy)
+        sc.set_retry_policies([RetryPolicy(reached, **self._retry_policy)])
+        return PySparkTransport(sc)
+
+
+class PySparkTransport:
+    """A :class:`Transport` over one PySpark ``SparkConnectClient`` (``sc``: tests reach
+    PySpark's stub and internals through it)."""
+
+    def __init__(self, sc: Any) -> None:
+        self.sc = sc
+
+    @property
+    def session_id(self) -> str:
+        return str(self.sc._session_id)
+
+    @property
+    def max_message_size(self) -> int:
+        options = dict(getattr(getattr(self.sc, "_builder", None), "_channel_options", None) or [])
+        value = options.get("grpc.max_send_message_length", DEFAULT_MAX_MESSAGE)
+        return int(value) if isinstance(value, int) and value > 0 else DEFAULT_MAX_MESSAGE
+
+    def execute_plan(self, plan: pb.Plan) -> ResultStream:
+        from .results import reattachable_stream
+
+        return _QuietStream(reattachable_stream(self.sc, plan))
+
+    def execute_command(self, command: pb.Command) -> list[pb.ExecutePlanResponse.ObservedMetrics]:
+        from pyspark.sql.connect import proto as pb
+
+        with _quiet():
+            _, _, info = self.sc.execute_command(command)
+        # PySpark keeps each ObservedMetrics response as its name, keys and literal values
+        return [
+            pb.ExecutePlanResponse.ObservedMetrics(name=o.name, keys=list(o.keys), values=list(o.metrics))
+            for o in getattr(info, "_observations", None) or []
+        ]
+
+    def schema(self, plan: pb.Plan) -> pb.DataType:
+        with _quiet():
+            req = self.sc._analyze_plan_request_with_metadata()
+            req.schema.plan.CopyFrom(plan)
+            return self._analyze(req).schema.schema
+
+    def _analyze(self, req: pb.AnalyzePlanRequest) -> pb.AnalyzePlanResponse:
+        """One AnalyzePlan as PySpark's ``_analyze`` makes it (retries, per-RPC deadline,
+        session check, error details), answered as the proto rather than PySpark's types."""
+        sc = self.sc
+        deadlines = getattr(sc, "_rpc_deadlines", None)
+        timeout = {} if deadlines is None else {"timeout": deadlines.analyze_plan}
+        try:
+            for attempt in sc._retrying():
+                with attempt:
+                    resp = sc._stub.AnalyzePlan(req, metadata=sc._builder.metadata(), **timeout)
+                    sc._verify_response_integrity(resp)
+                    return resp  # type: ignore[no-any-return]
+            raise ConnectPlanError("AnalyzePlan: no attempt was made")  # PySpark's retrying always makes one
+        except Exception as error:
+            sc._handle_error(error)  # raises PySpark's error for it
+            raise
+
+    def explain(self, plan: pb.Plan, mode: str) -> str:
+        with _quiet():
+            return str(self.sc.explain_string(plan, mode))
+
+    def spark_version(self) -> str:
+        with _quiet():
+            return str(self.sc._analyze(method="spark_version").spark_version)
+
+    def config(self, operation: pb.ConfigRequest.Operation) -> list[tuple[str, str | None]]:
+        with _quiet():
+            return list(self.sc.config(operation).pairs)
+
+    def cache_artifacts(self, blobs: list[bytes]) -> list[str]:
+        sc = self.sc
+        with _quiet():
+            if hasattr(sc, "cache_artifacts"):
+                return list(sc.cache_artifacts(blobs))
+            return [sc.cache_artifact(b) for b in blobs]  # PySpark 4.0: one call per blob
+
+    def release_session(self) -> None:
+        with _quiet():
+            self.sc.release_session()
+
+    def close(self, *, wait: bool = True) -> None:
+        """Close the PySpark client's channel without waiting on a server that does not answer.
+
+        PySpark's ``close()`` first waits up to 10 s for its pending ReleaseExecute calls,
+        which against a hung server only end at their deadline (none) or when the connection
+        fails; closing the gRPC channel first cancels them, so that wait ends at once.
+        Against a server that answers they are done by now (given ``wait``, 0.2 s at most),
+        and the session release before this ended the session's executions anyway."""
+        import concurrent.futures
+
+        sc = self.sc
+        pending = list(getattr(sc, "_release_futures", ()))
+        if pending and wait:
+            concurrent.futures.wait(pending, timeout=0.2)
+        channel = getattr(sc, "_channel", None)
+        if channel is not None:
+            with contextlib.suppress(Exception):
+                close_channel(channel)
+        with contextlib.suppress(Exception):
+            sc.close()
+
+    def failure(self, exc: BaseException) -> RpcFailure:
+        return pyspark_failure(exc)
+
+
+class _QuietStream:
+    """A result stream whose reads do not let PySpark log the errors they raise."""
+
+    def __init__(self, stream: ResultStream) -> None:
+        self._stream = stream
+
+    @property
+    def operation_id(self) -> str:
+        return self._stream.operation_id
+
+    def __iter__(self) -> _QuietStream:
+        return self
+
+    def __next__(self) -> pb.ExecutePlanResponse:
+        with _quiet():
+            return next(self._stream)
+
+    def cancel(self) -> bool | None:
+        with _quiet():
+            return self._stream.cancel()
+
+    def close(self) -> None:
+        with _quiet():
+            self._stream.close()

@@ -149,7 +149,7 @@ class _Parser:
 
     def number(self) -> int:
         tok = self.take()
-        if not tok.isdigit():
+        if not (tok.isascii() and tok.isdigit()):
             raise TypeParseError(f"expected a number but found {tok!r}")
         return int(tok)
 

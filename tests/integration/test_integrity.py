@@ -19,61 +19,21 @@ import pytest
 
 import connect_plan
 from connect_plan import ResultIntegrityError
-from connect_plan.formats import load_plan
-from connect_plan.results import MAX_EMPTY_REATTACHES, ResultChecker
+from connect_plan.results import MAX_EMPTY_REATTACHES
+from tests.tampering import (
+    TAMPERINGS,
+    announced_schema_differs,
+    arrow_indices,
+    batch_lost,
+    no_result_complete,
+    row_count_off,
+    schema_drift,
+    truncated_after_two_batches,
+)
+from tests.unit.fakes import SMALL_BATCHES, decode, generated
+from tests.unit.fakes import record_execution as record
 
 SCHEMA = [("id", "bigint"), ("s", "string")]
-SMALL_BATCHES = {"spark.sql.execution.arrow.maxRecordsPerBatch": "100"}
-
-
-def generated(n: int) -> dict[str, Any]:
-    """A plan document: ``n`` rows made on the server (id, and a string of it)."""
-    return {
-        "input": {"range": n},
-        "plan": [
-            {"op": "withColumn", "payload": {"name": "s", "expr": {"fn": "cast", "args": [{"col": "id"}, "string"]}}},
-            {"op": "orderBy", "payload": {"columns": ["id"]}},
-        ],
-    }
-
-
-def record(client: Any, doc: Any) -> list[Any]:
-    """The ExecutePlanResponses the server sends for ``doc``, as they came: one reattachable
-    ExecutePlan call (as the client makes them), read to the end, then released."""
-    from pyspark.sql.connect import proto as pb
-
-    ir_plan = load_plan(doc)
-    with client._plan_conf(ir_plan.conf):
-        plan = client._prepare(ir_plan).plan
-        sc = client._sc
-        req = sc._execute_plan_request_with_metadata()
-        req.plan.CopyFrom(plan)
-        req.request_options.append(
-            pb.ExecutePlanRequest.RequestOption(reattach_options=pb.ReattachOptions(reattachable=True))
-        )
-        responses = list(sc._stub.ExecutePlan(req, metadata=sc._builder.metadata()))
-        sc._stub.ReleaseExecute(
-            pb.ReleaseExecuteRequest(
-                session_id=req.session_id,
-                user_context=req.user_context,
-                operation_id=req.operation_id,
-                release_all=pb.ReleaseExecuteRequest.ReleaseAll(),
-            ),
-            metadata=sc._builder.metadata(),
-        )
-        return responses
-
-
-def decode(responses: list[Any]) -> pa.Table:
-    checker = ResultChecker()
-    batches = [b for r in responses for b in checker.feed(r) if isinstance(b, pa.RecordBatch)]
-    checker.finish()
-    return pa.Table.from_batches(batches, checker.schema)
-
-
-def arrow_indices(responses: list[Any]) -> list[int]:
-    return [i for i, r in enumerate(responses) if r.HasField("arrow_batch")]
-
 
 # ---------------------------------------------------------------- happy paths, real server
 
@@ -121,7 +81,7 @@ def test_chunked_batches(spark_url: str) -> None:
     """The client asks for 64 KiB chunks (PySpark's preferred_arrow_chunk_size): batches
     arrive in several chunks each, reassembled into the same table."""
     with connect_plan.connect(spark_url) as c:
-        c._sc._preferred_arrow_chunk_size = 64 * 1024
+        c._transport.sc._preferred_arrow_chunk_size = 64 * 1024
         doc = generated(200_000)
         responses = record(c, doc)
         chunked = [r for r in responses if r.HasField("arrow_batch") and r.arrow_batch.num_chunks_in_batch > 1]
@@ -138,110 +98,11 @@ def test_chunked_batches(spark_url: str) -> None:
 def recorded(spark_url: str) -> dict[str, list[Any]]:
     with connect_plan.connect(spark_url) as c:
         small = record(c, {**generated(1_000), "conf": SMALL_BATCHES})
-        c._sc._preferred_arrow_chunk_size = 16 * 1024
+        c._transport.sc._preferred_arrow_chunk_size = 16 * 1024
         chunked = record(c, generated(50_000))
     assert len(arrow_indices(small)) >= 5
     assert any(r.arrow_batch.num_chunks_in_batch > 2 for r in chunked if r.HasField("arrow_batch"))
     return {"small": small, "chunked": chunked}
-
-
-def _ipc(table: pa.Table) -> bytes:
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as w:
-        w.write_table(table)
-    return sink.getvalue().to_pybytes()
-
-
-def _batch(responses: list[Any], k: int) -> Any:
-    return responses[arrow_indices(responses)[k]]
-
-
-def row_count_off(rs: list[Any]) -> None:
-    _batch(rs, 1).arrow_batch.row_count += 1
-
-
-def start_offset_off(rs: list[Any]) -> None:
-    _batch(rs, 2).arrow_batch.start_offset += 5
-
-
-def batch_lost(rs: list[Any]) -> None:
-    del rs[arrow_indices(rs)[2]]
-
-
-def batch_repeated(rs: list[Any]) -> None:
-    i = arrow_indices(rs)[1]
-    rs.insert(i + 1, copy.deepcopy(rs[i]))
-
-
-def no_result_complete(rs: list[Any]) -> None:
-    rs[:] = [r for r in rs if not r.HasField("result_complete")]
-
-
-def truncated_after_two_batches(rs: list[Any]) -> None:
-    rs[:] = rs[: arrow_indices(rs)[1] + 1]
-
-
-def schema_drift(rs: list[Any]) -> None:
-    ab = _batch(rs, 3).arrow_batch
-    with pa.ipc.open_stream(ab.data) as reader:
-        table = reader.read_all()
-    ab.data = _ipc(table.set_column(0, "id", table.column("id").cast(pa.int32())))
-
-
-def announced_schema_differs(rs: list[Any]) -> None:
-    schema = next(r for r in rs if r.HasField("schema")).schema
-    schema.struct.fields[1].name = "t"
-
-
-def corrupt_arrow(rs: list[Any]) -> None:
-    ab = _batch(rs, 1).arrow_batch
-    ab.data = ab.data[: len(ab.data) // 2]
-
-
-def response_after_complete(rs: list[Any]) -> None:
-    rs.append(copy.deepcopy(_batch(rs, 0)))
-
-
-def chunk_missing(rs: list[Any]) -> None:
-    i = next(i for i in arrow_indices(rs) if rs[i].arrow_batch.chunk_index == 1)
-    del rs[i]
-
-
-def chunks_swapped(rs: list[Any]) -> None:
-    # swap chunks 1 and 2 of a batch; not with the next response, which may be an
-    # execution_progress message (they interleave with the chunks as timing has it)
-    arrows = arrow_indices(rs)
-    k = next(
-        k
-        for k, i in enumerate(arrows)
-        if rs[i].arrow_batch.chunk_index == 1 and rs[i].arrow_batch.num_chunks_in_batch > 2
-    )
-    i, j = arrows[k], arrows[k + 1]
-    rs[i], rs[j] = rs[j], rs[i]
-
-
-def ends_inside_chunked_batch(rs: list[Any]) -> None:
-    i = next(
-        i for i in arrow_indices(rs) if rs[i].arrow_batch.chunk_index == 1 and rs[i].arrow_batch.num_chunks_in_batch > 2
-    )
-    rs[:] = rs[: i + 1]
-
-
-TAMPERINGS: list[tuple[str, Callable[[list[Any]], None], str]] = [
-    ("small", row_count_off, "announced .* rows and held"),
-    ("small", start_offset_off, "starts at row"),
-    ("small", batch_lost, "starts at row"),
-    ("small", batch_repeated, "starts at row"),
-    ("small", no_result_complete, "without ResultComplete"),
-    ("small", truncated_after_two_batches, "without ResultComplete"),
-    ("small", schema_drift, "changed the result schema"),
-    ("small", announced_schema_differs, "the server announced"),
-    ("small", corrupt_arrow, "could not be read"),
-    ("small", response_after_complete, "after ResultComplete"),
-    ("chunked", chunk_missing, "expected chunk 1"),
-    ("chunked", chunks_swapped, "expected chunk 1"),
-    ("chunked", ends_inside_chunked_batch, "inside a chunked"),
-]
 
 
 def test_untampered_recordings_pass(recorded: dict[str, list[Any]]) -> None:
@@ -297,7 +158,7 @@ def test_execute_never_returns_a_tampered_result(
     with connect_plan.connect(spark_url) as c:
         responses = record(c, {**generated(1_000), "conf": SMALL_BATCHES})
         tamper(responses)
-        c._sc._stub = ReplayStub(c._sc._stub, responses)
+        c._transport.sc._stub = ReplayStub(c._transport.sc._stub, responses)
         with pytest.raises(ResultIntegrityError, match=message):
             c.execute(generated(1_000))
 
@@ -308,8 +169,8 @@ def test_a_stream_cut_short_is_reattached_a_bounded_number_of_times(spark_url: s
     with connect_plan.connect(spark_url) as c:
         responses = record(c, {**generated(1_000), "conf": SMALL_BATCHES})
         truncated_after_two_batches(responses)
-        stub = ReplayStub(c._sc._stub, responses)
-        c._sc._stub = stub
+        stub = ReplayStub(c._transport.sc._stub, responses)
+        c._transport.sc._stub = stub
         with pytest.raises(ResultIntegrityError, match="giving up instead of reattaching forever"):
             c.execute(generated(1_000))
         assert stub.reattaches == MAX_EMPTY_REATTACHES + 1
@@ -335,11 +196,11 @@ def test_every_pyspark_client_gets_the_checked_stream(spark_url: str, variant: C
     stream without ResultComplete (or with a lost batch) is still refused. (These took a
     fallback through PySpark's to_table_as_iterator, which returned the truncated table.)"""
     with connect_plan.connect(spark_url) as c:
-        variant(c._sc)
+        variant(c._transport.sc)
         assert c.execute({**generated(1_000), "conf": SMALL_BATCHES}).column("id").to_pylist() == list(range(1_000))
         reader = c.stream(generated(5_000))
         assert reader.read_all().num_rows == 5_000
-        real = c._sc._stub
+        real = c._transport.sc._stub
         for tamper, message in (
             (no_result_complete, "without ResultComplete|giving up"),
             (batch_lost, "starts at row"),
@@ -348,16 +209,16 @@ def test_every_pyspark_client_gets_the_checked_stream(spark_url: str, variant: C
             if tamper is batch_lost and len(arrow_indices(responses)) < 3:
                 continue  # Sail sends one batch (tests/engines.py): no batch to lose
             tamper(responses)
-            c._sc._stub = ReplayStub(real, responses)
+            c._transport.sc._stub = ReplayStub(real, responses)
             with pytest.raises(ResultIntegrityError, match=message):
                 c.execute(generated(1_000))
-            c._sc._stub = real
+            c._transport.sc._stub = real
 
 
 def test_a_pyspark_without_the_needed_internals_is_a_clear_error() -> None:
     from pyspark.sql.connect import proto as pb
 
-    from connect_plan.results import arrow_stream
+    from connect_plan.results import reattachable_stream
 
     with pytest.raises(connect_plan.ConnectPlanError, match=r"lacks the Connect client internals .*_stub"):
-        arrow_stream(object(), pb.Plan())
+        reattachable_stream(object(), pb.Plan())

@@ -1236,14 +1236,14 @@ def test_shared_sub_plan_is_resolved_once(env: Env, monkeypatch: pytest.MonkeyPa
     """A 'with' definition used three times is lowered once: its column names are asked of
     the server once, and every use carries the identical relation."""
     calls: list[Any] = []
-    real = env.client._resolve_names
+    real = env.client._executor.resolve_names
 
     def counting(rel: Any, *local: Any) -> list[str]:
         calls.append(rel)
         return list(real(rel, *local))
 
-    monkeypatch.setattr(env.client, "_resolve_names", counting)
-    env.client._schema_cache.clear()
+    monkeypatch.setattr(env.client._executor, "resolve_names", counting)
+    env.client._session.schema_cache.clear()
     doc = {
         "with": {
             "t": {

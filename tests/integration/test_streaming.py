@@ -158,7 +158,7 @@ def test_a_result_larger_than_the_grpc_message_limit(client: Any) -> None:
 def test_max_rows_pushes_a_limit_into_the_plan(client: Any) -> None:
     rows, schema, plan = generated(3, 10_000)
     plan = ordered(plan)
-    prepared = client._prepare(load_plan(plan, rows, schema), limit=25).plan
+    prepared = client._executor.prepare(load_plan(plan, rows, schema), limit=25).plan
     assert prepared.root.limit.limit == 25 and prepared.root.limit.input.HasField("sort")
     head = client.execute(plan, rows, schema, max_rows=25)
     assert head.column("id").to_pylist() == list(range(25))
@@ -201,7 +201,7 @@ def test_analysis_errors_are_raised_by_stream_with_the_step(client: Any) -> None
 
 
 def _states(c: Any) -> list[str]:
-    statuses = c._sc._get_operation_statuses().operation_statuses
+    statuses = c._transport.sc._get_operation_statuses().operation_statuses
     return [s.DESCRIPTOR.fields_by_name["state"].enum_type.values_by_number[s.state].name for s in statuses]
 
 
@@ -235,7 +235,7 @@ def test_without_reattachable_execution_the_result_is_the_same(spark_url: str) -
     rows, schema, plan = generated(3, 10_000)
     with connect_plan.connect(spark_url) as c:
         expected = c.execute(ordered(plan), rows, schema)
-        c._sc.disable_reattachable_execute()  # PySpark's switch: plain ExecutePlan with retries
+        c._transport.sc.disable_reattachable_execute()  # PySpark's switch: plain ExecutePlan with retries
         assert c.execute(ordered(plan), rows, schema).equals(expected)
         assert pa.Table.from_batches(list(c.stream(ordered(plan), rows, schema))).equals(expected)
 
@@ -249,7 +249,7 @@ def test_consumed_responses_are_released_in_bulk(spark_url: str) -> None:
 
     with connect_plan.connect(spark_url) as c:
         releases: list[str] = []
-        real = c._sc._stub.ReleaseExecute
+        real = c._transport.sc._stub.ReleaseExecute
 
         class Stub:  # the real stub; ReleaseExecute calls are recorded on the way
             def __getattr__(self, name: str) -> Any:
@@ -259,11 +259,11 @@ def test_consumed_responses_are_released_in_bulk(spark_url: str) -> None:
                 releases.append(request.WhichOneof("release"))
                 return real(request, **kw)
 
-        stub = c._sc._stub
-        c._sc._stub = Stub()
+        stub = c._transport.sc._stub
+        c._transport.sc._stub = Stub()
 
         def settle() -> list[str]:
-            concurrent.futures.wait(list(c._sc._release_futures), timeout=30)
+            concurrent.futures.wait(list(c._transport.sc._release_futures), timeout=30)
             out = list(releases)
             releases.clear()
             return out

@@ -696,3 +696,21 @@ def test_side_picks_a_join_input_only_inside_a_join_condition() -> None:
         ("column_side", "/plan/6/payload/columns/0/side"),
         ("column_side", "/plan/7/payload/expr/window/partition_by/0/side"),
     ]
+
+
+def test_a_join_type_nested_thousands_deep_is_a_located_error_not_a_recursion_error() -> None:
+    """Found by test_fuzz (seed 70, wrap_deep): the message took repr() of the whole value."""
+    how: Any = "left"
+    for _ in range(3000):
+        how = [how]
+    right = {"input": {"schema": [["a", "int"]], "rows": []}, "plan": []}
+    with pytest.raises(PlanError) as info:
+        parse_plan([], [["a", "int"]], [{"op": "join", "payload": {"other": right, "on": ["a"], "how": how}}])
+    assert info.value.codes == ("join_type",) and info.value.details[0].loc == "/plan/0/payload/how"
+
+
+def test_a_non_ascii_digit_key_of_an_array_object_is_a_row_error() -> None:
+    """'¹'.isdigit() is True but int('¹') fails: {"¹": 1} as an array<int> value raised ValueError."""
+    with pytest.raises(PlanError) as info:
+        parse_plan([[{"¹": 1}]], [["a", "array<int>"]], [])
+    assert info.value.codes == ("row_value",)

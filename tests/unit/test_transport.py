@@ -65,7 +65,7 @@ def test_a_token_implies_tls_even_for_localhost(plain_server: GrpcTlsProxy) -> N
     with connect_plan.connect(
         f"sc://localhost:{plain_server.port}/;token={TOKEN}", retry_policy={"max_retries": 0}
     ) as c:
-        assert c._builder.secure
+        assert c._connector.secure
         err = _one_call(c)
     assert plain_server.calls == []
     assert TOKEN not in str(err)
@@ -360,7 +360,7 @@ def test_a_server_that_never_answers_is_bounded_by_the_timeout() -> None:
         # interrupt sent after it are not answered either (a new client: a channel gives up
         # connecting after 10 s, and then fails at once)
         c = connect_plan.connect(peer.url)
-        c._server_version = "4.3.0"
+        c._session.version = "4.3.0"
         ranged = {"input": {"range": 1}, "plan": []}
         for name, call in (
             ("execute (version known)", lambda: c.execute(ranged, timeout=2)),

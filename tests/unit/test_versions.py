@@ -42,7 +42,7 @@ def test_chunked_relations_are_dropped_for_an_older_server() -> None:
             return 128 << 20
 
     for version, chunked in (("4.0.1", False), ("4.1.0", True)):
-        placer = Placer(None, lambda f: type("R", (), {"pairs": list(conf.items())})(), lambda v=version: v)
+        placer = Placer(None, lambda f: list(conf.items()), lambda v=version: v)
         assert placer.settings().chunked is chunked
         assert CacheSettings.from_conf(conf, 1 << 27).chunked
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ... import ir
+from ...errors import short_repr
 from .core import MAP, MISSING, Parser, RawStep, column_name, first, step
 from .documents import finish, parse_steps, source
 from .expressions import parse_expr
@@ -147,7 +148,7 @@ def parse_join(p: Parser, s: RawStep) -> ir.Step | None:
         p.err(
             "join_type",
             where.get("how", f"{loc}/payload/how"),
-            f"unknown join type {how_raw!r} (expected one of {', '.join(sorted(JOIN_TYPES))})",
+            f"unknown join type {short_repr(how_raw)} (expected one of {', '.join(sorted(JOIN_TYPES))})",
             how_raw,
         )
     keys: list[str] = []

@@ -5,7 +5,7 @@ parser reads on each kind of object with all their accepted spellings.
 This module is the accepted language, auditable in one place: the parser modules look keys
 up here (``key(obj, kind, name)``, ``RawStep.key(name)``) instead of spelling them inline.
 It imports nothing from the package. What a spelled function *does* (its arguments, whether
-it is binary, unary or takes ``args``) is the function catalog's (``connect_plan/functions.py``).
+it is binary, unary or takes ``args``) is the function catalog's (``connect_plan/functions/``).
 
 Where each spelling comes from (tags in the comments):
 

@@ -1,0 +1,428 @@
+"""The gRPC channel to a Spark Connect server: credentials, guards, deadline caps, retries.
+
+Used by :class:`~connect_plan.transport.PySparkTransport`; the guards and interceptors are
+plain gRPC and would serve any other transport as they are. The PySpark parts are small
+layers over PySpark's own Connect client:
+
+* **Channel** — :class:`ChannelBuilder` is PySpark's ``DefaultChannelBuilder`` (it parses
+  the ``sc://host:port/;token=...;use_ssl=...;user_id=...`` URL, keepalive settings and
+  extra parameters, which become gRPC headers) with one method changed, ``toChannel``,
+  because its credential choice differs from the ``sc://`` convention in one case: for the
+  host ``localhost`` PySpark sends a token over a *plaintext* connection (gRPC "local"
+  credentials). Here a token always implies TLS; plaintext with a token needs both
+  ``use_ssl=false`` and ``allow_insecure_token=True``, and warns
+  (:class:`InsecureTokenWarning`). ``ca_cert`` (PEM) replaces the system roots for TLS;
+  ``headers`` adds gRPC metadata to every call. Each channel is also guarded: gRPC crashes
+  the process when a call starts on a closed channel, so :func:`close_channel` closes it
+  under a lock that :func:`start_call` (background clean-up calls) takes too, and any
+  later call is refused with an error.
+* **Deadlines** — an interceptor on the channel caps the timeout of every RPC to what is
+  left of the thread's operation deadline (:mod:`connect_plan.deadlines`), and refuses to
+  start one once it has passed (:class:`~connect_plan.errors.QueryTimeoutError`).
+  PySpark's own per-RPC deadlines and keepalive pings stay in force underneath.
+* **Retries** — :class:`RetryPolicy` is PySpark's ``DefaultPolicy`` (bounded by the
+  client's ``retry_policy``) except that a connection refused by a server this client has
+  never reached is not retried: a server that is not running is reported at once; and no
+  backoff between retries runs past the operation's deadline.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import threading
+import warnings
+import weakref
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .deadlines import remaining, timeout_error
+from .errors import ConnectPlanError, InsecureTransportError
+
+__all__ = [
+    "CHANNEL_DEFAULTS",
+    "ChannelBuilder",
+    "InsecureTokenWarning",
+    "RetryPolicy",
+    "close_channel",
+    "never_connected",
+    "start_call",
+]
+
+#: channel options set unless the caller gives them:
+#: * keepalive pings (PySpark's: every 60 s, 20 s to answer, also between calls) go on
+#:   during a long silent call; gRPC would stop after 2 pings without data, and a
+#:   connection that died during a long query would then go unnoticed (the time to
+#:   answer is applied as ``grpc.http2.ping_timeout_ms`` too, see :func:`ChannelBuilder`);
+#: * a connection attempt to a host that accepts TCP but never answers HTTP/2 (a hung
+#:   server, a black-holed network) gives up after 10 s instead of gRPC's 20 s;
+#: * a channel whose server went away tries again at least every 5 s instead of backing
+#:   off up to 120 s, so a restarted server is found.
+CHANNEL_DEFAULTS: tuple[tuple[str, int], ...] = (
+    ("grpc.http2.max_pings_without_data", 0),
+    ("grpc.min_reconnect_backoff_ms", 10_000),
+    ("grpc.max_reconnect_backoff_ms", 5_000),
+)
+
+#: the URL's keepalive parameters and PySpark's defaults for them (PySpark 4.3, SPARK-58094:
+#: a ping after 60 s without data, 20 s to answer, also between calls)
+_KEEPALIVE_DEFAULTS: dict[str, str] = {
+    "grpc_keepalive_enabled": "true",
+    "grpc_keepalive_time_ms": "60000",
+    "grpc_keepalive_timeout_ms": "20000",
+    "grpc_keepalive_without_calls": "true",
+}
+
+#: URL parameters PySpark's builder consumes itself (never sent as headers)
+_RESERVED = frozenset({"token", "use_ssl", "user_id", "user_agent", "session_id", *_KEEPALIVE_DEFAULTS})
+
+
+class InsecureTokenWarning(UserWarning):
+    """A bearer token is being sent over a plaintext (non-TLS) connection."""
+
+
+# ---------------------------------------------------------------------------- closing
+
+
+class _ChannelGuard:
+    """Whether one channel is closed, and the lock under which calls are started on it.
+
+    gRPC Python crashes the process (a segmentation fault in
+    ``_get_registered_call_handle``) when a call is started on a closed channel, as
+    PySpark's generated stubs do; closing cancels the calls already running, which is
+    safe. So a channel is closed under the lock (:func:`close_channel`), clean-up calls
+    made from other threads are started under it (:func:`start_call`), and any other call
+    is refused once the channel is closed (the guard interceptor)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.closed = False
+
+
+_GUARDS: weakref.WeakKeyDictionary[Any, _ChannelGuard] = weakref.WeakKeyDictionary()
+
+
+def _guard(channel: Any) -> _ChannelGuard | None:
+    try:
+        return _GUARDS.get(channel)
+    except TypeError:  # not weak-referenceable: not a channel made here
+        return None
+
+
+def start_call(channel: Any, method: Any, request: Any, **kwargs: Any) -> Any:
+    """Start ``method`` (a multicallable of a stub on ``channel``) as a future, unless the
+    channel is closed (None then): safe from any thread while another closes the channel."""
+    guard = _guard(channel)
+    if guard is None:
+        return method.future(request, **kwargs)
+    with guard.lock:
+        if guard.closed:
+            return None
+        return method.future(request, **kwargs)
+
+
+def close_channel(channel: Any) -> None:
+    """Close ``channel``: calls still running are cancelled, and no call starts on it after
+    (see :class:`_ChannelGuard`)."""
+    guard = _guard(channel)
+    if guard is None:
+        channel.close()
+        return
+    with guard.lock:
+        if guard.closed:
+            return
+        guard.closed = True
+        channel.close()
+
+
+def _interceptor(adjust: Callable[[Any], Any], doc: str) -> Any:
+    """A gRPC client interceptor for all four call kinds that passes each call's details
+    through ``adjust`` (which may replace them, or raise to refuse the call)."""
+    import grpc
+
+    bases: tuple[Any, ...] = (
+        grpc.UnaryUnaryClientInterceptor,
+        grpc.UnaryStreamClientInterceptor,
+        grpc.StreamUnaryClientInterceptor,
+        grpc.StreamStreamClientInterceptor,
+    )
+
+    class Interceptor(*bases):  # type: ignore[misc]
+        __doc__ = doc
+
+        def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+            return continuation(adjust(details), request)
+
+        def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+            return continuation(adjust(details), request)
+
+        def intercept_stream_unary(self, continuation: Any, details: Any, requests: Any) -> Any:
+            return continuation(adjust(details), requests)
+
+        def intercept_stream_stream(self, continuation: Any, details: Any, requests: Any) -> Any:
+            return continuation(adjust(details), requests)
+
+    return Interceptor()
+
+
+def _guard_interceptor(guard: _ChannelGuard) -> Any:
+    def refuse_when_closed(details: Any) -> Any:
+        if guard.closed:
+            raise ConnectPlanError(f"{details.method}: this connect_plan client's channel is closed")
+        return details
+
+    return _interceptor(refuse_when_closed, "Refuses calls on a closed channel (instead of crashing the process).")
+
+
+class _Details(
+    collections.namedtuple(
+        "_Details", ("method", "timeout", "metadata", "credentials", "wait_for_ready", "compression")
+    ),
+):
+    """A ``grpc.ClientCallDetails`` with the timeout (and metadata) replaced."""
+
+
+def _call_interceptor(metadata: tuple[tuple[str, str], ...] = ()) -> Any:
+    def bounded(details: Any) -> Any:
+        timeout = details.timeout
+        left = remaining()
+        if left is not None:
+            if left <= 0:
+                raise timeout_error()
+            timeout = left if timeout is None else min(timeout, left)
+        extra = details.metadata
+        if metadata:
+            extra = [*(extra or ()), *metadata]
+        new = _Details(
+            details.method,
+            timeout,
+            extra,
+            details.credentials,
+            getattr(details, "wait_for_ready", None),
+            getattr(details, "compression", None),
+        )
+        return _as_call_details(new)
+
+    return _interceptor(bounded, "Caps each call's timeout by the thread's operation deadline; adds metadata.")
+
+
+_CALL_DETAILS: Any = None
+
+
+def _as_call_details(details: _Details) -> Any:
+    global _CALL_DETAILS
+    if _CALL_DETAILS is None:
+        import grpc
+
+        class CallDetails(_Details, grpc.ClientCallDetails):  # type: ignore[misc]
+            pass
+
+        _CALL_DETAILS = CallDetails
+    return _CALL_DETAILS(*details)
+
+
+# ---------------------------------------------------------------------------- channel
+
+
+def _read_ca(ca_cert: str | bytes | os.PathLike[str] | None) -> bytes | None:
+    if ca_cert is None:
+        return None
+    if isinstance(ca_cert, bytes):
+        return ca_cert
+    text = os.fspath(ca_cert)
+    if "-----BEGIN" in text:
+        return text.encode("ascii")
+    try:
+        with open(text, "rb") as f:
+            return f.read()
+    except OSError as exc:
+        raise ConnectPlanError(f"cannot read the CA certificate file {text!r}: {exc.strerror}") from None
+
+
+def _builder_class() -> type:
+    import grpc
+    from pyspark.sql.connect.client import DefaultChannelBuilder
+
+    class Builder(DefaultChannelBuilder):
+        """PySpark's builder; only ``toChannel`` (credentials) differs, see module doc."""
+
+        ca: bytes | None = None
+        allow_insecure_token = False
+        plaintext_token_header = False
+
+        def metadata(self) -> list[tuple[str, str]]:
+            # PySpark before 4.3 sends every URL parameter it does not know as a header,
+            # the keepalive ones included (they are channel settings, see _keepalive)
+            return [(k, v) for k, v in super().metadata() if k not in _KEEPALIVE_DEFAULTS]
+
+        def toChannel(self) -> grpc.Channel:
+            guard = _ChannelGuard()
+            channel = grpc.intercept_channel(self._channel(), _guard_interceptor(guard))
+            _GUARDS[channel] = guard
+            return channel
+
+        def _channel(self) -> grpc.Channel:
+            token = self.token
+            explicit = self.getDefault(self.PARAM_USE_SSL, "").lower()
+            if token is None:
+                if self.use_ssl:
+                    return self._secure_channel(self.endpoint, grpc.ssl_channel_credentials(root_certificates=self.ca))
+                return self._insecure_channel(self.endpoint)
+            if explicit != "false":  # a token implies TLS
+                creds = grpc.composite_channel_credentials(
+                    grpc.ssl_channel_credentials(root_certificates=self.ca),
+                    grpc.access_token_call_credentials(token),
+                )
+                return self._secure_channel(self.endpoint, creds)
+            if not self.allow_insecure_token:
+                raise InsecureTransportError(
+                    f"refusing to send the token to {self.endpoint} without TLS (use_ssl=false): remove "
+                    "use_ssl=false to use TLS, or pass allow_insecure_token=True to send it in plaintext"
+                )
+            warnings.warn(
+                f"sending a bearer token to {self.endpoint} over a plaintext connection (use_ssl=false); "
+                "anyone who can see the traffic can read it",
+                InsecureTokenWarning,
+                stacklevel=2,
+            )
+            # call credentials need a secure channel in gRPC; on plaintext the header is added
+            # by the interceptor instead (as PySpark does for localhost, without the warning)
+            if not self.plaintext_token_header:
+                self.plaintext_token_header = True
+                self.add_interceptor(_call_interceptor((("authorization", f"Bearer {token}"),)))
+            return self._insecure_channel(self.endpoint)
+
+    return Builder
+
+
+def ChannelBuilder(
+    url: str,
+    *,
+    token: str | None = None,
+    use_ssl: bool | None = None,
+    ca_cert: str | bytes | os.PathLike[str] | None = None,
+    headers: Mapping[str, str] | None = None,
+    allow_insecure_token: bool = False,
+    channel_options: list[tuple[str, Any]] | None = None,
+) -> Any:
+    """A PySpark ``DefaultChannelBuilder`` for ``url`` with the credential rules above;
+    ``token``/``use_ssl`` given here override the URL's."""
+    given = {k for k, _ in channel_options or ()}
+    options = [*(o for o in CHANNEL_DEFAULTS if o[0] not in given), *(channel_options or ())]
+    builder = _builder_class()(url, options)
+    if token is not None:
+        builder.set(builder.PARAM_TOKEN, token)
+    if use_ssl is not None:
+        builder.set(builder.PARAM_USE_SSL, "true" if use_ssl else "false")
+    for key, value in (headers or {}).items():
+        name = str(key).lower()
+        if name in _RESERVED or name == "authorization" or not name or name.startswith(":"):
+            raise ConnectPlanError(f"{key!r} cannot be sent as a header (pass tokens with token=...)")
+        builder.set(name, str(value))
+    _keepalive(builder, given)
+    builder.ca = _read_ca(ca_cert)
+    builder.allow_insecure_token = allow_insecure_token
+    if builder.ca is not None and not builder.secure:
+        raise ConnectPlanError("ca_cert was given but the connection does not use TLS (add use_ssl=true or a token)")
+    builder.add_interceptor(_call_interceptor())  # operation deadlines
+    return builder
+
+
+def _keepalive(builder: Any, given: set[str]) -> None:
+    """Keepalive pings from the URL's ``grpc_keepalive_*`` parameters, with PySpark 4.3's
+    defaults, unless ``channel_options`` set them. PySpark 4.3 applies the same itself;
+    PySpark before 4.3 (pyspark-client 4.2 for Sail, PySpark 4.2 on Python 3.10) has no
+    keepalive at all, and a connection that goes silent during a call without a timeout
+    (a black-holed network, a NAT that forgot it) then hung forever: measured, more than
+    600 s on PySpark 4.2.1, where 4.3 fails the call within 30 s."""
+
+    def value(name: str) -> str:
+        return str(builder.getDefault(name, _KEEPALIVE_DEFAULTS[name])).strip().lower()
+
+    def flag(name: str) -> bool:
+        text = value(name)
+        if text not in ("true", "false"):
+            raise ConnectPlanError(f"URL parameter {name} must be true or false, got {text!r}")
+        return text == "true"
+
+    def millis(name: str) -> int:
+        text = value(name)
+        if not (text.isascii() and text.isdigit()) or not 0 < int(text) <= 2**31 - 1:
+            raise ConnectPlanError(
+                f"URL parameter {name} must be a whole number of milliseconds from 1 to {2**31 - 1}, got {text!r}"
+            )
+        return int(text)
+
+    enabled, without_calls = flag("grpc_keepalive_enabled"), flag("grpc_keepalive_without_calls")
+    time_ms, timeout_ms = millis("grpc_keepalive_time_ms"), millis("grpc_keepalive_timeout_ms")
+    if not enabled:
+        return
+    options = (
+        ("grpc.keepalive_time_ms", time_ms),
+        ("grpc.keepalive_timeout_ms", timeout_ms),
+        ("grpc.keepalive_permit_without_calls", int(without_calls)),
+        # gRPC (1.6x+) waits for every ping's answer for ``grpc.http2.ping_timeout_ms``
+        # (60 s by default) whatever ``grpc.keepalive_timeout_ms`` says: measured, a
+        # keepalive timeout of 1 s still took 60 s to notice a silent connection
+        ("grpc.http2.ping_timeout_ms", timeout_ms),
+    )
+    for key, setting in options:
+        if key not in given:
+            builder.setChannelOption(key, setting)
+
+
+# ---------------------------------------------------------------------------- retries
+
+
+def _policy_class() -> type:
+    from pyspark.sql.connect.client.retries import DefaultPolicy, RetryPolicyState
+
+    class State(RetryPolicyState):
+        """PySpark's retry state; its waits end at the thread's operation deadline."""
+
+        def next_attempt(self, *args: Any, **kwargs: Any) -> int | None:
+            wait: int | None = super().next_attempt(*args, **kwargs)
+            left = remaining()
+            if wait is None or left is None:
+                return wait
+            if left <= 0:
+                return None  # no retry after the deadline: the last error stands
+            # a backoff (up to max_backoff, 2 s by default) would overshoot the deadline: wait
+            # only what is left; the next attempt is then refused as a timeout
+            return min(wait, int(left * 1000) + 1)
+
+    class Policy(DefaultPolicy):
+        """PySpark's default policy; a refused connection before the first answer from this
+        server is final (nothing is listening: retrying only delays the error), and no wait
+        between retries runs past the operation's deadline (:func:`deadline`)."""
+
+        def __init__(self, reached: Callable[[], bool], **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            self._reached = reached
+
+        def can_retry(self, e: BaseException) -> bool:
+            if not super().can_retry(e):
+                return False
+            return self._reached() or not never_connected(e)
+
+        def to_state(self) -> Any:
+            return State(self)
+
+    return Policy
+
+
+def RetryPolicy(reached: Callable[[], bool], **kwargs: Any) -> Any:
+    return _policy_class()(reached, **kwargs)
+
+
+_UNREACHABLE = ("failed to connect to all addresses", "connection refused", "name resolution", "dns resolution")
+
+
+def never_connected(e: BaseException) -> bool:
+    """True for gRPC's "no connection could be made" failures (refused, unresolvable)."""
+    import grpc
+
+    if not isinstance(e, grpc.RpcError) or e.code() != grpc.StatusCode.UNAVAILABLE:
+        return False
+    details = (e.details() if hasattr(e, "details") else str(e)) or ""
+    return any(s in details.lower() for s in _UNREACHABLE)

@@ -1,0 +1,443 @@
+"""Connections to a Spark Connect server: execute translated plans, return Arrow.
+
+:class:`Client` is a facade over three parts, each talking to the server only through a
+:class:`~connect_plan.transport.Transport` (PySpark's Connect client today):
+
+* :mod:`.session` — the server session: renewed after a server restart, configuration
+  (``set_conf``, a plan document's ``conf``), the server version check, the UDF registry;
+* :mod:`.execute` — one plan's way: translate, place inline inputs, send, check every
+  Arrow batch, cut at ``max_bytes``, assemble; writes;
+* :mod:`.failures` — errors mapped to :class:`~connect_plan.errors.ServerError` with the
+  failing plan step, and no credential in any text.
+
+Every verb runs the same way (:meth:`Client._run`): the plan is loaded
+(:func:`~connect_plan.formats.load_plan`), then, under the call's deadline, with the
+plan's ``conf`` applied, once more on a new session if the server lost this one.
+
+Reliability (docs/reliability.md lists each guarantee with the test that proves it):
+``timeout=`` bounds a whole operation (every RPC in it, retry waits included; the release
+and Interrupt sent when it expires add at most 0.5 s, and go on in the background against
+a server slow to answer them); ``close()`` never waits on a server that does not answer; a
+server that restarted is met with a new session and the operation runs again
+once, if nothing of its result had arrived; a token implies TLS (:mod:`connect_plan.channel`).
+
+Threads: one :class:`Client` may be shared by any number of threads. gRPC channels are
+thread-safe, each call keeps its state on its own stack, and the few shared caches
+(schema names, uploaded inputs, the session itself) are replaced under a lock. What is
+*not* isolated between threads is the Spark session: ``set_conf`` and a plan document's
+``conf`` apply to every query running on the client at that moment, and temporary views
+one plan creates are visible to the others. Use one client per thread for those.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .. import ir, transport
+from ..errors import ConnectPlanError, PlanError, ServerError
+from ..formats import load_plan
+from .execute import Executor, check_unique_names
+from .failures import TOKEN_RE, Redactor, redact, url_secrets
+from .session import CLOSE_GRACE_SECONDS, Session, check_timeout
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql.connect import proto as pb
+
+__all__ = [
+    "CLOSE_GRACE_SECONDS",
+    "DEFAULT_RETRY_POLICY",
+    "Client",
+    "check_unique_names",
+    "connect",
+    "owned_stream",
+    "redact",
+    "resolve_remote",
+    "url_secrets",
+]
+
+T = TypeVar("T")
+
+#: retries of transient failures (UNAVAILABLE...) stop after ~6 s in all, not PySpark's 10 min
+DEFAULT_RETRY_POLICY: dict[str, Any] = {
+    "max_retries": 6,
+    "initial_backoff": 50,
+    "max_backoff": 2000,
+    "backoff_multiplier": 4.0,
+}
+
+
+def resolve_remote(remote: str | None) -> str:
+    """The server URL: ``remote``, else ``SPARK_REMOTE``, else the local server's.
+
+    The local server is the one ``connect-plan server start`` launched (its state file
+    records the port). The library never starts a JVM; ``remote="sail"`` starts an
+    in-process Sail server (``pysail``, no JVM).
+    """
+    from ..errors import ServerUnavailableError
+
+    remote = remote or os.environ.get("SPARK_REMOTE")
+    if remote == "sail":
+        from ..sail import in_process_url
+
+        return in_process_url()
+    if remote:
+        return remote
+    from ..server import running_server_url
+
+    url = running_server_url()
+    if url:
+        return url
+    raise ServerUnavailableError(
+        "no Spark Connect server given: pass remote='sc://host:port', set SPARK_REMOTE, "
+        "or start a local one with `connect-plan server start`"
+    )
+
+
+class Client:
+    """A connection to one Spark Connect server (and one Spark session on it).
+
+    Use :func:`connect` to make one; close it (or use it as a context manager) to release
+    the server-side session.
+    """
+
+    def __init__(
+        self,
+        remote: str | None = None,
+        *,
+        user_id: str | None = None,
+        retry_policy: Mapping[str, Any] | None = None,
+        conf: Mapping[str, str] | None = None,
+        token: str | None = None,
+        use_ssl: bool | None = None,
+        ca_cert: str | bytes | os.PathLike[str] | None = None,
+        headers: Mapping[str, str] | None = None,
+        allow_insecure_token: bool = False,
+        timeout: float | None = None,
+        channel_options: Sequence[tuple[str, Any]] | None = None,
+    ) -> None:
+        """``remote`` is an ``sc://host:port/;param=value`` URL (see :func:`resolve_remote`).
+
+        Credentials follow the ``sc://`` convention: a ``token`` (here or in the URL, or
+        ``SPARK_CONNECT_AUTHENTICATE_TOKEN``) is sent as a bearer token and implies TLS;
+        sending it without TLS needs ``use_ssl=False`` *and* ``allow_insecure_token=True``,
+        and warns. ``ca_cert`` (a PEM file path or bytes) replaces the system's root
+        certificates; ``headers`` are sent with every call. ``timeout`` (seconds) is the
+        default bound of every operation (``execute``, ``stream``, ``schema``...), which
+        each call may override. ``retry_policy`` bounds PySpark's retries of transient
+        failures (default :data:`DEFAULT_RETRY_POLICY`, ~7 s in all).
+        """
+        url = resolve_remote(remote)
+        redactor = Redactor(url, (*url_secrets(url), *(t for t in (token,) if t)))
+        try:
+            connector = transport.connector(
+                url,
+                token=token,
+                use_ssl=use_ssl,
+                ca_cert=ca_cert,
+                headers=headers,
+                allow_insecure_token=allow_insecure_token,
+                channel_options=channel_options,
+                user_id=user_id,
+                retry_policy=retry_policy if retry_policy is not None else DEFAULT_RETRY_POLICY,
+            )
+        except ConnectPlanError:
+            raise
+        except Exception as exc:  # PySparkValueError for malformed URLs
+            hint = ""
+            if TOKEN_RE.search(url):
+                hint = (
+                    " (a token holding '/', '=' or ';' must be percent-encoded in the URL, e.g. '/' as %2F,"
+                    " or be passed as token=... or SPARK_CONNECT_AUTHENTICATE_TOKEN)"
+                )
+            raise ConnectPlanError(
+                f"invalid Spark Connect URL {redactor.hide(url)!r}: {redactor.hide(str(exc))}{hint}"
+            ) from None
+        if connector.token and connector.token not in redactor.secrets:
+            redactor = Redactor(url, (*redactor.secrets, connector.token))
+        self._start(connector, redactor, check_timeout(timeout))
+        if conf:
+            self.set_conf(conf)
+
+    def _start(self, connector: transport.Connector, redactor: Redactor, timeout: float | None) -> None:
+        self._connector = connector
+        self._session = Session(connector, redactor, timeout=timeout)
+        self._executor = Executor(self._session)
+
+    @classmethod
+    def _over(cls, connector: transport.Connector, url: str, *, timeout: float | None = None) -> Client:
+        """A client of ``url`` whose sessions ``connector`` opens (tests: a recorded transport)."""
+        client = cls.__new__(cls)
+        client._start(connector, Redactor(url, url_secrets(url)), timeout)
+        return client
+
+    @property
+    def _transport(self) -> transport.Transport:
+        """The current session's transport (tests reach PySpark's client through it)."""
+        return self._session.transport
+
+    # ------------------------------------------------------------ lifecycle
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._session.closed else "open"
+        return f"<connect_plan.Client {self.url} {state}>"
+
+    @property
+    def url(self) -> str:
+        """The server URL with any token redacted."""
+        redactor = self._session.redactor
+        return redactor.hide(redactor.url)
+
+    @property
+    def session_id(self) -> str:
+        return self._session.transport.session_id
+
+    def close(self) -> None:
+        """Release the server session (best effort, within :data:`CLOSE_GRACE_SECONDS`) and
+        close the channel; it never waits longer on a server that does not answer."""
+        self._session.close()
+
+    # ------------------------------------------------------------ session
+
+    def set_conf(self, conf: Mapping[str, str], *, timeout: float | None = None) -> None:
+        """Set Spark SQL configuration on this client's session (and on any new session
+        the client opens after a server restart)."""
+        session = self._session
+        values = {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in conf.items()}
+        with session.operation(timeout):
+            session.retrying(lambda: session.set_conf(values))
+        session.conf.update(values)
+
+    def get_conf(self, *keys: str, timeout: float | None = None) -> dict[str, str | None]:
+        """The session's values of ``keys`` (a registered key that is not set reads as its
+        default; an unknown one as None). With no keys: every key set for the session, the
+        server's own Spark configuration included (a key at its default is not listed)."""
+        session = self._session
+        with session.operation(timeout):
+            if keys:
+                return dict(session.retrying(lambda: session.get_conf(keys)))
+            return dict(session.retrying(session.explicit_conf))
+
+    def server_version(self, *, timeout: float | None = None) -> str:
+        """The Spark version of the server: one AnalyzePlan round trip the first time, then
+        remembered for this session (features are chosen by it, see connect_plan.versions)."""
+        return self._session.server_version(timeout=timeout)
+
+    # ------------------------------------------------------------ UDFs
+
+    def register_udf(
+        self,
+        name: str,
+        func: Callable[..., Any],
+        return_type: Any = "string",
+        *,
+        kind: str = "scalar",
+        deterministic: bool = True,
+        pickle_by_value: bool | None = None,
+    ) -> None:
+        """Register a Python function as UDF ``name`` for plans run by this client.
+
+        Plans call it with ``{"udf": name, "args": [...]}``, ``{"op": "udf", ...}``,
+        ``{"fn": "call_udf", "args": [name, ...]}`` (anywhere an expression goes, filters
+        included), or, for ``kind="grouped_agg"``, with the ``python_grouped_udf``
+        aggregation entry. ``return_type`` is a type string or a PySpark ``DataType``.
+        ``kind``: ``scalar`` (row at a time), ``arrow`` (the same, Arrow transfer),
+        ``pandas`` (Series → Series), ``grouped_agg`` (Series → scalar, an aggregate).
+        The function travels inline (cloudpickled) with each plan that calls it and runs in
+        the server's Python workers, which need the same Python minor version (and pandas
+        and pyarrow for pandas UDFs). Functions of your own modules are pickled by value, so
+        the server does not need those modules (``pickle_by_value`` overrides this).
+        Registering a name again replaces it.
+        """
+        from ..udf import make_inline_udf
+
+        self._session.udfs[name] = make_inline_udf(
+            name, func, return_type, kind=kind, deterministic=deterministic, pickle_by_value=pickle_by_value
+        )
+
+    def udf(
+        self, return_type: Any = "string", *, name: str | None = None, kind: str = "scalar", deterministic: bool = True
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator form of :meth:`register_udf` (the name defaults to the function's)::
+
+        @client.udf("bigint")
+        def plus_one(x):
+            return None if x is None else x + 1
+        """
+
+        def register(func: Callable[..., Any]) -> Callable[..., Any]:
+            self.register_udf(name or func.__name__, func, return_type, kind=kind, deterministic=deterministic)
+            return func
+
+        return register
+
+    def unregister_udf(self, name: str) -> bool:
+        """Forget UDF ``name``; True if it was registered."""
+        return self._session.udfs.pop(name, None) is not None
+
+    @property
+    def udfs(self) -> tuple[str, ...]:
+        """Names of the UDFs registered with this client."""
+        return tuple(self._session.udfs)
+
+    # ------------------------------------------------------------ plans
+
+    def translate(self, plan: Any, data: Any = None, schema: Any = None) -> pb.Plan:
+        """Like :func:`connect_plan.translate`, but asks the server for column names the
+        translator cannot know statically (only when a join needs them), and sends the
+        Python UDFs registered with this client inline."""
+        from ..translator import translate_ir
+
+        ir_plan = load_plan(plan, data, schema)
+        return translate_ir(
+            ir_plan,
+            case_sensitive=self._session.case_sensitive_for(ir_plan),
+            resolver=self._executor.resolve_names,
+            udfs=self._session.udfs,
+        ).plan
+
+    def _run(
+        self,
+        plan: ir.Plan,
+        fn: Callable[[float | None], T],
+        timeout: float | None,
+        *,
+        again: bool = True,
+        locate: bool = False,
+    ) -> T:
+        """``fn(at)`` for ``plan``: under the call's deadline (``at``), with the plan's
+        ``conf`` applied, run once more on a new session if the server lost this one
+        (``again``), and an error named by its plan step (``locate``, for calls whose
+        ``fn`` does not locate it itself)."""
+        session = self._session
+        with session.operation(timeout) as at:
+
+            def run() -> T:
+                with session.plan_conf(plan.conf):
+                    return fn(at)
+
+            try:
+                return session.retrying(run) if again else run()
+            except ServerError as err:
+                if not locate:
+                    raise
+                raise self._executor.locate(err, plan) from err.__cause__
+
+    def execute(
+        self,
+        plan: Any,
+        data: Any = None,
+        schema: Any = None,
+        *,
+        max_rows: int | None = None,
+        max_bytes: int | None = None,
+        timeout: float | None = None,
+    ) -> pa.Table:
+        """Run a plan and return its result as one ``pyarrow.Table``.
+
+        The table is assembled from the same batches :meth:`stream` yields, without copies.
+        ``max_rows``/``max_bytes`` bound the result as in :meth:`stream`. A plan with an
+        output (a final ``write``/``createOrReplaceTempView`` step or a document ``output``)
+        returns a one-row report of what it wrote instead.
+
+        ``timeout`` (seconds, default the client's) bounds the whole call; when it expires
+        the operation is interrupted on the server and released, and
+        :class:`~connect_plan.errors.QueryTimeoutError` is raised. Ctrl-C does the same
+        and raises ``KeyboardInterrupt``.
+        """
+        ir_plan = load_plan(plan, data, schema)
+        executor = self._executor
+        output = ir_plan.output
+        if output is None:
+            return self._run(ir_plan, lambda at: executor.table(ir_plan, max_rows, max_bytes, at), timeout)
+        # an append may have happened on the server that went away: never twice
+        again = not (isinstance(output, ir.Write) and output.mode == "append")
+        return self._run(
+            ir_plan, lambda _: executor.write(executor.prepare(ir_plan), output), timeout, again=again, locate=True
+        )
+
+    def stream(
+        self,
+        plan: Any,
+        data: Any = None,
+        schema: Any = None,
+        *,
+        max_rows: int | None = None,
+        max_bytes: int | None = None,
+        timeout: float | None = None,
+    ) -> pa.RecordBatchReader:
+        """Run a plan and return a ``pyarrow.RecordBatchReader`` over its result.
+
+        Batches are yielded as they arrive from the server, so client memory is bounded by
+        a few batches, not by the result (write it to parquet with ``pyarrow.parquet``, or
+        iterate it). The call returns once the first batch (or the empty result's schema)
+        has arrived, so plan and analysis errors are raised here; a failure later in the
+        stream is raised by the read that meets it. Closing the reader early releases the
+        execution on the server.
+
+        ``max_rows`` adds a ``Limit`` on top of the plan (the server computes no more);
+        ``max_bytes`` stops reading once that many bytes of Arrow data have arrived (the last
+        batch is cut to fit) and releases the rest of the execution. ``timeout`` bounds the
+        whole stream, from this call to its last batch (see :meth:`execute`).
+        """
+        return self._reader(load_plan(plan, data, schema), max_rows, max_bytes, timeout)
+
+    def _reader(
+        self,
+        plan: ir.Plan,
+        max_rows: int | None,
+        max_bytes: int | None,
+        timeout: float | None,
+        on_close: Callable[[], None] | None = None,
+    ) -> pa.RecordBatchReader:
+        import pyarrow as pa
+
+        if plan.output is not None:
+            raise PlanError.single(
+                "not_streamable", plan.loc, "a plan that writes has no result to stream; use execute()"
+            )
+        # a document's conf holds while the query is planned (until its first batch)
+        executor = self._executor
+        result_schema, batches = self._run(
+            plan, lambda at: executor.open(plan, max_rows, max_bytes, on_close, at=at), timeout
+        )
+        return pa.RecordBatchReader.from_batches(result_schema, batches)
+
+    def explain(
+        self, plan: Any, data: Any = None, schema: Any = None, mode: str = "extended", *, timeout: float | None = None
+    ) -> str:
+        """Spark's explain string for the plan (the server's analyzed/optimized plans)."""
+        ir_plan = load_plan(plan, data, schema)
+        return str(self._run(ir_plan, lambda _: self._executor.explain(ir_plan, mode), timeout))
+
+    def schema(self, plan: Any, data: Any = None, schema: Any = None, *, timeout: float | None = None) -> pa.Schema:
+        """The Arrow schema of the plan's result, from the server's analysis."""
+        from ..results import arrow_schema
+
+        ir_plan = load_plan(plan, data, schema)
+        return arrow_schema(self._run(ir_plan, lambda _: self._executor.schema(ir_plan), timeout))
+
+
+def owned_stream(
+    client: Client, plan: Any, data: Any, schema: Any, *, max_rows: int | None, max_bytes: int | None
+) -> pa.RecordBatchReader:
+    """A reader over ``plan``'s result that owns ``client``: the client closes when the
+    reader is exhausted or dropped, and at once when the stream cannot start."""
+    try:
+        return client._reader(load_plan(plan, data, schema), max_rows, max_bytes, None, on_close=client.close)
+    except BaseException:
+        client.close()
+        raise
+
+
+def connect(remote: str | None = None, **kwargs: Any) -> Client:
+    """Open a :class:`Client` (``remote`` defaults to ``SPARK_REMOTE``, then the local server)."""
+    return Client(remote, **kwargs)

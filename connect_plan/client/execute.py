@@ -1,0 +1,364 @@
+"""Running one plan: translate, place inputs, send, check the result, hand back Arrow.
+
+The path of a query, one way down and back up::
+
+    ir.Plan ─ prepare: translate_ir → InputPlacer.fill → size check ─→ pb.Plan
+            ─ Transport.execute_plan ─→ ExecutePlanResponse …
+            ─ decoded: ResultChecker (rows, offsets, chunks, schema, ResultComplete) ─→ batches
+            ─ Executor.results: first schema, unique names, max_bytes cut ─→ pyarrow
+
+A write goes ``prepare`` → ``Transport.execute_command`` → a one-row report. A failure on
+the way is mapped by the session (:meth:`~connect_plan.client.session.Session.call`) and,
+for analysis errors, located on a plan step (:func:`~connect_plan.client.failures.locate`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Generator, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .. import ir
+from ..deadlines import grace, remaining
+from ..errors import (
+    ConnectPlanError,
+    PlanTooLargeError,
+    QueryTimeoutError,
+    ResultIntegrityError,
+    ServerError,
+)
+from ..results import ResultChecker, arrow_schema, spark_struct, timed_out
+from .failures import locate
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql.connect import proto as pb
+
+    from ..translator import LocalData, Translation
+    from ..transport import ResultStream
+    from .session import Session
+
+__all__ = ["Executor", "check_unique_names", "decoded"]
+
+log = logging.getLogger("connect_plan")
+
+#: plans smaller than this are sent without measuring them against the message limit
+#: (no Connect server's limit is that small; Spark's default is 128 MiB)
+_SIZE_CHECK_FROM = 1024 * 1024
+#: room left in the message for the request around the plan (session, ids, options)
+_REQUEST_OVERHEAD = 64 * 1024
+#: resolved schema names kept per session before the cache starts again
+_SCHEMA_CACHE_SIZE = 256
+#: how long closing a result stream may take to release it on the server
+_CLOSE_GRACE_SECONDS = 5.0
+
+
+def decoded(stream: ResultStream) -> Generator[Any, None, None]:
+    """The announced schema (a ``StructType``) and every Arrow batch of ``stream``, checked
+    by a :class:`~connect_plan.results.ResultChecker`. On a timeout or Ctrl-C the execution
+    is released and interrupted on the server before the error is raised; the stream is
+    closed (released) in every case."""
+    checker = ResultChecker()
+    try:
+        for resp in stream:
+            yield from checker.feed(resp)
+        checker.finish()
+    except KeyboardInterrupt:
+        stream.cancel()
+        raise
+    except QueryTimeoutError as err:
+        # the cause is the transport's error when the deadline passed inside its own handling
+        raise timed_out(err.message, stream.cancel()) from err.__cause__
+    finally:
+        stream.close()
+
+
+class Executor:
+    """Prepares and runs the plans of one client session."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._observed_writes = True  # False once the server refused CollectMetrics (Sail)
+
+    # ------------------------------------------------------------ preparing
+
+    def prepare(self, plan: ir.Plan, limit: int | None = None) -> Translation:
+        """Translate for execution: inline tables are placed by the session's
+        :class:`~connect_plan.inputs.InputPlacer` (inline, or cached artifacts)."""
+        from ..translator import translate_ir
+
+        session = self.session
+        session.check_server()
+        tr = translate_ir(
+            plan,
+            case_sensitive=session.case_sensitive_for(plan),
+            resolver=self.resolve_names,
+            udfs=session.udfs,
+            inline_data=False,
+            limit=limit,
+        )
+        session.inputs.fill(tr.plan, tr.local_data)
+        self._check_size(tr.plan)
+        return tr
+
+    def resolve_names(self, relation: pb.Relation, local: Sequence[LocalData] = ()) -> list[str]:
+        """The output names of ``relation``, asked of the server (translation's resolver)."""
+        from pyspark.sql.connect import proto as pb
+
+        session = self.session
+        session.inputs.fill(relation, local)
+        key = relation.SerializeToString(deterministic=True)
+        cached = session.schema_cache.get(key)
+        if cached is not None:
+            return cached
+        plan = pb.Plan()
+        plan.root.CopyFrom(relation)
+        struct = session.call(lambda: spark_struct(session.transport.schema(plan)))
+        names = [f.name for f in struct.fields]
+        if len(session.schema_cache) > _SCHEMA_CACHE_SIZE:
+            session.schema_cache.clear()
+        session.schema_cache[key] = names
+        return names
+
+    def _check_size(self, plan: pb.Plan) -> None:
+        """Refuse a plan the server could not accept: over its gRPC message limit (read once
+        per session, with the input cache settings) — measured only for large plans."""
+        size = plan.ByteSize()
+        if size < _SIZE_CHECK_FROM:
+            return
+        limit = self.session.inputs.settings().max_message
+        if size > limit - _REQUEST_OVERHEAD:
+            raise PlanTooLargeError(
+                f"the plan is {size:,} bytes serialised, over the server's gRPC message limit of {limit:,} bytes; "
+                "it was not sent. Make it smaller (fewer or shorter literals, inline data read from files instead)",
+                size=size,
+                limit=limit,
+            )
+
+    def locate(self, err: ServerError, plan: ir.Plan) -> ServerError:
+        """``err`` naming the plan step that caused it, when analysis of prefixes tells."""
+        session = self.session
+
+        def analyse(prefix: ir.Plan) -> object:
+            tr = self.prepare(prefix)
+            return session.call(lambda: spark_struct(session.transport.schema(tr.plan)))
+
+        return locate(err, plan, analyse)
+
+    # ------------------------------------------------------------ analysis
+
+    def schema(self, plan: ir.Plan) -> Any:
+        """The result's Spark schema (a ``StructType``) from the server's analysis."""
+        session = self.session
+        return session.call(lambda: spark_struct(session.transport.schema(self.prepare(plan).plan)))
+
+    def explain(self, plan: ir.Plan, mode: str) -> str:
+        session = self.session
+        return str(session.call(lambda: session.transport.explain(self.prepare(plan).plan, mode)))
+
+    # ------------------------------------------------------------ results
+
+    def open(
+        self,
+        plan: ir.Plan,
+        max_rows: int | None,
+        max_bytes: int | None,
+        on_close: Callable[[], None] | None = None,
+        at: float | None = None,
+    ) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
+        """Send the plan; its result's schema (once the first batch or the empty result's
+        schema arrived) and the batches still to come."""
+        for name, value in (("max_rows", max_rows), ("max_bytes", max_bytes)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        if at is None:
+            at = remaining()
+            at = None if at is None else time.monotonic() + at
+        tr = self.prepare(plan, limit=max_rows)
+        case_sensitive = self.session.case_sensitive_for(plan)
+        results = self.results(tr.plan, max_bytes, on_close, at, case_sensitive=case_sensitive)
+        self.session.streams.add(results)
+        try:
+            result_schema = next(results)
+        except ServerError as err:
+            raise self.locate(err, plan) from err.__cause__
+        return result_schema, results
+
+    def table(self, plan: ir.Plan, max_rows: int | None, max_bytes: int | None, at: float | None) -> pa.Table:
+        """The whole result as one table, from the same batches :meth:`open` yields."""
+        import pyarrow as pa
+
+        result_schema, batches = self.open(plan, max_rows, max_bytes, at=at)
+        return pa.Table.from_batches(list(batches), result_schema)
+
+    def results(
+        self,
+        plan: pb.Plan,
+        max_bytes: int | None,
+        on_close: Callable[[], None] | None = None,
+        at: float | None = None,
+        *,
+        case_sensitive: bool = False,
+    ) -> Iterator[Any]:
+        """Yield the result's Arrow schema, then every Arrow batch as it arrives, checked.
+
+        The responses come from the transport's reattachable execution and are checked by
+        :func:`decoded` (row counts and offsets, chunks, schema equal across batches and to
+        the announced one, ``ResultComplete``). Here: the result's schema is the first
+        batch's (or the announced one for an empty result), names must be unique (as the
+        session compares them: ``case_sensitive``, see :meth:`_check_names`), ``max_bytes``
+        cuts the stream, and every read runs under the operation's deadline ``at``.
+        """
+        import pyarrow as pa
+
+        session = self.session
+        if session.closed:
+            raise ConnectPlanError("this connect_plan.Client is closed")
+        source = decoded(session.transport.execute_plan(plan))
+        first_batch: pa.RecordBatch | None = None
+        started = False
+        try:
+            announced: Any = None
+            while first_batch is None:
+                item = session.next(source, at)
+                if item is None:
+                    break
+                if isinstance(item, pa.RecordBatch):
+                    first_batch = item
+                else:
+                    announced = item
+            if first_batch is not None:
+                first = first_batch.schema
+            elif announced is not None:
+                first = arrow_schema(announced)
+            else:
+                raise ResultIntegrityError("the server sent neither a schema nor any Arrow batch")
+            self._check_names(first, case_sensitive)
+            started = True
+            yield first
+            budget = max_bytes
+            batch = first_batch
+            while batch is not None:
+                if isinstance(batch, pa.RecordBatch):
+                    if not batch.schema.equals(first):
+                        raise ResultIntegrityError(
+                            f"the server changed the result schema mid-stream: {first} then {batch.schema}"
+                        )
+                    if budget is not None:
+                        size = batch.nbytes
+                        if size > budget:
+                            cut = _head_within(batch, budget)
+                            if cut.num_rows:
+                                yield cut
+                            return
+                        budget -= size
+                    yield batch
+                batch = session.next(source, at)
+        finally:
+            with grace(_CLOSE_GRACE_SECONDS), contextlib.suppress(Exception):
+                source.close()  # releases the execution on the server if we stopped early
+            if on_close is not None and started:  # before that, the caller handles the error
+                on_close()
+
+    def _check_names(self, schema: pa.Schema, case_sensitive: bool) -> None:
+        """Output names must be unique as the session compares them: two columns that differ
+        only in case (``a``, ``A``) are distinct under ``spark.sql.caseSensitive=true``.
+        ``case_sensitive`` is what this client knows (``set_conf``, the plan document's
+        ``conf``); when it says no and only case tells two names apart, the session is asked
+        (its setting may come from the server's own configuration), once, in that case only.
+        The plan's ``conf`` is still applied at this point, so the answer is the effective one."""
+        check_unique_names(schema, case_sensitive=True)
+        if case_sensitive:
+            return
+        try:
+            check_unique_names(schema, case_sensitive=False)
+        except ResultIntegrityError:
+            values = self.session.get_conf(("spark.sql.caseSensitive",))
+            if str(values.get("spark.sql.caseSensitive") or "false").lower() != "true":
+                raise
+
+    # ------------------------------------------------------------ outputs
+
+    def write(self, tr: Translation, output: ir.Output) -> pa.Table:
+        """Run a plan's output command; a one-row report of what it wrote (``rows`` from
+        the observed row count, null where the server cannot observe metrics)."""
+        import pyarrow as pa
+
+        from ..translator.outputs import METRICS_NAME, ROWS_METRIC, describe
+
+        session = self.session
+        command = tr.plan.command
+        counted = command.write_operation.input if command.HasField("write_operation") else None
+        if counted is not None and not counted.HasField("collect_metrics"):
+            counted = None
+        if counted is not None and not self._observed_writes:
+            _drop_observation(counted)
+        try:
+            observed = session.call(lambda: session.transport.execute_command(command))
+        except ServerError as err:
+            if counted is None or not counted.HasField("collect_metrics") or not _no_observations(err):
+                raise
+            # the server cannot observe metrics (Sail): it refused the plan before writing
+            # anything, so the write runs again without the row count ("rows" is null)
+            log.info("the server does not support CollectMetrics; writes report no row count")
+            self._observed_writes = False
+            _drop_observation(counted)
+            observed = session.call(lambda: session.transport.execute_command(command))
+        rows = None
+        for metrics in observed:
+            if metrics.name == METRICS_NAME:
+                values = dict(zip(metrics.keys, metrics.values))
+                if ROWS_METRIC in values:
+                    rows = int(values[ROWS_METRIC].long)
+        report = describe(output)
+        return pa.table(
+            {
+                "operation": pa.array([report["operation"]], pa.string()),
+                "target": pa.array([report["target"]], pa.string()),
+                "format": pa.array([report["format"]], pa.string()),
+                "mode": pa.array([report["mode"]], pa.string()),
+                "partition_by": pa.array([report["partition_by"]], pa.list_(pa.string())),
+                "rows": pa.array([rows], pa.int64()),
+            }
+        )
+
+
+def _no_observations(err: ServerError) -> bool:
+    """Did the server refuse a plan for its CollectMetrics relation? (Sail: an
+    UnsupportedOperationException 'collect metrics'; Spark has them since 3.4)"""
+    return err.error_class is None and "collect metrics" in err.message.lower()
+
+
+def _drop_observation(counted: Any) -> None:
+    """Replace a CollectMetrics relation by its input, in place."""
+    inner = type(counted)()
+    inner.CopyFrom(counted.collect_metrics.input)
+    counted.CopyFrom(inner)
+
+
+def _head_within(batch: pa.RecordBatch, budget: int) -> pa.RecordBatch:
+    """The longest head of ``batch`` whose Arrow data fits in ``budget`` bytes."""
+    lo, hi = 0, batch.num_rows  # head of lo rows fits, of hi rows does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if batch.slice(0, mid).nbytes <= budget:
+            lo = mid
+        else:
+            hi = mid
+    return batch.slice(0, lo)
+
+
+def check_unique_names(schema: pa.Schema, *, case_sensitive: bool = False) -> None:
+    """Raise :class:`ResultIntegrityError` if two output columns have the same name (compared
+    as ``spark.sql.caseSensitive`` says: by default ``a`` and ``A`` are the same name)."""
+    seen: set[str] = set()
+    for name in schema.names:
+        key = name if case_sensitive else name.lower()
+        if key in seen:
+            raise ResultIntegrityError(
+                f"the result has two columns named {name!r}; output names must be unique "
+                "(PLAN_FORMAT.md Policy 3) — alias one of them"
+            )
+        seen.add(key)
