@@ -22,6 +22,7 @@ CODES: dict[str, str] = {
     "agg_filter": "An aggregation's 'filter' is not on an aggregate function call, "
     "or on an aggregate that does not skip nulls.",
     "alias": "An output name ('alias'/'name') is not a non-empty string, or a list of names holds something else.",
+    "alias_position": "An 'alias' op appears where no output name is read (only a select item takes one).",
     "args_type": "The 'args' of a function, op or aggregation is not a list.",
     "arity": "A function, operator or sort order got a number of arguments it does not take.",
     "bad_count": "A row or partition count ('n', fetch's 'offset'/'count') is not a non-negative "
@@ -89,6 +90,7 @@ CODES: dict[str, str] = {
     "'partition_by' with insertInto).",
     "not_streamable": "A plan that writes its result was given to stream(), which needs a result to stream.",
     "not_window_function": "A window is given to a function that is neither a window nor an aggregate function.",
+    "opaque_expression": "The producer wrote an expression it could not serialize ({\"type\": \"opaque\", \"repr\": ...}); nothing is guessed.",
     "option_key": "An option name of a read or write is not a non-empty string.",
     "option_value": "An option value of a read or write is not a string, number or boolean.",
     "options_expected": "A function's options argument is not an object of scalar option values.",
@@ -118,6 +120,7 @@ CODES: dict[str, str] = {
     "sort_direction": "A sort direction is not 'asc' or 'desc'.",
     "sort_item": "A sort item is neither a column name nor an object.",
     "sort_order": "A sort order function (asc, desc_nulls_last, ...) is used as a value.",
+    "sparkless_operand": "A Sparkless-style op's 'left'/'right' operands are not the shape the op takes (a unary op with a 'right', between without its bounds).",
     "sql": "A 'sql' input is not a non-empty SQL query string.",
     "sql_parameter": "A SQL parameter is not a literal (or constructor of literals), or the parameters "
     "are neither an object nor a list.",
@@ -140,6 +143,7 @@ CODES: dict[str, str] = {
     "unsupported_join_type": "A join type Spark does not have ('single').",
     "unsupported_type": "A column of Arrow data has a type Spark cannot read.",
     "view_name": "A temporary-view step has no non-empty view 'name'.",
+    "when_branch": "A branch of a when's 'branches'/'conditions' is not a [condition, value] pair.",
     "window_frame": "A window frame is malformed (two frames, a bad boundary, or a start after its end).",
     "window_in_filter": "A window function is used in a filter.",
     "window_required": "A window-only function (row_number, lag, ...) is called without a 'window'.",

@@ -203,7 +203,7 @@ def test_udf_forms() -> None:
     [
         ([1, 2], "expr_type"),
         ({"lit": {"x": 1}}, "literal_type"),
-        ({"op": "like", "left": "a", "right": "b"}, "unknown_expr_op"),
+        ({"op": "likes", "left": "a", "right": "b"}, "unknown_expr_op"),
         ({"op": "gt", "left": "a"}, "missing_key"),
         ({"fn": "nope", "args": []}, "unknown_function"),
         ({"fn": "upper", "args": "a"}, "args_type"),

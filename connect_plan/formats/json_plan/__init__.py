@@ -15,6 +15,7 @@ Modules, in import order (each imports only the ones before it):
 ``core``        :class:`Parser` state, :class:`RawStep`, the ``@step`` registry, shared helpers
 ``expressions`` expressions, ``{"op": ...}`` forms, calls checked against the catalog, lambdas
 ``windows``     window expressions, frames, sort items
+``sparkless``   the expression shapes Sparkless' plan emitters write (symbolic ops, when, opaque nodes)
 ``specials``    desugaring of catalog special forms (the catalog row's ``desugar``)
 ``inline``      inline rows, Arrow and pandas inputs, schemas
 ``outputs``     write and temp views
@@ -30,7 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import ir
-from . import aggregates, binary, specials, steps, windows
+from . import aggregates, binary, sparkless, specials, steps, windows
 from .aggregates import pair_aggregations
 from .core import STEP_PARSERS, Parser, RawStep
 from .documents import document, load_json, plan_from_rows, raw_starts_with_read
@@ -50,7 +51,7 @@ __all__ = [
 ]
 
 # the modules that register step parsers, desugarings and the window form (imported for that)
-_REGISTERING = (aggregates, binary, specials, steps, windows)
+_REGISTERING = (aggregates, binary, sparkless, specials, steps, windows)
 
 if set(STEP_PARSERS) != set(STEP_OPS):  # pragma: no cover - a developer error caught on import
     raise RuntimeError(f"step ops and parsers differ: {sorted(set(STEP_PARSERS) ^ set(STEP_OPS))}")

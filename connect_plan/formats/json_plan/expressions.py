@@ -4,7 +4,8 @@ their arguments checked against the catalog row, lambdas and UDF calls (PLAN_FOR
 Two kinds of forms are parsed in later modules and registered here on import, so that the
 recursion (an argument is an expression, a window holds a call) needs no import cycle:
 ``specials.py`` fills :data:`DESUGARS` and :data:`RAW_HOOKS` (keyed by a catalog row's
-``desugar``), ``windows.py`` fills :data:`EXPRESSION_FORMS` (``"window"``). The package checks
+``desugar``), ``windows.py`` and ``sparkless.py`` fill :data:`EXPRESSION_FORMS` (``"window"``,
+``"sparkless"``: Sparkless' shapes, see :func:`is_sparkless_op`). The package checks
 both at import.
 """
 
@@ -20,7 +21,7 @@ from ...functions import CATALOG, SORT_FUNCTIONS, FunctionSpec, Param, suggest
 from ...limits import MAX_EXPR_DEPTH, MAX_STEPS
 from ...types import TypeParseError, incomplete, parse_type
 from .core import MAP, MISSING, Parser, column_name, first, key, side
-from .spellings import EXPR_OP_FUNCTIONS, EXPR_OP_WORDS, KEY_ALIASES
+from .spellings import EXPR_OP_FUNCTIONS, EXPR_OP_WORDS, KEY_ALIASES, SPARKLESS_OPS
 
 __all__ = [
     "DESUGARS",
@@ -34,6 +35,7 @@ __all__ = [
     "column_ref",
     "expr_list",
     "group_item",
+    "is_sparkless_op",
     "lambda_arg",
     "literal",
     "literal_or_expr",
@@ -51,7 +53,8 @@ RawHook = Callable[[Parser, FunctionSpec, list[Any], str, str, int], "ir.Expr | 
 DESUGARS: dict[str, Desugar] = {}
 #: row.desugar → a parser of the raw arguments (registered by specials.py)
 RAW_HOOKS: dict[str, RawHook] = {}
-#: expression forms parsed elsewhere: "window" → (parser, raw, function name, loc, depth)
+#: expression forms parsed elsewhere: "window" → (parser, raw, function name, loc, depth);
+#: "sparkless" → (parser, raw, (the shape found, the op or function name), loc, depth)
 EXPRESSION_FORMS: dict[str, Callable[[Parser, Mapping[str, Any], Any, str, int], ir.Expr | None]] = {}
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -147,6 +150,8 @@ def parse_expr(p: Parser, raw: Any, loc: str, depth: int = 0, *, in_window: bool
         return udf_expr(p, raw, raw["udf"], loc, depth)
     fkey, name = first(raw, _FN)
     if fkey is not None:
+        if raw.get("type") == "window" and "column" in raw and "args" not in raw and "fn" not in raw:
+            return EXPRESSION_FORMS["sparkless"](p, raw, ("window", name), loc, depth)
         if "window" in raw or "over" in raw or raw.get("type") == "window":
             return EXPRESSION_FORMS["window"](p, raw, name, loc, depth)
         if not isinstance(name, str):
@@ -163,6 +168,12 @@ def parse_expr(p: Parser, raw: Any, loc: str, depth: int = 0, *, in_window: bool
         )
         return None
     t = raw.get("type")
+    if t == "opaque" or raw.get("opaque") is True:
+        return EXPRESSION_FORMS["sparkless"](p, raw, ("opaque", None), loc, depth)
+    if t == "case_when":
+        return EXPRESSION_FORMS["sparkless"](p, raw, ("case_when", None), loc, depth)
+    if isinstance(raw.get("window"), MAP) and "function" in raw["window"]:
+        return EXPRESSION_FORMS["sparkless"](p, raw, ("window", None), loc, depth)
     if t == "column" and isinstance(raw.get("name"), str):
         return column_ref(p, raw["name"], f"{loc}/name")
     if t in ("literal", "lit") and "value" in raw:
@@ -263,10 +274,25 @@ def group_item(p: Parser, g: Any, gloc: str) -> ir.Expr | None:
 # ---------------------------------------------------------------- {"op": ...}
 
 
+def is_sparkless_op(raw: Mapping[str, Any]) -> bool:
+    """Whether an ``{"op": word}`` object is in one of Sparkless' shapes (``sparkless.py``
+    reads them): ``"type": "op"``, a word only Sparkless writes, or a function applied to
+    ``left`` (Sparkless' generic ColumnOperation)."""
+    op = raw.get("op")
+    if raw.get("type") == "op":
+        return True
+    if op in EXPR_OP_WORDS:
+        return False
+    return op in SPARKLESS_OPS or (op in CATALOG and "left" in raw and "args" not in raw)
+
+
 def op_expr(p: Parser, raw: Mapping[str, Any], loc: str, depth: int) -> ir.Expr | None:
     """``{"op": word, ...}``: the catalog row of the function the word names gives the form
-    (binary ``left``/``right``, unary ``arg``, an ``args`` list); a few words have their own."""
+    (binary ``left``/``right``, unary ``arg``, an ``args`` list); a few words have their own.
+    Sparkless' shapes are read by ``sparkless.py``."""
     op = raw["op"]
+    if is_sparkless_op(raw):
+        return EXPRESSION_FORMS["sparkless"](p, raw, ("op", op), loc, depth)
     if op in ("and", "or"):
         return _logical_chain(p, raw, loc, depth)
     spec = _OP_ROWS.get(op)

@@ -46,6 +46,7 @@ __all__ = [
     "SINGLE_JOIN",
     "SORT_ITEM_KEYS",
     "SOURCE_KINDS",
+    "SPARKLESS_OPS",
     "STEP_OPS",
     "VIEW_OPS",
     "WINDOW_SPEC_KEYS",
@@ -277,6 +278,48 @@ EXPR_OP_WORDS: frozenset[str] = frozenset(EXPR_OP_FUNCTIONS) | {
     "udf",
 }
 
+#: ``{"op": word}`` words of Sparkless' emitters (see ``sparkless.py``) → (the catalog
+#: function, or sort order, they mean; how their ``left``/``right`` operands are read).
+#: Forms: binary (``right: null`` is a null literal, as PySpark's ``col == None``), unary
+#: (``right`` must be null), sort (an orderBy / order_by item only), isin (``right`` a list),
+#: between (``right``: ``{"type": "between_bounds", "lower", "upper"}``), cast (``right``
+#: the type name as a literal), alias (a select item), case (``branches``/``default``).
+#: Tags: ``Sparkless`` = the sparkless format of ``logical_plan.serialize_expression``
+#: (3.31.0 and 4.0.0); ``Sparkless 4 robin`` = 4.0.0's ``robin_plan.to_robin_plan``.
+SPARKLESS_OPS: dict[str, tuple[str, str]] = {
+    "==": ("==", "binary"),  # Sparkless
+    "!=": ("!=", "binary"),  # Sparkless
+    "<": ("<", "binary"),  # Sparkless
+    ">": (">", "binary"),  # Sparkless
+    "<=": ("<=", "binary"),  # Sparkless
+    ">=": (">=", "binary"),  # Sparkless
+    "eqNullSafe": ("<=>", "binary"),  # Sparkless
+    "+": ("+", "binary"),  # Sparkless
+    "-": ("-", "binary"),  # Sparkless (with "right": null under "type": "op": negation)
+    "*": ("*", "binary"),  # Sparkless
+    "/": ("/", "binary"),  # Sparkless
+    "%": ("%", "binary"),  # Sparkless
+    "**": ("power", "binary"),  # Sparkless
+    "&": ("and", "binary"),  # Sparkless (PySpark's & on columns is logical AND)
+    "|": ("or", "binary"),  # Sparkless
+    "like": ("like", "binary"),  # Sparkless
+    "rlike": ("rlike", "binary"),  # Sparkless
+    "!": ("not", "unary"),  # Sparkless
+    "isnull": ("isnull", "unary"),  # Sparkless
+    "isnotnull": ("isnotnull", "unary"),  # Sparkless
+    "isin": ("in", "isin"),  # Sparkless
+    "between": ("between", "between"),  # Sparkless
+    "cast": ("cast", "to_type"),  # Sparkless; Sparkless 4 robin
+    "asc": ("asc", "sort"),  # Sparkless
+    "desc": ("desc", "sort"),  # Sparkless
+    "asc_nulls_first": ("asc_nulls_first", "sort"),  # Sparkless
+    "asc_nulls_last": ("asc_nulls_last", "sort"),  # Sparkless
+    "desc_nulls_first": ("desc_nulls_first", "sort"),  # Sparkless
+    "desc_nulls_last": ("desc_nulls_last", "sort"),  # Sparkless
+    "alias": ("alias", "alias"),  # Sparkless 4 robin
+    "when": ("when", "case"),  # Sparkless 4 robin (robin#472)
+}
+
 # ---------------------------------------------------------------- keys of each kind of object
 
 #: kind of object → {key: its accepted spellings, first preferred}. Every key the parser
@@ -318,7 +361,7 @@ KEY_ALIASES: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "step": {"op": ("op",), "payload": ("payload",)},  # robin
     # ---- single-input steps (payload keys; one entry per step parser, named by its first op)
-    "filter": {},  # the payload is an expression ("expr")
+    "filter": {"condition": ("condition",)},  # Sparkless; without it the payload is the expression
     "distinct": {},  # no payload
     "stop": {},  # no payload
     "read": {},  # the payload is an input ("input")
@@ -334,7 +377,7 @@ KEY_ALIASES: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "withColumn": {
         "name": ("name", "alias", "colName"),  # robin; alias: robin HEAD; colName: PySpark
-        "expr": ("expr", "col"),  # robin; col: PySpark's withColumn(colName, col)
+        "expr": ("expr", "col", "expression"),  # robin; col: PySpark's withColumn(colName, col); expression: Sparkless
     },
     "withColumnRenamed": {
         "old": ("old", "existing"),  # robin; existing: Sparkless, PySpark
@@ -420,6 +463,19 @@ KEY_ALIASES: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "createOrReplaceTempView": {"name": ("name", "viewName", "view")},  # also the other view ops; viewName: PySpark
     # ---- expressions
+    "sparkless": {  # Sparkless' expression nodes (read by sparkless.py; see SPARKLESS_OPS)
+        "left": ("left",),  # Sparkless; Sparkless 4 robin
+        "right": ("right",),  # Sparkless; Sparkless 4 robin
+        "branches": ("branches", "conditions"),  # Sparkless 4 robin {"op": "when"}; Sparkless 4 {"type": "case_when"}
+        "default": ("default",),  # Sparkless 4 (both formats)
+        "lower": ("lower",),  # Sparkless {"type": "between_bounds"}
+        "upper": ("upper",),  # Sparkless {"type": "between_bounds"}
+        "repr": ("repr",),  # Sparkless {"type": "opaque"}
+        "opaque": ("opaque",),  # Sparkless {"type": "window", "opaque": true}
+        "function": ("function",),  # Sparkless {"type": "window"}; Sparkless 4 robin {"window": {...}}
+        "column": ("column",),  # the same
+        "alias": ("alias",),  # the same
+    },
     "column": {  # a column object read as a plain name (drop, groupBy items, partition_by ...)
         "name": ("col", "column", "name"),  # robin HEAD; name: Sparkless {"type": "column"}
         "side": ("side",),  # ext: refused outside a join condition

@@ -15,6 +15,7 @@ from typing import Any
 from ... import ir
 from .core import MAP, MISSING, Parser, RawStep, alias, column_name, first, no_side, split_args, step
 from .expressions import group_item, literal_or_expr, parse_expr
+from .sparkless import alias_item
 from .spellings import KEY_ALIASES
 from .windows import sort_keys
 
@@ -28,7 +29,11 @@ _ITEM = KEY_ALIASES["select_item"]
 
 @step("filter")
 def parse_filter(p: Parser, s: RawStep) -> ir.Step | None:
-    cond = parse_expr(p, s.payload, s.ploc)
+    ckey, raw = s.key("condition") if isinstance(s.payload, MAP) else (None, MISSING)
+    if ckey is not None:  # Sparkless: {"condition": <expr>}
+        cond = parse_expr(p, raw, f"{s.ploc}/{ckey}")
+    else:
+        cond = parse_expr(p, s.payload, s.ploc)
     if cond is None:
         return None
     for node in ir.walk(cond):
@@ -88,6 +93,9 @@ def _select_item(p: Parser, item: Any, loc: str) -> ir.SelectItem | None:
         expr = parse_expr(p, item["expr"], f"{loc}/expr")
         out_name = alias(p, item, loc, keys=_ITEM["output_name"], multi=True)
         return ir.SelectItem(expr, out_name, loc) if expr is not None else None
+    if item.get("op") == "alias" and "left" in item:  # Sparkless 4 robin format
+        got = alias_item(p, item, loc)
+        return ir.SelectItem(got[0], got[1], loc) if got is not None else None
     if any(k in item for k in ("fn", "function", "op", "lit", "udf")) or item.get("type") == "window":
         expr = parse_expr(p, item, loc)
         out_name = alias(p, item, loc, keys=_ITEM["expression_name"], multi=True)

@@ -14,7 +14,7 @@ from ... import ir
 from ...functions import CATALOG, SORT_FUNCTIONS
 from .core import MAP, Parser, column_name, first, key, split_args
 from .expressions import EXPRESSION_FORMS, call, parse_expr
-from .spellings import FRAME_KEYS, KEY_ALIASES, SORT_ITEM_KEYS, WINDOW_SPEC_KEYS
+from .spellings import FRAME_KEYS, KEY_ALIASES, SORT_ITEM_KEYS, SPARKLESS_OPS, WINDOW_SPEC_KEYS
 
 __all__ = ["sort_keys", "window_expr"]
 
@@ -279,6 +279,17 @@ def sort_keys(
 
 def _sort_key(p: Parser, item: Mapping[str, Any], loc: str) -> tuple[ir.Expr, bool | None, bool | None, str] | None:
     """An object sort item: a column or expression plus direction / null placement keys."""
+    sort_op = item.get("op")
+    if isinstance(sort_op, str) and SPARKLESS_OPS.get(sort_op, ("", ""))[1] == "sort":
+        # Sparkless: {"type": "op", "op": "desc_nulls_last", "left": e, "right": null}
+        if item.get("right") is not None:
+            p.err(
+                "sparkless_operand", f"{loc}/right", f"sort order {sort_op!r} takes one operand ('left')", item["right"]
+            )
+            return None
+        key_expr = parse_expr(p, item.get("left"), f"{loc}/left")
+        direction, nulls = SORT_FUNCTIONS[SPARKLESS_OPS[sort_op][0]]
+        return (key_expr, direction, nulls, loc) if key_expr is not None else None
     sort_fn = item.get("fn", item.get("function"))
     if isinstance(sort_fn, str) and sort_fn in SORT_FUNCTIONS:
         args = item.get("args")
