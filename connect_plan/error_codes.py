@@ -21,6 +21,7 @@ CODES: dict[str, str] = {
     "agg_entry": "An aggregation entry is not an object, or names neither a function ('agg') nor an 'expr'.",
     "agg_filter": "An aggregation's 'filter' is not on an aggregate function call, "
     "or on an aggregate that does not skip nulls.",
+    "agg_str": "A Sparkless agg_str aggregation is not one aggregate call of a column or '*' (such as 'sum(age)').",
     "alias": "An output name ('alias'/'name') is not a non-empty string, or a list of names holds something else.",
     "alias_position": "An 'alias' op appears where no output name is read (only a select item takes one).",
     "args_type": "The 'args' of a function, op or aggregation is not a list.",
@@ -90,7 +91,7 @@ CODES: dict[str, str] = {
     "'partition_by' with insertInto).",
     "not_streamable": "A plan that writes its result was given to stream(), which needs a result to stream.",
     "not_window_function": "A window is given to a function that is neither a window nor an aggregate function.",
-    "opaque_expression": "The producer wrote an expression it could not serialize ({\"type\": \"opaque\", \"repr\": ...}); nothing is guessed.",
+    "opaque_expression": 'The producer wrote an expression it could not serialize ({"type": "opaque", "repr": ...}); nothing is guessed.',
     "option_key": "An option name of a read or write is not a non-empty string.",
     "option_value": "An option value of a read or write is not a string, number or boolean.",
     "options_expected": "A function's options argument is not an object of scalar option values.",

@@ -7,6 +7,7 @@ after it so that every parsed ``ir.GroupBy`` has its aggregations.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -178,6 +179,8 @@ def _agg_entry(p: Parser, entry: Any, loc: str) -> ir.AggItem | None:
         p.err("agg_entry", loc, "each aggregation must be an object", entry)
         return None
     name = alias(p, entry, loc, keys=_ENTRY["alias"])
+    if entry.get("type") == "agg_str":
+        return _agg_str(p, entry.get("expr"), f"{loc}/expr", name, loc)
     if "expr" in entry:
         entry_expr = parse_expr(p, entry["expr"], f"{loc}/expr")
         return ir.AggItem(entry_expr, name, loc) if entry_expr is not None else None
@@ -250,6 +253,37 @@ def _agg_entry(p: Parser, entry: Any, loc: str) -> ir.AggItem | None:
             return None
         expr = ir.Cast(expr, t, f"{loc}/{ckey2}")
     return ir.AggItem(expr, name, loc)
+
+
+_AGG_CALL = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*(\*|[A-Za-z_][A-Za-z0-9_.]*|`(?:[^`]|``)+`)\s*\)\s*$")
+
+
+def _agg_str(p: Parser, text: Any, tloc: str, name: str | None, loc: str) -> ir.AggItem | None:
+    """Sparkless' ``{"type": "agg_str", "expr": "sum(age)"}`` (``agg({"age": "sum"})``, ``agg("sum(age)")``):
+    one aggregate function of one column or ``*``, never general SQL."""
+    m = _AGG_CALL.match(text) if isinstance(text, str) else None
+    if m is None:
+        p.err(
+            "agg_str",
+            tloc,
+            "an agg_str aggregation is read as one aggregate call of a column or '*', such as 'sum(age)' or "
+            'count(*); write anything else as {"agg": ..., "column": ...} or {"expr": ...}',
+            text,
+        )
+        return None
+    func, arg = m.groups()
+    spec = CATALOG.get(func.lower())
+    if spec is None or spec.kind != "aggregate":
+        near = [n for n in suggest(func) if CATALOG[n].kind == "aggregate"]
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        p.err("unknown_aggregate", tloc, f"{func!r} in {text!r} is not a known aggregate function{hint}", text)
+        return None
+    if arg.startswith("`"):
+        arg = arg[1:-1].replace("``", "`")
+    args = arguments(p, spec, [(arg, tloc)], tloc, 0)
+    if args is None:
+        return None
+    return ir.AggItem(ir.Call(spec.name, tuple(args), tloc, distinct=spec.distinct), name, loc)
 
 
 def _grouped_udf_entry(p: Parser, entry: Mapping[str, Any], loc: str, name: str | None) -> ir.AggItem | None:

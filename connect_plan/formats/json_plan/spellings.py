@@ -418,7 +418,8 @@ KEY_ALIASES: dict[str, dict[str, tuple[str, ...]]] = {
         "aggs": ("aggs", "aggregations", "agg"),
     },
     "agg_entry": {
-        "expr": ("expr",),  # robin HEAD
+        "expr": ("expr",),  # robin HEAD; Sparkless {"type": "agg_str", "expr": "sum(age)"}
+        "type": ("type",),  # Sparkless: "agg_str"
         "alias": ("alias", "name"),  # robin; name: robin HEAD
         "agg": ("agg", "func", "function", "fn"),  # robin; func: robin HEAD, Sparkless
         "column": ("column", "col", "columns", "cols"),  # robin; lists: ext (corr's two columns)
