@@ -21,6 +21,7 @@ import base64
 import binascii
 import datetime as dt
 import decimal
+import difflib
 import functools
 import json
 import math
@@ -507,7 +508,9 @@ def _infer_array_column(values: list[Any], field: Field) -> tuple[DataType, pa.D
     return t, arrow_type(t)
 
 
-def _columns(rows: Sequence[Any], names: list[str], rows_loc: str, errors: list[ErrorDetail]) -> list[list[Any]]:
+def _columns(
+    rows: Sequence[Any], names: list[str], rows_loc: str, errors: list[ErrorDetail], other_keys: bool = False
+) -> list[list[Any]]:
     """Rows → one list of values per column.
 
     The common shapes (every row a list/tuple of the schema's length, or every row a dict)
@@ -522,11 +525,16 @@ def _columns(rows: Sequence[Any], names: list[str], rows_loc: str, errors: list[
         if set(map(len, rows)) <= {n_cols}:
             return [list(map(itemgetter(j), rows)) for j in range(n_cols)]
     elif row_types == {dict}:
-        # missing keys read as null, unknown keys are ignored (as robin-sparkless does)
-        return [list(map(dict.get, rows, repeat(name))) for name in names]
+        # missing keys read as null; every key must name a column (the check is one C-level
+        # union of the key sets; rows with other keys take the loop below)
+        if other_keys or set().union(*map(dict.keys, rows)) <= set(names):
+            return [list(map(dict.get, rows, repeat(name))) for name in names]
     columns: list[list[Any]] = [[] for _ in names]
+    by_name = _RowKeys(names)
     for i, r in enumerate(rows):
         if isinstance(r, Mapping):
+            if not other_keys:
+                r = by_name.rekey(r, i, rows_loc, errors)
             for j, name in enumerate(names):
                 columns[j].append(r.get(name))
         elif isinstance(r, (list, tuple)):
@@ -555,7 +563,58 @@ def _columns(rows: Sequence[Any], names: list[str], rows_loc: str, errors: list[
     return columns
 
 
-def rows_to_arrow(rows: Sequence[Any], fields: Sequence[Field], rows_loc: str, errors: list[ErrorDetail]) -> pa.Table:
+class _RowKeys:
+    """The keys a row object may have: the column names, and (as Spark resolves names
+    case-insensitively) any spelling of one that differs only in case, where that is
+    unambiguous. A key naming no column is an error at the row and key, never dropped."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = frozenset(names)
+        lowered: dict[str, list[str]] = {}
+        for n in names:
+            lowered.setdefault(n.lower(), []).append(n)
+        self.folded = {k: v[0] for k, v in lowered.items() if len(v) == 1}
+        self.sorted = sorted(names)
+
+    def rekey(self, row: Mapping[Any, Any], i: int, rows_loc: str, errors: list[ErrorDetail]) -> Mapping[Any, Any]:
+        if all(k in self.names for k in row):
+            return row
+        out: dict[Any, Any] = {}
+        for k, v in row.items():
+            target = k if k in self.names else self.folded.get(k.lower()) if isinstance(k, str) else None
+            if target is None:
+                if len(errors) < MAX_ROW_ERRORS:
+                    near = difflib.get_close_matches(str(k), self.sorted, n=1, cutoff=0.6)
+                    if not near and isinstance(k, str):
+                        near = difflib.get_close_matches(k.lower(), [n.lower() for n in self.sorted], n=1, cutoff=0.6)
+                    hint = f"; did you mean {near[0]!r}?" if near else ""
+                    errors.append(
+                        ErrorDetail(
+                            "row_key",
+                            f"{rows_loc}/{i}/{k}",
+                            f"row {i} has a key {k!r} that names no column of the schema ({', '.join(self.sorted)}){hint}",
+                            k,
+                        )
+                    )
+                continue
+            if target in out:
+                if len(errors) < MAX_ROW_ERRORS:
+                    errors.append(
+                        ErrorDetail(
+                            "row_key",
+                            f"{rows_loc}/{i}/{k}",
+                            f"row {i} gives column {target!r} twice (column names match case-insensitively)",
+                            k,
+                        )
+                    )
+                continue
+            out[target] = v
+        return out
+
+
+def rows_to_arrow(
+    rows: Sequence[Any], fields: Sequence[Field], rows_loc: str, errors: list[ErrorDetail], *, other_keys: bool = False
+) -> pa.Table:
     """Convert rows (lists in schema order or dicts by name) to an Arrow table.
 
     Problems are appended to ``errors`` (row shape, bad values); the returned table is then
@@ -568,7 +627,7 @@ def rows_to_arrow(rows: Sequence[Any], fields: Sequence[Field], rows_loc: str, e
     if not isinstance(rows, (list, tuple)):
         errors.append(ErrorDetail("rows_type", rows_loc, "rows must be a list", rows))
         rows = []
-    columns = _columns(rows, names, rows_loc, errors)
+    columns = _columns(rows, names, rows_loc, errors, other_keys)
     if len(errors) > start_errors:
         return _empty_table(fields)
     present = [set(map(type, values)) for values in columns]  # one C-speed scan per column

@@ -109,6 +109,8 @@ CODES: dict[str, str] = {
     "range": "A 'range' input is malformed ('end' missing, a bound not a 64-bit integer, step 0, bad partitions).",
     "read_not_first": "A 'read' step is not the first step, or the document also has an 'input'.",
     "ref_name": "A name in the document's 'with' is not a non-empty string.",
+    "row_key": "A row object has a key that names no column of the schema (under case-insensitive matching), "
+    "or names one column twice.",
     "row_length": "A row has a different number of values than the schema has columns.",
     "row_type": "A row is neither a list (in schema order) nor an object keyed by column name.",
     "row_value": "A value of the input data does not fit its column's type.",
@@ -137,6 +139,8 @@ CODES: dict[str, str] = {
     "outside 'group_by').",
     "unknown_expr_op": "An expression 'op' is not a known operator.",
     "unknown_function": "A function name is not in the function catalog.",
+    "unknown_key": "An object has a key connect_plan does not read there (a typo, or a key of another kind of object); "
+    "null values and keys a known producer writes are allowed.",
     "unknown_op": "A plan step's 'op' is not a supported operation.",
     "unknown_ref": "A 'ref' names no definition of the document's 'with'.",
     "unknown_type": "A type name cannot be parsed as a Spark type.",

@@ -25,7 +25,7 @@ def load_plan(plan: Any, data: Any = None, schema: Any = None) -> ir.Plan:
         return plan
     if isinstance(plan, (str, bytes)):
         plan = load_json(plan)
-    if isinstance(plan, Mapping) and "plan" in plan:
+    if isinstance(plan, Mapping):  # a document (a step list is a list): its keys are checked
         if data is not None or schema is not None:
             raise PlanError.single(
                 "conflicting_input",

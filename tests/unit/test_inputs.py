@@ -13,6 +13,7 @@ import pyarrow as pa
 import pytest
 
 import connect_plan
+from connect_plan import PlanError
 from connect_plan.data import ipc_chunks, serialize_ipc
 from connect_plan.formats import load_plan
 from connect_plan.formats.json_plan import parse_plan
@@ -74,11 +75,32 @@ def test_dict_rows_give_the_same_table_as_list_rows() -> None:
     assert _table(dict_rows).equals(_table(rows))
 
 
-def test_dict_rows_missing_keys_are_null_and_unknown_keys_ignored() -> None:
-    table = _table([{"id": 1, "extra": "ignored"}, {"id": 2, "s": "x"}])
+def test_dict_rows_missing_keys_are_null() -> None:
+    table = _table([{"id": 1}, {"id": 2, "s": "x"}])
     assert table.column("id").to_pylist() == [1, 2]
     assert table.column("s").to_pylist() == [None, "x"]
     assert table.column("d").null_count == 2
+
+
+def test_dict_row_keys_match_columns_case_insensitively() -> None:
+    table = _table([{"ID": 1, "S": "x"}, {"id": 2, "s": "y"}])
+    assert table.column("id").to_pylist() == [1, 2]
+    assert table.column("s").to_pylist() == ["x", "y"]
+
+
+def test_a_row_key_naming_no_column_is_an_error_never_dropped() -> None:
+    """Issue 13: schema a, b and rows {"a": 1, "B": "x"}, {"a": 2, "bb": "y"} gave b = null twice."""
+    schema = [{"name": "a", "type": "bigint"}, {"name": "b", "type": "string"}]
+    with pytest.raises(PlanError) as info:
+        connect_plan.translate([{"a": 1, "B": "x"}, {"a": 2, "bb": "y"}, {"a": 3, "extra": 1, "A": 4}], schema, [])
+    assert [(d.code, d.loc) for d in info.value.details] == [
+        ("row_key", "/input/rows/1/bb"),
+        ("row_key", "/input/rows/2/extra"),
+        ("row_key", "/input/rows/2/A"),
+    ]
+    assert "did you mean 'b'?" in info.value.details[0].message
+    table = connect_plan.translate([{"a": 1, "B": "x"}], schema, [])
+    assert table.root.local_relation.data
 
 
 def test_mixed_list_and_dict_rows_take_the_row_loop() -> None:

@@ -14,9 +14,9 @@ from typing import Any
 
 from ... import ir
 from ...functions import CATALOG, NULL_SKIPPING_NAMES, Param, suggest
-from .core import MAP, MISSING, Parser, RawStep, alias, first, step
+from .core import MAP, MISSING, Parser, RawStep, alias, check_keys, first, step
 from .expressions import arguments, expr_list, group_item, parse_expr, type_arg
-from .spellings import GROUP_KINDS, KEY_ALIASES
+from .spellings import AGG_ENTRY_KEYS, GROUP_KINDS, KEY_ALIASES
 
 __all__ = ["pair_aggregations"]
 
@@ -178,6 +178,7 @@ def _agg_entry(p: Parser, entry: Any, loc: str) -> ir.AggItem | None:
     if not isinstance(entry, MAP):
         p.err("agg_entry", loc, "each aggregation must be an object", entry)
         return None
+    check_keys(p, entry, loc, AGG_ENTRY_KEYS, "an aggregation")
     name = alias(p, entry, loc, keys=_ENTRY["alias"])
     if entry.get("type") == "agg_str":
         return _agg_str(p, entry.get("expr"), f"{loc}/expr", name, loc)

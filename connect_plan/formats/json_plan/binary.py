@@ -92,7 +92,7 @@ def _nested_right(
         assert dkey is not None
         p.nesting += 1
         try:
-            src = inline(p, rows, schema, where[dkey], where[skey])
+            src = inline(p, rows, schema, where[dkey], where[skey], other_keys=bool(val))
             steps = parse_steps(p, val, vloc)
         finally:
             p.nesting -= 1

@@ -9,6 +9,7 @@ registrations in the order of :data:`~.spellings.STEP_OPS`.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -24,6 +25,7 @@ __all__ = [
     "RawStep",
     "StepParser",
     "alias",
+    "check_keys",
     "column_name",
     "first",
     "key",
@@ -135,6 +137,17 @@ def key(d: Mapping[str, Any], kind: str, name: str) -> tuple[str | None, Any]:
 
 
 # ---------------------------------------------------------------- shared small parsers
+
+
+def check_keys(p: Parser, obj: Mapping[str, Any], loc: str, allowed: frozenset[str], what: str) -> None:
+    """Every key of ``obj`` that is not read here (``allowed``) is an ``unknown_key`` error
+    with a did-you-mean, unless its value is null: a typo never silently changes a result."""
+    for k, v in obj.items():
+        if v is None or k in allowed:
+            continue
+        near = difflib.get_close_matches(str(k), sorted(allowed), n=1, cutoff=0.6)
+        hint = f"; did you mean {near[0]!r}?" if near else f" (keys read here: {', '.join(sorted(allowed))})"
+        p.err("unknown_key", f"{loc}/{k}", f"unknown key {k!r} in {what}{hint}", k)
 
 
 def side(p: Parser, raw: Mapping[str, Any], loc: str) -> str | None:

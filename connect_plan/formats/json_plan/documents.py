@@ -21,11 +21,19 @@ from ...functions import CATALOG
 from ...limits import CHEAP_WALK_NODES, MAX_JSON_CHARS, MAX_PLAN_NESTING, MAX_STEPS
 from ...shapes import cycle_location, encodable, plain_tree_encodable, shape, shape_problem
 from ...types import type_string
-from .core import MAP, MISSING, STEP_PARSERS, Parser, RawStep, key, options, step
+from .core import MAP, MISSING, STEP_PARSERS, Parser, RawStep, check_keys, key, options, step
 from .expressions import literal_or_expr
 from .inline import inline, parse_schema
 from .outputs import output
-from .spellings import DOCUMENT_EXTENSION_KEYS, NOT_OPS_HINTS, SOURCE_KINDS
+from .spellings import (
+    DOCUMENT_EXTENSION_KEYS,
+    DOCUMENT_KEYS,
+    INPUT_KEYS,
+    NOT_OPS_HINTS,
+    PAYLOAD_KEYS,
+    SOURCE_KINDS,
+    STEP_KEYS,
+)
 
 __all__ = [
     "document",
@@ -76,6 +84,7 @@ def document(p: Parser, doc: Any, loc: str = "") -> ir.Plan | None:
     if not isinstance(doc, MAP):
         p.err("document_type", loc or "/", "a plan document must be a JSON object with 'input' and 'plan'", doc)
         return None
+    check_keys(p, doc, loc, DOCUMENT_KEYS, "a plan document")
     if _is_extended_document(doc):
         checked = {k: v for k, v in doc.items() if k != "input"}
         inp = doc.get("input")
@@ -97,6 +106,7 @@ def document(p: Parser, doc: Any, loc: str = "") -> ir.Plan | None:
             inp if inp is not None else MISSING,
         )
         return None
+    check_keys(p, inp, f"{loc}/input", INPUT_KEYS, "an input")
     rows_key, rows = key(inp, "input", "rows")
     schema_key, schema = key(inp, "input", "schema")
     if schema_key is None:
@@ -410,7 +420,11 @@ def _parse_step(p: Parser, raw: Any, index: int, loc: str) -> ir.Step | None:
         )
         return None
     parse, kind = registered
-    return parse(p, RawStep(op, index, loc, raw.get("payload"), raw, kind))
+    check_keys(p, raw, loc, STEP_KEYS, f"a plan step ({op})")
+    payload = raw.get("payload")
+    if isinstance(payload, MAP) and kind in PAYLOAD_KEYS:
+        check_keys(p, payload, f"{loc}/payload", PAYLOAD_KEYS[kind], f"the payload of {op}")
+    return parse(p, RawStep(op, index, loc, payload, raw, kind))
 
 
 # ---------------------------------------------------------------- sources

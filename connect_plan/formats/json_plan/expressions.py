@@ -20,8 +20,17 @@ from ... import ir
 from ...functions import CATALOG, SORT_FUNCTIONS, FunctionSpec, Param, suggest
 from ...limits import MAX_EXPR_DEPTH, MAX_STEPS
 from ...types import TypeParseError, incomplete, parse_type
-from .core import MAP, MISSING, Parser, column_name, first, key, side
-from .spellings import EXPR_OP_FUNCTIONS, EXPR_OP_WORDS, KEY_ALIASES, SPARKLESS_OPS
+from .core import MAP, MISSING, Parser, check_keys, column_name, first, key, side
+from .spellings import (
+    CALL_KEYS,
+    EXPR_OP_FUNCTIONS,
+    EXPR_OP_WORDS,
+    KEY_ALIASES,
+    OP_KEYS,
+    SPARKLESS_OP_KEYS,
+    SPARKLESS_OPS,
+    WINDOW_SPEC_KEYS,
+)
 
 __all__ = [
     "DESUGARS",
@@ -292,7 +301,9 @@ def op_expr(p: Parser, raw: Mapping[str, Any], loc: str, depth: int) -> ir.Expr 
     Sparkless' shapes are read by ``sparkless.py``."""
     op = raw["op"]
     if is_sparkless_op(raw):
+        check_keys(p, raw, loc, SPARKLESS_OP_KEYS, f"an op {op!r}")
         return EXPRESSION_FORMS["sparkless"](p, raw, ("op", op), loc, depth)
+    check_keys(p, raw, loc, OP_KEYS, f"an op {op!r}")
     if op in ("and", "or"):
         return _logical_chain(p, raw, loc, depth)
     spec = _OP_ROWS.get(op)
@@ -521,6 +532,9 @@ def call(
 ) -> ir.Expr | None:
     spec = CATALOG.get(name)
     fkey = fn_key if fn_key in raw else "function"
+    if fn_key == "fn" and args_key == "args":
+        allowed = CALL_KEYS | WINDOW_SPEC_KEYS if raw.get("type") == "window" else CALL_KEYS
+        check_keys(p, raw, loc, allowed, f"a call of {name!r}")
     if spec is None:
         if name in SORT_FUNCTIONS:
             p.err(

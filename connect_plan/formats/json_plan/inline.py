@@ -85,9 +85,14 @@ def parse_schema(p: Parser, raw: Any, loc: str, *, bare_array: bool = False) -> 
     return fields if ok else None
 
 
-def inline(p: Parser, rows: Any, schema: Any, rows_loc: str, schema_loc: str) -> ir.InlineData | None:
+def inline(
+    p: Parser, rows: Any, schema: Any, rows_loc: str, schema_loc: str, *, other_keys: bool = False
+) -> ir.InlineData | None:
     """Rows (lists in schema order or objects keyed by column name) and their schema, or
-    Arrow/pandas data with an optional schema."""
+    Arrow/pandas data with an optional schema. A row object's key that names no column is
+    an error, except with ``other_keys``: Sparkless' right side of a join or union, whose
+    ``other_schema`` is the schema *after* its ``other_plan`` steps while ``other_data`` holds
+    the rows before them (columns those steps drop are not in its output)."""
     if is_table_input(rows):
         table = _arrow_input(p, rows, rows_loc)
         if table is None:
@@ -104,7 +109,7 @@ def inline(p: Parser, rows: Any, schema: Any, rows_loc: str, schema_loc: str) ->
             rows,
         )
         return None
-    table = rows_to_arrow(rows, fields, rows_loc, p.errors)
+    table = rows_to_arrow(rows, fields, rows_loc, p.errors, other_keys=other_keys)
     return ir.InlineData(table, rows_loc)
 
 

@@ -32,21 +32,30 @@ from __future__ import annotations
 from ... import ir
 
 __all__ = [
+    "AGG_ENTRY_KEYS",
+    "CALL_KEYS",
     "DOCUMENT_EXTENSION_KEYS",
+    "DOCUMENT_KEYS",
     "EXPR_OP_FUNCTIONS",
     "EXPR_OP_WORDS",
     "FRAME_KEYS",
     "GROUP_KINDS",
+    "INPUT_KEYS",
     "JOIN_TYPES",
     "KEY_ALIASES",
     "NOT_OPS_HINTS",
+    "OP_KEYS",
     "OTHER_KEYS",
+    "PAYLOAD_KEYS",
+    "PRODUCER_KEYS",
     "RIGHT_PLAN_KEYS",
     "SET_OPS",
     "SINGLE_JOIN",
     "SORT_ITEM_KEYS",
     "SOURCE_KINDS",
     "SPARKLESS_OPS",
+    "SPARKLESS_OP_KEYS",
+    "STEP_KEYS",
     "STEP_OPS",
     "VIEW_OPS",
     "WINDOW_SPEC_KEYS",
@@ -598,3 +607,78 @@ WINDOW_SPEC_KEYS: frozenset[str] = frozenset(k for spellings in KEY_ALIASES["win
 SORT_ITEM_KEYS: frozenset[str] = frozenset(
     k for name in ("asc", "desc", "direction", "nulls_first", "nulls_last") for k in KEY_ALIASES["sort_item"][name]
 )
+
+
+# ---------------------------------------------------------------- the keys each object may have
+
+#: keys real producers write that connect_plan does not read, by kind of object (else an
+#: unknown key is an error: ``unknown_key``); keys whose value is null are never errors
+PRODUCER_KEYS: dict[str, dict[str, str]] = {
+    # a fixture file's own keys (robin's fixtures: name, description, expected; connect_plan's
+    # fixtures add setup, then, cleanup): a fixture runs as a plan document as it is
+    "document": {
+        "name": "robin",
+        "description": "robin",
+        "expected": "robin",
+        "setup": "ext",
+        "then": "ext",
+        "cleanup": "ext",
+    },
+    # robin: 0.11 wrote a step's payload for ops without one as {} and its own keys beside
+    "step": {},
+    # Sparkless {"type": "window"} / robin-format window objects: the output name, read by a
+    # select item (withColumn names the column itself)
+    "call": {"alias": "Sparkless", "column": "Sparkless"},
+}
+
+
+def _keys_of(*kinds: str) -> frozenset[str]:
+    return frozenset(k for kind in kinds for spellings in KEY_ALIASES[kind].values() for k in spellings)
+
+
+#: a plan document's keys (robin's input/plan, the extensions)
+DOCUMENT_KEYS: frozenset[str] = _keys_of("document") | frozenset(PRODUCER_KEYS["document"])
+#: an input object's keys (inline rows, a table, files, a range, SQL, a ref)
+INPUT_KEYS: frozenset[str] = _keys_of("input")
+#: a step object's keys: op, payload and what binary steps may carry beside their payload
+STEP_KEYS: frozenset[str] = _keys_of("step") | frozenset(OTHER_KEYS) | frozenset(PRODUCER_KEYS["step"])
+
+#: step parser kind → the keys its payload object may have (kinds whose payload may be an
+#: expression or an input are not listed: filter and read are checked as those)
+PAYLOAD_KEYS: dict[str, frozenset[str]] = {
+    "select": _keys_of("select"),
+    "withColumn": _keys_of("withColumn"),
+    "withColumnRenamed": _keys_of("withColumnRenamed"),
+    "drop": _keys_of("drop"),
+    "limit": _keys_of("limit"),
+    "offset": _keys_of("offset"),
+    "tail": _keys_of("tail"),
+    "fetch": _keys_of("fetch"),
+    "orderBy": _keys_of("orderBy", "sort_lists"),
+    "sample": _keys_of("sample"),
+    "repartition": _keys_of("repartition"),
+    "hint": _keys_of("hint"),
+    "groupBy": _keys_of("groupBy"),
+    "agg": _keys_of("agg"),
+    "groupingSets": _keys_of("groupingSets"),
+    "join": _keys_of("join", "right_side"),
+    "union": _keys_of("union", "right_side"),
+    "crossJoin": _keys_of("crossJoin", "right_side"),
+    "intersect": _keys_of("intersect", "right_side"),
+    "write": _keys_of("write"),
+    "createOrReplaceTempView": _keys_of("createOrReplaceTempView"),
+}
+
+#: the keys of a function call object ({"fn", "args", ...}) besides window spec keys:
+#: the call's own, a select item's or an aggregation's output name, Sparkless' window node
+CALL_KEYS: frozenset[str] = (
+    frozenset(("fn", "function", "args", "distinct", "isDistinct", "otherwise", "window", "over", "type", "udf"))
+    | frozenset(("alias", "name"))
+    | frozenset(PRODUCER_KEYS["call"])
+)
+#: the keys of an {"op": word} object: its operands in every spelling, a select item's name
+OP_KEYS: frozenset[str] = _keys_of("op") | frozenset(("op", "type", "alias", "name"))
+#: the keys of a Sparkless op node ({"type": "op", "op", "left", "right"}, when's branches)
+SPARKLESS_OP_KEYS: frozenset[str] = _keys_of("sparkless") | frozenset(("op", "type", "name"))
+#: an aggregation entry's keys
+AGG_ENTRY_KEYS: frozenset[str] = _keys_of("agg_entry")

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from ... import ir
-from .core import MAP, MISSING, Parser, RawStep, alias, column_name, first, no_side, split_args, step
+from .core import MAP, MISSING, Parser, RawStep, alias, check_keys, column_name, first, no_side, split_args, step
 from .expressions import group_item, literal_or_expr, parse_expr
 from .sparkless import alias_item
 from .spellings import KEY_ALIASES
@@ -29,8 +29,12 @@ _ITEM = KEY_ALIASES["select_item"]
 
 @step("filter")
 def parse_filter(p: Parser, s: RawStep) -> ir.Step | None:
+    if s.payload is None:
+        p.err("missing_key", s.ploc, 'filter needs a payload: the condition (an expression, or {"condition": ...})')
+        return None
     ckey, raw = s.key("condition") if isinstance(s.payload, MAP) else (None, MISSING)
     if ckey is not None:  # Sparkless: {"condition": <expr>}
+        check_keys(p, s.payload, s.ploc, frozenset(KEY_ALIASES["filter"]["condition"]), "the payload of filter")
         cond = parse_expr(p, raw, f"{s.ploc}/{ckey}")
     else:
         cond = parse_expr(p, s.payload, s.ploc)
