@@ -833,7 +833,11 @@ class _Checker:
     def join(self, step: ir.Join, depth: int) -> None:
         if step.right_hint is not None:
             self.hint_name(step.right_hint, step.loc)
-        if step.how == "cross" or (not step.keys and step.condition is None):
+        constant = step.condition is not None and not any(isinstance(e, ir.Col) for e in ir.walk(step.condition))
+        if step.how == "cross" or (not step.keys and (step.condition is None or constant)):
+            # a condition that reads no column is true or false for every pair: a cartesian
+            # product (conditions true for most pairs are beyond a syntactic check: the
+            # result bounds and the timeout stand behind this rule)
             self.cross(step)
 
     def cross(self, step: ir.Step, depth: int = 0) -> None:
