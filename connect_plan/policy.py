@@ -161,6 +161,7 @@ _PART = re.compile(r"`((?:[^`]|``)*)`|([A-Za-z0-9_]+)")
 #: what a table name part may hold once unquoted (ASCII, no separators, no quotes)
 _PLAIN_PART = re.compile(r"[A-Za-z0-9_\-$ ]+")
 _SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WILDCARD = re.compile(r"[*?\[]")
 
 
 # --------------------------------------------------------------------------- names and paths
@@ -287,7 +288,10 @@ class Policy:
 
     # sources
     tables: tuple[str, ...] | None = _rule(
-        "names", None, "tables and views a plan may read: patterns db.table or catalog.db.table, '*' per part"
+        "names",
+        None,
+        "tables and views a plan may read: patterns db.table or catalog.db.table, '*' per part "
+        "(a wildcard database matches catalog.db.table names only)",
     )
     paths: tuple[str, ...] | None = _rule(
         "paths", None, "path prefixes files may be read from (/srv/data, file:/srv/data, s3a://bucket/dir)"
@@ -538,9 +542,16 @@ class Policy:
         if key is None:
             return f"table name {name!r} has a form this policy does not resolve"
         for pattern in keys:
+            if len(parts) == 2 and _WILDCARD.search(pattern[1]):
+                # Spark may read any two-part name '<data source>.<path>' as files, for every
+                # data source on its class path: a wildcard database never matches one
+                continue
             if all(fnmatch.fnmatchcase(k, p) for k, p in zip(key, pattern)):
                 return None
-        return f"table {'.'.join(key)} is not one this policy allows"
+        hint = ""
+        if len(parts) == 2 and any(_WILDCARD.search(p[1]) for p in keys):
+            hint = " (a pattern with a wildcard database matches names written with their catalog only)"
+        return f"table {'.'.join(key)} is not one this policy allows{hint}"
 
     def _path_problem(
         self, path: str, allowed: tuple[str, ...] | None, prefixes: tuple[PathLocation, ...] | None
@@ -751,6 +762,18 @@ class _Checker:
         problem = p._table_problem(src.name, p.tables, p._table_keys)
         if problem is not None:
             self.err("policy_table", src.loc, problem, src.name, "tables")
+        elif p.tables is None and (p.paths is not None or p.path_schemes is not None):
+            # any table, but not any file: a name Spark may read as files is a file read
+            parts = parse_table_name(src.name)
+            if parts is None or (len(parts) == 2 and parts[0].lower() in FILE_SOURCE_NAMES):
+                self.err(
+                    "policy_path",
+                    src.loc,
+                    f"{src.name!r} may be read as files (Spark reads '<format>.<path>' so), which this policy "
+                    "restricts: write the name as plain or backticked parts, with its catalog",
+                    src.name,
+                    "paths",
+                )
         self.source_options(src.options, src.loc)
 
     def files(self, src: ir.FileSource, depth: int) -> None:
@@ -848,6 +871,14 @@ class _Checker:
 
     def repartition(self, step: ir.Repartition, depth: int) -> None:
         self.partitions(step.n, step.loc)
+
+    def tail(self, step: ir.Tail, depth: int) -> None:
+        # tail collects its rows on the driver before any limit on top applies
+        p = self.policy
+        if p.max_rows is not None and step.n > p.max_rows:
+            self.err(
+                "policy_size", step.loc, f"a tail of {step.n} rows, over this policy's {p.max_rows}", step.n, "max_rows"
+            )
 
     def hint(self, step: ir.Hint, depth: int) -> None:
         self.hint_name(step.name, step.loc)
@@ -965,6 +996,7 @@ _STEPS: dict[type, Callable[[_Checker, Any, int], None]] = {
     ir.Join: _Checker.join,
     ir.CrossJoin: _Checker.cross,
     ir.Repartition: _Checker.repartition,
+    ir.Tail: _Checker.tail,
     ir.Hint: _Checker.hint,
 }
 

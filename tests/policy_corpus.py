@@ -431,6 +431,7 @@ case("steps_too_many", doc([{"op": "limit", "payload": {"n": 10}}] * 201), "max_
 case(
     "inline_rows_too_many", doc(input={"schema": SCHEMA, "rows": [[i, "x"] for i in range(100_001)]}), "max_inline_rows"
 )
+case("tail_huge", doc([{"op": "tail", "payload": {"n": 10**9}}]), "max_rows")
 case("cross_join_op", doc([{"op": "crossJoin", "payload": {"other": {"input": INLINE, "plan": []}}}]), "cross_joins")
 case(
     "cross_join_snake", doc([{"op": "cross_join", "payload": {"other": {"input": INLINE, "plan": []}}}]), "cross_joins"

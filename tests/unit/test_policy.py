@@ -371,3 +371,49 @@ def test_the_inline_input_bound_counts_every_input() -> None:
 
 def join_inline(right: Any) -> dict[str, Any]:
     return {"op": "join", "payload": {"other": {"input": right, "plan": []}, "on": ["k"]}}
+
+
+def test_a_wildcard_database_matches_names_written_with_their_catalog_only() -> None:
+    """Spark reads any two-part name '<data source>.<path>' as files, for every data source
+    on its class path (a list here could never be complete)."""
+    policy = STRICT_POLICY.replace(tables=("*.public_*",))
+    assert policy.allows_table("spark_catalog.reports.public_daily")
+    for name in ("reports.public_daily", "parquet.public_daily", "com.example.Source.public_x", "avro.public_x"):
+        assert not policy.allows_table(name), name
+
+
+def test_security_doc_lists_every_rule() -> None:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "security.md").read_text(encoding="utf-8")
+    for name in Policy.FIELDS:
+        assert f"`{name}`" in text, name
+
+
+def test_the_worked_service_example_refuses_other_tenants_data_without_sending() -> None:
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "policy_service.py"
+    spec = importlib.util.spec_from_file_location("policy_service", path)
+    assert spec is not None and spec.loader is not None
+    service = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(service)
+    client, connector = counting_client()
+    status, answer = service.run(client, "acme", json.dumps({"input": {"table": "tenant_globex.orders"}, "plan": []}))
+    assert status == 403
+    assert answer["refused"][0]["rule"] == "tables" and answer["refused"][0]["loc"] == "/input"
+    status, answer = service.run(client, "acme", '{"input": {"range": 5}, "plan": [{"op": "nope"}]}')
+    assert status == 400 and answer["invalid"][0]["code"] == "unknown_op"
+    steps = [{"op": "withColumn", "payload": {"name": "s", "expr": fn("sequence", lit(1), lit(10**9))}}]
+    status, answer = service.run(client, "acme", json.dumps({"input": {"table": "tenant_acme.orders"}, "plan": steps}))
+    assert status == 403 and [v["rule"] for v in answer["refused"]] == ["denied_functions"]
+    assert service.tenant_policy("acme").allows_table("TENANT_ACME.orders")
+    assert connector.transport.calls == []
+
+
+def test_any_table_but_restricted_files_still_refuses_file_reads_spelled_as_tables() -> None:
+    policy = STRICT_POLICY.replace(tables=None, paths=("/srv/shared",), path_schemes=("",))
+    policy.check(load_plan(doc(input={"table": "secret.t"})))
+    policy.check(load_plan(doc(input={"table": "spark_catalog.parquet.t"})))
+    for name in ("parquet.`/etc/passwd`", "CSV.t", "secret . t", "`org.x.Source`.`/etc`"):
+        with pytest.raises(PolicyError) as err:
+            policy.check(load_plan(doc(input={"table": name})))
+        assert err.value.rules == ("paths",), name
