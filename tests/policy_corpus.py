@@ -496,7 +496,7 @@ LEGITIMATE: list[tuple[str, dict[str, Any]]] = [
             [
                 {
                     "op": "groupBy",
-                    "payload": {"group_by": ["v"], "aggs": [{"agg": "sum", "expr": {"col": "k"}, "alias": "s"}]},
+                    "payload": {"group_by": ["v"], "aggs": [{"agg": "sum", "column": "k", "alias": "s"}]},
                 }
             ]
         ),

@@ -143,7 +143,13 @@ def test_the_policy_timeout_interrupts_the_query(spark_url: str) -> None:
         pytest.skip("interrupts: Spark only")
     slow = {
         "input": {"range": 10**12},
-        "plan": [{"op": "agg", "payload": [{"agg": "sum", "expr": {"col": "id"}, "alias": "s"}]}],
+        "plan": [
+            {
+                "op": "filter",
+                "payload": {"op": "eq", "left": {"fn": "hash", "args": [{"col": "id"}]}, "right": {"lit": 0}},
+            },
+            {"op": "agg", "payload": [{"agg": "count", "alias": "n"}]},
+        ],
     }
     with connect_plan.connect(spark_url, policy=Policy(timeout=1.5)) as c:
         start = time.monotonic()
