@@ -417,3 +417,30 @@ def test_any_table_but_restricted_files_still_refuses_file_reads_spelled_as_tabl
         with pytest.raises(PolicyError) as err:
             policy.check(load_plan(doc(input={"table": name})))
         assert err.value.rules == ("paths",), name
+
+
+def test_every_ir_class_is_reviewed_by_the_policy() -> None:
+    """A step, expression or source class added to ir.py is refused by the policy (fail
+    closed) until connect_plan/policy.py reviews it: this test says when that is due."""
+    from connect_plan import ir
+    from connect_plan.policy import REVIEWED_EXPRS, REVIEWED_SOURCES, REVIEWED_STEPS
+
+    assert set(ir.STEP_CLASSES) == set(REVIEWED_STEPS)
+    assert set(ir.EXPR_CLASSES) == set(REVIEWED_EXPRS)
+    assert set(ir.Source.__args__) == set(REVIEWED_SOURCES)  # type: ignore[attr-defined]
+
+
+def test_an_unknown_node_is_refused() -> None:
+    from dataclasses import dataclass
+
+    from connect_plan import ir
+
+    @dataclass(frozen=True)
+    class Mystery(ir.Step):
+        pass
+
+    plan = load_plan(doc())
+    plan = ir.Plan(plan.source, (Mystery(0, "mystery", "/plan/0"),), plan.loc)
+    with pytest.raises(PolicyError) as err:
+        STRICT_POLICY.check(plan)
+    assert err.value.codes == ("policy_source",) and err.value.locs == ("/plan/0",)
