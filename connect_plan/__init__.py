@@ -6,6 +6,7 @@ imported on first use, so ``import connect_plan`` stays cheap.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .errors import (
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from pyspark.sql.connect import proto as pb
 
     from .client import Client
+    from .telemetry import Progress, QueryStats
 
 __version__ = "0.1.0"
 
@@ -104,6 +106,8 @@ def execute_plan(
     stream: bool = False,
     max_rows: int | None = None,
     max_bytes: int | None = None,
+    on_progress: Callable[[Progress], object] | None = None,
+    on_stats: Callable[[QueryStats], object] | None = None,
     **kwargs: Any,
 ) -> pa.Table | pa.RecordBatchReader:
     """Run a plan on a Spark Connect server and return the result as a ``pyarrow.Table``,
@@ -111,16 +115,18 @@ def execute_plan(
     arrive (its connection closes when the reader is exhausted or dropped).
 
     Same argument shapes as ``robin_sparkless._execute_plan(data, schema, plan_json)``;
-    ``max_rows``/``max_bytes`` bound the result (see :meth:`Client.stream`).
+    ``max_rows``/``max_bytes`` bound the result (see :meth:`Client.stream`);
+    ``on_progress``/``on_stats`` watch the query (see :meth:`Client.execute`).
     """
     client = connect(remote, **kwargs)
+    watch: dict[str, Any] = {"on_progress": on_progress, "on_stats": on_stats}
     if not stream:
         with client:
-            return client.execute(plan, data=rows, schema=schema, max_rows=max_rows, max_bytes=max_bytes)
+            return client.execute(plan, data=rows, schema=schema, max_rows=max_rows, max_bytes=max_bytes, **watch)
     from .client import owned_stream
 
     # the reader owns the client: its connection closes with the stream
-    return owned_stream(client, plan, rows, schema, max_rows=max_rows, max_bytes=max_bytes)
+    return owned_stream(client, plan, rows, schema, max_rows=max_rows, max_bytes=max_bytes, **watch)
 
 
 def __getattr__(name: str) -> Any:

@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql.connect import proto as pb
 
+    from ..telemetry import ProgressCallback, QueryStats
+
 __all__ = [
     "CLOSE_GRACE_SECONDS",
     "DEFAULT_RETRY_POLICY",
@@ -200,6 +202,14 @@ class Client:
     def session_id(self) -> str:
         return self._session.transport.session_id
 
+    @property
+    def last_query(self) -> QueryStats | None:
+        """What the last query whose result ended on this client cost (time to first batch,
+        total time, rows, batches, Arrow bytes, the server's metrics per operator, the
+        operation id): a :class:`~connect_plan.telemetry.QueryStats`, None before any.
+        Shared by the client's threads: use ``on_stats=`` to get each query's own."""
+        return self._session.last_query
+
     def close(self) -> None:
         """Release the server session (best effort, within :data:`CLOSE_GRACE_SECONDS`) and
         close the channel; it never waits longer on a server that does not answer."""
@@ -340,6 +350,8 @@ class Client:
         max_rows: int | None = None,
         max_bytes: int | None = None,
         timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+        on_stats: Callable[[QueryStats], object] | None = None,
     ) -> pa.Table:
         """Run a plan and return its result as one ``pyarrow.Table``.
 
@@ -352,12 +364,23 @@ class Client:
         the operation is interrupted on the server and released, and
         :class:`~connect_plan.errors.QueryTimeoutError` is raised. Ctrl-C does the same
         and raises ``KeyboardInterrupt``.
+
+        ``on_progress`` is called with a :class:`~connect_plan.telemetry.Progress` record
+        while the query runs (the server's stages and tasks, rows received, elapsed time),
+        the last time with ``done=True``; ``on_stats`` once with the query's
+        :class:`~connect_plan.telemetry.QueryStats` (also :attr:`last_query`). Both run in
+        the calling thread; one that raises is logged and ignored. A plan that writes
+        reports neither.
         """
         ir_plan = load_plan(plan, data, schema)
         executor = self._executor
         output = ir_plan.output
         if output is None:
-            return self._run(ir_plan, lambda at: executor.table(ir_plan, max_rows, max_bytes, at), timeout)
+            return self._run(
+                ir_plan,
+                lambda at: executor.table(ir_plan, max_rows, max_bytes, at, on_progress, on_stats),
+                timeout,
+            )
         # an append may have happened on the server that went away: never twice
         again = not (isinstance(output, ir.Write) and output.mode == "append")
         return self._run(
@@ -373,6 +396,8 @@ class Client:
         max_rows: int | None = None,
         max_bytes: int | None = None,
         timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+        on_stats: Callable[[QueryStats], object] | None = None,
     ) -> pa.RecordBatchReader:
         """Run a plan and return a ``pyarrow.RecordBatchReader`` over its result.
 
@@ -387,8 +412,12 @@ class Client:
         ``max_bytes`` stops reading once that many bytes of Arrow data have arrived (the last
         batch is cut to fit) and releases the rest of the execution. ``timeout`` bounds the
         whole stream, from this call to its last batch (see :meth:`execute`).
+        ``on_progress``/``on_stats`` as in :meth:`execute`: progress goes on while the
+        reader is read, the statistics come when it is exhausted or closed.
         """
-        return self._reader(load_plan(plan, data, schema), max_rows, max_bytes, timeout)
+        return self._reader(
+            load_plan(plan, data, schema), max_rows, max_bytes, timeout, on_progress=on_progress, on_stats=on_stats
+        )
 
     def _reader(
         self,
@@ -397,6 +426,9 @@ class Client:
         max_bytes: int | None,
         timeout: float | None,
         on_close: Callable[[], None] | None = None,
+        *,
+        on_progress: ProgressCallback | None = None,
+        on_stats: Callable[[QueryStats], object] | None = None,
     ) -> pa.RecordBatchReader:
         import pyarrow as pa
 
@@ -407,7 +439,11 @@ class Client:
         # a document's conf holds while the query is planned (until its first batch)
         executor = self._executor
         result_schema, batches = self._run(
-            plan, lambda at: executor.open(plan, max_rows, max_bytes, on_close, at=at), timeout
+            plan,
+            lambda at: executor.open(
+                plan, max_rows, max_bytes, on_close, at=at, on_progress=on_progress, on_stats=on_stats
+            ),
+            timeout,
         )
         return pa.RecordBatchReader.from_batches(result_schema, batches)
 
@@ -427,12 +463,28 @@ class Client:
 
 
 def owned_stream(
-    client: Client, plan: Any, data: Any, schema: Any, *, max_rows: int | None, max_bytes: int | None
+    client: Client,
+    plan: Any,
+    data: Any,
+    schema: Any,
+    *,
+    max_rows: int | None,
+    max_bytes: int | None,
+    on_progress: ProgressCallback | None = None,
+    on_stats: Callable[[QueryStats], object] | None = None,
 ) -> pa.RecordBatchReader:
     """A reader over ``plan``'s result that owns ``client``: the client closes when the
     reader is exhausted or dropped, and at once when the stream cannot start."""
     try:
-        return client._reader(load_plan(plan, data, schema), max_rows, max_bytes, None, on_close=client.close)
+        return client._reader(
+            load_plan(plan, data, schema),
+            max_rows,
+            max_bytes,
+            None,
+            on_close=client.close,
+            on_progress=on_progress,
+            on_stats=on_stats,
+        )
     except BaseException:
         client.close()
         raise

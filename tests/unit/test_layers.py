@@ -40,6 +40,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "connect_plan.deadlines",
             "connect_plan.channel",
             "connect_plan.results",
+            "connect_plan.telemetry",
             "connect_plan.transport",
             "connect_plan.inputs",
             "connect_plan.udf",
