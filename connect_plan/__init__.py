@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from pyspark.sql.connect import proto as pb
 
     from .client import Client
+    from .drawing import PlanDrawing
     from .telemetry import Progress, QueryStats
 
 __version__ = "0.1.0"
@@ -49,6 +50,7 @@ __all__ = [
     "UnsupportedServerError",
     "__version__",
     "connect",
+    "draw",
     "execute_plan",
     "supported_plan_operations",
     "translate",
@@ -87,6 +89,22 @@ def translate(rows: Any, schema: Any, plan: Any, *, case_sensitive: bool = False
     from .translator import translate_ir
 
     return translate_ir(load_plan(plan, rows, schema), case_sensitive=case_sensitive).plan
+
+
+def draw(plan: Any, data: Any = None, schema: Any = None, *, failed_step: int | None = None) -> PlanDrawing:
+    """The plan drawn as a tree, without a server: a :class:`~connect_plan.drawing.PlanDrawing`
+    (``.dot()``, ``.mermaid()``, ``.svg()``, ``.png()``, ``.save(path)``; a notebook shows it
+    as a picture). Each source, step and output is a node with its op, its key arguments and
+    the columns it outputs where they are known without Spark; ``failed_step`` (a
+    ``ServerError``'s ``op_index``) is highlighted. ``Client.draw(..., analyzed=True)`` adds
+    Spark's optimized and physical plans."""
+    from .drawing import PlanDrawing, draw_plan
+    from .formats import load_plan
+    from .translator import translate_ir
+
+    ir_plan = load_plan(plan, data, schema)
+    columns = translate_ir(ir_plan, check_only=True).step_columns
+    return PlanDrawing((draw_plan(ir_plan, columns, failed_step=failed_step, title="JSON plan"),))
 
 
 def connect(remote: str | None = None, **kwargs: Any) -> Client:

@@ -286,6 +286,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from .translator import translate_ir
 
     plan = load_plan(_plan_only(_read_document(args.file)))
+    if args.format != "text":
+        return _draw(args, plan)
+    if args.output:
+        raise CliError("--output needs a picture format: --format svg, png, dot or mermaid")
     if args.analyzed or args.remote or os.environ.get("SPARK_REMOTE"):
         with Client(_remote(args, start=args.analyzed), **_client_options(args)) as client:
             print(plan_text(client.translate(plan)))
@@ -294,6 +298,35 @@ def cmd_explain(args: argparse.Namespace) -> int:
                 print(client.explain(plan, mode="extended"))
     else:
         print(plan_text(translate_ir(plan).plan))
+    return EXIT_OK
+
+
+def _draw(args: argparse.Namespace, plan: Any) -> int:
+    """``explain --format svg|png|dot|mermaid``: the plan as a picture (with ``--analyzed``,
+    Spark's plans too; a plan the server refuses is drawn with its failing step marked)."""
+    from . import draw
+
+    if args.format == "png" and not args.output and sys.stdout.isatty():
+        raise CliError("--format png writes binary data: give --output PATH or redirect stdout")
+    if args.analyzed:
+        from .client import Client
+
+        with Client(_remote(args, start=True), **_client_options(args)) as client:
+            drawing = client.draw(plan, analyzed=True)
+    else:
+        drawing = draw(plan)
+    data = drawing.render(args.format)
+    if args.output:
+        drawing.save(args.output, args.format)
+    elif isinstance(data, bytes):
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        sys.stdout.write(data if data.endswith("\n") else data + "\n")
+    if drawing.error is not None:
+        print(f"connect-plan: server error: {drawing.error}", file=sys.stderr)
+        return EXIT_SERVER
     return EXIT_OK
 
 
@@ -505,11 +538,24 @@ def build_parser() -> argparse.ArgumentParser:
     remote_arg(p)
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("explain", help="print the Spark Connect plan (protobuf text)")
+    p = sub.add_parser(
+        "explain", help="print the Spark Connect plan (protobuf text), or draw the plan (svg, png, dot, mermaid)"
+    )
     p.add_argument("file")
     p.add_argument(
-        "--analyzed", action="store_true", help="also print Spark's parsed/analyzed/optimized/physical plans"
+        "--analyzed",
+        action="store_true",
+        help="also print Spark's parsed/analyzed/optimized/physical plans (pictures: the optimized and physical "
+        "plans as two more trees; a step the server refuses is marked)",
     )
+    p.add_argument(
+        "--format",
+        choices=("text", "svg", "png", "dot", "mermaid"),
+        default="text",
+        help="text: protobuf text; svg/png: a picture (needs Graphviz: apt-get install graphviz, and "
+        "pip install 'connect-plan[draw]'); dot/mermaid: the picture's source text (needs nothing)",
+    )
+    p.add_argument("--output", "-o", help="write the picture to this file (default: stdout)")
     remote_arg(p)
     p.set_defaults(func=cmd_explain)
 

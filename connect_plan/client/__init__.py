@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql.connect import proto as pb
 
+    from ..drawing import PlanDrawing
     from ..telemetry import ProgressCallback, QueryStats
 
 __all__ = [
@@ -453,6 +454,41 @@ class Client:
         """Spark's explain string for the plan (the server's analyzed/optimized plans)."""
         ir_plan = load_plan(plan, data, schema)
         return str(self._run(ir_plan, lambda _: self._executor.explain(ir_plan, mode), timeout))
+
+    def draw(
+        self,
+        plan: Any,
+        data: Any = None,
+        schema: Any = None,
+        *,
+        analyzed: bool = False,
+        failed_step: int | None = None,
+        timeout: float | None = None,
+    ) -> PlanDrawing:
+        """The plan drawn as a tree (see :func:`connect_plan.draw`); column names a static
+        analysis cannot know are asked of the server. With ``analyzed``, Spark's optimized
+        logical and physical plans are drawn as two more trees; when the server refuses the
+        plan, the step that caused it is highlighted and the drawing's ``error`` says why
+        (nothing is raised for that error: the drawing shows it)."""
+        from ..drawing import PlanDrawing, draw_plan, spark_trees
+        from ..translator import translate_ir
+
+        ir_plan = load_plan(plan, data, schema)
+        columns = translate_ir(ir_plan, check_only=True).step_columns
+        trees = []
+        error = None
+        if analyzed:
+            try:
+                explained = self._run(
+                    ir_plan, lambda _: self._executor.explain(ir_plan, "extended"), timeout, locate=True
+                )
+                trees = spark_trees(str(explained))
+            except ServerError as err:
+                error = str(err)
+                if failed_step is None:
+                    failed_step = err.op_index
+        first = draw_plan(ir_plan, columns, failed_step=failed_step, title="JSON plan")
+        return PlanDrawing((first, *trees), error=error)
 
     def schema(self, plan: Any, data: Any = None, schema: Any = None, *, timeout: float | None = None) -> pa.Schema:
         """The Arrow schema of the plan's result, from the server's analysis."""

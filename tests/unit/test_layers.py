@@ -34,6 +34,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("front-ends", ("connect_plan.formats",)),
     ("policy", ("connect_plan.policy",)),
     ("translator", ("connect_plan.translator",)),
+    ("drawing", ("connect_plan.drawing",)),
     (
         "execution",
         (
