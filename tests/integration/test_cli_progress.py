@@ -12,6 +12,7 @@ import math
 import os
 import re
 import select
+import shutil
 import subprocess
 import sys
 import time
@@ -141,3 +142,50 @@ def test_stats_match_the_result(spark_url: str, tmp_path: Path) -> None:
         assert int(m.group(2)) == math.ceil(n / per_batch)  # Spark cuts batches at maxRecordsPerBatch
         assert re.search(r"operation +[0-9a-f-]{36}", out.stderr) and "time           first batch" in out.stderr
         assert "Range #" in out.stderr  # the server's metrics per operator
+
+
+@pytest.mark.spark_only("Spark's explain text (its optimized and physical plans) and step location")
+def test_explain_draws_the_plan_in_every_format(spark_url: str, tmp_path: Path) -> None:
+    example = ROOT / "examples" / "sales_by_region.json"
+    base = [sys.executable, "-m", "connect_plan", "explain", str(example), "--remote", spark_url]
+    mermaid = subprocess.run([*base, "--format", "mermaid"], capture_output=True, text=True, timeout=300, env=env())
+    assert mermaid.returncode == 0 and mermaid.stdout.startswith("flowchart TD"), mermaid.stderr
+    dot = subprocess.run(
+        [*base, "--format", "dot", "--analyzed"], capture_output=True, text=True, timeout=300, env=env()
+    )
+    assert dot.returncode == 0 and "Spark: physical plan" in dot.stdout and "2: groupBy" in dot.stdout
+    if shutil.which("dot") is None:
+        pytest.skip("svg and png need Graphviz's dot program")
+    for fmt in ("svg", "png"):
+        target = tmp_path / f"plan.{fmt}"
+        out = subprocess.run(
+            [*base, "--format", fmt, "--output", str(target)], capture_output=True, timeout=300, env=env()
+        )
+        assert out.returncode == 0 and out.stdout == b"", out.stderr
+        data = target.read_bytes()
+        assert data.startswith(b"\x89PNG") if fmt == "png" else b"<svg" in data
+    # a plan the server refuses: drawn with its failing step marked, the error on stderr, exit 3
+    bad = tmp_path / "bad.json"
+    doc = json.loads(example.read_text())
+    doc["plan"][2]["payload"]["group_by"] = ["nope"]
+    bad.write_text(json.dumps(doc))
+    refused = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "connect_plan",
+            "explain",
+            str(bad),
+            "--remote",
+            spark_url,
+            "--format",
+            "mermaid",
+            "--analyzed",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env(),
+    )
+    assert refused.returncode == 3 and "server error" in refused.stderr
+    assert "class n4 failed" in refused.stdout and "2: groupBy" in refused.stdout

@@ -124,3 +124,28 @@ def test_every_rpc_is_logged_at_debug_with_its_operation_id(watched: Any, caplog
     op = watched.last_query.operation_id
     lines = [r.getMessage() for r in caplog.records if r.name == "connect_plan"]
     assert any(t.startswith("rpc ExecutePlan OK in ") and f"operation {op}" in t for t in lines), lines
+
+
+# ------------------------------------------------------------------ plans as pictures
+
+
+def test_draw_analyzed_adds_sparks_plans(watched: Any) -> None:
+    drawing = watched.draw(multi_stage(1000), analyzed=True)
+    assert [t.title for t in drawing.trees] == [
+        "JSON plan",
+        "Spark: optimized logical plan",
+        "Spark: physical plan",
+    ]
+    assert drawing.error is None
+    physical = [n.title for n in drawing.trees[2].nodes]
+    assert "HashAggregate" in physical and "Range" in physical and "Exchange" in physical
+    assert "Spark: physical plan" in drawing.mermaid()
+
+
+def test_a_step_the_server_refuses_is_drawn_failed(watched: Any) -> None:
+    doc = multi_stage(10)
+    doc["plan"].insert(1, {"op": "filter", "payload": {"op": "gt", "left": {"col": "nope"}, "right": {"lit": 1}}})
+    drawing = watched.draw(doc, analyzed=True)
+    assert drawing.error is not None and "nope" in drawing.error
+    failed = [n.title for n in drawing.trees[0].nodes if n.failed]
+    assert failed == ["1: filter"] and len(drawing.trees) == 1

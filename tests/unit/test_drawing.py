@@ -158,3 +158,16 @@ def test_save_takes_the_format_from_the_suffix(tmp_path: Path) -> None:
     assert drawing.save(tmp_path / "p.dot").read_text().startswith("digraph")
     if HAVE_DOT:
         assert drawing.save(tmp_path / "p.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_readmes_picture_is_what_the_command_draws() -> None:
+    """docs/images/sales_by_region.svg was made by the command the README names; its texts
+    (every label line, in order) are what the drawing says today."""
+    readme = (ROOT / "README.md").read_text()
+    command = "connect-plan explain examples/sales_by_region.json --format svg --output docs/images/sales_by_region.svg"
+    assert command in readme and "](docs/images/sales_by_region.svg)" in readme
+    svg = ET.fromstring((ROOT / "docs" / "images" / "sales_by_region.svg").read_text())
+    texts = [e.text for e in svg.iter() if e.tag.endswith("text")]
+    drawing = connect_plan.draw(json.loads((ROOT / "examples" / "sales_by_region.json").read_text()))
+    expected = [drawing.trees[0].title] + [line for n in drawing.trees[0].nodes for line in drawing.lines(n)]
+    assert sorted(texts) == sorted(expected)  # regenerate the picture with that command if this fails
