@@ -183,7 +183,9 @@ class QueryStats:
             + ("" if self.complete else " (not complete)"),
             f"time           first batch {first}, total {self.total_seconds:.3f} s",
             f"spark          {self.stages} stages ({self.stages_skipped} skipped), {self.tasks} tasks, "
-            f"{human_bytes(self.bytes_read)} read",
+            f"{human_bytes(self.bytes_read)} read"
+            if self.stages
+            else "spark          no stages reported (the server sends no progress, or the query needed none)",
         ]
         if self.operators:
             lines.append("operators (physical plan, server metrics):")
