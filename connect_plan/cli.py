@@ -22,7 +22,9 @@ from .errors import ConnectPlanError, LocalServerError, PlanError, ServerError
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from . import ir
     from .display import ProgressLine
+    from .policy import Policy
     from .telemetry import QueryStats
 
 
@@ -224,18 +226,44 @@ def write_stream(
             writer.write_batch(batch)
 
 
+def _policy(args: argparse.Namespace) -> Policy | None:
+    """``--policy strict|trusted|FILE.json`` (None when not given: trusted)."""
+    from .policy import Policy
+
+    spec = getattr(args, "policy", None)
+    if spec is None:
+        return None
+    if spec == "strict":
+        return Policy.strict()
+    if spec == "trusted":
+        return Policy.trusted()
+    return Policy.from_file(spec)
+
+
+def _checked(args: argparse.Namespace) -> tuple[ir.Plan, Policy | None]:
+    """The FILE's plan, parsed and checked against ``--policy``: an invalid or refused plan
+    fails here, before any server work."""
+    from .formats import load_plan
+
+    policy = _policy(args)
+    plan = load_plan(_plan_only(_read_document(args.file)))
+    if policy is not None:
+        policy.check(plan)
+    return plan, policy
+
+
 def _client_options(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "timeout": getattr(args, "timeout", None),
         "allow_insecure_token": getattr(args, "allow_insecure_token", False),
+        "policy": _policy(args),
     }
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from .client import Client
-    from .formats import load_plan
 
-    plan = load_plan(_plan_only(_read_document(args.file)))  # invalid plans fail before any server work
+    plan, _ = _checked(args)  # invalid or refused plans fail before any server work
     if args.format == "parquet" and not args.output:
         raise CliError("--format parquet needs --output PATH")
     bounds = {"max_rows": args.max_rows, "max_bytes": args.max_bytes}
@@ -282,10 +310,9 @@ def _print_stats(stats: list[QueryStats]) -> None:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     from .client import Client
-    from .formats import load_plan
     from .translator import translate_ir
 
-    plan = load_plan(_plan_only(_read_document(args.file)))
+    plan, _ = _checked(args)
     if args.format != "text":
         return _draw(args, plan)
     if args.output:
@@ -331,10 +358,10 @@ def _draw(args: argparse.Namespace, plan: Any) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .formats import load_plan
     from .translator import translate_ir
 
-    translate_ir(load_plan(_plan_only(_read_document(args.file))), check_only=True)
+    plan, _ = _checked(args)
+    translate_ir(plan, check_only=True)
     print("ok")
     return EXIT_OK
 
@@ -343,6 +370,7 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
     from .client import Client
     from .fixtures import discover, load_fixture, run_fixture
 
+    _policy(args)  # a malformed policy file fails before any server work
     paths = discover(args.directory)
     if not paths:
         raise CliError(f"no fixture files (*.json) under {args.directory}")
@@ -485,6 +513,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
+    def policy_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--policy",
+            metavar="strict|trusted|FILE.json",
+            help="refuse, before anything is sent, what the policy does not allow: 'strict' for plans from "
+            "people you do not trust (inline data only, no tables, files, SQL, writes, conf or UDFs; bounded "
+            "sizes and results), or a JSON policy file (docs/security.md); default trusted",
+        )
+
     def remote_arg(p: argparse.ArgumentParser) -> None:
         p.add_argument(
             "--remote",
@@ -535,6 +572,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print what the query cost on stderr: time to first batch, total time, rows, batches, Arrow bytes, "
         "Spark's stages and tasks, the server's metrics per operator, the operation id",
     )
+    policy_arg(p)
     remote_arg(p)
     p.set_defaults(func=cmd_run)
 
@@ -556,11 +594,13 @@ def build_parser() -> argparse.ArgumentParser:
         "pip install 'connect-plan[draw]'); dot/mermaid: the picture's source text (needs nothing)",
     )
     p.add_argument("--output", "-o", help="write the picture to this file (default: stdout)")
+    policy_arg(p)
     remote_arg(p)
     p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("check", help="validate a plan document without running it")
     p.add_argument("file")
+    policy_arg(p)
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("fixtures", help="run every fixture under DIR and compare with 'expected'")
@@ -573,6 +613,7 @@ def build_parser() -> argparse.ArgumentParser:
         "driver and executors see (a shared volume, a bucket); default a fresh local directory, "
         "which only a server on this machine sees",
     )
+    policy_arg(p)
     remote_arg(p)
     p.set_defaults(func=cmd_fixtures)
 
