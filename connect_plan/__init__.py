@@ -6,6 +6,7 @@ imported on first use, so ``import connect_plan`` stays cheap.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .errors import (
@@ -31,7 +32,9 @@ if TYPE_CHECKING:
     from pyspark.sql.connect import proto as pb
 
     from .client import Client
+    from .drawing import PlanDrawing
     from .policy import Policy
+    from .telemetry import Progress, QueryStats
 
 __version__ = "0.1.0"
 
@@ -55,6 +58,7 @@ __all__ = [
     "Violation",
     "__version__",
     "connect",
+    "draw",
     "execute_plan",
     "supported_plan_operations",
     "translate",
@@ -107,6 +111,22 @@ def _load_checked(plan: Any, rows: Any, schema: Any, policy: Policy | None) -> A
     return ir_plan
 
 
+def draw(plan: Any, data: Any = None, schema: Any = None, *, failed_step: int | None = None) -> PlanDrawing:
+    """The plan drawn as a tree, without a server: a :class:`~connect_plan.drawing.PlanDrawing`
+    (``.dot()``, ``.mermaid()``, ``.svg()``, ``.png()``, ``.save(path)``; a notebook shows it
+    as a picture). Each source, step and output is a node with its op, its key arguments and
+    the columns it outputs where they are known without Spark; ``failed_step`` (a
+    ``ServerError``'s ``op_index``) is highlighted. ``Client.draw(..., analyzed=True)`` adds
+    Spark's optimized and physical plans."""
+    from .drawing import PlanDrawing, draw_plan
+    from .formats import load_plan
+    from .translator import translate_ir
+
+    ir_plan = load_plan(plan, data, schema)
+    columns = translate_ir(ir_plan, check_only=True).step_columns
+    return PlanDrawing((draw_plan(ir_plan, columns, failed_step=failed_step, title="JSON plan"),))
+
+
 def connect(remote: str | None = None, **kwargs: Any) -> Client:
     """Open a connection (``remote``: ``sc://host:port/;token=...``; default ``SPARK_REMOTE``,
     then the local server started by ``connect-plan server start``)."""
@@ -124,6 +144,8 @@ def execute_plan(
     stream: bool = False,
     max_rows: int | None = None,
     max_bytes: int | None = None,
+    on_progress: Callable[[Progress], object] | None = None,
+    on_stats: Callable[[QueryStats], object] | None = None,
     **kwargs: Any,
 ) -> pa.Table | pa.RecordBatchReader:
     """Run a plan on a Spark Connect server and return the result as a ``pyarrow.Table``,
@@ -133,16 +155,17 @@ def execute_plan(
     Same argument shapes as ``robin_sparkless._execute_plan(data, schema, plan_json)``;
     ``max_rows``/``max_bytes`` bound the result (see :meth:`Client.stream`); ``policy=``
     (among ``kwargs``) is the client's :class:`~connect_plan.policy.Policy`, checked before
-    anything is sent.
+    anything is sent; ``on_progress``/``on_stats`` watch the query (see :meth:`Client.execute`).
     """
     client = connect(remote, **kwargs)
+    watch: dict[str, Any] = {"on_progress": on_progress, "on_stats": on_stats}
     if not stream:
         with client:
-            return client.execute(plan, data=rows, schema=schema, max_rows=max_rows, max_bytes=max_bytes)
+            return client.execute(plan, data=rows, schema=schema, max_rows=max_rows, max_bytes=max_bytes, **watch)
     from .client import owned_stream
 
     # the reader owns the client: its connection closes with the stream
-    return owned_stream(client, plan, rows, schema, max_rows=max_rows, max_bytes=max_bytes)
+    return owned_stream(client, plan, rows, schema, max_rows=max_rows, max_bytes=max_bytes, **watch)
 
 
 def __getattr__(name: str) -> Any:

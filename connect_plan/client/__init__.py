@@ -48,6 +48,9 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql.connect import proto as pb
 
+    from ..drawing import PlanDrawing
+    from ..telemetry import ProgressCallback, QueryStats
+
 __all__ = [
     "CLOSE_GRACE_SECONDS",
     "DEFAULT_RETRY_POLICY",
@@ -236,6 +239,14 @@ class Client:
     def session_id(self) -> str:
         return self._session.transport.session_id
 
+    @property
+    def last_query(self) -> QueryStats | None:
+        """What the last query whose result ended on this client cost (time to first batch,
+        total time, rows, batches, Arrow bytes, the server's metrics per operator, the
+        operation id): a :class:`~connect_plan.telemetry.QueryStats`, None before any.
+        Shared by the client's threads: use ``on_stats=`` to get each query's own."""
+        return self._session.last_query
+
     def close(self) -> None:
         """Release the server session (best effort, within :data:`CLOSE_GRACE_SECONDS`) and
         close the channel; it never waits longer on a server that does not answer."""
@@ -377,6 +388,8 @@ class Client:
         max_bytes: int | None = None,
         timeout: float | None = None,
         policy: Policy | None = None,
+        on_progress: ProgressCallback | None = None,
+        on_stats: Callable[[QueryStats], object] | None = None,
     ) -> pa.Table:
         """Run a plan and return its result as one ``pyarrow.Table``.
 
@@ -391,13 +404,24 @@ class Client:
         and raises ``KeyboardInterrupt``.
 
         ``policy`` replaces the client's for this call (see :class:`Client`).
+
+        ``on_progress`` is called with a :class:`~connect_plan.telemetry.Progress` record
+        while the query runs (the server's stages and tasks, rows received, elapsed time),
+        the last time with ``done=True``; ``on_stats`` once with the query's
+        :class:`~connect_plan.telemetry.QueryStats` (also :attr:`last_query`). Both run in
+        the calling thread; one that raises is logged and ignored. A plan that writes
+        reports neither.
         """
         ir_plan, effective = self._load(plan, data, schema, policy)
         max_rows, max_bytes, timeout = self._bounds(effective, max_rows, max_bytes, timeout)
         executor = self._executor
         output = ir_plan.output
         if output is None:
-            return self._run(ir_plan, lambda at: executor.table(ir_plan, max_rows, max_bytes, at), timeout)
+            return self._run(
+                ir_plan,
+                lambda at: executor.table(ir_plan, max_rows, max_bytes, at, on_progress, on_stats),
+                timeout,
+            )
         # an append may have happened on the server that went away: never twice
         again = not (isinstance(output, ir.Write) and output.mode == "append")
         return self._run(
@@ -414,6 +438,8 @@ class Client:
         max_bytes: int | None = None,
         timeout: float | None = None,
         policy: Policy | None = None,
+        on_progress: ProgressCallback | None = None,
+        on_stats: Callable[[QueryStats], object] | None = None,
     ) -> pa.RecordBatchReader:
         """Run a plan and return a ``pyarrow.RecordBatchReader`` over its result.
 
@@ -428,10 +454,14 @@ class Client:
         ``max_bytes`` stops reading once that many bytes of Arrow data have arrived (the last
         batch is cut to fit) and releases the rest of the execution. ``timeout`` bounds the
         whole stream, from this call to its last batch (see :meth:`execute`); ``policy``
-        replaces the client's for this call.
+        replaces the client's for this call. ``on_progress``/``on_stats`` as in
+        :meth:`execute`: progress goes on while the reader is read, the statistics come when
+        it is exhausted or closed.
         """
         ir_plan, effective = self._load(plan, data, schema, policy)
-        return self._reader(ir_plan, *self._bounds(effective, max_rows, max_bytes, timeout))
+        return self._reader(
+            ir_plan, *self._bounds(effective, max_rows, max_bytes, timeout), on_progress=on_progress, on_stats=on_stats
+        )
 
     def _reader(
         self,
@@ -440,6 +470,9 @@ class Client:
         max_bytes: int | None,
         timeout: float | None,
         on_close: Callable[[], None] | None = None,
+        *,
+        on_progress: ProgressCallback | None = None,
+        on_stats: Callable[[QueryStats], object] | None = None,
     ) -> pa.RecordBatchReader:
         import pyarrow as pa
 
@@ -450,7 +483,11 @@ class Client:
         # a document's conf holds while the query is planned (until its first batch)
         executor = self._executor
         result_schema, batches = self._run(
-            plan, lambda at: executor.open(plan, max_rows, max_bytes, on_close, at=at), timeout
+            plan,
+            lambda at: executor.open(
+                plan, max_rows, max_bytes, on_close, at=at, on_progress=on_progress, on_stats=on_stats
+            ),
+            timeout,
         )
         return pa.RecordBatchReader.from_batches(result_schema, batches)
 
@@ -468,6 +505,44 @@ class Client:
         ir_plan, effective = self._load(plan, data, schema, policy)
         timeout = self._bounds(effective, None, None, timeout)[2]
         return str(self._run(ir_plan, lambda _: self._executor.explain(ir_plan, mode), timeout))
+
+    def draw(
+        self,
+        plan: Any,
+        data: Any = None,
+        schema: Any = None,
+        *,
+        analyzed: bool = False,
+        failed_step: int | None = None,
+        timeout: float | None = None,
+        policy: Policy | None = None,
+    ) -> PlanDrawing:
+        """The plan drawn as a tree (see :func:`connect_plan.draw`); column names a static
+        analysis cannot know are asked of the server. With ``analyzed``, Spark's optimized
+        logical and physical plans are drawn as two more trees; when the server refuses the
+        plan, the step that caused it is highlighted and the drawing's ``error`` says why
+        (nothing is raised for that error: the drawing shows it). ``policy`` as in
+        :meth:`explain` (a plan it refuses raises ``PolicyError``)."""
+        from ..drawing import PlanDrawing, draw_plan, spark_trees
+        from ..translator import translate_ir
+
+        ir_plan, effective = self._load(plan, data, schema, policy)
+        columns = translate_ir(ir_plan, check_only=True).step_columns
+        trees = []
+        error = None
+        if analyzed:
+            timeout = self._bounds(effective, None, None, timeout)[2]
+            try:
+                explained = self._run(
+                    ir_plan, lambda _: self._executor.explain(ir_plan, "extended"), timeout, locate=True
+                )
+                trees = spark_trees(str(explained))
+            except ServerError as err:
+                error = str(err)
+                if failed_step is None:
+                    failed_step = err.op_index
+        first = draw_plan(ir_plan, columns, failed_step=failed_step, title="JSON plan")
+        return PlanDrawing((first, *trees), error=error)
 
     def schema(
         self,
@@ -487,14 +562,30 @@ class Client:
 
 
 def owned_stream(
-    client: Client, plan: Any, data: Any, schema: Any, *, max_rows: int | None, max_bytes: int | None
+    client: Client,
+    plan: Any,
+    data: Any,
+    schema: Any,
+    *,
+    max_rows: int | None,
+    max_bytes: int | None,
+    on_progress: ProgressCallback | None = None,
+    on_stats: Callable[[QueryStats], object] | None = None,
 ) -> pa.RecordBatchReader:
     """A reader over ``plan``'s result that owns ``client``: the client closes when the
     reader is exhausted or dropped, and at once when the stream cannot start."""
     try:
         ir_plan, effective = client._load(plan, data, schema, None)
         max_rows, max_bytes, timeout = client._bounds(effective, max_rows, max_bytes, None)
-        return client._reader(ir_plan, max_rows, max_bytes, timeout, on_close=client.close)
+        return client._reader(
+            ir_plan,
+            max_rows,
+            max_bytes,
+            timeout,
+            on_close=client.close,
+            on_progress=on_progress,
+            on_stats=on_stats,
+        )
     except BaseException:
         client.close()
         raise
