@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from .errors import ConnectPlanError, LocalServerError, PlanError, ServerError
+from .output import csv_ready, csv_schema, format_table, json_rows, parquet_ready, parquet_schema
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -73,83 +74,14 @@ def _remote(args: argparse.Namespace, *, start: bool) -> str:
 # ------------------------------------------------------------------ output
 
 
-def _cell(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, float):
-        return repr(v)
-    if isinstance(v, (dict, list)):
-        return json.dumps(v, default=str, ensure_ascii=False)
-    if isinstance(v, bytes):
-        return v.hex()
-    return str(v)
-
-
-def format_table(table: pa.Table, max_rows: int = 1000) -> str:
-    """An ASCII grid of the table, at most ``max_rows`` rows."""
-    names = table.column_names
-    shown = table.slice(0, max_rows)
-    cols = [[_cell(_jsonable(v)) for v in c.to_pylist()] for c in shown.columns]
-    widths = [max([len(n), *(len(x) for x in col)]) for n, col in zip(names, cols)]
-    sep = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
-    lines = [sep, "| " + " | ".join(n.ljust(w) for n, w in zip(names, widths)) + " |", sep]
-    for r in range(shown.num_rows):
-        lines.append("| " + " | ".join(col[r].ljust(w) for col, w in zip(cols, widths)) + " |")
-    lines.append(sep)
-    more = f", {table.num_rows - shown.num_rows} not shown" if table.num_rows > shown.num_rows else ""
-    lines.append(f"({table.num_rows} row{'s' if table.num_rows != 1 else ''}{more})")
-    return "\n".join(lines)
-
-
-def _jsonable(v: Any) -> Any:
-    import datetime as dt
-    import decimal
-
-    if isinstance(v, (dt.datetime, dt.date, dt.time)):
-        return v.isoformat()
-    if isinstance(v, decimal.Decimal):
-        return str(v)
-    if isinstance(v, bytes):
-        import base64
-
-        return base64.b64encode(v).decode()
-    if isinstance(v, list):
-        if v and all(isinstance(x, tuple) and len(x) == 2 for x in v):
-            return {str(_jsonable(k)): _jsonable(x) for k, x in v}  # map entries
-        return [_jsonable(x) for x in v]
-    if isinstance(v, dict):
-        return {k: _jsonable(x) for k, x in v.items()}
-    if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
-        return str(v)
-    return v
-
-
-def write_result(table: pa.Table, fmt: str, output: str | None, out: TextIO) -> None:
-    if fmt == "parquet":
-        import pyarrow.parquet as pq
-
-        if not output:
-            raise CliError("--format parquet needs --output PATH")
-        pq.write_table(table, output)
-        print(f"wrote {table.num_rows} rows to {output}", file=sys.stderr)
-        return
-    if fmt == "csv":
-        import pyarrow.csv as pcsv
-
-        if output:
-            pcsv.write_csv(table, output)
-            return
-        import io
-
-        buf = io.BytesIO()
-        pcsv.write_csv(table, buf)
-        out.write(buf.getvalue().decode("utf-8"))
+def write_result(table: pa.Table, fmt: str, output: str | None, out: TextIO, footer: str = "") -> None:
+    if fmt in ("parquet", "csv"):
+        write_stream(table.to_reader(), fmt, output, out)
         return
     if fmt == "json":
-        rows = [{k: _jsonable(v) for k, v in r.items()} for r in table.to_pylist()]
-        text = json.dumps(rows, ensure_ascii=False, indent=1)
+        text = json.dumps(list(json_rows(table.to_batches())), ensure_ascii=False, indent=1, allow_nan=False)
     else:
-        text = format_table(table)
+        text = format_table(table, footer=footer)
     if output:
         Path(output).write_text(text + "\n", encoding="utf-8")
     else:
@@ -192,16 +124,17 @@ def _describe_ipc(data: bytes) -> str:
 
 
 def write_stream(reader: pa.RecordBatchReader, fmt: str, output: str | None, out: TextIO) -> None:
-    """Write a streamed result batch by batch (parquet, csv): memory stays at a few batches."""
+    """Write a streamed result batch by batch (parquet, csv): memory stays at a few batches.
+    Types a format cannot hold are written as :mod:`connect_plan.output` says."""
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
         if not output:
             raise CliError("--format parquet needs --output PATH")
         rows = 0
-        with pq.ParquetWriter(output, reader.schema) as writer:
+        with pq.ParquetWriter(output, parquet_schema(reader.schema)) as writer:
             for batch in reader:
-                writer.write_batch(batch)
+                writer.write_batch(parquet_ready(batch))
                 rows += batch.num_rows
         print(f"wrote {rows} rows to {output}", file=sys.stderr)
         return
@@ -210,9 +143,9 @@ def write_stream(reader: pa.RecordBatchReader, fmt: str, output: str | None, out
     sink: Any = output if output else sys.stdout.buffer
     if not output:
         out.flush()
-    with pcsv.CSVWriter(sink, reader.schema) as writer:
+    with pcsv.CSVWriter(sink, csv_schema(reader.schema)) as writer:
         for batch in reader:
-            writer.write_batch(batch)
+            writer.write_batch(csv_ready(batch))
 
 
 def _client_options(args: argparse.Namespace) -> dict[str, Any]:

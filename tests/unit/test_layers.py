@@ -50,7 +50,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("client", ("connect_plan.client",)),
-    ("drivers", ("connect_plan.cli", "connect_plan.fixtures", "connect_plan.__main__", "connect_plan")),
+    (
+        "drivers",
+        ("connect_plan.output", "connect_plan.cli", "connect_plan.fixtures", "connect_plan.__main__", "connect_plan"),
+    ),
 )
 
 

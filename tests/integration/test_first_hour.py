@@ -1,0 +1,85 @@
+"""Issue 14, a new user's first hour: each numbered item of the issue, through the real
+``connect-plan`` entry point in a subprocess against the real server."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from tests.cliproc import connect_plan, no_traceback
+
+#: one column of every Spark type the suite knows (the primitives of connect_plan.types,
+#: intervals, variant, and nested types holding them), built by the server itself
+EVERY_TYPE_SQL = (
+    "SELECT CAST(1 AS TINYINT) ti, CAST(2 AS SMALLINT) si, 3 i, 4L bi, CAST(1.5 AS FLOAT) f, "
+    "CAST('NaN' AS DOUBLE) d, 'x東京' s, true b, DATE'2024-01-02' dt, "
+    "TIMESTAMP'2024-01-02 03:04:05' ts, TIMESTAMP_NTZ'2024-01-02 03:04:05' tsn, X'0102' bin, "
+    "1.25BD dec, NULL v, array(1, 2) arr, map('a', 1) m, map(1, 'one') mi, named_struct('x', 1, 'y', 'z') st, "
+    "parse_json('{\"a\": 1}') var, INTERVAL '1-2' YEAR TO MONTH ym, "
+    "INTERVAL '1 02:03:04' DAY TO SECOND dts, array(map('k', named_struct('q', X'01'))) deep, "
+    "array(CAST(NULL AS INT)) arrnull, CAST(map() AS MAP<STRING, INT>) empty"
+)
+
+#: what every text format writes for the nested and special columns (JSON values)
+WRITTEN = {
+    "arr": [1, 2],
+    "m": {"a": 1},
+    "mi": {"1": "one"},
+    "st": {"x": 1, "y": "z"},
+    "var": {"a": 1},
+    "ym": "P1Y2M",
+    "dts": "P1DT2H3M4S",
+    "deep": [{"k": {"q": "AQ=="}}],
+    "arrnull": [None],
+    "empty": {},
+    "bin": "AQI=",
+}
+
+
+@pytest.fixture(scope="module")
+def every_type(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("types") / "every_type.json"
+    path.write_text(json.dumps({"input": {"sql": EVERY_TYPE_SQL}, "plan": []}))
+    return path
+
+
+def test_item1_json_writes_every_type(spark_url: str, every_type: Path) -> None:
+    out = connect_plan("run", str(every_type), "--format", "json", remote=spark_url)
+    no_traceback(out)
+    assert out.returncode == 0, out.stderr
+    [row] = json.loads(out.stdout)
+    assert {k: row[k] for k in WRITTEN} == WRITTEN
+    assert row["d"] is None  # JSON has no NaN (documented)
+    assert row["dec"] == "1.25" and row["dt"] == "2024-01-02" and row["s"] == "x東京" and row["v"] is None
+
+
+def test_item1_csv_writes_nested_values_as_json_text(spark_url: str, every_type: Path, tmp_path: Path) -> None:
+    out = connect_plan("run", str(every_type), "--format", "csv", remote=spark_url)
+    no_traceback(out)
+    assert out.returncode == 0, out.stderr
+    header, row = list(csv.reader(io.StringIO(out.stdout)))
+    cells = dict(zip(header, row))
+    assert {k: json.loads(cells[k]) if k != "bin" and k not in ("ym", "dts") else cells[k] for k in WRITTEN} == WRITTEN
+    assert cells["s"] == "x東京" and cells["dec"] == "1.25" and cells["v"] == ""
+    to_file = connect_plan("run", str(every_type), "--format", "csv", "-o", str(tmp_path / "out.csv"), remote=spark_url)
+    assert to_file.returncode == 0, to_file.stderr
+    assert (tmp_path / "out.csv").read_text().splitlines()[1] == out.stdout.splitlines()[1]
+
+
+def test_item1_table_and_parquet_write_every_type(spark_url: str, every_type: Path, tmp_path: Path) -> None:
+    table = connect_plan("run", str(every_type), remote=spark_url)
+    no_traceback(table)
+    assert table.returncode == 0, table.stderr
+    assert '| [1, 2] | {"a": 1} | {"1": "one"} |' in table.stdout and "| P1Y2M | P1DT2H3M4S |" in table.stdout
+    target = tmp_path / "out.parquet"
+    written = connect_plan("run", str(every_type), "--format", "parquet", "-o", str(target), remote=spark_url)
+    no_traceback(written)
+    assert written.returncode == 0, written.stderr
+    back = pq.read_table(target)
+    assert back.column("ym").to_pylist() == [14]  # months: parquet has no year-month interval
+    assert back.column("arr").to_pylist() == [[1, 2]]
