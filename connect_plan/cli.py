@@ -9,10 +9,12 @@ usage problem, 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
@@ -21,6 +23,9 @@ from .output import csv_ready, csv_schema, format_table, json_rows, parquet_read
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from . import ir
+    from .client import Client
 
 
 class CliError(ConnectPlanError):
@@ -50,6 +55,51 @@ def _plan_only(doc: Any) -> Any:
 
         return plan_document(doc)
     return doc
+
+
+#: what ``${tmp}``/``${run}`` stand for while a document is only checked (nothing runs)
+_CHECK_VALUES = {"tmp": "/tmp/connect-plan-check", "run": "check"}
+
+
+def _validated(doc: Any) -> ir.Plan:
+    """The document's plan, after every problem of it (an unfilled placeholder, the plan,
+    the ``setup`` documents run before it) is reported at once, before any server work."""
+    from .fixtures import placeholder_problems, substitute
+    from .formats import load_plan
+
+    problems = list(placeholder_problems(doc))
+    filled = substitute(doc, _CHECK_VALUES)
+    plan = None
+    try:
+        plan = load_plan(_plan_only(filled))
+    except PlanError as exc:
+        problems += exc.details
+    setups = filled.get("setup") if isinstance(filled, dict) else None
+    for i, setup in enumerate(setups if isinstance(setups, list) else []):
+        try:
+            load_plan(setup)
+        except PlanError as exc:
+            problems += [dataclasses.replace(d, loc=f"/setup/{i}{d.loc}") for d in exc.details]
+    if problems or plan is None:
+        raise PlanError(problems)
+    return plan
+
+
+@contextlib.contextmanager
+def _ready(client: Client, doc: Any, plan: ir.Plan, tmp_dir: str | None) -> Iterator[ir.Plan]:
+    """``plan`` ready to run: a document with ``${tmp}``/``${run}`` or a ``setup`` (an example
+    that makes its own files and tables) runs its setup first and drops its ``cleanup`` after."""
+    from .fixtures import staged, uses_placeholders
+    from .formats import load_plan
+
+    if not uses_placeholders(doc):
+        yield plan
+        return
+    with staged(client, doc, tmp_dir) as (filled, values):
+        if "${tmp}" in json.dumps(doc):
+            kept = "kept" if tmp_dir else "removed afterwards; --tmp-dir DIR keeps it"
+            print(f"connect-plan: ${{tmp}} is {values['tmp']} ({kept})", file=sys.stderr)
+        yield load_plan(_plan_only(filled))
 
 
 def _remote(args: argparse.Namespace, *, start: bool) -> str:
@@ -157,13 +207,16 @@ def _client_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from .client import Client
-    from .formats import load_plan
 
-    plan = load_plan(_plan_only(_read_document(args.file)))  # invalid plans fail before any server work
+    doc = _read_document(args.file)
+    plan = _validated(doc)  # invalid plans fail before any server work
     if args.format == "parquet" and not args.output:
         raise CliError("--format parquet needs --output PATH")
     bounds = {"max_rows": args.max_rows, "max_bytes": args.max_bytes}
-    with Client(_remote(args, start=True), **_client_options(args)) as client:
+    with (
+        Client(_remote(args, start=True), **_client_options(args)) as client,
+        _ready(client, doc, plan, args.tmp_dir) as plan,
+    ):
         if args.format in ("parquet", "csv") and plan.output is None:  # a write returns a report
             write_stream(client.stream(plan, **bounds), args.format, args.output, sys.stdout)
             return EXIT_OK
@@ -174,12 +227,16 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     from .client import Client
-    from .formats import load_plan
+    from .fixtures import uses_placeholders
     from .translator import translate_ir
 
-    plan = load_plan(_plan_only(_read_document(args.file)))
-    if args.analyzed or args.remote or os.environ.get("SPARK_REMOTE"):
-        with Client(_remote(args, start=args.analyzed), **_client_options(args)) as client:
+    doc = _read_document(args.file)
+    plan = _validated(doc)
+    if args.analyzed or args.remote or os.environ.get("SPARK_REMOTE") or uses_placeholders(doc):
+        with (
+            Client(_remote(args, start=True), **_client_options(args)) as client,
+            _ready(client, doc, plan, args.tmp_dir) as plan,
+        ):
             print(plan_text(client.translate(plan)))
             if args.analyzed:
                 print("== Spark ==")
@@ -190,10 +247,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .formats import load_plan
     from .translator import translate_ir
 
-    translate_ir(load_plan(_plan_only(_read_document(args.file))), check_only=True)
+    translate_ir(_validated(_read_document(args.file)), check_only=True)
     print("ok")
     return EXIT_OK
 
@@ -347,6 +403,15 @@ def build_parser() -> argparse.ArgumentParser:
             "$SPARK_CONNECT_AUTHENTICATE_TOKEN to a token on the command line",
         )
 
+    def tmp_dir_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--tmp-dir",
+            metavar="DIR",
+            help="a document with ${tmp} or a 'setup' (examples/orders_pipeline.json) runs its setup first "
+            "with ${tmp} a fresh directory, removed afterwards; with --tmp-dir a fresh path under DIR, "
+            "kept (give one the server sees when it is remote)",
+        )
+
     p = sub.add_parser("run", help="run a plan document and print its result")
     p.add_argument("file", help="plan document (JSON: {input, plan}); '-' reads stdin")
     p.add_argument(
@@ -358,6 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", "-o", help="write the result to this file")
     p.add_argument("--max-rows", type=_count, help="preview: at most this many rows (a limit on top of the plan)")
     p.add_argument("--max-bytes", type=_count, help="preview: stop after this many bytes of Arrow data")
+    tmp_dir_arg(p)
     remote_arg(p)
     p.set_defaults(func=cmd_run)
 
@@ -366,6 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--analyzed", action="store_true", help="also print Spark's parsed/analyzed/optimized/physical plans"
     )
+    tmp_dir_arg(p)
     remote_arg(p)
     p.set_defaults(func=cmd_explain)
 

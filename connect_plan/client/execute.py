@@ -155,8 +155,18 @@ class Executor:
         return session.call(lambda: spark_struct(session.transport.schema(self.prepare(plan).plan)))
 
     def explain(self, plan: ir.Plan, mode: str) -> str:
+        """Spark's plans for the query; for a plan that writes, those of what it writes (the
+        server explains relations, not commands)."""
         session = self.session
-        return str(session.call(lambda: session.transport.explain(self.prepare(plan).plan, mode)))
+        proto = self.prepare(plan).plan
+        if proto.HasField("command"):
+            which = proto.command.WhichOneof("command_type")
+            source = getattr(proto.command, which) if which else None
+            if source is not None and hasattr(source, "input") and source.HasField("input"):
+                relation = type(proto)()
+                relation.root.CopyFrom(source.input)
+                proto = relation
+        return str(session.call(lambda: session.transport.explain(proto, mode)))
 
     # ------------------------------------------------------------ results
 

@@ -83,3 +83,26 @@ def test_item1_table_and_parquet_write_every_type(spark_url: str, every_type: Pa
     back = pq.read_table(target)
     assert back.column("ym").to_pylist() == [14]  # months: parquet has no year-month interval
     assert back.column("arr").to_pylist() == [[1, 2]]
+
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.json"))
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_item2_every_example_runs_and_explains_as_it_is(spark_url: str, example: Path, tmp_path: Path) -> None:
+    before = set(Path("/tmp").glob("connect-plan-run-*"))
+    for args in (["run"], ["explain"], ["explain", "--analyzed"]):
+        out = connect_plan(*args, str(example), remote=spark_url, cwd=tmp_path)
+        no_traceback(out)
+        assert out.returncode == 0, (args, out.stderr)
+        assert "${" not in out.stdout.replace("${tmp}", ""), out.stdout
+    assert set(Path("/tmp").glob("connect-plan-run-*")) <= before  # ${tmp} removed afterwards
+
+
+def test_item2_run_keeps_tmp_under_tmp_dir(spark_url: str, tmp_path: Path) -> None:
+    example = next(p for p in EXAMPLES if p.stem == "orders_pipeline")
+    out = connect_plan("run", str(example), "--format", "json", "--tmp-dir", str(tmp_path), remote=spark_url)
+    assert out.returncode == 0, out.stderr
+    [report] = json.loads(out.stdout)
+    assert report["rows"] == 9 and report["target"].startswith(str(tmp_path))
+    assert pq.read_table(report["target"]).num_rows == 9
