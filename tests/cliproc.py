@@ -51,3 +51,16 @@ def connect_plan(
 def no_traceback(out: subprocess.CompletedProcess[str]) -> None:
     text = out.stdout + out.stderr
     assert "Traceback" not in text and 'File "' not in text, text
+
+
+def local_state_dir(url: str, base_temp: Path) -> str | None:
+    """The state directory of the local server connect_plan started that serves ``url`` (the
+    user's default one, or the one the test session started under ``base_temp``), or None
+    when ``url`` is some other server."""
+    from connect_plan.server import LocalServer, state_dir
+
+    for directory in (state_dir(), *sorted(base_temp.glob("spark-connect*"))):
+        info = LocalServer(directory).info()
+        if info is not None and info.url == url:
+            return str(directory)
+    return None

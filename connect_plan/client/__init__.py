@@ -158,6 +158,9 @@ class Client:
         if connector.token and connector.token not in redactor.secrets:
             redactor = Redactor(url, (*redactor.secrets, connector.token))
         self._start(connector, redactor, check_timeout(timeout))
+        from ..server import is_local_server
+
+        self._session.local_files = is_local_server(url)
         if conf:
             self.set_conf(conf)
 
@@ -293,16 +296,21 @@ class Client:
     def translate(self, plan: Any, data: Any = None, schema: Any = None) -> pb.Plan:
         """Like :func:`connect_plan.translate`, but asks the server for column names the
         translator cannot know statically (only when a join needs them), and sends the
-        Python UDFs registered with this client inline."""
+        Python UDFs registered with this client inline. Relative file paths are made
+        absolute, as :meth:`execute` sends them, when the server is the local one."""
         from ..translator import translate_ir
+        from .paths import absolute_paths
 
         ir_plan = load_plan(plan, data, schema)
-        return translate_ir(
+        proto = translate_ir(
             ir_plan,
             case_sensitive=self._session.case_sensitive_for(ir_plan),
             resolver=self._executor.resolve_names,
             udfs=self._session.udfs,
         ).plan
+        if self._session.local_files:
+            absolute_paths(proto, os.getcwd())
+        return proto
 
     def _run(
         self,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -31,6 +32,7 @@ from ..errors import (
 )
 from ..results import ResultChecker, arrow_schema, spark_struct, timed_out
 from .failures import locate
+from .paths import absolute_paths
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -100,6 +102,8 @@ class Executor:
             limit=limit,
         )
         session.inputs.fill(tr.plan, tr.local_data)
+        if session.local_files:
+            absolute_paths(tr.plan, os.getcwd())
         self._check_size(tr.plan)
         return tr
 
@@ -109,6 +113,8 @@ class Executor:
 
         session = self.session
         session.inputs.fill(relation, local)
+        if session.local_files:
+            absolute_paths(relation, os.getcwd())
         key = relation.SerializeToString(deterministic=True)
         cached = session.schema_cache.get(key)
         if cached is not None:
@@ -323,6 +329,8 @@ class Executor:
                 if ROWS_METRIC in values:
                     rows = int(values[ROWS_METRIC].long)
         report = describe(output)
+        if isinstance(output, ir.Write) and output.path is not None and command.HasField("write_operation"):
+            report["target"] = command.write_operation.path  # as sent: absolute for the local server
         return pa.table(
             {
                 "operation": pa.array([report["operation"]], pa.string()),

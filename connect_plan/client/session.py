@@ -92,6 +92,9 @@ class Session:
         self.udfs: dict[str, InlineUdf] = {}
         self.sessions = 0
         self.version: str | None = None
+        #: relative file paths resolve in this directory (the client's working directory at
+        #: each call) when the server is the local one, which shares this machine's files
+        self.local_files = False
         self.transport = self._open()
 
     def _open(self) -> Transport:

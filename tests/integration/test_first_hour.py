@@ -8,10 +8,11 @@ import io
 import json
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from tests.cliproc import connect_plan, no_traceback
+from tests.cliproc import connect_plan, local_state_dir, no_traceback
 
 #: one column of every Spark type the suite knows (the primitives of connect_plan.types,
 #: intervals, variant, and nested types holding them), built by the server itself
@@ -106,3 +107,69 @@ def test_item2_run_keeps_tmp_under_tmp_dir(spark_url: str, tmp_path: Path) -> No
     [report] = json.loads(out.stdout)
     assert report["rows"] == 9 and report["target"].startswith(str(tmp_path))
     assert pq.read_table(report["target"]).num_rows == 9
+
+
+@pytest.fixture(scope="module")
+def local_state(spark_url: str, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The state directory recording the test server as the local server connect_plan
+    started (items 3 and 4 are about that server)."""
+    found = local_state_dir(spark_url, tmp_path_factory.getbasetemp())
+    if found is None:
+        pytest.skip("the test server is not a local server connect_plan started")
+    return found
+
+
+def _weather(folder: Path) -> None:
+    pq.write_table(pa.table({"city": ["Tokyo", "Oslo"], "temp": [21.5, 3.0]}), folder / "weather.parquet")
+
+
+def test_item3_relative_paths_resolve_in_the_clients_directory(local_state: str, tmp_path: Path) -> None:
+    _weather(tmp_path)
+    doc = {
+        "input": {"files": "weather.parquet", "format": "parquet"},
+        "plan": [
+            {"op": "orderBy", "payload": {"columns": ["city"]}},
+            {"op": "write", "payload": {"format": "parquet", "path": "out/sorted", "mode": "overwrite"}},
+        ],
+    }
+    (tmp_path / "plan.json").write_text(json.dumps(doc))
+    out = connect_plan("run", "plan.json", "--format", "json", cwd=tmp_path, state_dir=local_state)
+    no_traceback(out)
+    assert out.returncode == 0, out.stderr
+    [report] = json.loads(out.stdout)
+    assert report["target"] == str(tmp_path / "out" / "sorted") and report["rows"] == 2
+    assert sorted(pq.read_table(tmp_path / "out" / "sorted").column("city").to_pylist()) == ["Oslo", "Tokyo"]
+    # a nested plan's files too, and what explain shows is what run sends
+    doc = {
+        "input": {"schema": [{"name": "city", "type": "string"}], "rows": [["Oslo"]]},
+        "plan": [
+            {
+                "op": "join",
+                "payload": {
+                    "other": {"input": {"files": "./weather.parquet", "format": "parquet"}, "plan": []},
+                    "on": ["city"],
+                },
+            }
+        ],
+    }
+    (tmp_path / "nested.json").write_text(json.dumps(doc))
+    out = connect_plan("run", "nested.json", "--format", "json", cwd=tmp_path, state_dir=local_state)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == [{"city": "Oslo", "temp": 3.0}]
+    shown = connect_plan("explain", "nested.json", cwd=tmp_path, state_dir=local_state)
+    assert shown.returncode == 0, shown.stderr
+    assert f'paths: "{tmp_path / "weather.parquet"}"' in shown.stdout
+
+
+def test_item3_paths_of_other_servers_are_sent_unchanged() -> None:
+    from pyspark.sql.connect import proto as pb
+
+    from connect_plan.client.paths import absolute_paths
+
+    plan = pb.Plan()
+    source = plan.root.read.data_source
+    source.paths.extend(["a.parquet", "/abs/b", "s3a://bucket/c", "file:/d", "~/e"])
+    source.options["path"] = "sub/f"
+    absolute_paths(plan, "/home/me")
+    assert list(source.paths) == ["/home/me/a.parquet", "/abs/b", "s3a://bucket/c", "file:/d", "~/e"]
+    assert source.options["path"] == "/home/me/sub/f"
