@@ -232,18 +232,40 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     doc = _read_document(args.file)
     plan = _validated(doc)
-    if args.analyzed or args.remote or os.environ.get("SPARK_REMOTE") or uses_placeholders(doc):
-        with (
-            Client(_remote(args, start=True), **_client_options(args)) as client,
-            _ready(client, doc, plan, args.tmp_dir) as plan,
-        ):
-            print(plan_text(client.translate(plan)))
-            if args.analyzed:
-                print("== Spark ==")
-                print(client.explain(plan, mode="extended"))
-    else:
-        print(plan_text(translate_ir(plan).plan))
+    configured = bool(args.remote or os.environ.get("SPARK_REMOTE"))
+    if not (args.analyzed or configured or uses_placeholders(doc)):
+        try:
+            print(plan_text(translate_ir(plan).plan))
+            return EXIT_OK
+        except PlanError as exc:
+            # a plan whose columns only the server knows (a file, a table): ask the running
+            # local server, as run would; with none, say which flag gives one
+            if set(exc.codes) != {"needs_schema"}:
+                raise
+            from .server import LocalServer
+
+            if LocalServer().info() is None:
+                raise PlanError(
+                    [dataclasses.replace(d, message=_server_hint(d.message)) for d in exc.details]
+                ) from None
+    with (
+        Client(_remote(args, start=args.analyzed or uses_placeholders(doc)), **_client_options(args)) as client,
+        _ready(client, doc, plan, args.tmp_dir) as plan,
+    ):
+        print(plan_text(client.translate(plan)))
+        if args.analyzed:
+            print("== Spark ==")
+            print(client.explain(plan, mode="extended"))
     return EXIT_OK
+
+
+def _server_hint(message: str) -> str:
+    """A ``needs_schema`` message with the command line's way to give a server."""
+    head = message.split("; translate with a client", 1)[0]
+    return (
+        f"{head}; explain asks a server for them: pass --remote sc://HOST:PORT, set SPARK_REMOTE, "
+        "or start the local one with `connect-plan server start` (or name every computed column)"
+    )
 
 
 def cmd_check(args: argparse.Namespace) -> int:

@@ -173,3 +173,31 @@ def test_item3_paths_of_other_servers_are_sent_unchanged() -> None:
     absolute_paths(plan, "/home/me")
     assert list(source.paths) == ["/home/me/a.parquet", "/abs/b", "s3a://bucket/c", "file:/d", "~/e"]
     assert source.options["path"] == "/home/me/sub/f"
+
+
+def test_item4_explain_asks_the_local_server_when_the_plan_needs_one(local_state: str, tmp_path: Path) -> None:
+    _weather(tmp_path)
+    doc = {
+        "input": {"files": str(tmp_path / "weather.parquet"), "format": "parquet"},
+        "plan": [
+            {
+                "op": "join",
+                "payload": {
+                    "other": {
+                        "input": {"schema": [{"name": "city", "type": "string"}], "rows": [["Oslo"]]},
+                        "plan": [],
+                    },
+                    "on": ["city"],
+                },
+            }
+        ],
+    }
+    (tmp_path / "join_file.json").write_text(json.dumps(doc))
+    out = connect_plan("explain", "join_file.json", cwd=tmp_path, state_dir=local_state)
+    no_traceback(out)
+    assert out.returncode == 0, out.stderr
+    assert "join {" in out.stdout and "data_source" in out.stdout
+    offline = connect_plan("explain", "join_file.json", cwd=tmp_path)  # no server anywhere
+    no_traceback(offline)
+    assert offline.returncode == 2, offline.stderr
+    assert "--remote" in offline.stderr and "connect_plan.connect" not in offline.stderr
