@@ -201,3 +201,23 @@ def test_item4_explain_asks_the_local_server_when_the_plan_needs_one(local_state
     no_traceback(offline)
     assert offline.returncode == 2, offline.stderr
     assert "--remote" in offline.stderr and "connect_plan.connect" not in offline.stderr
+
+
+def test_item5_a_grpc_endpoint_that_is_not_spark_reads_as_a_sentence(tmp_path: Path) -> None:
+    from concurrent import futures
+
+    import grpc
+
+    server = grpc.server(futures.ThreadPoolExecutor(2))  # gRPC, but no Spark Connect service
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        example = Path(__file__).resolve().parents[2] / "examples" / "people.json"
+        out = connect_plan("run", str(example), "--remote", f"sc://127.0.0.1:{port}", timeout=120)
+    finally:
+        server.stop(None)
+    no_traceback(out)
+    assert out.returncode == 3, out.stderr
+    assert "Rendezvous" not in out.stderr and "StatusCode" not in out.stderr
+    assert f"the server at sc://127.0.0.1:{port} answered, but does not implement the Spark Connect call" in out.stderr
+    assert "15002" in out.stderr
