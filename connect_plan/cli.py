@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from .errors import ConnectPlanError, LocalServerError, PlanError, ServerError
-from .output import csv_ready, csv_schema, format_table, json_rows, parquet_ready, parquet_schema
+from .output import Preview, csv_ready, csv_schema, format_table, json_rows, parquet_ready, parquet_schema
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -212,16 +212,29 @@ def cmd_run(args: argparse.Namespace) -> int:
     plan = _validated(doc)  # invalid plans fail before any server work
     if args.format == "parquet" and not args.output:
         raise CliError("--format parquet needs --output PATH")
-    bounds = {"max_rows": args.max_rows, "max_bytes": args.max_bytes}
     with (
         Client(_remote(args, start=True), **_client_options(args)) as client,
         _ready(client, doc, plan, args.tmp_dir) as plan,
     ):
-        if args.format in ("parquet", "csv") and plan.output is None:  # a write returns a report
-            write_stream(client.stream(plan, **bounds), args.format, args.output, sys.stdout)
+        if plan.output is not None:  # a write returns a report
+            write_result(client.execute(plan), args.format, args.output, sys.stdout)
             return EXIT_OK
-        table = client.execute(plan, **bounds)
-    write_result(table, args.format, args.output, sys.stdout)
+        import pyarrow as pa
+
+        # one row more than shown, so that a cut is known (and said), not guessed
+        reader = client.stream(plan, max_rows=None if args.max_rows is None else args.max_rows + 1)
+        preview = Preview(reader, args.max_rows, args.max_bytes)
+        if args.format in ("parquet", "csv"):
+            write_stream(
+                pa.RecordBatchReader.from_batches(reader.schema, iter(preview)), args.format, args.output, sys.stdout
+            )
+        else:
+            table = pa.Table.from_batches(list(preview), reader.schema)
+            write_result(
+                table, args.format, args.output, sys.stdout, footer=f"; {preview.note()}" if preview.note() else ""
+            )
+    if preview.note() and args.format != "table":
+        print(f"connect-plan: {preview.note()}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = [
+    "Preview",
     "csv_ready",
     "csv_schema",
     "format_table",
@@ -328,3 +329,61 @@ def format_table(table: pa.Table, max_rows: int = 1000, footer: str = "") -> str
     more = f", {table.num_rows - shown.num_rows} not shown" if table.num_rows > shown.num_rows else ""
     lines.append(f"({table.num_rows} row{'s' if table.num_rows != 1 else ''}{more}{footer})")
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ previews
+
+
+class Preview:
+    """A result's batches bounded as ``run --max-rows/--max-bytes`` shows them, and what was
+    left out. The source must hold one row more than ``max_rows`` when there are more (the
+    command asks the server for ``max_rows + 1``), so that a cut is known, not guessed.
+    ``max_bytes`` cuts the batch that crosses the budget and reads one more batch to say
+    how much follows; the rest of the result is not read (its execution is released)."""
+
+    def __init__(self, batches: Iterable[pa.RecordBatch], max_rows: int | None, max_bytes: int | None) -> None:
+        self._batches = batches
+        self.max_rows = max_rows
+        self.max_bytes = max_bytes
+        self.shown = 0
+        self.cut_by: str | None = None
+        self.left_out = 0
+        self.maybe_more = False
+
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
+        from .client.execute import head_within
+
+        rows_left = self.max_rows
+        budget = self.max_bytes
+        source = iter(self._batches)
+        for batch in source:
+            if rows_left is not None and batch.num_rows > rows_left:
+                self.cut_by, self.maybe_more = f"--max-rows {self.max_rows}", True
+                batch = batch.slice(0, rows_left)
+                rows_left = 0
+            if budget is not None and batch.nbytes > budget:
+                head = head_within(batch, budget)
+                self.cut_by = f"--max-bytes {self.max_bytes}"
+                self.left_out += batch.num_rows - head.num_rows
+                following = next(source, None)
+                if following is not None:
+                    self.left_out += following.num_rows
+                    self.maybe_more = True
+                batch = head
+                budget = 0
+            elif budget is not None:
+                budget -= batch.nbytes
+            if batch.num_rows:
+                self.shown += batch.num_rows
+                yield batch
+            if self.cut_by is not None:
+                return
+
+    def note(self) -> str:
+        """What was left out (empty when nothing was)."""
+        if self.cut_by is None:
+            return ""
+        if self.cut_by.startswith("--max-rows"):
+            return f"preview cut at {self.cut_by}: more rows not shown"
+        more = f"at least {self.left_out}" if self.maybe_more else str(self.left_out)
+        return f"preview cut at {self.cut_by}: {more} more row{'s' if more != '1' else ''} not shown"

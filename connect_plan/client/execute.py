@@ -265,7 +265,7 @@ class Executor:
                     if budget is not None:
                         size = batch.nbytes
                         if size > budget:
-                            cut = _head_within(batch, budget)
+                            cut = head_within(batch, budget)
                             if cut.num_rows:
                                 yield cut
                             return
@@ -356,7 +356,7 @@ def _drop_observation(counted: Any) -> None:
     counted.CopyFrom(inner)
 
 
-def _head_within(batch: pa.RecordBatch, budget: int) -> pa.RecordBatch:
+def head_within(batch: pa.RecordBatch, budget: int) -> pa.RecordBatch:
     """The longest head of ``batch`` whose Arrow data fits in ``budget`` bytes."""
     lo, hi = 0, batch.num_rows  # head of lo rows fits, of hi rows does not
     while hi - lo > 1:

@@ -221,3 +221,22 @@ def test_item5_a_grpc_endpoint_that_is_not_spark_reads_as_a_sentence(tmp_path: P
     assert "Rendezvous" not in out.stderr and "StatusCode" not in out.stderr
     assert f"the server at sc://127.0.0.1:{port} answered, but does not implement the Spark Connect call" in out.stderr
     assert "15002" in out.stderr
+
+
+def test_item7_previews_say_what_was_left_out(spark_url: str, tmp_path: Path) -> None:
+    plan = tmp_path / "range.json"
+    plan.write_text(json.dumps({"input": {"range": {"start": 0, "end": 100}}, "plan": []}))
+    table = connect_plan("run", str(plan), "--max-bytes", "100", remote=spark_url)
+    assert table.returncode == 0, table.stderr
+    last = table.stdout.splitlines()[-1]
+    assert last.startswith("(12 rows; preview cut at --max-bytes 100: ") and last.endswith("more rows not shown)")
+    rows = connect_plan("run", str(plan), "--max-rows", "5", remote=spark_url)
+    assert rows.stdout.splitlines()[-1] == "(5 rows; preview cut at --max-rows 5: more rows not shown)"
+    for fmt in ("csv", "json"):
+        out = connect_plan("run", str(plan), "--max-rows", "5", "--format", fmt, remote=spark_url)
+        assert out.returncode == 0, out.stderr
+        assert "connect-plan: preview cut at --max-rows 5: more rows not shown" in out.stderr
+    whole = connect_plan("run", str(plan), "--max-rows", "100", "--format", "csv", remote=spark_url)
+    assert len(whole.stdout.splitlines()) == 101 and "preview" not in whole.stderr
+    exact = connect_plan("run", str(plan), "--max-rows", "100", remote=spark_url)
+    assert exact.stdout.splitlines()[-1] == "(100 rows)"
