@@ -314,7 +314,7 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
                 continue
             mark = "PASS" if result.ok else "FAIL"
             print(
-                f"{mark}  {result.name}  ({result.seconds * 1000:.0f} ms)"
+                f"{mark}  {result.path}  ({result.seconds * 1000:.0f} ms)"
                 + ("" if result.ok else f"\n      {result.message}")
             )
     if args.json:

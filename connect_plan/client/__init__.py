@@ -424,7 +424,7 @@ class Client:
     ) -> str:
         """Spark's explain string for the plan (the server's analyzed/optimized plans)."""
         ir_plan = load_plan(plan, data, schema)
-        return str(self._run(ir_plan, lambda _: self._executor.explain(ir_plan, mode), timeout))
+        return str(self._run(ir_plan, lambda _: self._executor.explain(ir_plan, mode), timeout, locate=True))
 
     def schema(self, plan: Any, data: Any = None, schema: Any = None, *, timeout: float | None = None) -> pa.Schema:
         """The Arrow schema of the plan's result, from the server's analysis."""

@@ -240,3 +240,32 @@ def test_item7_previews_say_what_was_left_out(spark_url: str, tmp_path: Path) ->
     assert len(whole.stdout.splitlines()) == 101 and "preview" not in whole.stderr
     exact = connect_plan("run", str(plan), "--max-rows", "100", remote=spark_url)
     assert exact.stdout.splitlines()[-1] == "(100 rows)"
+
+
+def test_item8_explain_analyzed_names_the_failing_step(spark_url: str, tmp_path: Path) -> None:
+    doc = {
+        "input": {"schema": [{"name": "a", "type": "int"}], "rows": [[5]]},
+        "plan": [
+            {"op": "withColumn", "payload": {"name": "m", "expr": {"op": "%", "left": "a", "right": 3}}},
+            {"op": "filter", "payload": {"op": "gt", "left": "nope", "right": 1}},
+        ],
+    }
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    for args in (["run"], ["explain", "--analyzed"]):
+        out = connect_plan(*args, str(tmp_path / "bad.json"), remote=spark_url)
+        no_traceback(out)
+        assert out.returncode == 3, out.stderr
+        assert "server error: plan step 1 (filter): [UNRESOLVED_COLUMN" in out.stderr
+
+
+def test_item8_fixtures_label_files_by_path(spark_url: str, tmp_path: Path) -> None:
+    doc = {
+        "name": "a label that is not the file",
+        "input": {"schema": [{"name": "a", "type": "int"}], "rows": [[5]]},
+        "plan": [],
+        "expected": {"rows": [[6]]},
+    }
+    (tmp_path / "wrong.json").write_text(json.dumps(doc))
+    out = connect_plan("fixtures", str(tmp_path), remote=spark_url)
+    assert out.returncode == 1
+    assert f"FAIL  {tmp_path / 'wrong.json'}" in out.stdout
