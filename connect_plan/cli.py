@@ -3,7 +3,7 @@
 Commands: ``run``, ``explain``, ``check``, ``fixtures``, ``ops``, ``server start|stop|status``.
 Errors print as readable messages with their plan locations, never as tracebacks.
 Exit codes: 0 ok, 1 fixture failures, 2 invalid plan, 3 server error, 4 local server or
-usage problem, 130 interrupted.
+usage problem (also an unexpected internal error, said as such), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -529,6 +529,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:  # the output file or its directory, a full disk
+        where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"connect-plan: {exc.strerror or exc}{where}", file=sys.stderr)
+        return EXIT_LOCAL
+    except Exception as exc:  # a bug: said as one, never a traceback (unless asked for)
+        if os.environ.get("CONNECT_PLAN_TRACEBACK"):
+            raise
+        print(
+            f"connect-plan: internal error: {type(exc).__name__}: {exc}\n"
+            "  this is a bug in connect-plan; please report it with the command and plan that caused it "
+            "(CONNECT_PLAN_TRACEBACK=1 prints the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_LOCAL
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -79,3 +79,35 @@ def test_help_lists_every_exit_code() -> None:
     out = cli("--help")
     assert out.returncode == 0
     assert "130 interrupted" in out.stdout.replace("\n", " ")
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_readme_and_docs_are_honest_and_self_contained() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert "130 interrupted" in readme.replace("\n", " ")
+    assert "`--format parquet` needs `--output/-o PATH`" in readme
+    assert "38 s" in readme and "about 12 minutes" in readme
+    walk = "tests/integration/test_new_user_walk.py"
+    assert walk in readme and (ROOT / walk).exists()
+    for doc in ("docs/plan-format.md", "docs/functions.md", "README.md"):
+        assert "PLAN_FORMAT" not in (ROOT / doc).read_text(), doc
+    plan_format = (ROOT / "docs" / "plan-format.md").read_text()
+    for anchor in ("## 11. Expressions", "## 12. Type strings", "## 13. Policies", "**File paths** are the server's"):
+        assert anchor in plan_format
+
+
+def test_an_unexpected_error_is_said_without_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from connect_plan import cli as cli_module
+
+    def broken(*_: object) -> object:
+        raise RuntimeError("something nobody expected")
+
+    monkeypatch.setattr(cli_module, "_validated", broken)
+    monkeypatch.delenv("CONNECT_PLAN_TRACEBACK", raising=False)
+    assert cli_module.main(["check", _plan(tmp_path, [])]) == 4
+    err = capsys.readouterr().err
+    assert "internal error: RuntimeError: something nobody expected" in err and "Traceback" not in err
