@@ -297,16 +297,25 @@ class Session:
                 self.version = self.retrying(lambda: self.call(lambda: self.transport.spark_version()))
         return self.version
 
-    def check_server(self) -> None:
+    def check_server(self, *, inputs: bool = False) -> None:
         """Refuse a server older than connect_plan supports, once per session, before its
-        first plan (inside the caller's operation and retries: no nested ones here)."""
+        first plan (inside the caller's operation and retries: no nested ones here).
+
+        ``inputs``: the plan carries inline data, whose placement needs the server's input
+        cache settings (one ``Config`` read per session). On the session's first plan that
+        read is sent together with the version probe, so the first query costs one round
+        trip more than later ones, not two."""
         from ..versions import check_server
 
         if self.version is None:
+            wait = self.inputs.prefetch() if inputs else None
             try:
                 self.version = self.call(lambda: self.transport.spark_version())
             except ServerError as err:
                 if isinstance(err, (ServerUnavailableError, QueryTimeoutError)):
                     raise
                 self.version = ""  # no answer to the question: assumed current, as supports() does
+            finally:
+                if wait is not None:
+                    wait()
         check_server(self.version)
