@@ -40,7 +40,7 @@ from ..errors import ConnectPlanError, PlanError, ServerError
 from ..formats import load_plan
 from .execute import Executor, check_unique_names
 from .failures import TOKEN_RE, Redactor, redact, url_secrets
-from .session import CLOSE_GRACE_SECONDS, Session, check_timeout
+from .session import CLOSE_GRACE_SECONDS, COMPRESSIONS, Session, check_compression, check_timeout
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CLOSE_GRACE_SECONDS",
+    "COMPRESSIONS",
     "DEFAULT_RETRY_POLICY",
     "Client",
     "check_unique_names",
@@ -117,6 +118,7 @@ class Client:
         allow_insecure_token: bool = False,
         timeout: float | None = None,
         channel_options: Sequence[tuple[str, Any]] | None = None,
+        compression: str = "auto",
     ) -> None:
         """``remote`` is an ``sc://host:port/;param=value`` URL (see :func:`resolve_remote`).
 
@@ -128,8 +130,15 @@ class Client:
         default bound of every operation (``execute``, ``stream``, ``schema``...), which
         each call may override. ``retry_policy`` bounds PySpark's retries of transient
         failures (default :data:`DEFAULT_RETRY_POLICY`, ~7 s in all).
+
+        ``compression`` (``auto``, ``zstd``, ``none``): ask the server to compress result
+        batches (Spark 4.1+ ``spark.sql.execution.arrow.compression.codec``; older servers
+        ignore it and answer uncompressed); ``auto`` does for a server that is not on this
+        machine. Results are decoded as they stream. A codec chosen with ``set_conf`` or
+        ``conf=`` wins.
         """
         url = resolve_remote(remote)
+        codec = check_compression(compression, url)
         redactor = Redactor(url, (*url_secrets(url), *(t for t in (token,) if t)))
         try:
             connector = transport.connector(
@@ -157,13 +166,15 @@ class Client:
             ) from None
         if connector.token and connector.token not in redactor.secrets:
             redactor = Redactor(url, (*redactor.secrets, connector.token))
-        self._start(connector, redactor, check_timeout(timeout))
+        self._start(connector, redactor, check_timeout(timeout), codec)
         if conf:
             self.set_conf(conf)
 
-    def _start(self, connector: transport.Connector, redactor: Redactor, timeout: float | None) -> None:
+    def _start(
+        self, connector: transport.Connector, redactor: Redactor, timeout: float | None, compression: str | None = None
+    ) -> None:
         self._connector = connector
-        self._session = Session(connector, redactor, timeout=timeout)
+        self._session = Session(connector, redactor, timeout=timeout, compression=compression)
         self._executor = Executor(self._session)
 
     @classmethod

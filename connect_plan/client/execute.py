@@ -90,7 +90,7 @@ class Executor:
         from ..translator import translate_ir
 
         session = self.session
-        session.check_server(inputs=_has_inline_data(plan))
+        session.check_server(inputs=_has_inline_data(plan), plan_conf=plan.conf)
         tr = translate_ir(
             plan,
             case_sensitive=session.case_sensitive_for(plan),

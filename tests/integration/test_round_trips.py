@@ -165,3 +165,14 @@ def test_the_first_query_of_a_session_costs_one_round_trip_more_than_a_warm_one(
         first = waves_of(proxy, c, lambda: c.execute(doc))
         assert first == [["AnalyzePlan"], ["ExecutePlan"]], first
         assert c.execute(doc).num_rows == 2
+
+
+def test_asking_for_compressed_results_adds_no_round_trip(proxy: GrpcTlsProxy) -> None:
+    with connect_plan.connect(f"sc://127.0.0.1:{proxy.port}", compression="zstd") as c:
+        first = waves_of(proxy, c, lambda: c.execute(PLAN, rows(0), SCHEMA))
+        warm = waves_of(proxy, c, lambda: c.execute(PLAN, rows(1), SCHEMA))
+        assert c.get_conf("spark.sql.execution.arrow.compression.codec") == {
+            "spark.sql.execution.arrow.compression.codec": "zstd"
+        }
+    assert [sorted(w) for w in first] == [["AnalyzePlan", "Config", "Config"], ["ExecutePlan"]], first
+    assert warm == [["ExecutePlan"]], warm
