@@ -219,6 +219,7 @@ def _client_options(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "timeout": getattr(args, "timeout", None),
         "allow_insecure_token": getattr(args, "allow_insecure_token", False),
+        "compression": getattr(args, "compression", None) or "auto",
     }
 
 
@@ -412,6 +413,13 @@ def build_parser() -> argparse.ArgumentParser:
             action="store_true",
             help="allow sending the URL's token without TLS (use_ssl=false); prefer TLS, and prefer "
             "$SPARK_CONNECT_AUTHENTICATE_TOKEN to a token on the command line",
+        )
+        p.add_argument(
+            "--compression",
+            choices=("auto", "zstd", "none"),
+            default="auto",
+            help="ask the server (Spark 4.1+) for zstd-compressed results; auto (default): only when "
+            "the server is not on this machine",
         )
 
     p = sub.add_parser("run", help="run a plan document and print its result")
