@@ -671,22 +671,21 @@ def link_latency(ctx: Context, rtt: float = 0.020) -> list[dict[str, Any]]:
     warm_trips = {
         k: (series[k].median - series[f"{k} loopback"].median) / (rtt * 1e3) for k in ("connect_plan", "pyspark")
     }
-    ratios = {
-        "first query: connect_plan/pyspark": paired(cold["connect_plan"], cold["pyspark"]),
-        "round trips, first query: connect_plan": first_trips["connect_plan"],
-        "round trips, first query: pyspark": first_trips["pyspark"],
-        "round trips, warm query: connect_plan": warm_trips["connect_plan"],
-        "round trips, warm query: pyspark": warm_trips["pyspark"],
+    ratios = {"first query: connect_plan/pyspark": paired(cold["connect_plan"], cold["pyspark"])}
+    # estimates from timing, not ratios (noise can make them negative): report.json only
+    timed_trips = {
+        "first query": first_trips,
+        "warm query": warm_trips,
+        "note": "(link − loopback) / rtt of the medians; the exact count is tests/integration/test_round_trips.py's",
     }
-    targets = [
-        _target(
-            "first query of a new session ≤ 1 round trip more than a warm one, plus the new connection's TCP handshake",
-            first_trips["connect_plan"] - warm_trips["connect_plan"],
-            2.0,
-            "max",
-        )
-    ]
-    ctx.log(f"{rtt * 1e3:.0f} ms link, first query: " + ", ".join(f"{k} {s.median:.1f} ms" for k, s in cold.items()))
+    # the target "first query ≤ 1 round trip more than a warm one" is proven by counting, in
+    # tests/integration/test_round_trips.py: timed estimates are too noisy on a shared machine
+    targets: list[dict[str, Any]] = []
+    ctx.log(
+        f"{rtt * 1e3:.0f} ms link, first query: "
+        + ", ".join(f"{k} {s.median:.1f} ms" for k, s in cold.items())
+        + f"; timed round trips first {first_trips}, warm {warm_trips}"
+    )
     out.append(
         _record(
             "link_latency",
@@ -695,6 +694,7 @@ def link_latency(ctx: Context, rtt: float = 0.020) -> list[dict[str, Any]]:
             ratios,
             targets,
             rpcs_first_query=first_rpcs,
+            round_trips_timed=timed_trips,
         )
     )
     return out

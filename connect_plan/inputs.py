@@ -173,9 +173,10 @@ class InputPlacer:
 
         def read() -> None:
             with contextlib.suppress(Exception), deadline(at=at):
+                raw = self._read_settings()  # not under the lock: a caller that stops waiting is not blocked
                 with self._lock:
                     if self._raw is None and self._settings is None:
-                        self._raw = self._read_settings()
+                        self._raw = raw
 
         helper = threading.Thread(target=read, name="connect-plan-settings", daemon=True)
         helper.start()

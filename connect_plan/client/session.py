@@ -352,11 +352,10 @@ class Session:
                 self.version = self.call(lambda: self.transport.spark_version())
             except ServerError as err:
                 if isinstance(err, (ServerUnavailableError, QueryTimeoutError)):
-                    raise
+                    raise  # the helpers are not waited for: they end with their calls, unheeded
                 self.version = ""  # no answer to the question: assumed current, as supports() does
-            finally:
-                for wait in waits:
-                    wait()
+            for wait in waits:  # (Ctrl-C and timeouts above do not wait for a hung server either)
+                wait()
         elif ask:  # the version was asked on its own before (server_version()): one more round trip
             self._ask_compression()
         check_server(self.version)
