@@ -13,14 +13,17 @@ from .errors import (
     ErrorDetail,
     InputTooLargeError,
     InsecureTransportError,
+    InvalidPolicyError,
     LocalServerError,
     PlanError,
     PlanTooLargeError,
+    PolicyError,
     QueryTimeoutError,
     ResultIntegrityError,
     ServerError,
     ServerUnavailableError,
     UnsupportedServerError,
+    Violation,
 )
 
 if TYPE_CHECKING:
@@ -28,6 +31,7 @@ if TYPE_CHECKING:
     from pyspark.sql.connect import proto as pb
 
     from .client import Client
+    from .policy import Policy
 
 __version__ = "0.1.0"
 
@@ -37,14 +41,18 @@ __all__ = [
     "ErrorDetail",
     "InputTooLargeError",
     "InsecureTransportError",
+    "InvalidPolicyError",
     "LocalServerError",
     "PlanError",
     "PlanTooLargeError",
+    "Policy",
+    "PolicyError",
     "QueryTimeoutError",
     "ResultIntegrityError",
     "ServerError",
     "ServerUnavailableError",
     "UnsupportedServerError",
+    "Violation",
     "__version__",
     "connect",
     "execute_plan",
@@ -61,30 +69,42 @@ def supported_plan_operations() -> tuple[str, ...]:
     return tuple(OPS)
 
 
-def validate(rows: Any, schema: Any, plan: Any) -> None:
-    """Check a plan without a server; raise :class:`PlanError` listing every problem.
+def validate(rows: Any, schema: Any, plan: Any, *, policy: Policy | None = None) -> None:
+    """Check a plan without a server; raise :class:`PlanError` listing every problem
+    (:class:`PolicyError`, a ``PlanError``, listing every violation when ``policy`` refuses it).
 
     Everything is checked that can be known without a server; the column names of a table,
     files or SQL input are the server's to tell, so a join that must rename colliding columns
     of such an input passes here (``translate`` without a client reports ``needs_schema``).
     """
-    from .formats import load_plan
     from .translator import translate_ir
 
-    translate_ir(load_plan(plan, rows, schema), check_only=True)
+    translate_ir(_load_checked(plan, rows, schema, policy), check_only=True)
 
 
-def translate(rows: Any, schema: Any, plan: Any, *, case_sensitive: bool = False) -> pb.Plan:
+def translate(
+    rows: Any, schema: Any, plan: Any, *, case_sensitive: bool = False, policy: Policy | None = None
+) -> pb.Plan:
     """Translate a plan to a Spark Connect ``Plan`` proto. Pure: no network, no JVM, and the
     same input always gives the same proto.
 
     ``plan`` is a list of steps or its JSON text (``rows``/``schema`` are the input data), or
     a plan document ``{"input": ..., "plan": [...]}`` (then pass ``None`` for both).
+    ``policy``: a :class:`~connect_plan.policy.Policy` the plan must pass (:class:`PolicyError`).
     """
-    from .formats import load_plan
     from .translator import translate_ir
 
-    return translate_ir(load_plan(plan, rows, schema), case_sensitive=case_sensitive).plan
+    return translate_ir(_load_checked(plan, rows, schema, policy), case_sensitive=case_sensitive).plan
+
+
+def _load_checked(plan: Any, rows: Any, schema: Any, policy: Policy | None) -> Any:
+    """The plan as IR, checked against ``policy`` when one is given (before any translation)."""
+    from .formats import load_plan
+
+    ir_plan = load_plan(plan, rows, schema)
+    if policy is not None:
+        policy.check(ir_plan)
+    return ir_plan
 
 
 def connect(remote: str | None = None, **kwargs: Any) -> Client:
@@ -111,7 +131,9 @@ def execute_plan(
     arrive (its connection closes when the reader is exhausted or dropped).
 
     Same argument shapes as ``robin_sparkless._execute_plan(data, schema, plan_json)``;
-    ``max_rows``/``max_bytes`` bound the result (see :meth:`Client.stream`).
+    ``max_rows``/``max_bytes`` bound the result (see :meth:`Client.stream`); ``policy=``
+    (among ``kwargs``) is the client's :class:`~connect_plan.policy.Policy`, checked before
+    anything is sent.
     """
     client = connect(remote, **kwargs)
     if not stream:
@@ -128,4 +150,8 @@ def __getattr__(name: str) -> Any:
         from .client import Client
 
         return Client
+    if name == "Policy":
+        from .policy import Policy
+
+        return Policy
     raise AttributeError(f"module 'connect_plan' has no attribute {name!r}")

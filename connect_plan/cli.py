@@ -21,6 +21,9 @@ from .errors import ConnectPlanError, LocalServerError, PlanError, ServerError
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from . import ir
+    from .policy import Policy
+
 
 class CliError(ConnectPlanError):
     """A usage problem of the command line (unreadable file, bad option value)."""
@@ -215,19 +218,45 @@ def write_stream(reader: pa.RecordBatchReader, fmt: str, output: str | None, out
             writer.write_batch(batch)
 
 
+def _policy(args: argparse.Namespace) -> Policy | None:
+    """``--policy strict|trusted|FILE.json`` (None when not given: trusted)."""
+    from .policy import Policy
+
+    spec = getattr(args, "policy", None)
+    if spec is None:
+        return None
+    if spec == "strict":
+        return Policy.strict()
+    if spec == "trusted":
+        return Policy.trusted()
+    return Policy.from_file(spec)
+
+
+def _checked(args: argparse.Namespace) -> tuple[ir.Plan, Policy | None]:
+    """The FILE's plan, parsed and checked against ``--policy``: an invalid or refused plan
+    fails here, before any server work."""
+    from .formats import load_plan
+
+    policy = _policy(args)
+    plan = load_plan(_plan_only(_read_document(args.file)))
+    if policy is not None:
+        policy.check(plan)
+    return plan, policy
+
+
 def _client_options(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "timeout": getattr(args, "timeout", None),
         "allow_insecure_token": getattr(args, "allow_insecure_token", False),
         "compression": getattr(args, "compression", None) or "auto",
+        "policy": _policy(args),
     }
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from .client import Client
-    from .formats import load_plan
 
-    plan = load_plan(_plan_only(_read_document(args.file)))  # invalid plans fail before any server work
+    plan, _ = _checked(args)  # invalid or refused plans fail before any server work
     if args.format == "parquet" and not args.output:
         raise CliError("--format parquet needs --output PATH")
     bounds = {"max_rows": args.max_rows, "max_bytes": args.max_bytes}
@@ -242,10 +271,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     from .client import Client
-    from .formats import load_plan
     from .translator import translate_ir
 
-    plan = load_plan(_plan_only(_read_document(args.file)))
+    plan, _ = _checked(args)
     if args.analyzed or args.remote or os.environ.get("SPARK_REMOTE"):
         with Client(_remote(args, start=args.analyzed), **_client_options(args)) as client:
             print(plan_text(client.translate(plan)))
@@ -258,10 +286,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .formats import load_plan
     from .translator import translate_ir
 
-    translate_ir(load_plan(_plan_only(_read_document(args.file))), check_only=True)
+    plan, _ = _checked(args)
+    translate_ir(plan, check_only=True)
     print("ok")
     return EXIT_OK
 
@@ -270,6 +298,7 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
     from .client import Client
     from .fixtures import discover, load_fixture, run_fixture
 
+    _policy(args)  # a malformed policy file fails before any server work
     paths = discover(args.directory)
     if not paths:
         raise CliError(f"no fixture files (*.json) under {args.directory}")
@@ -397,6 +426,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
+    def policy_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--policy",
+            metavar="strict|trusted|FILE.json",
+            help="refuse, before anything is sent, what the policy does not allow: 'strict' for plans from "
+            "people you do not trust (inline data only, no tables, files, SQL, writes, conf or UDFs; bounded "
+            "sizes and results), or a JSON policy file (docs/security.md); default trusted",
+        )
+
     def remote_arg(p: argparse.ArgumentParser) -> None:
         p.add_argument(
             "--remote",
@@ -433,6 +471,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", "-o", help="write the result to this file")
     p.add_argument("--max-rows", type=_count, help="preview: at most this many rows (a limit on top of the plan)")
     p.add_argument("--max-bytes", type=_count, help="preview: stop after this many bytes of Arrow data")
+    policy_arg(p)
     remote_arg(p)
     p.set_defaults(func=cmd_run)
 
@@ -441,11 +480,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--analyzed", action="store_true", help="also print Spark's parsed/analyzed/optimized/physical plans"
     )
+    policy_arg(p)
     remote_arg(p)
     p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("check", help="validate a plan document without running it")
     p.add_argument("file")
+    policy_arg(p)
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("fixtures", help="run every fixture under DIR and compare with 'expected'")
@@ -458,6 +499,7 @@ def build_parser() -> argparse.ArgumentParser:
         "driver and executors see (a shared volume, a bucket); default a fresh local directory, "
         "which only a server on this machine sees",
     )
+    policy_arg(p)
     remote_arg(p)
     p.set_defaults(func=cmd_fixtures)
 

@@ -11,8 +11,9 @@
   failing plan step, and no credential in any text.
 
 Every verb runs the same way (:meth:`Client._run`): the plan is loaded
-(:func:`~connect_plan.formats.load_plan`), then, under the call's deadline, with the
-plan's ``conf`` applied, once more on a new session if the server lost this one.
+(:func:`~connect_plan.formats.load_plan`) and checked against the call's (or the client's)
+:class:`~connect_plan.policy.Policy` before anything is sent, then runs under the call's
+deadline, with the plan's ``conf`` applied, once more on a new session if the server lost this one.
 
 Reliability (docs/reliability.md lists each guarantee with the test that proves it):
 ``timeout=`` bounds a whole operation (every RPC in it, retry waits included; the release
@@ -38,6 +39,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .. import ir, transport
 from ..errors import ConnectPlanError, PlanError, ServerError
 from ..formats import load_plan
+from ..policy import Policy
 from .execute import Executor, check_unique_names
 from .failures import TOKEN_RE, Redactor, redact, url_secrets
 from .session import CLOSE_GRACE_SECONDS, COMPRESSIONS, Session, check_compression, check_timeout
@@ -119,6 +121,7 @@ class Client:
         timeout: float | None = None,
         channel_options: Sequence[tuple[str, Any]] | None = None,
         compression: str = "auto",
+        policy: Policy | None = None,
     ) -> None:
         """``remote`` is an ``sc://host:port/;param=value`` URL (see :func:`resolve_remote`).
 
@@ -136,7 +139,15 @@ class Client:
         ignore it and answer uncompressed); ``auto`` does for a server that is not on this
         machine. Results are decoded as they stream. A codec chosen with ``set_conf`` or
         ``conf=`` wins.
+
+        ``policy`` (:class:`~connect_plan.policy.Policy`; default trusted) is checked on every
+        plan this client runs, translates or explains, before anything is sent; a call's own
+        ``policy=`` replaces it for that call. Its result bounds (``max_rows``, ``max_bytes``,
+        ``timeout``) tighten each call's.
         """
+        if policy is not None and not isinstance(policy, Policy):
+            raise TypeError(f"policy must be a connect_plan.policy.Policy, got {type(policy).__name__}")
+        self._policy = policy
         url = resolve_remote(remote)
         codec = check_compression(compression, url)
         redactor = Redactor(url, (*url_secrets(url), *(t for t in (token,) if t)))
@@ -181,8 +192,33 @@ class Client:
     def _over(cls, connector: transport.Connector, url: str, *, timeout: float | None = None) -> Client:
         """A client of ``url`` whose sessions ``connector`` opens (tests: a recorded transport)."""
         client = cls.__new__(cls)
+        client._policy = None
         client._start(connector, Redactor(url, url_secrets(url)), timeout)
         return client
+
+    @property
+    def policy(self) -> Policy | None:
+        """The policy every call of this client is checked against (None: trusted)."""
+        return self._policy
+
+    def _load(self, plan: Any, data: Any, schema: Any, policy: Policy | None) -> tuple[ir.Plan, Policy | None]:
+        """The plan as IR, checked against ``policy`` (else the client's): a
+        :class:`~connect_plan.errors.PolicyError` before anything is sent."""
+        ir_plan = load_plan(plan, data, schema)
+        effective = policy if policy is not None else self._policy
+        if effective is not None:
+            effective.check(ir_plan, registered_udfs=self._session.udfs.keys())
+        return ir_plan, effective
+
+    def _bounds(
+        self, policy: Policy | None, max_rows: int | None, max_bytes: int | None, timeout: float | None
+    ) -> tuple[int | None, int | None, float | None]:
+        """A call's result bounds, tightened by its policy's."""
+        if policy is None:
+            return max_rows, max_bytes, timeout
+        if timeout is None:
+            timeout = self._session.default_timeout
+        return policy.bounds(max_rows, max_bytes, timeout)
 
     @property
     def _transport(self) -> transport.Transport:
@@ -301,13 +337,13 @@ class Client:
 
     # ------------------------------------------------------------ plans
 
-    def translate(self, plan: Any, data: Any = None, schema: Any = None) -> pb.Plan:
+    def translate(self, plan: Any, data: Any = None, schema: Any = None, *, policy: Policy | None = None) -> pb.Plan:
         """Like :func:`connect_plan.translate`, but asks the server for column names the
         translator cannot know statically (only when a join needs them), and sends the
         Python UDFs registered with this client inline."""
         from ..translator import translate_ir
 
-        ir_plan = load_plan(plan, data, schema)
+        ir_plan, _ = self._load(plan, data, schema, policy)
         return translate_ir(
             ir_plan,
             case_sensitive=self._session.case_sensitive_for(ir_plan),
@@ -351,6 +387,7 @@ class Client:
         max_rows: int | None = None,
         max_bytes: int | None = None,
         timeout: float | None = None,
+        policy: Policy | None = None,
     ) -> pa.Table:
         """Run a plan and return its result as one ``pyarrow.Table``.
 
@@ -363,8 +400,11 @@ class Client:
         the operation is interrupted on the server and released, and
         :class:`~connect_plan.errors.QueryTimeoutError` is raised. Ctrl-C does the same
         and raises ``KeyboardInterrupt``.
+
+        ``policy`` replaces the client's for this call (see :class:`Client`).
         """
-        ir_plan = load_plan(plan, data, schema)
+        ir_plan, effective = self._load(plan, data, schema, policy)
+        max_rows, max_bytes, timeout = self._bounds(effective, max_rows, max_bytes, timeout)
         executor = self._executor
         output = ir_plan.output
         if output is None:
@@ -384,6 +424,7 @@ class Client:
         max_rows: int | None = None,
         max_bytes: int | None = None,
         timeout: float | None = None,
+        policy: Policy | None = None,
     ) -> pa.RecordBatchReader:
         """Run a plan and return a ``pyarrow.RecordBatchReader`` over its result.
 
@@ -397,9 +438,11 @@ class Client:
         ``max_rows`` adds a ``Limit`` on top of the plan (the server computes no more);
         ``max_bytes`` stops reading once that many bytes of Arrow data have arrived (the last
         batch is cut to fit) and releases the rest of the execution. ``timeout`` bounds the
-        whole stream, from this call to its last batch (see :meth:`execute`).
+        whole stream, from this call to its last batch (see :meth:`execute`); ``policy``
+        replaces the client's for this call.
         """
-        return self._reader(load_plan(plan, data, schema), max_rows, max_bytes, timeout)
+        ir_plan, effective = self._load(plan, data, schema, policy)
+        return self._reader(ir_plan, *self._bounds(effective, max_rows, max_bytes, timeout))
 
     def _reader(
         self,
@@ -423,17 +466,34 @@ class Client:
         return pa.RecordBatchReader.from_batches(result_schema, batches)
 
     def explain(
-        self, plan: Any, data: Any = None, schema: Any = None, mode: str = "extended", *, timeout: float | None = None
+        self,
+        plan: Any,
+        data: Any = None,
+        schema: Any = None,
+        mode: str = "extended",
+        *,
+        timeout: float | None = None,
+        policy: Policy | None = None,
     ) -> str:
         """Spark's explain string for the plan (the server's analyzed/optimized plans)."""
-        ir_plan = load_plan(plan, data, schema)
+        ir_plan, effective = self._load(plan, data, schema, policy)
+        timeout = self._bounds(effective, None, None, timeout)[2]
         return str(self._run(ir_plan, lambda _: self._executor.explain(ir_plan, mode), timeout))
 
-    def schema(self, plan: Any, data: Any = None, schema: Any = None, *, timeout: float | None = None) -> pa.Schema:
+    def schema(
+        self,
+        plan: Any,
+        data: Any = None,
+        schema: Any = None,
+        *,
+        timeout: float | None = None,
+        policy: Policy | None = None,
+    ) -> pa.Schema:
         """The Arrow schema of the plan's result, from the server's analysis."""
         from ..results import arrow_schema
 
-        ir_plan = load_plan(plan, data, schema)
+        ir_plan, effective = self._load(plan, data, schema, policy)
+        timeout = self._bounds(effective, None, None, timeout)[2]
         return arrow_schema(self._run(ir_plan, lambda _: self._executor.schema(ir_plan), timeout))
 
 
@@ -443,7 +503,9 @@ def owned_stream(
     """A reader over ``plan``'s result that owns ``client``: the client closes when the
     reader is exhausted or dropped, and at once when the stream cannot start."""
     try:
-        return client._reader(load_plan(plan, data, schema), max_rows, max_bytes, None, on_close=client.close)
+        ir_plan, effective = client._load(plan, data, schema, None)
+        max_rows, max_bytes, timeout = client._bounds(effective, max_rows, max_bytes, None)
+        return client._reader(ir_plan, max_rows, max_bytes, timeout, on_close=client.close)
     except BaseException:
         client.close()
         raise

@@ -186,6 +186,11 @@ class Session:
 
     # ------------------------------------------------------------ reliability
 
+    @property
+    def default_timeout(self) -> float | None:
+        """The client's default bound of every operation (None: unbounded)."""
+        return self._timeout
+
     @contextlib.contextmanager
     def operation(self, timeout: float | None) -> Iterator[float | None]:
         """The deadline of one public call: ``timeout``, else the client's default."""
