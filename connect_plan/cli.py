@@ -254,31 +254,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         _ready(client, doc, plan, args.tmp_dir) as plan,
         _progress(args, client) as line,
     ):
-        if plan.output is not None:  # a write returns a report
+        if plan.output is None and (args.max_rows is not None or args.max_bytes is not None):
+            note = _preview(client, plan, args, line, stats)
+        elif args.format in ("parquet", "csv") and plan.output is None:  # a write returns a report
+            reader = client.stream(plan, on_progress=line, on_stats=stats.append)
+            write_stream(reader, args.format, args.output, sys.stdout, before=line)
+        else:
             table = client.execute(plan, on_progress=line, on_stats=stats.append)
             if line is not None:
                 line.close()  # cleared before the result is printed
             write_result(table, args.format, args.output, sys.stdout)
-        else:
-            import pyarrow as pa
-
-            # one row more than shown, so that a cut is known (and said), not guessed
-            more = None if args.max_rows is None else args.max_rows + 1
-            reader = client.stream(plan, max_rows=more, on_progress=line, on_stats=stats.append)
-            preview = Preview(reader, args.max_rows, args.max_bytes)
-            try:
-                if args.format in ("parquet", "csv"):
-                    bounded = pa.RecordBatchReader.from_batches(reader.schema, iter(preview))
-                    write_stream(bounded, args.format, args.output, sys.stdout, before=line)
-                else:
-                    table = pa.Table.from_batches(list(preview), reader.schema)
-                    if line is not None:
-                        line.close()
-                    footer = f"; {preview.note()}" if preview.note() else ""
-                    write_result(table, args.format, args.output, sys.stdout, footer=footer)
-            finally:
-                reader.close()  # a cut preview releases the rest of the execution
-            note = preview.note()
     if note and args.format != "table":
         print(f"connect-plan: {note}", file=sys.stderr)
     if args.stats:
@@ -310,6 +295,31 @@ def _print_stats(stats: list[QueryStats]) -> None:
         print("connect-plan: no statistics: the plan wrote its output instead of returning rows", file=sys.stderr)
         return
     print(stats[-1].describe(), file=sys.stderr)
+
+
+def _preview(
+    client: Client, plan: ir.Plan, args: argparse.Namespace, line: ProgressLine | None, stats: list[QueryStats]
+) -> str:
+    """``run --max-rows/--max-bytes``: the bounded result written, and what was left out."""
+    import pyarrow as pa
+
+    # one row more than shown, so that a cut is known (and said), not guessed
+    more = None if args.max_rows is None else args.max_rows + 1
+    reader = client.stream(plan, max_rows=more, on_progress=line, on_stats=stats.append)
+    preview = Preview(reader, args.max_rows, args.max_bytes)
+    try:
+        if args.format in ("parquet", "csv"):
+            bounded = pa.RecordBatchReader.from_batches(reader.schema, iter(preview))
+            write_stream(bounded, args.format, args.output, sys.stdout, before=line)
+        else:
+            table = pa.Table.from_batches(list(preview), reader.schema)
+            if line is not None:
+                line.close()
+            footer = f"; {preview.note()}" if preview.note() else ""
+            write_result(table, args.format, args.output, sys.stdout, footer=footer)
+    finally:
+        reader.close()  # a cut preview releases the rest of the execution
+    return preview.note()
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
