@@ -303,6 +303,7 @@ def _progress(args: argparse.Namespace, client: Any) -> Iterator[ProgressLine | 
 
 def _print_stats(stats: list[QueryStats]) -> None:
     """``--stats``: what the query cost, on stderr (stdout holds only the result)."""
+    sys.stdout.flush()  # the result first, where both streams meet
     if not stats:
         print("connect-plan: no statistics: the plan wrote its output instead of returning rows", file=sys.stderr)
         return
