@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import signal
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -36,6 +37,17 @@ class CliError(ConnectPlanError):
 
 
 EXIT_OK, EXIT_FAILURES, EXIT_PLAN, EXIT_SERVER, EXIT_LOCAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+EXIT_TERMINATED = 128 + signal.SIGTERM
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C would be: every path that releases and interrupts the
+    running operation on the server for Ctrl-C does so for a ``kill`` too (Python's default
+    action for SIGTERM ends the process at once and leaves the query running on the server)."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated
 
 
 def _read_document(path: str) -> Any:
@@ -291,6 +303,7 @@ def _progress(args: argparse.Namespace, client: Any) -> Iterator[ProgressLine | 
 
 def _print_stats(stats: list[QueryStats]) -> None:
     """``--stats``: what the query cost, on stderr (stdout holds only the result)."""
+    sys.stdout.flush()  # the result first, where both streams meet
     if not stats:
         print("connect-plan: no statistics: the plan wrote its output instead of returning rows", file=sys.stderr)
         return
@@ -701,6 +714,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _log_to_stderr(getattr(args, "verbose", 0))
+    with _sigterm_as_interrupt():
+        return _run(args)
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    try:
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread (main() called from a thread): leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args))
     except PlanError as exc:
@@ -712,6 +743,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConnectPlanError as exc:
         print(f"connect-plan: {exc}", file=sys.stderr)
         return EXIT_LOCAL
+    except Terminated:
+        print("connect-plan: terminated (SIGTERM)", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("connect-plan: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
