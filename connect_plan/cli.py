@@ -562,7 +562,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="connect-plan",
         description="Run JSON logical plans on Apache Spark through Spark Connect (no local JVM needed).",
         epilog=f"exit codes: {EXIT_OK} ok, {EXIT_FAILURES} fixture failures, {EXIT_PLAN} invalid plan, {EXIT_SERVER} server error, "
-        f"{EXIT_LOCAL} local or usage problem, {EXIT_INTERRUPTED} interrupted",
+        f"{EXIT_LOCAL} local or usage problem, {EXIT_INTERRUPTED} interrupted, {EXIT_TERMINATED} terminated",
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
