@@ -6,6 +6,7 @@ imported on first use, so ``import connect_plan`` stays cheap.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .errors import (
@@ -61,7 +62,7 @@ def supported_plan_operations() -> tuple[str, ...]:
     return tuple(OPS)
 
 
-def validate(rows: Any, schema: Any, plan: Any) -> None:
+def validate(rows: Any, schema: Any, plan: Any, *, tables: Mapping[str, Any] | None = None) -> None:
     """Check a plan without a server; raise :class:`PlanError` listing every problem.
 
     Everything is checked that can be known without a server; the column names of a table,
@@ -71,20 +72,24 @@ def validate(rows: Any, schema: Any, plan: Any) -> None:
     from .formats import load_plan
     from .translator import translate_ir
 
-    translate_ir(load_plan(plan, rows, schema), check_only=True)
+    translate_ir(load_plan(plan, rows, schema, tables=tables), check_only=True)
 
 
-def translate(rows: Any, schema: Any, plan: Any, *, case_sensitive: bool = False) -> pb.Plan:
+def translate(
+    rows: Any, schema: Any, plan: Any, *, case_sensitive: bool = False, tables: Mapping[str, Any] | None = None
+) -> pb.Plan:
     """Translate a plan to a Spark Connect ``Plan`` proto. Pure: no network, no JVM, and the
     same input always gives the same proto.
 
     ``plan`` is a list of steps or its JSON text (``rows``/``schema`` are the input data), or
-    a plan document ``{"input": ..., "plan": [...]}`` (then pass ``None`` for both).
+    a plan document ``{"input": ..., "plan": [...]}`` (then pass ``None`` for both), or a
+    Substrait ``Plan`` (binary, JSON text or dict, or a protobuf message; ``None`` for both),
+    whose table names ``tables`` may map to sources (``{"t": {"files": [...], "format": "parquet"}}``).
     """
     from .formats import load_plan
     from .translator import translate_ir
 
-    return translate_ir(load_plan(plan, rows, schema), case_sensitive=case_sensitive).plan
+    return translate_ir(load_plan(plan, rows, schema, tables=tables), case_sensitive=case_sensitive).plan
 
 
 def connect(remote: str | None = None, **kwargs: Any) -> Client:
@@ -104,6 +109,7 @@ def execute_plan(
     stream: bool = False,
     max_rows: int | None = None,
     max_bytes: int | None = None,
+    tables: Mapping[str, Any] | None = None,
     **kwargs: Any,
 ) -> pa.Table | pa.RecordBatchReader:
     """Run a plan on a Spark Connect server and return the result as a ``pyarrow.Table``,
@@ -116,11 +122,11 @@ def execute_plan(
     client = connect(remote, **kwargs)
     if not stream:
         with client:
-            return client.execute(plan, data=rows, schema=schema, max_rows=max_rows, max_bytes=max_bytes)
+            return client.execute(plan, data=rows, schema=schema, tables=tables, max_rows=max_rows, max_bytes=max_bytes)
     from .client import owned_stream
 
     # the reader owns the client: its connection closes with the stream
-    return owned_stream(client, plan, rows, schema, max_rows=max_rows, max_bytes=max_bytes)
+    return owned_stream(client, plan, rows, schema, max_rows=max_rows, max_bytes=max_bytes, tables=tables)
 
 
 def __getattr__(name: str) -> Any:

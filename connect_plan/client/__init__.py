@@ -290,13 +290,15 @@ class Client:
 
     # ------------------------------------------------------------ plans
 
-    def translate(self, plan: Any, data: Any = None, schema: Any = None) -> pb.Plan:
+    def translate(
+        self, plan: Any, data: Any = None, schema: Any = None, *, tables: Mapping[str, Any] | None = None
+    ) -> pb.Plan:
         """Like :func:`connect_plan.translate`, but asks the server for column names the
         translator cannot know statically (only when a join needs them), and sends the
         Python UDFs registered with this client inline."""
         from ..translator import translate_ir
 
-        ir_plan = load_plan(plan, data, schema)
+        ir_plan = load_plan(plan, data, schema, tables=tables)
         return translate_ir(
             ir_plan,
             case_sensitive=self._session.case_sensitive_for(ir_plan),
@@ -337,6 +339,7 @@ class Client:
         data: Any = None,
         schema: Any = None,
         *,
+        tables: Mapping[str, Any] | None = None,
         max_rows: int | None = None,
         max_bytes: int | None = None,
         timeout: float | None = None,
@@ -353,7 +356,7 @@ class Client:
         :class:`~connect_plan.errors.QueryTimeoutError` is raised. Ctrl-C does the same
         and raises ``KeyboardInterrupt``.
         """
-        ir_plan = load_plan(plan, data, schema)
+        ir_plan = load_plan(plan, data, schema, tables=tables)
         executor = self._executor
         output = ir_plan.output
         if output is None:
@@ -370,6 +373,7 @@ class Client:
         data: Any = None,
         schema: Any = None,
         *,
+        tables: Mapping[str, Any] | None = None,
         max_rows: int | None = None,
         max_bytes: int | None = None,
         timeout: float | None = None,
@@ -388,7 +392,7 @@ class Client:
         batch is cut to fit) and releases the rest of the execution. ``timeout`` bounds the
         whole stream, from this call to its last batch (see :meth:`execute`).
         """
-        return self._reader(load_plan(plan, data, schema), max_rows, max_bytes, timeout)
+        return self._reader(load_plan(plan, data, schema, tables=tables), max_rows, max_bytes, timeout)
 
     def _reader(
         self,
@@ -412,27 +416,51 @@ class Client:
         return pa.RecordBatchReader.from_batches(result_schema, batches)
 
     def explain(
-        self, plan: Any, data: Any = None, schema: Any = None, mode: str = "extended", *, timeout: float | None = None
+        self,
+        plan: Any,
+        data: Any = None,
+        schema: Any = None,
+        mode: str = "extended",
+        *,
+        tables: Mapping[str, Any] | None = None,
+        timeout: float | None = None,
     ) -> str:
         """Spark's explain string for the plan (the server's analyzed/optimized plans)."""
-        ir_plan = load_plan(plan, data, schema)
+        ir_plan = load_plan(plan, data, schema, tables=tables)
         return str(self._run(ir_plan, lambda _: self._executor.explain(ir_plan, mode), timeout))
 
-    def schema(self, plan: Any, data: Any = None, schema: Any = None, *, timeout: float | None = None) -> pa.Schema:
+    def schema(
+        self,
+        plan: Any,
+        data: Any = None,
+        schema: Any = None,
+        *,
+        tables: Mapping[str, Any] | None = None,
+        timeout: float | None = None,
+    ) -> pa.Schema:
         """The Arrow schema of the plan's result, from the server's analysis."""
         from ..results import arrow_schema
 
-        ir_plan = load_plan(plan, data, schema)
+        ir_plan = load_plan(plan, data, schema, tables=tables)
         return arrow_schema(self._run(ir_plan, lambda _: self._executor.schema(ir_plan), timeout))
 
 
 def owned_stream(
-    client: Client, plan: Any, data: Any, schema: Any, *, max_rows: int | None, max_bytes: int | None
+    client: Client,
+    plan: Any,
+    data: Any,
+    schema: Any,
+    *,
+    max_rows: int | None,
+    max_bytes: int | None,
+    tables: Mapping[str, Any] | None = None,
 ) -> pa.RecordBatchReader:
     """A reader over ``plan``'s result that owns ``client``: the client closes when the
     reader is exhausted or dropped, and at once when the stream cannot start."""
     try:
-        return client._reader(load_plan(plan, data, schema), max_rows, max_bytes, None, on_close=client.close)
+        return client._reader(
+            load_plan(plan, data, schema, tables=tables), max_rows, max_bytes, None, on_close=client.close
+        )
     except BaseException:
         client.close()
         raise

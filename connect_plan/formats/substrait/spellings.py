@@ -1,0 +1,184 @@
+"""Every Substrait spelling this front-end reads, as tables: function names (any URI/URN style,
+any signature spelling), join types, sort directions, set operations, cast failure behaviours,
+extract components. The converter (:mod:`.convert`) only looks names up here."""
+
+from __future__ import annotations
+
+from ...types import DataType, Primitive
+
+__all__ = [
+    "AGGREGATES",
+    "EXTRACT_FIELDS",
+    "JOIN_TYPES",
+    "SCALARS",
+    "SET_OPS",
+    "SORT_DIRECTIONS",
+    "function_name",
+]
+
+#: Substrait scalar function name (without signature) → (catalog function, note). Standard
+#: extension files first (functions_comparison/boolean/arithmetic/arithmetic_decimal/string/
+#: datetime/rounding/logarithmic), then the non-standard names real producers write
+#: (DataFusion: bare names; DuckDB: ``~~``-style operators are not here on purpose).
+#: A few need code (``divide`` on integers, ``not_equal``, ``like`` with escape, ``extract``,
+#: ``date_part``, ``substring``): the converter's ``SPECIAL`` table handles those names.
+SCALARS: dict[str, str] = {
+    # functions_comparison
+    "equal": "==",
+    "lt": "<",
+    "lte": "<=",
+    "gt": ">",
+    "gte": ">=",
+    "is_null": "isnull",
+    "is_not_null": "isnotnull",
+    "is_nan": "isnan",
+    "is_not_distinct_from": "<=>",
+    "between": "between",
+    "coalesce": "coalesce",
+    "nullif": "nullif",
+    "least": "least",
+    "greatest": "greatest",
+    # functions_boolean
+    "and": "and",
+    "or": "or",
+    "not": "not",
+    # functions_arithmetic / arithmetic_decimal
+    "add": "+",
+    "subtract": "-",
+    "multiply": "*",
+    "modulus": "%",
+    "modulo": "%",
+    "negate": "negative",
+    "abs": "abs",
+    "sign": "sign",
+    "sqrt": "sqrt",
+    "exp": "exp",
+    "power": "power",
+    # functions_rounding
+    "ceil": "ceil",
+    "floor": "floor",
+    # functions_logarithmic
+    "ln": "ln",
+    "log10": "log10",
+    # functions_string
+    "concat": "concat",
+    "contains": "contains",
+    "starts_with": "startswith",
+    "ends_with": "endswith",
+    "lower": "lower",
+    "upper": "upper",
+    "char_length": "char_length",
+    "character_length": "char_length",
+    "trim": "trim",
+    "ltrim": "ltrim",
+    "rtrim": "rtrim",
+    "replace": "replace",
+    "reverse": "reverse",
+    "lpad": "lpad",
+    "rpad": "rpad",
+}
+
+#: the special names (handled by code in :mod:`.convert`), listed so the did-you-mean knows them
+SPECIAL_SCALARS = (
+    "not_equal",
+    "is_distinct_from",
+    "divide",
+    "like",
+    "ilike",
+    "substring",
+    "extract",
+    "date_part",
+    "round",
+    "xor",
+    "is_true",
+    "is_false",
+    "is_not_true",
+    "is_not_false",
+)
+
+#: Substrait aggregate function name → catalog aggregate
+AGGREGATES: dict[str, str] = {
+    "sum": "sum",
+    "sum0": "sum",
+    "avg": "avg",
+    "mean": "avg",
+    "min": "min",
+    "max": "max",
+    "count": "count",
+    "any_value": "any_value",
+    "first_value": "first",
+    "last_value": "last",
+    "std_dev": "stddev",
+    "variance": "variance",
+    "bool_and": "bool_and",
+    "bool_or": "bool_or",
+    "approx_count_distinct": "approx_count_distinct",
+    "median": "median",
+    "string_agg": "string_agg",
+}
+
+#: JoinRel.JoinType number → IR join kind (None: no Spark equivalent, a located error)
+JOIN_TYPES: dict[int, str | None] = {
+    1: "inner",
+    2: "full",
+    3: "left",
+    4: "right",
+    5: "left_semi",  # LEFT_SEMI (SEMI before spec 0.53)
+    6: "left_anti",  # LEFT_ANTI (ANTI)
+    7: None,  # LEFT_SINGLE
+    8: "right_semi",  # swapped sides: the right input's rows
+    9: "right_anti",
+    10: None,  # RIGHT_SINGLE
+    11: None,  # LEFT_MARK
+    12: None,  # RIGHT_MARK
+}
+
+#: SortField.SortDirection number → (ascending, nulls_first); CLUSTERED only asks equal values
+#: to be adjacent, which an ascending sort satisfies
+SORT_DIRECTIONS: dict[int, tuple[bool, bool]] = {
+    1: (True, True),
+    2: (True, False),
+    3: (False, True),
+    4: (False, False),
+    5: (True, True),
+}
+
+#: SetRel.SetOp number → (IR SetOp kind, distinct)
+SET_OPS: dict[int, tuple[str, bool] | None] = {
+    1: ("except", True),  # MINUS_PRIMARY: EXCEPT DISTINCT
+    7: ("except", False),  # MINUS_PRIMARY_ALL: EXCEPT ALL
+    2: None,  # MINUS_MULTISET: no Spark relation
+    3: ("intersect_primary", True),  # INTERSECTION_PRIMARY: primary rows found in any other input
+    4: ("intersect", True),  # INTERSECTION_MULTISET: INTERSECT DISTINCT
+    8: ("intersect", False),  # INTERSECTION_MULTISET_ALL: INTERSECT ALL
+    5: ("union", True),  # UNION_DISTINCT
+    6: ("union", False),  # UNION_ALL
+}
+
+#: extract/date_part component (upper-cased) → Spark function of one date/timestamp argument
+EXTRACT_FIELDS: dict[str, str] = {
+    "YEAR": "year",
+    "MONTH": "month",
+    "DAY": "day",
+    "QUARTER": "quarter",
+    "HOUR": "hour",
+    "MINUTE": "minute",
+    "SECOND": "second",
+    "DAY_OF_WEEK": "dayofweek",
+    "DAY_OF_YEAR": "dayofyear",
+    "WEEK": "weekofyear",
+}
+
+#: integer Substrait type names (in signatures and output types) → Spark type
+INTEGER_TYPES: dict[str, DataType] = {
+    "i8": Primitive("tinyint"),
+    "i16": Primitive("smallint"),
+    "i32": Primitive("int"),
+    "i64": Primitive("bigint"),
+}
+
+
+def function_name(compound: str) -> tuple[str, str]:
+    """``"equal:any_any"`` → ``("equal", "any_any")``; a bare name has an empty signature."""
+    name, _, sig = compound.partition(":")
+    return name.strip().lower(), sig.strip().lower()
