@@ -84,6 +84,8 @@ class Converter:
     step_counter: int = 0
     #: names of the enclosing relations' columns, innermost last (for outer references)
     outer: list[list[str]] = field(default_factory=list)
+    #: the producer deviations this plan's producer is known for (``sp.PRODUCER_QUIRKS``)
+    quirks: frozenset[str] = frozenset()
 
     # ------------------------------------------------------------ bookkeeping
 
@@ -110,6 +112,11 @@ class Converter:
 
     def convert(self) -> ir.Plan | None:
         plan = self.plan_msg
+        self.quirks = (
+            sp.PRODUCER_QUIRKS.get(plan.version.producer.lower(), frozenset())
+            if plan.HasField("version")
+            else frozenset()
+        )
         self._extensions(plan)
         roots = [(i, r) for i, r in enumerate(plan.relations) if r.WhichOneof("rel_type") == "root"]
         if len(roots) != 1:
@@ -294,7 +301,10 @@ class Converter:
             expr = self.expr(e, f"{loc}/expressions/{k}", visible)
             rel.steps.append(ir.WithColumn(self.step_index(), "project", f"{loc}/expressions/{k}", name, expr))
             added.append(name)
-        rel.names = visible + added
+        if "project_outputs_expressions_only" in self.quirks and not msg.HasField("common"):
+            rel.names = added  # DuckDB's reading of its own ProjectRel (see PRODUCER_QUIRKS)
+        else:
+            rel.names = visible + added
         return rel
 
     def fetch(self, msg: Message, loc: str) -> Rel | None:

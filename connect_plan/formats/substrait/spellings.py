@@ -10,6 +10,7 @@ __all__ = [
     "AGGREGATES",
     "EXTRACT_FIELDS",
     "JOIN_TYPES",
+    "PRODUCER_QUIRKS",
     "SCALARS",
     "SET_OPS",
     "SORT_DIRECTIONS",
@@ -175,6 +176,18 @@ INTEGER_TYPES: dict[str, DataType] = {
     "i16": Primitive("smallint"),
     "i32": Primitive("int"),
     "i64": Primitive("bigint"),
+}
+
+
+#: Plan.version.producer (lower-cased) → how that producer's plans deviate from the spec in a way
+#: that its own consumer expects, and that a plan shows no other sign of. Applied openly (listed in
+#: docs/substrait.md), only for that producer string; bugs that change a query's meaning are not
+#: here: they are recorded as the producer's (strict xfails in the tests).
+PRODUCER_QUIRKS: dict[str, frozenset[str]] = {
+    # DuckDB (1.1.x, spec 0.53) writes ProjectRel without RelCommon.emit and means only the
+    # expressions as its output (the spec says input columns + expressions); its consumer reads
+    # them so, and every later field index and RelRoot.names count only those
+    "duckdb": frozenset({"project_outputs_expressions_only"}),
 }
 
 
