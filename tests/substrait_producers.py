@@ -11,7 +11,6 @@ plans for them. Each producer is optional (its package may be missing: the tests
 
 from __future__ import annotations
 
-import glob
 import os
 import shutil
 import subprocess
