@@ -587,6 +587,51 @@ class Converter:
         )
         return None, None
 
+    def subquery(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
+        """Scalar, IN and EXISTS subqueries. Inside, an outer reference (``steps_out`` n) names
+        a column of the n-th enclosing relation's input: the names are unique in the plan, so
+        Spark resolves them outside the subquery (correlation)."""
+        kind = msg.WhichOneof("subquery_type")
+        sub_loc = f"{loc}/{_json(msg, kind) if kind else 'subqueryType'}"
+        self.outer.append(names)
+        try:
+            if kind == "scalar":
+                rel = self.rel(msg.scalar.input, f"{sub_loc}/input")
+                if rel is None:
+                    return ir.Lit(None, loc)
+                if len(rel.names) != 1:
+                    self.err(
+                        "substrait_invalid",
+                        sub_loc,
+                        f"a scalar subquery must output one column, this one has {len(rel.names)}",
+                    )
+                    return ir.Lit(None, loc)
+                return ir.Subquery("scalar", self.materialize(rel, sub_loc, "subquery").plan(), (), loc)
+            if kind == "in_predicate":
+                pred = msg.in_predicate
+                rel = self.rel(pred.haystack, f"{sub_loc}/haystack")
+                needles = tuple(self.expr(n, f"{sub_loc}/needles/{k}", names) for k, n in enumerate(pred.needles))
+                if rel is None:
+                    return ir.Lit(None, loc)
+                if len(rel.names) != len(needles):
+                    self.err(
+                        "substrait_invalid",
+                        sub_loc,
+                        f"{len(needles)} needles for a haystack of {len(rel.names)} columns",
+                    )
+                    return ir.Lit(None, loc)
+                return ir.Subquery("in", self.materialize(rel, sub_loc, "subquery").plan(), needles, loc)
+            if kind == "set_predicate" and msg.set_predicate.predicate_op == 1:  # EXISTS
+                rel = self.rel(msg.set_predicate.tuples, f"{sub_loc}/tuples")
+                if rel is None:
+                    return ir.Lit(None, loc)
+                return ir.Subquery("exists", rel.plan(), (), loc)
+            what = "UNIQUE" if kind == "set_predicate" else kind
+            self.err("substrait_unsupported", sub_loc, f"{what} subqueries are not supported yet")
+            return ir.Lit(None, loc)
+        finally:
+            self.outer.pop()
+
     def cast(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
         inner = self.expr(msg.input, f"{loc}/input", names)
         to = self.spark_type(msg.type, f"{loc}/type")
@@ -876,6 +921,7 @@ EXPRESSIONS: dict[str, Callable[[Converter, Any, str, list[str]], ir.Expr]] = {
     "if_then": Converter.if_then,
     "switch_expression": Converter.switch,
     "singular_or_list": Converter.singular_or_list,
+    "subquery": Converter.subquery,
 }
 
 

@@ -1,0 +1,129 @@
+"""TPC-H (sf 0.01) as Substrait plans from real producers, made at test time, run on Spark
+through connect_plan; each answer must equal Spark SQL's own answer for the same SQL text on
+the same data (PySpark Connect on the same server).
+
+A query a producer cannot plan is skipped with the producer's error (not ours to run). A plan
+whose meaning differs from its SQL because of a known producer bug is a strict xfail naming the
+bug; so is what connect_plan does not run yet (the reason says so): either turns into a failure
+the day it starts passing.
+"""
+
+from __future__ import annotations
+
+import decimal
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests import substrait_producers as sp
+
+pytest.importorskip("duckdb", reason="DuckDB makes the TPC-H data and query texts")
+
+pytestmark = pytest.mark.slow
+
+QUERIES = range(1, 23)
+
+#: (producer, query) → a producer bug that changes the plan's meaning (the plan is wrong, not us)
+PRODUCER_BUGS: dict[tuple[str, int], str] = {
+    ("duckdb", 13): "DuckDB 1.1.3 writes NOT LIKE as not_equal:string_string (its own consumer maps it back)",
+}
+
+#: (producer, query) → what connect_plan does not run yet
+NOT_YET: dict[tuple[str, int], str] = {}
+
+
+def _cases() -> list[Any]:
+    out = []
+    for producer in ("datafusion", "duckdb", "isthmus"):
+        for q in QUERIES:
+            key = (producer, q)
+            marks = []
+            if key in PRODUCER_BUGS:
+                marks.append(pytest.mark.xfail(reason=f"producer bug: {PRODUCER_BUGS[key]}", strict=True))
+            elif key in NOT_YET:
+                marks.append(pytest.mark.xfail(reason=NOT_YET[key], strict=True))
+            out.append(pytest.param(producer, q, marks=marks, id=f"{producer}-q{q:02d}"))
+    return out
+
+
+@pytest.fixture(scope="session")
+def tpch(tmp_path_factory: pytest.TempPathFactory) -> sp.Tpch:
+    return sp.make_tpch(tmp_path_factory.mktemp("tpch"))
+
+
+@pytest.fixture(scope="session")
+def plans(tpch: sp.Tpch, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[int, bytes | str] | None]:
+    """Each producer's 22 plans (a str: the producer's error), or None when it is not installed."""
+    out: dict[str, dict[int, bytes | str] | None] = {}
+    try:
+        out["datafusion"] = sp.datafusion_plans(tpch)
+    except ImportError:
+        out["datafusion"] = None
+    try:
+        out["duckdb"] = sp.duckdb_plans(tpch)
+    except ImportError:
+        out["duckdb"] = None
+    jar = sp.isthmus_jar(Path(tmp_path_factory.getbasetemp()) / "isthmus")
+    out["isthmus"] = sp.isthmus_plans(tpch, jar) if jar else None
+    return out
+
+
+@pytest.fixture(scope="session")
+def spark_answer(spark: Any, tpch: sp.Tpch) -> Any:
+    for name, path in tpch.files.items():
+        spark.read.parquet(path).createOrReplaceTempView(name)
+    cache: dict[int, Any] = {}
+
+    def answer(q: int) -> Any:
+        if q not in cache:
+            cache[q] = spark.sql(tpch.queries[q]).toArrow()
+        return cache[q]
+
+    return answer
+
+
+def _value(v: Any) -> Any:
+    if isinstance(v, (decimal.Decimal, float)):
+        return float(v)
+    return v
+
+
+def _rows(table: Any) -> list[tuple[Any, ...]]:
+    cols = [c.to_pylist() for c in table.columns]
+    rows = [tuple(_value(v) for v in r) for r in zip(*cols)]
+    return sorted(rows, key=lambda r: tuple((x is None, round(x, 2) if isinstance(x, float) else x) for x in r))
+
+
+def assert_same_answer(ours: Any, theirs: Any) -> None:
+    """Same rows (any order: ties in ORDER BY may come either way); numbers equal to 1e-9 relative
+    (a producer's decimal types may differ from Spark SQL's, so the last digit of an average may)."""
+    assert ours.num_columns == theirs.num_columns, (ours.schema, theirs.schema)
+    a, b = _rows(ours), _rows(theirs)
+    assert len(a) == len(b), (len(a), len(b))
+    for x, y in zip(a, b):
+        for u, v in zip(x, y):
+            if isinstance(u, float) and isinstance(v, float):
+                assert math.isclose(u, v, rel_tol=1e-9, abs_tol=1e-9), (x, y)
+            else:
+                assert u == v, (x, y)
+
+
+@pytest.mark.parametrize(("producer", "q"), _cases())
+def test_tpch_plan_gives_spark_sqls_answer(
+    producer: str,
+    q: int,
+    plans: dict[str, dict[int, bytes | str] | None],
+    tpch: sp.Tpch,
+    client: Any,
+    spark_answer: Any,
+) -> None:
+    produced = plans[producer]
+    if produced is None:
+        pytest.skip(f"{producer} is not installed")
+    plan = produced[q]
+    if isinstance(plan, str) and not plan.startswith("{"):
+        pytest.skip(f"{producer} cannot plan q{q:02d}: {plan[:200]}")
+    ours = client.execute(plan, tables=tpch.tables())
+    assert_same_answer(ours, spark_answer(q))
