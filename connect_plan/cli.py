@@ -30,15 +30,44 @@ EXIT_OK, EXIT_FAILURES, EXIT_PLAN, EXIT_SERVER, EXIT_LOCAL, EXIT_INTERRUPTED = 0
 
 
 def _read_document(path: str) -> Any:
+    """A plan document or fixture (JSON), or a Substrait plan (binary protobuf, kept as bytes)."""
     from .formats.json_plan import load_json
+    from .formats.substrait import is_substrait
 
     if path == "-":
-        return load_json(sys.stdin.buffer.read())
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise CliError(f"cannot read {path}: {exc.strerror}") from None
-    return load_json(data)
+        data = sys.stdin.buffer.read()
+    else:
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise CliError(f"cannot read {path}: {exc.strerror}") from None
+    return data if is_substrait(data) else load_json(data)
+
+
+#: --table SOURCE: a path with one of these extensions is read as files of that format
+TABLE_FILE_FORMATS = {
+    ".parquet": "parquet",
+    ".orc": "orc",
+    ".csv": "csv",
+    ".json": "json",
+    ".jsonl": "json",
+    ".avro": "avro",
+    ".txt": "text",
+}
+
+
+def _table_arg(text: str) -> tuple[str, Any]:
+    """``NAME=SOURCE``: a path with a known file extension (files of that format), else a table
+    or view name of the server's catalog."""
+    name, sep, src = text.partition("=")
+    if not sep or not name.strip() or not src.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=SOURCE, got {text!r}")
+    fmt = TABLE_FILE_FORMATS.get(Path(src).suffix.lower())
+    return name.strip(), ({"files": [src], "format": fmt} if fmt else {"table": src})
+
+
+def _tables(args: argparse.Namespace) -> dict[str, Any] | None:
+    return dict(args.table) if getattr(args, "table", None) else None
 
 
 def _plan_only(doc: Any) -> Any:
@@ -226,7 +255,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .client import Client
     from .formats import load_plan
 
-    plan = load_plan(_plan_only(_read_document(args.file)))  # invalid plans fail before any server work
+    # invalid plans fail before any server work
+    plan = load_plan(_plan_only(_read_document(args.file)), tables=_tables(args))
     if args.format == "parquet" and not args.output:
         raise CliError("--format parquet needs --output PATH")
     bounds = {"max_rows": args.max_rows, "max_bytes": args.max_bytes}
@@ -244,7 +274,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from .formats import load_plan
     from .translator import translate_ir
 
-    plan = load_plan(_plan_only(_read_document(args.file)))
+    plan = load_plan(_plan_only(_read_document(args.file)), tables=_tables(args))
     if args.analyzed or args.remote or os.environ.get("SPARK_REMOTE"):
         with Client(_remote(args, start=args.analyzed), **_client_options(args)) as client:
             print(plan_text(client.translate(plan)))
@@ -260,7 +290,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from .formats import load_plan
     from .translator import translate_ir
 
-    translate_ir(load_plan(_plan_only(_read_document(args.file))), check_only=True)
+    translate_ir(load_plan(_plan_only(_read_document(args.file)), tables=_tables(args)), check_only=True)
     print("ok")
     return EXIT_OK
 
@@ -396,6 +426,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
+    def table_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--table",
+            action="append",
+            type=_table_arg,
+            metavar="NAME=SOURCE",
+            help="a Substrait plan's table NAME read from SOURCE: a path ending in "
+            + "/".join(TABLE_FILE_FORMATS)
+            + " (files of that format), else a table or view of the server's catalog (repeatable; "
+            "without it a name is the catalog's)",
+        )
+
     def remote_arg(p: argparse.ArgumentParser) -> None:
         p.add_argument(
             "--remote",
@@ -415,7 +457,10 @@ def build_parser() -> argparse.ArgumentParser:
         )
 
     p = sub.add_parser("run", help="run a plan document and print its result")
-    p.add_argument("file", help="plan document (JSON: {input, plan}); '-' reads stdin")
+    p.add_argument(
+        "file", help="plan document (JSON: {input, plan}) or a Substrait plan (.pb binary or JSON); '-' reads stdin"
+    )
+    table_arg(p)
     p.add_argument(
         "--format",
         choices=("table", "json", "csv", "parquet"),
@@ -430,14 +475,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("explain", help="print the Spark Connect plan (protobuf text)")
     p.add_argument("file")
+    table_arg(p)
     p.add_argument(
         "--analyzed", action="store_true", help="also print Spark's parsed/analyzed/optimized/physical plans"
     )
     remote_arg(p)
     p.set_defaults(func=cmd_explain)
 
-    p = sub.add_parser("check", help="validate a plan document without running it")
+    p = sub.add_parser("check", help="validate a plan document or a Substrait plan without running it")
     p.add_argument("file")
+    table_arg(p)
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("fixtures", help="run every fixture under DIR and compare with 'expected'")

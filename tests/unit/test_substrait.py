@@ -175,3 +175,26 @@ def test_the_private_pool_coexists_with_pyspark() -> None:
     pb.Plan()  # PySpark's protos still load from the default pool
     with pytest.raises(KeyError):
         descriptor_pool.Default().FindMessageTypeByName("substrait.Plan")
+
+
+def test_cli_checks_a_binary_plan_with_tables(tmp_path: Any, capsys: Any) -> None:
+    from connect_plan import cli
+
+    path = tmp_path / "plan.pb"
+    path.write_bytes(parse_substrait(old_style_plan()).SerializeToString())
+    assert cli.main(["check", str(path), "--table", "t=/data/t.parquet", "--table", "u=db.u"]) == cli.EXIT_OK
+    assert capsys.readouterr().out.strip() == "ok"
+    assert cli._table_arg("T=/x/y.parquet") == ("T", {"files": ["/x/y.parquet"], "format": "parquet"})
+    assert cli._table_arg("orders=db.orders") == ("orders", {"table": "db.orders"})
+
+
+def test_cli_reports_a_located_substrait_error(tmp_path: Any, capsys: Any) -> None:
+    from connect_plan import cli
+
+    doc = old_style_plan()
+    doc["extensions"][1]["extensionFunction"]["name"] = "cnt:"
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(doc))
+    assert cli.main(["check", str(path)]) == cli.EXIT_PLAN
+    err = capsys.readouterr().err
+    assert "/relations/0/root/input/fetch/input/aggregate/measures/0/measure" in err and "substrait_function" in err
