@@ -206,6 +206,8 @@ class Converter:
             source = self._mapped(name) or ir.TableSource(name, (), f"{loc}/namedTable")
         elif kind == "local_files":
             source = self._local_files(msg.local_files, f"{loc}/localFiles")
+        elif kind == "virtual_table":
+            return self._virtual_table(msg, f"{loc}/virtualTable", base)
         else:
             self.err(
                 "substrait_unsupported",
@@ -250,6 +252,74 @@ class Converter:
                     out.append(fresh[item.field])
                 rel.names = out
         return rel
+
+    def _virtual_table(self, msg: Message, loc: str, base: list[str]) -> Rel | None:
+        """Rows of literals (the old ``values`` structs or the newer ``expressions`` of literal
+        fields) → inline Arrow data typed by the base schema."""
+        import pyarrow as pa
+
+        from ...types import arrow_type
+
+        types = [
+            self.spark_type(t, f"{loc}/../baseSchema/struct/types/{i}")
+            for i, t in enumerate(msg.base_schema.struct.types)
+        ]
+        if any(t is None for t in types) or len(types) != len(base):
+            if len(types) != len(base):
+                self.err("substrait_unsupported", loc, "a virtual table with struct columns is not supported yet")
+            return None
+        vt = msg.virtual_table
+        rows: list[list[Any]] = []
+        if len(vt.expressions):
+            for r, row in enumerate(vt.expressions):
+                values: list[Any] = []
+                for c, e in enumerate(row.fields):
+                    if e.WhichOneof("rex_type") != "literal":
+                        self.err(
+                            "substrait_unsupported",
+                            f"{loc}/expressions/{r}/fields/{c}",
+                            "virtual table values must be literals",
+                        )
+                        values.append(None)
+                    else:
+                        values.append(self.python_value(e.literal, f"{loc}/expressions/{r}/fields/{c}/literal"))
+                rows.append(values)
+        else:
+            for r, row in enumerate(vt.values):
+                rows.append(
+                    [self.python_value(lit, f"{loc}/values/{r}/fields/{c}") for c, lit in enumerate(row.fields)]
+                )
+        for r, row in enumerate(rows):
+            if len(row) != len(base):
+                self.err(
+                    "substrait_invalid", f"{loc}/expressions/{r}", f"a row of {len(row)} values for {len(base)} columns"
+                )
+                return None
+        fresh = [self.fresh() for _ in base]
+        try:
+            arrays = [pa.array([row[i] for row in rows], type=arrow_type(t)) for i, t in enumerate(types)]
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as e:
+            self.err("substrait_invalid", loc, f"a virtual table value does not fit its column's type: {e}")
+            return None
+        if not base:  # rows of no columns (DataFusion's SELECT without FROM): one hidden column
+            arrays, names = [pa.nulls(len(rows), pa.bool_())], [self.fresh()]
+        else:
+            names = fresh
+        table = pa.Table.from_arrays(arrays, names=names)
+        return Rel(ir.InlineData(table, loc), [], fresh, loc)
+
+    def python_value(self, msg: Message, loc: str) -> Any:
+        """A literal as the Python value Arrow takes for its type."""
+        value, typ = self.literal_value(msg, loc)
+        if value is None or not isinstance(typ, Primitive):
+            return value
+        if typ.name == "date":
+            return datetime.date.fromisoformat(value)
+        if typ.name == "decimal":
+            return decimal.Decimal(value)
+        if typ.name.startswith("timestamp"):
+            return datetime.datetime.fromisoformat(value)
+        return value
 
     def _mapped(self, name: str) -> ir.Source | None:
         for key, src in self.tables.items():
@@ -383,30 +453,74 @@ class Converter:
                 sets.append(
                     [(e, f"{gloc}/groupingExpressions/{k}") for k, e in enumerate(grouping.grouping_expressions)]
                 )
-        if len(sets) > 1:
-            self.err("substrait_unsupported", f"{loc}/groupings", "several grouping sets are not supported yet")
-            return None
-        key_names: list[str] = []
-        for e, eloc in sets[0] if sets else []:
-            expr = self.expr(e, eloc, visible)
-            if isinstance(expr, ir.Col):
-                key_names.append(expr.name)
-            else:
-                name = self.fresh()
-                rel.steps.append(ir.WithColumn(self.step_index(), "aggregate.key", eloc, name, expr))
-                key_names.append(name)
+        # every distinct key expression once (by its proto), in order of first appearance
+        key_of: dict[bytes, str] = {}
+        if len(sets) > 1:  # the new encoding's shared list gives the output order of the keys
+            for i, e in enumerate(shared):
+                blob = e.SerializeToString(deterministic=True)
+                if blob not in key_of:
+                    expr = self.expr(e, f"{loc}/groupingExpressions/{i}", visible)
+                    name = expr.name if isinstance(expr, ir.Col) else self.fresh()
+                    if not isinstance(expr, ir.Col):
+                        rel.steps.append(ir.WithColumn(self.step_index(), "aggregate.key", loc, name, expr))
+                    key_of[blob] = name
+        set_keys: list[list[str]] = []
+        for one in sets:
+            names_in_set = []
+            for e, eloc in one:
+                blob = e.SerializeToString(deterministic=True)
+                if blob not in key_of:
+                    expr = self.expr(e, eloc, visible)
+                    if isinstance(expr, ir.Col):
+                        key_of[blob] = expr.name
+                    else:
+                        name = self.fresh()
+                        rel.steps.append(ir.WithColumn(self.step_index(), "aggregate.key", eloc, name, expr))
+                        key_of[blob] = name
+                names_in_set.append(key_of[blob])
+            set_keys.append(names_in_set)
+        distinct_keys = list(dict.fromkeys(key_of.values()))
         aggs = []
         agg_names = []
         for k, m in enumerate(msg.measures):
             mloc = f"{loc}/measures/{k}"
             call = self.aggregate_function(m.measure, f"{mloc}/measure", visible)
             if m.HasField("filter"):
-                self.err("substrait_unsupported", f"{mloc}/filter", "aggregate filters are not supported yet")
+                # FILTER (WHERE c): the measure sees only rows where c is true
+                cond = self.expr(m.filter, f"{mloc}/filter", visible)
+                call = self._filtered(call, cond, mloc)
             name = self.fresh()
             aggs.append(ir.AggItem(call, name, mloc))
             agg_names.append(name)
-        distinct_keys = list(dict.fromkeys(key_names))
         keys = tuple(ir.Col(n, loc) for n in distinct_keys)
+        if len(sets) > 1:
+            masks = [
+                sum(1 << (len(distinct_keys) - 1 - j) for j, n in enumerate(distinct_keys) if n not in one)
+                for one in set_keys
+            ]
+            if len(set(masks)) != len(masks):
+                self.err("substrait_unsupported", f"{loc}/groupings", "the same grouping set twice is not supported")
+                return None
+            gid = self.fresh()
+            aggs.append(ir.AggItem(ir.Call("grouping_id", (), loc), gid, loc))
+            index_sets = tuple(tuple(distinct_keys.index(n) for n in dict.fromkeys(one)) for one in set_keys)
+            rel.steps.append(
+                ir.GroupBy(self.step_index(), "aggregate", loc, "grouping_sets", keys, tuple(aggs), index_sets)
+            )
+            # Substrait's trailing column: the index of the grouping set that made the row
+            index = self.fresh()
+            branches = tuple(
+                (
+                    ir.Call("==", (ir.Col(gid, loc), ir.Lit(mask, loc, Primitive("bigint"))), loc),
+                    ir.Lit(i, loc, Primitive("int")),
+                )
+                for i, mask in enumerate(masks)
+            )
+            rel.steps.append(
+                ir.WithColumn(self.step_index(), "aggregate.set_index", loc, index, ir.When(branches, None, loc))
+            )
+            rel.names = distinct_keys + agg_names + [index]
+            return rel
         if not aggs:
             # a GROUP BY without measures: the distinct key values
             items = tuple(ir.SelectItem(ir.Col(n, loc), None, loc) for n in distinct_keys)
@@ -416,8 +530,17 @@ class Converter:
             rel.steps.append(ir.GroupBy(self.step_index(), "aggregate", loc, "groupby", keys, tuple(aggs)))
         else:
             rel.steps.append(ir.Agg(self.step_index(), "aggregate", loc, tuple(aggs)))
-        rel.names = key_names + agg_names
+        # one output column per grouping expression of the (single) set, repeats included
+        rel.names = (set_keys[0] if set_keys else []) + agg_names
         return rel
+
+    def _filtered(self, call: ir.Expr, cond: ir.Expr, loc: str) -> ir.Expr:
+        """An aggregate over the rows where ``cond`` holds: its arguments become null elsewhere
+        (every aggregate here skips nulls; count(*) counts the rows where ``cond`` holds)."""
+        if not isinstance(call, ir.Call):
+            return call
+        args = tuple(ir.When(((cond, a),), None, loc) for a in call.args)
+        return ir.Call(call.fn, args, call.loc, call.distinct)
 
     def join(self, msg: Message, loc: str) -> Rel | None:
         left = self.rel(msg.left, f"{loc}/left")
@@ -740,6 +863,60 @@ class Converter:
                     args.append(self.expr(e, f"{loc}/args/{k}", names))
         return args, enums
 
+    def window_function(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
+        compound = self._function(msg.function_reference, loc)
+        if compound is None:
+            return ir.Lit(None, loc)
+        name, _ = sp.function_name(compound)
+        args, _enums = self.arguments(msg, loc, names)
+        fn = sp.WINDOWS.get(name) or sp.AGGREGATES.get(name)
+        if fn is None:
+            close = difflib.get_close_matches(name, [*sp.WINDOWS, *sp.AGGREGATES], n=3)
+            self.err(
+                "substrait_function",
+                loc,
+                f"unknown window function {compound!r} (anchor {msg.function_reference}{self._uri_text(msg.function_reference)})"
+                + (f"; did you mean {', '.join(close)}?" if close else ""),
+            )
+            return ir.Lit(None, loc)
+        if name == "count" and not args:
+            args = [ir.Lit(1, loc)]
+        partitions = tuple(self.expr(e, f"{loc}/partitions/{k}", names) for k, e in enumerate(msg.partitions))
+        keys = []
+        for k, s in enumerate(msg.sorts):
+            kloc = f"{loc}/sorts/{k}"
+            if s.WhichOneof("sort_kind") != "direction" or s.direction not in sp.SORT_DIRECTIONS:
+                self.err("substrait_unsupported", kloc, "a sort needs a direction")
+                continue
+            asc, nulls_first = sp.SORT_DIRECTIONS[s.direction]
+            keys.append(ir.SortKey(self.expr(s.expr, f"{kloc}/expr", names), asc, nulls_first, kloc))
+        frame = None
+        if name not in sp.RANKING_WINDOWS:
+            lower = self._bound(msg, "lower_bound", loc)
+            upper = self._bound(msg, "upper_bound", loc)
+            # BOUNDS_TYPE_ROWS (1); RANGE (2) and unspecified are RANGE (the SQL default)
+            kind = "rows" if msg.bounds_type == 1 else "range"
+            if keys or lower is not None or upper is not None:
+                frame = ir.Frame(kind, lower, upper, loc)
+        call = ir.Call(fn, tuple(args), loc, distinct=msg.invocation == 2)
+        return ir.Window(call, partitions, tuple(keys), frame, loc)
+
+    def _bound(self, msg: Message, name: str, loc: str) -> int | None:
+        """A frame bound: None unbounded, 0 current row, -n n preceding, +n n following. An
+        unset bound is unbounded (lower) or current row after an ORDER BY... as the spec's
+        defaults: unbounded preceding / unbounded following."""
+        if not msg.HasField(name):
+            return None
+        b = getattr(msg, name)
+        kind = b.WhichOneof("kind")
+        if kind == "current_row":
+            return 0
+        if kind == "preceding":
+            return -int(b.preceding.offset)
+        if kind == "following":
+            return int(b.following.offset)
+        return None
+
     def aggregate_function(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
         compound = self._function(msg.function_reference, loc)
         if compound is None:
@@ -922,6 +1099,7 @@ EXPRESSIONS: dict[str, Callable[[Converter, Any, str, list[str]], ir.Expr]] = {
     "switch_expression": Converter.switch,
     "singular_or_list": Converter.singular_or_list,
     "subquery": Converter.subquery,
+    "window_function": Converter.window_function,
 }
 
 

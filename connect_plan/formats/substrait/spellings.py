@@ -11,9 +11,11 @@ __all__ = [
     "EXTRACT_FIELDS",
     "JOIN_TYPES",
     "PRODUCER_QUIRKS",
+    "RANKING_WINDOWS",
     "SCALARS",
     "SET_OPS",
     "SORT_DIRECTIONS",
+    "WINDOWS",
     "function_name",
 ]
 
@@ -117,6 +119,23 @@ AGGREGATES: dict[str, str] = {
     "median": "median",
     "string_agg": "string_agg",
 }
+
+#: Substrait window function name (functions_window / DataFusion names) → catalog function;
+#: ``RANKING_WINDOWS`` take no frame in Spark (they have their own fixed frame)
+WINDOWS: dict[str, str] = {
+    "row_number": "row_number",
+    "rank": "rank",
+    "dense_rank": "dense_rank",
+    "percent_rank": "percent_rank",
+    "cume_dist": "cume_dist",
+    "ntile": "ntile",
+    "lag": "lag",
+    "lead": "lead",
+    "first_value": "first_value",
+    "last_value": "last_value",
+    "nth_value": "nth_value",
+}
+RANKING_WINDOWS = frozenset({"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead"})
 
 #: JoinRel.JoinType number → IR join kind (None: no Spark equivalent, a located error)
 JOIN_TYPES: dict[int, str | None] = {
