@@ -198,3 +198,13 @@ def test_cli_reports_a_located_substrait_error(tmp_path: Any, capsys: Any) -> No
     assert cli.main(["check", str(path)]) == cli.EXIT_PLAN
     err = capsys.readouterr().err
     assert "/relations/0/root/input/fetch/input/aggregate/measures/0/measure" in err and "substrait_function" in err
+
+
+def test_a_function_option_is_refused_not_ignored() -> None:
+    doc = old_style_plan()
+    join = doc["relations"][0]["root"]["input"]["fetch"]["input"]["aggregate"]["input"]["join"]
+    join["expression"]["scalarFunction"]["options"] = [{"name": "overflow", "preference": ["SATURATE"]}]
+    with pytest.raises(PlanError) as e:
+        parse_substrait_plan(doc)
+    assert e.value.codes == ("substrait_unsupported",)
+    assert e.value.locs[0].endswith("/join/expression/scalarFunction/options/0")

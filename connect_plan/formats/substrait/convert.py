@@ -842,6 +842,14 @@ class Converter:
     def arguments(self, msg: Message, loc: str, names: list[str]) -> tuple[list[ir.Expr], list[str]]:
         args: list[ir.Expr] = []
         enums: list[str] = []
+        for k, opt in enumerate(msg.options):
+            # overflow, rounding, division-by-zero...: Spark's behaviour is its own (and depends on
+            # ANSI mode), so an explicit option is refused rather than silently not honoured
+            self.err(
+                "substrait_unsupported",
+                f"{loc}/options/{k}",
+                f"function option {opt.name!r} (preference {list(opt.preference)}) cannot be honoured on Spark",
+            )
         if len(msg.arguments):
             for k, a in enumerate(msg.arguments):
                 kind = a.WhichOneof("arg_type")
