@@ -171,3 +171,21 @@ def test_grouping_sets_with_the_set_index_last(tables: Any, client: Any, spark: 
         "select s, sum(d) total, case grouping_id() when 0 then 0 when 1 then 1 end as set from t group by grouping sets ((s), ())"
     ).toArrow()
     assert_same_answer(ours, theirs)
+
+
+def test_duckdb_local_files_read(tables: Any, client: Any, spark: Any) -> None:
+    """DuckDB writes a view over read_parquet as ReadRel.local_files (an absolute file URI, its
+    filter only in the read): run without any tables= mapping."""
+    duckdb = pytest.importorskip("duckdb")
+    import os
+
+    ext_pkg = pytest.importorskip("duckdb_extension_substrait")
+    ext = os.path.join(
+        os.path.dirname(ext_pkg.__file__), "extensions", f"v{duckdb.__version__}", "substrait.duckdb_extension"
+    )
+    con = duckdb.connect()
+    con.load_extension(ext)
+    con.sql(f"CREATE VIEW t AS SELECT * FROM read_parquet('{tables['t']['files'][0]}')")
+    plan = con.get_substrait("SELECT k, s FROM t WHERE d > 15", enable_optimizer=True).fetchone()[0]
+    ours = client.execute(plan)
+    assert_same_answer(ours, spark.sql("SELECT k, s FROM t WHERE d > 15").toArrow())
