@@ -93,6 +93,9 @@ class Analyzer:
         #: shared sub-plans: uses counted first, analysed once (by identity)
         self._uses: dict[int, int] | None = None
         self._shared: dict[int, PlanFacts] = {}
+        #: the output column names of every source and step, by its location (as far as
+        #: they are known statically: None entries are named by Spark, None is unknown)
+        self.columns: dict[str, tuple[str | None, ...] | None] = {}
 
     def err(self, code: str, loc: str, message: str, input: Any = None) -> None:
         self.errors.append(
@@ -106,9 +109,12 @@ class Analyzer:
             self._uses = count_uses(plan)
         facts = SOURCE_ANALYSES[type(plan.source)](self, plan.source)
         scope = facts.scope
+        columns = self.columns
+        columns[plan.source.loc] = scope.names
         analyses = ANALYSES
         for step in plan.steps:
             scope = analyses[type(step)](self, step, facts, scope)
+            columns[step.loc] = scope.names
         facts.scope = scope
         return facts
 

@@ -208,3 +208,31 @@ def test_a_function_option_is_refused_not_ignored() -> None:
         parse_substrait_plan(doc)
     assert e.value.codes == ("substrait_unsupported",)
     assert e.value.locs[0].endswith("/join/expression/scalarFunction/options/0")
+
+
+def test_a_policy_checks_the_tables_a_subquery_reads() -> None:
+    from connect_plan.policy import Policy
+
+    inner = read("u", ["k"], [I64])
+    doc = {
+        "relations": [
+            {
+                "root": {
+                    "names": ["k", "v"],
+                    "input": {
+                        "filter": {
+                            "input": read("t", ["k", "v"], [I64, STR]),
+                            "condition": {
+                                "subquery": {"setPredicate": {"predicateOp": "PREDICATE_OP_EXISTS", "tuples": inner}}
+                            },
+                        }
+                    },
+                }
+            }
+        ]
+    }
+    plan = load_plan(doc)
+    assert any(isinstance(s, ir.Filter) and isinstance(s.condition, ir.Subquery) for s in plan.steps)
+    policy = Policy.strict().replace(tables=("t",), require_limit=False)
+    found = policy.violations(plan)
+    assert [v.input for v in found] == ["u"], found
