@@ -47,6 +47,8 @@ def main(argv: list[str]) -> int:
         ctx.register_parquet(name, path)
     spark = SparkSession.builder.remote(os.environ["SPARK_REMOTE"]).getOrCreate()
     spark.conf.set("spark.sql.session.timeZone", "UTC")
+    # DuckDB's TPC-DS texts quote aliases with double quotes (identifiers in ANSI SQL)
+    spark.conf.set("spark.sql.ansi.doubleQuotedIdentifiers", "true")
     for name, path in files.items():
         spark.read.parquet(path).createOrReplaceTempView(name)
     tables = {name: {"files": [path], "format": "parquet"} for name, path in files.items()}

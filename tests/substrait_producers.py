@@ -175,3 +175,44 @@ def isthmus_plans(tpch: Tpch, jar: str) -> dict[int, bytes | str]:
     for n, root in zip(sorted(tpch.queries), roots):
         out[n] = json.dumps({**doc, "relations": [root]})
     return out
+
+
+IBIS_PINS = (
+    "ibis-framework==9.5.0",
+    "ibis-substrait==4.0.1",
+    "substrait==0.21.0",
+    "pyarrow",
+    "pyarrow_hotfix",
+    "pytest",
+    "sqlglot",
+)
+
+
+def ibis_plans(tpch: Tpch, env: Path) -> dict[int, tuple[bytes, str] | str] | None:
+    """ibis' TPC-H plans (with ibis' own SQL for each, in Spark's dialect), made in an environment
+    of their own (``env``, built once with pip: the pins conflict with this project's). None when
+    the environment cannot be built (no PyPI)."""
+    import venv
+
+    python = env / "bin" / "python"
+    if not python.exists():
+        venv.create(env, with_pip=True)
+        p = subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", *IBIS_PINS], capture_output=True, text=True, timeout=900
+        )
+        if p.returncode != 0:
+            return None
+    out = tpch.root / "ibis-plans"
+    gen = Path(__file__).with_name("substrait_ibis_gen.py")
+    p = subprocess.run(
+        [str(python), str(gen), str(tpch.root / "data"), str(out)], capture_output=True, text=True, timeout=600
+    )
+    if p.returncode != 0:
+        return None
+    results = json.loads((out / "results.json").read_text())
+    plans: dict[int, tuple[bytes, str] | str] = {}
+    for key, status in results.items():
+        n = int(key)
+        pb, sql = out / f"q{n:02d}.pb", out / f"q{n:02d}.sql"
+        plans[n] = (pb.read_bytes(), sql.read_text()) if status == "ok" and sql.exists() else status
+    return plans

@@ -77,6 +77,10 @@ CASES: dict[str, tuple[str, str | None]] = {
     "extract": ("select extract(year from date '2021-03-04'), date_part('month', date '2021-03-04')", None),
     "is_distinct_from": ("select t.k is distinct from 2 from t", None),
     "try_cast": ("select try_cast(s as int) from t", None),
+    # DataFusion plans IN/EXISTS under OR as mark joins: rewritten as two EXISTS subqueries
+    "mark_join_in": ("select k, d from t where k in (select k from u) or d > 40", None),
+    "mark_join_exists": ("select k, d from t where exists (select 1 from u where u.k = t.k) or d > 40", None),
+    "mark_join_null": ("select k, d, k in (select k from u) as m from t", None),
 }
 
 PRODUCER_BUGS = {

@@ -559,6 +559,8 @@ class Converter:
             return None
         both = left.names + right.names
         cond = self.expr(msg.expression, f"{loc}/expression", both) if msg.HasField("expression") else None
+        if how in ("left_mark", "right_mark"):
+            return self._mark_join(left, right, cond, how == "right_mark", loc, msg)
         if how in ("right_semi", "right_anti"):
             left, right = right, left
             how = "left_semi" if how == "right_semi" else "left_anti"
@@ -574,6 +576,35 @@ class Converter:
             post = self.expr(msg.post_join_filter, f"{loc}/postJoinFilter", names)
             left.steps.append(ir.Filter(self.step_index(), "join.post_join_filter", f"{loc}/postJoinFilter", post))
         return left
+
+    def _mark_join(self, left: Rel, right: Rel, cond: ir.Expr | None, swap: bool, loc: str, msg: Message) -> Rel:
+        """A mark join keeps the probe side's rows and adds the mark: true when a row of the
+        other side satisfies the condition, else null when one makes it unknown, else false
+        (IN's three-valued logic). Spark has no such join; two EXISTS subqueries say exactly
+        that (the probe side's columns are outer references inside them)."""
+        probe, build = (right, left) if swap else (left, right)
+        cond = cond if cond is not None else ir.Lit(True, loc)
+        base = build.plan()
+
+        def exists(predicate: ir.Expr) -> ir.Subquery:
+            step = ir.Filter(self.step_index(), "join.mark", loc, predicate)
+            return ir.Subquery("exists", ir.Plan(base.source, (*base.steps, step), base.loc), (), loc)
+
+        mark = ir.When(
+            (
+                (exists(cond), ir.Lit(True, loc, Primitive("boolean"))),
+                (exists(ir.Call("isnull", (cond,), loc)), ir.Lit(None, loc, Primitive("boolean"))),
+            ),
+            ir.Lit(False, loc, Primitive("boolean")),
+            loc,
+        )
+        name = self.fresh()
+        probe.steps.append(ir.WithColumn(self.step_index(), "join.mark", loc, name, mark))
+        probe.names = [*probe.names, name]
+        if msg.HasField("post_join_filter"):
+            post = self.expr(msg.post_join_filter, f"{loc}/postJoinFilter", probe.names)
+            probe.steps.append(ir.Filter(self.step_index(), "join.post_join_filter", f"{loc}/postJoinFilter", post))
+        return probe
 
     def cross(self, msg: Message, loc: str) -> Rel | None:
         left = self.rel(msg.left, f"{loc}/left")

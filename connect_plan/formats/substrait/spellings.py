@@ -112,7 +112,12 @@ AGGREGATES: dict[str, str] = {
     "first_value": "first",
     "last_value": "last",
     "std_dev": "stddev",
+    "stddev": "stddev",  # DataFusion's names
+    "stddev_samp": "stddev_samp",
+    "stddev_pop": "stddev_pop",
     "variance": "variance",
+    "var_samp": "var_samp",
+    "var_pop": "var_pop",
     "bool_and": "bool_and",
     "bool_or": "bool_or",
     "approx_count_distinct": "approx_count_distinct",
@@ -149,8 +154,8 @@ JOIN_TYPES: dict[int, str | None] = {
     8: "right_semi",  # swapped sides: the right input's rows
     9: "right_anti",
     10: None,  # RIGHT_SINGLE
-    11: None,  # LEFT_MARK
-    12: None,  # RIGHT_MARK
+    11: "left_mark",  # the left rows plus a boolean: whether a right row matches (rewritten)
+    12: "right_mark",
 }
 
 #: SortField.SortDirection number → (ascending, nulls_first); CLUSTERED only asks equal values
