@@ -285,6 +285,7 @@ def _client_options(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "timeout": getattr(args, "timeout", None),
         "allow_insecure_token": getattr(args, "allow_insecure_token", False),
+        "compression": getattr(args, "compression", None) or "auto",
         "policy": _policy(args),
     }
 
@@ -587,6 +588,13 @@ def build_parser() -> argparse.ArgumentParser:
             default=0,
             help="log to stderr: -v what connect_plan does (INFO), -vv every RPC with its duration and operation id "
             "(DEBUG; never a token)",
+        )
+        p.add_argument(
+            "--compression",
+            choices=("auto", "zstd", "none"),
+            default="auto",
+            help="ask the server (Spark 4.1+) for zstd-compressed results; auto (default): only when "
+            "the server is not on this machine",
         )
 
     p = sub.add_parser("run", help="run a plan document and print its result")

@@ -533,6 +533,8 @@ class Policy:
     ) -> str | None:
         if allowed is None or keys is None:
             return None
+        if not keys:
+            return "this policy allows no tables"
         parts = parse_table_name(name)
         if parts is None:
             return f"table name {name!r} is not in a form this policy compares (plain or backticked ASCII parts)"

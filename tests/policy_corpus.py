@@ -54,7 +54,7 @@ def lit(v: Any) -> dict[str, Any]:
     return {"lit": v}
 
 
-def join(right: dict[str, Any], on: Any = ("k",), how: str = "inner", key: str = "other") -> dict[str, Any]:
+def join(right: Any, on: Any = ("k",), how: str = "inner", key: str = "other") -> dict[str, Any]:
     return {"op": "join", "payload": {key: right, "on": list(on), "how": how}}
 
 
@@ -412,6 +412,58 @@ case(
 case(
     "fn_input_file_name_in_right",
     doc([join({"input": INLINE, "plan": [with_col(fn("input_file_name"), "f")]})]),
+    "denied_functions",
+)
+
+# ---------------------------------------------------------------- Sparkless shapes
+
+SPARKLESS_RIGHT = {
+    "other_data": [[1, "x"]],
+    "other_schema": [{"name": "k", "type": "int"}, {"name": "w", "type": "string"}],
+}
+case(
+    "sparkless_other_plan_steps_join_table",
+    doc(
+        [
+            {
+                "op": "join",
+                **SPARKLESS_RIGHT,
+                "payload": {"on": ["k"], "other_plan": [join("secret.t", key="other_table")]},
+            }
+        ]
+    ),
+    "tables",
+)
+case(
+    "sparkless_other_plan_steps_function",
+    doc(
+        [
+            {
+                "op": "join",
+                **SPARKLESS_RIGHT,
+                "payload": {"on": ["k"], "other_plan": [with_col({"function": "java_method", "args": ["a", "b"]})]},
+            }
+        ]
+    ),
+    "denied_functions",
+)
+case(
+    "sparkless_typed_function_item",
+    doc(
+        [
+            {
+                "op": "select",
+                "payload": {
+                    "columns": [{"type": "column", "name": "k"}, {"fn": "current_user", "args": [], "alias": "u"}]
+                },
+            }
+        ]
+    ),
+    "denied_functions",
+)
+case(
+    "sparkless_agg_func_key",
+    doc([{"op": "groupBy", "payload": {"cols": ["v"], "aggs": [{"func": "max", "expr": REFLECT, "alias": "m"}]}}]),
     "denied_functions",
 )
 

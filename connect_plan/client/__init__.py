@@ -42,7 +42,7 @@ from ..formats import load_plan
 from ..policy import Policy
 from .execute import Executor, check_unique_names
 from .failures import TOKEN_RE, Redactor, redact, url_secrets
-from .session import CLOSE_GRACE_SECONDS, Session, check_timeout
+from .session import CLOSE_GRACE_SECONDS, COMPRESSIONS, Session, check_compression, check_timeout
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CLOSE_GRACE_SECONDS",
+    "COMPRESSIONS",
     "DEFAULT_RETRY_POLICY",
     "Client",
     "check_unique_names",
@@ -122,6 +123,7 @@ class Client:
         allow_insecure_token: bool = False,
         timeout: float | None = None,
         channel_options: Sequence[tuple[str, Any]] | None = None,
+        compression: str = "auto",
         policy: Policy | None = None,
     ) -> None:
         """``remote`` is an ``sc://host:port/;param=value`` URL (see :func:`resolve_remote`).
@@ -135,6 +137,12 @@ class Client:
         each call may override. ``retry_policy`` bounds PySpark's retries of transient
         failures (default :data:`DEFAULT_RETRY_POLICY`, ~7 s in all).
 
+        ``compression`` (``auto``, ``zstd``, ``none``): ask the server to compress result
+        batches (Spark 4.1+ ``spark.sql.execution.arrow.compression.codec``; older servers
+        ignore it and answer uncompressed); ``auto`` does for a server that is not on this
+        machine. Results are decoded as they stream. A codec chosen with ``set_conf`` or
+        ``conf=`` wins.
+
         ``policy`` (:class:`~connect_plan.policy.Policy`; default trusted) is checked on every
         plan this client runs, translates or explains, before anything is sent; a call's own
         ``policy=`` replaces it for that call. Its result bounds (``max_rows``, ``max_bytes``,
@@ -144,6 +152,7 @@ class Client:
             raise TypeError(f"policy must be a connect_plan.policy.Policy, got {type(policy).__name__}")
         self._policy = policy
         url = resolve_remote(remote)
+        codec = check_compression(compression, url)
         redactor = Redactor(url, (*url_secrets(url), *(t for t in (token,) if t)))
         try:
             connector = transport.connector(
@@ -171,13 +180,15 @@ class Client:
             ) from None
         if connector.token and connector.token not in redactor.secrets:
             redactor = Redactor(url, (*redactor.secrets, connector.token))
-        self._start(connector, redactor, check_timeout(timeout))
+        self._start(connector, redactor, check_timeout(timeout), codec)
         if conf:
             self.set_conf(conf)
 
-    def _start(self, connector: transport.Connector, redactor: Redactor, timeout: float | None) -> None:
+    def _start(
+        self, connector: transport.Connector, redactor: Redactor, timeout: float | None, compression: str | None = None
+    ) -> None:
         self._connector = connector
-        self._session = Session(connector, redactor, timeout=timeout)
+        self._session = Session(connector, redactor, timeout=timeout, compression=compression)
         self._executor = Executor(self._session)
 
     @classmethod

@@ -102,7 +102,7 @@ class Executor:
         from ..translator import translate_ir
 
         session = self.session
-        session.check_server()
+        session.check_server(inputs=_has_inline_data(plan), plan_conf=plan.conf)
         tr = translate_ir(
             plan,
             case_sensitive=session.case_sensitive_for(plan),
@@ -359,6 +359,14 @@ class Executor:
                 "rows": pa.array([rows], pa.int64()),
             }
         )
+
+
+def _has_inline_data(plan: ir.Plan) -> bool:
+    """Does ``plan`` (or a plan it joins or unions) start from inline rows? (A cheap guess:
+    it only decides whether the input cache settings are read ahead.)"""
+    if isinstance(plan.source, (ir.InlineData, ir.SharedPlan)):
+        return True
+    return any(isinstance(getattr(step, "right", None), ir.Plan) for step in plan.steps)
 
 
 def _no_observations(err: ServerError) -> bool:
