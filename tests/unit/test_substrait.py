@@ -236,3 +236,30 @@ def test_a_policy_checks_the_tables_a_subquery_reads() -> None:
     policy = Policy.strict().replace(tables=("t",), require_limit=False)
     found = policy.violations(plan)
     assert [v.input for v in found] == ["u"], found
+
+
+def test_a_column_a_subquery_reads_is_not_defined_in_the_same_relation() -> None:
+    """Correlation: a withColumn whose subquery names the column the withColumn before it
+    defines must not merge with it (Spark resolves outer names in the relation's input)."""
+    from connect_plan.translator import translate_ir
+
+    inner = ir.Plan(
+        ir.TableSource("u", (), "/u"),
+        (ir.Filter(3, "filter", "/u/f", ir.Call("==", (ir.Col("y", "/u/y"), ir.Col("a", "/u/a")), "/u/eq")),),
+        "/u",
+    )
+    plan = ir.Plan(
+        ir.TableSource("t", (), "/t"),
+        (
+            ir.WithColumn(1, "project", "/1", "a", ir.Col("x", "/1/x")),
+            ir.WithColumn(2, "project", "/2", "b", ir.Subquery("exists", inner, (), "/2/e")),
+        ),
+        "/p",
+    )
+    root = translate_ir(plan).plan.root
+    assert root.HasField("with_relations")
+    outer = root.with_relations.root.with_columns
+    assert [a.name[0] for a in outer.aliases] == ["b"]
+    assert [a.name[0] for a in outer.input.with_columns.aliases] == ["a"]
+    sub = outer.aliases[0].expr.subquery_expression
+    assert sub.plan_id == root.with_relations.references[0].common.plan_id
