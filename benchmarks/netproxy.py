@@ -141,6 +141,8 @@ class LinkProxy:
             up_r, up_w = await asyncio.open_connection(self.host, self.target_port)
         except OSError:
             writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
             return
         with self._lock:
             self.stats.connections += 1
@@ -149,9 +151,13 @@ class LinkProxy:
         except asyncio.CancelledError:
             pass  # the proxy stops
         finally:
+            # close and wait: a transport left to close after the loop stops leaks its socket
             for w in (writer, up_w):
                 with contextlib.suppress(Exception):
                     w.close()
+            for w in (writer, up_w):
+                with contextlib.suppress(Exception):
+                    await w.wait_closed()
             if task is not None:
                 self._tasks.discard(task)
 

@@ -191,3 +191,8 @@ def __getattr__(name: str) -> Any:
 
         return Policy
     raise AttributeError(f"module 'connect_plan' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The public names only (not the typing helpers this module imports)."""
+    return sorted(__all__)

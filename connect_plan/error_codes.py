@@ -98,6 +98,8 @@ CODES: dict[str, str] = {
     "output_not_last": "An output step (a write, a view) is followed by other steps.",
     "paths": "A read's 'files' is neither a path string nor a list of them.",
     "payload_type": "A step's payload (or one of its parts) does not have the shape the step needs.",
+    "placeholder": "A string of the document holds a ${...} placeholder connect-plan does not fill (it fills "
+    "${tmp} and ${run}).",
     "plan_too_deep": "The plan nests more relations than Spark Connect servers accept.",
     "plan_too_large": "The plan expands to too many steps or values (shared sub-plans or reused Python "
     "objects are copied in at each use).",

@@ -181,6 +181,9 @@ class Client:
         if connector.token and connector.token not in redactor.secrets:
             redactor = Redactor(url, (*redactor.secrets, connector.token))
         self._start(connector, redactor, check_timeout(timeout), codec)
+        from ..server import is_local_server
+
+        self._session.local_files = is_local_server(url)
         if conf:
             self.set_conf(conf)
 
@@ -362,16 +365,21 @@ class Client:
     ) -> pb.Plan:
         """Like :func:`connect_plan.translate`, but asks the server for column names the
         translator cannot know statically (only when a join needs them), and sends the
-        Python UDFs registered with this client inline."""
+        Python UDFs registered with this client inline. Relative file paths are made
+        absolute, as :meth:`execute` sends them, when the server is the local one."""
         from ..translator import translate_ir
+        from .paths import absolute_paths
 
         ir_plan, _ = self._load(plan, data, schema, policy, tables)
-        return translate_ir(
+        proto = translate_ir(
             ir_plan,
             case_sensitive=self._session.case_sensitive_for(ir_plan),
             resolver=self._executor.resolve_names,
             udfs=self._session.udfs,
         ).plan
+        if self._session.local_files:
+            absolute_paths(proto, os.getcwd())
+        return proto
 
     def _run(
         self,
@@ -529,7 +537,7 @@ class Client:
         """Spark's explain string for the plan (the server's analyzed/optimized plans)."""
         ir_plan, effective = self._load(plan, data, schema, policy, tables)
         timeout = self._bounds(effective, None, None, timeout)[2]
-        return str(self._run(ir_plan, lambda _: self._executor.explain(ir_plan, mode), timeout))
+        return str(self._run(ir_plan, lambda _: self._executor.explain(ir_plan, mode), timeout, locate=True))
 
     def draw(
         self,

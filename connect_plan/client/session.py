@@ -125,6 +125,9 @@ class Session:
         self.udfs: dict[str, InlineUdf] = {}
         self.sessions = 0
         self.version: str | None = None
+        #: relative file paths resolve in this directory (the client's working directory at
+        #: each call) when the server is the local one, which shares this machine's files
+        self.local_files = False
         #: the statistics of the last query whose result ended on this client (any thread)
         self.last_query: QueryStats | None = None
         self.transport = self._open()
