@@ -51,15 +51,44 @@ def _on_sigterm(signum: int, frame: object) -> None:
 
 
 def _read_document(path: str) -> Any:
+    """A plan document or fixture (JSON), or a Substrait plan (binary protobuf, kept as bytes)."""
     from .formats.json_plan import load_json
+    from .formats.substrait import is_substrait
 
     if path == "-":
-        return load_json(sys.stdin.buffer.read())
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise CliError(f"cannot read {path}: {exc.strerror}") from None
-    return load_json(data)
+        data = sys.stdin.buffer.read()
+    else:
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise CliError(f"cannot read {path}: {exc.strerror}") from None
+    return data if is_substrait(data) else load_json(data)
+
+
+#: --table SOURCE: a path with one of these extensions is read as files of that format
+TABLE_FILE_FORMATS = {
+    ".parquet": "parquet",
+    ".orc": "orc",
+    ".csv": "csv",
+    ".json": "json",
+    ".jsonl": "json",
+    ".avro": "avro",
+    ".txt": "text",
+}
+
+
+def _table_arg(text: str) -> tuple[str, Any]:
+    """``NAME=SOURCE``: a path with a known file extension (files of that format), else a table
+    or view name of the server's catalog."""
+    name, sep, src = text.partition("=")
+    if not sep or not name.strip() or not src.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=SOURCE, got {text!r}")
+    fmt = TABLE_FILE_FORMATS.get(Path(src).suffix.lower())
+    return name.strip(), ({"files": [src], "format": fmt} if fmt else {"table": src})
+
+
+def _tables(args: argparse.Namespace) -> dict[str, Any] | None:
+    return dict(args.table) if getattr(args, "table", None) else None
 
 
 def _plan_only(doc: Any) -> Any:
@@ -76,17 +105,21 @@ def _plan_only(doc: Any) -> Any:
 _CHECK_VALUES = {"tmp": "/tmp/connect-plan-check", "run": "check"}
 
 
-def _validated(doc: Any) -> ir.Plan:
+def _validated(doc: Any, tables: dict[str, Any] | None = None) -> ir.Plan:
     """The document's plan, after every problem of it (an unfilled placeholder, the plan,
-    the ``setup`` documents run before it) is reported at once, before any server work."""
+    the ``setup`` documents run before it) is reported at once, before any server work.
+    A Substrait plan (``tables``: its --table mappings) has no placeholders or setup."""
     from .fixtures import placeholder_problems, substitute
     from .formats import load_plan
+    from .formats.substrait import is_substrait
 
+    if is_substrait(doc):
+        return load_plan(doc, tables=tables)
     problems = list(placeholder_problems(doc))
     filled = substitute(doc, _CHECK_VALUES)
     plan = None
     try:
-        plan = load_plan(_plan_only(filled))
+        plan = load_plan(_plan_only(filled), tables=tables)
     except PlanError as exc:
         problems += exc.details
     setups = filled.get("setup") if isinstance(filled, dict) else None
@@ -106,8 +139,9 @@ def _ready(client: Client, doc: Any, plan: ir.Plan, tmp_dir: str | None) -> Iter
     that makes its own files and tables) runs its setup first and drops its ``cleanup`` after."""
     from .fixtures import staged, uses_placeholders
     from .formats import load_plan
+    from .formats.substrait import is_substrait
 
-    if not uses_placeholders(doc):
+    if is_substrait(doc) or not uses_placeholders(doc):
         yield plan
         return
     with staged(client, doc, tmp_dir) as (filled, values):
@@ -238,7 +272,7 @@ def _checked(args: argparse.Namespace) -> tuple[ir.Plan, Policy | None, Any]:
     fails here, before any server work."""
     policy = _policy(args)
     doc = _read_document(args.file)
-    plan = _validated(doc)
+    plan = _validated(doc, _tables(args))
     if policy is not None:
         policy.check(plan)
     return plan, policy, doc
@@ -575,6 +609,18 @@ def build_parser() -> argparse.ArgumentParser:
             "sizes and results), or a JSON policy file (docs/security.md); default trusted",
         )
 
+    def table_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--table",
+            action="append",
+            type=_table_arg,
+            metavar="NAME=SOURCE",
+            help="a Substrait plan's table NAME read from SOURCE: a path ending in "
+            + "/".join(TABLE_FILE_FORMATS)
+            + " (files of that format), else a table or view of the server's catalog (repeatable; "
+            "without it a name is the catalog's)",
+        )
+
     def remote_arg(p: argparse.ArgumentParser) -> None:
         p.add_argument(
             "--remote",
@@ -618,7 +664,10 @@ def build_parser() -> argparse.ArgumentParser:
         )
 
     p = sub.add_parser("run", help="run a plan document and print its result")
-    p.add_argument("file", help="plan document (JSON: {input, plan}); '-' reads stdin")
+    p.add_argument(
+        "file", help="plan document (JSON: {input, plan}) or a Substrait plan (.pb binary or JSON); '-' reads stdin"
+    )
+    table_arg(p)
     p.add_argument(
         "--format",
         choices=("table", "json", "csv", "parquet"),
@@ -650,6 +699,7 @@ def build_parser() -> argparse.ArgumentParser:
         "explain", help="print the Spark Connect plan (protobuf text), or draw the plan (svg, png, dot, mermaid)"
     )
     p.add_argument("file")
+    table_arg(p)
     p.add_argument(
         "--analyzed",
         action="store_true",
@@ -669,8 +719,9 @@ def build_parser() -> argparse.ArgumentParser:
     remote_arg(p)
     p.set_defaults(func=cmd_explain)
 
-    p = sub.add_parser("check", help="validate a plan document without running it")
+    p = sub.add_parser("check", help="validate a plan document or a Substrait plan without running it")
     p.add_argument("file")
+    table_arg(p)
     policy_arg(p)
     p.set_defaults(func=cmd_check)
 

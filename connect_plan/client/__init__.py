@@ -207,10 +207,13 @@ class Client:
         """The policy every call of this client is checked against (None: trusted)."""
         return self._policy
 
-    def _load(self, plan: Any, data: Any, schema: Any, policy: Policy | None) -> tuple[ir.Plan, Policy | None]:
-        """The plan as IR, checked against ``policy`` (else the client's): a
-        :class:`~connect_plan.errors.PolicyError` before anything is sent."""
-        ir_plan = load_plan(plan, data, schema)
+    def _load(
+        self, plan: Any, data: Any, schema: Any, policy: Policy | None, tables: Mapping[str, Any] | None = None
+    ) -> tuple[ir.Plan, Policy | None]:
+        """The plan as IR (``tables``: a Substrait plan's table names → sources), checked against
+        ``policy`` (else the client's): a :class:`~connect_plan.errors.PolicyError` before
+        anything is sent."""
+        ir_plan = load_plan(plan, data, schema, tables=tables)
         effective = policy if policy is not None else self._policy
         if effective is not None:
             effective.check(ir_plan, registered_udfs=self._session.udfs.keys())
@@ -351,7 +354,15 @@ class Client:
 
     # ------------------------------------------------------------ plans
 
-    def translate(self, plan: Any, data: Any = None, schema: Any = None, *, policy: Policy | None = None) -> pb.Plan:
+    def translate(
+        self,
+        plan: Any,
+        data: Any = None,
+        schema: Any = None,
+        *,
+        policy: Policy | None = None,
+        tables: Mapping[str, Any] | None = None,
+    ) -> pb.Plan:
         """Like :func:`connect_plan.translate`, but asks the server for column names the
         translator cannot know statically (only when a join needs them), and sends the
         Python UDFs registered with this client inline. Relative file paths are made
@@ -359,7 +370,7 @@ class Client:
         from ..translator import translate_ir
         from .paths import absolute_paths
 
-        ir_plan, _ = self._load(plan, data, schema, policy)
+        ir_plan, _ = self._load(plan, data, schema, policy, tables)
         proto = translate_ir(
             ir_plan,
             case_sensitive=self._session.case_sensitive_for(ir_plan),
@@ -407,6 +418,7 @@ class Client:
         max_bytes: int | None = None,
         timeout: float | None = None,
         policy: Policy | None = None,
+        tables: Mapping[str, Any] | None = None,
         on_progress: ProgressCallback | None = None,
         on_stats: Callable[[QueryStats], object] | None = None,
     ) -> pa.Table:
@@ -431,7 +443,7 @@ class Client:
         the calling thread; one that raises is logged and ignored. A plan that writes
         reports neither.
         """
-        ir_plan, effective = self._load(plan, data, schema, policy)
+        ir_plan, effective = self._load(plan, data, schema, policy, tables)
         max_rows, max_bytes, timeout = self._bounds(effective, max_rows, max_bytes, timeout)
         executor = self._executor
         output = ir_plan.output
@@ -457,6 +469,7 @@ class Client:
         max_bytes: int | None = None,
         timeout: float | None = None,
         policy: Policy | None = None,
+        tables: Mapping[str, Any] | None = None,
         on_progress: ProgressCallback | None = None,
         on_stats: Callable[[QueryStats], object] | None = None,
     ) -> pa.RecordBatchReader:
@@ -477,7 +490,7 @@ class Client:
         :meth:`execute`: progress goes on while the reader is read, the statistics come when
         it is exhausted or closed.
         """
-        ir_plan, effective = self._load(plan, data, schema, policy)
+        ir_plan, effective = self._load(plan, data, schema, policy, tables)
         return self._reader(
             ir_plan, *self._bounds(effective, max_rows, max_bytes, timeout), on_progress=on_progress, on_stats=on_stats
         )
@@ -519,9 +532,10 @@ class Client:
         *,
         timeout: float | None = None,
         policy: Policy | None = None,
+        tables: Mapping[str, Any] | None = None,
     ) -> str:
         """Spark's explain string for the plan (the server's analyzed/optimized plans)."""
-        ir_plan, effective = self._load(plan, data, schema, policy)
+        ir_plan, effective = self._load(plan, data, schema, policy, tables)
         timeout = self._bounds(effective, None, None, timeout)[2]
         return str(self._run(ir_plan, lambda _: self._executor.explain(ir_plan, mode), timeout, locate=True))
 
@@ -535,6 +549,7 @@ class Client:
         failed_step: int | None = None,
         timeout: float | None = None,
         policy: Policy | None = None,
+        tables: Mapping[str, Any] | None = None,
     ) -> PlanDrawing:
         """The plan drawn as a tree (see :func:`connect_plan.draw`); column names a static
         analysis cannot know are asked of the server. With ``analyzed``, Spark's optimized
@@ -545,7 +560,7 @@ class Client:
         from ..drawing import PlanDrawing, draw_plan, spark_trees
         from ..translator import translate_ir
 
-        ir_plan, effective = self._load(plan, data, schema, policy)
+        ir_plan, effective = self._load(plan, data, schema, policy, tables)
         columns = translate_ir(ir_plan, check_only=True).step_columns
         trees = []
         error = None
@@ -571,11 +586,12 @@ class Client:
         *,
         timeout: float | None = None,
         policy: Policy | None = None,
+        tables: Mapping[str, Any] | None = None,
     ) -> pa.Schema:
         """The Arrow schema of the plan's result, from the server's analysis."""
         from ..results import arrow_schema
 
-        ir_plan, effective = self._load(plan, data, schema, policy)
+        ir_plan, effective = self._load(plan, data, schema, policy, tables)
         timeout = self._bounds(effective, None, None, timeout)[2]
         return arrow_schema(self._run(ir_plan, lambda _: self._executor.schema(ir_plan), timeout))
 
@@ -590,11 +606,12 @@ def owned_stream(
     max_bytes: int | None,
     on_progress: ProgressCallback | None = None,
     on_stats: Callable[[QueryStats], object] | None = None,
+    tables: Mapping[str, Any] | None = None,
 ) -> pa.RecordBatchReader:
     """A reader over ``plan``'s result that owns ``client``: the client closes when the
     reader is exhausted or dropped, and at once when the stream cannot start."""
     try:
-        ir_plan, effective = client._load(plan, data, schema, None)
+        ir_plan, effective = client._load(plan, data, schema, None, tables)
         max_rows, max_bytes, timeout = client._bounds(effective, max_rows, max_bytes, None)
         return client._reader(
             ir_plan,
