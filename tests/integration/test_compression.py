@@ -55,6 +55,8 @@ def test_zstd_results_are_smaller_on_the_wire_and_decode_to_the_same_values(link
     packed, packed_bytes = fetch(link, "zstd")
     streamed, streamed_bytes = fetch(link, "zstd", "stream")
     assert plain.num_rows == packed.num_rows == streamed.num_rows == 200_000
+    # the rows of a multi-partition range may come in another order from one run to the next
+    plain, packed, streamed = (t.sort_by("id") for t in (plain, packed, streamed))
     assert packed.equals(plain) and streamed.equals(plain)
     assert packed_bytes < plain_bytes / 3, (packed_bytes, plain_bytes)
     assert streamed_bytes < plain_bytes / 3, (streamed_bytes, plain_bytes)
