@@ -785,8 +785,7 @@ def link_throughput(ctx: Context, n: int, mbit: float = 100.0, rtt: float = 0.02
 # ------------------------------------------------------------------ cold start (whole processes)
 
 _PYSPARK_PEOPLE = """
-import os, sys
-os.environ.setdefault("SPARK_CONNECT_MODE_ENABLED", "1")  # pyspark-client (no jars) needs it, as connect_plan sets it
+import sys
 from pyspark.sql import SparkSession, functions as F
 spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
 df = spark.createDataFrame(
