@@ -88,7 +88,7 @@ def test_readme_and_docs_are_honest_and_self_contained() -> None:
     readme = (ROOT / "README.md").read_text()
     assert "130 interrupted" in readme.replace("\n", " ")
     assert "`--format parquet` needs `--output/-o PATH`" in readme
-    assert "38 s" in readme and "about 12 minutes" in readme
+    assert "38 s" in readme and "about 20 minutes" in readme
     walk = "tests/integration/test_new_user_walk.py"
     assert walk in readme and (ROOT / walk).exists()
     for doc in ("docs/plan-format.md", "docs/functions.md", "README.md"):
