@@ -19,9 +19,12 @@ def echo() -> Iterator[int]:
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen()
+    server.settimeout(0.05)  # accept() polls, so the fixture can stop the thread and join it
     stop = threading.Event()
+    threads: list[threading.Thread] = []
 
     def serve(conn: socket.socket) -> None:
+        conn.settimeout(None)
         with conn:
             while data := conn.recv(65536):
                 conn.sendall(data)
@@ -30,14 +33,22 @@ def echo() -> Iterator[int]:
         while not stop.is_set():
             try:
                 conn, _ = server.accept()
+            except TimeoutError:
+                continue
             except OSError:
                 return
-            threading.Thread(target=serve, args=(conn,), daemon=True).start()
+            t = threading.Thread(target=serve, args=(conn,), daemon=True)
+            threads.append(t)
+            t.start()
 
-    threading.Thread(target=accept, daemon=True).start()
+    acceptor = threading.Thread(target=accept, daemon=True)
+    acceptor.start()
     yield server.getsockname()[1]
     stop.set()
+    acceptor.join(timeout=5)
     server.close()
+    for t in threads:  # every client has closed by now: each connection ends with its EOF
+        t.join(timeout=5)
 
 
 def recv_exactly(sock: socket.socket, n: int) -> bytes:
