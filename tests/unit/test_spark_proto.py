@@ -32,7 +32,7 @@ def _run(code: str) -> dict[str, object]:
     return result
 
 
-def test_translating_a_plan_does_not_import_pyspark() -> None:
+def test_translating_a_plan_imports_neither_pyspark_nor_pandas() -> None:
     seen = _run(
         f"""
         import json, sys
@@ -42,13 +42,14 @@ def test_translating_a_plan_does_not_import_pyspark() -> None:
         connect_plan.validate(None, None, doc)
         print(json.dumps({{
             "pyspark": sorted(m for m in sys.modules if m == "pyspark" or m.startswith("pyspark.")),
+            "pandas": "pandas" in sys.modules,
             "grpc": "grpc" in sys.modules,
             "py4j": "py4j" in sys.modules,
             "limit": plan.root.limit.limit,
         }}))
         """
     )
-    assert seen == {"pyspark": [], "grpc": False, "py4j": False, "limit": 2}
+    assert seen == {"pyspark": [], "pandas": False, "grpc": False, "py4j": False, "limit": 2}
 
 
 @pytest.mark.parametrize("pyspark_first", [False, True], ids=["private-first", "pyspark-first"])
