@@ -26,6 +26,7 @@ import builtins
 import importlib.machinery
 import importlib.util
 import os
+import re
 import sys
 import types
 from typing import TYPE_CHECKING, Any
@@ -33,32 +34,28 @@ from typing import TYPE_CHECKING, Any
 __all__ = ["pb", "types_pb2"]
 
 _REAL = "pyspark.sql.connect.proto"
-# the order of pyspark/sql/connect/proto/__init__.py (its star imports), without base_pb2_grpc
-_FILES = (
-    "base_pb2",
-    "types_pb2",
-    "commands_pb2",
-    "expressions_pb2",
-    "relations_pb2",
-    "catalog_pb2",
-    "common_pb2",
-    "ml_pb2",
-    "ml_common_pb2",
-    "pipelines_pb2",
-)
+# the files PySpark's proto package star-imports, in its order (it differs between versions)
+_STAR_IMPORT = re.compile(r"^from pyspark\.sql\.connect\.proto\.(\w+) import \*", re.MULTILINE)
+_STUBS = "base_pb2_grpc"
 
 
-def _proto_dir() -> str | None:
+def _proto_files() -> tuple[str, tuple[str, ...]] | None:
+    """The proto folder of the installed PySpark and its message files, or None."""
     spec = importlib.util.find_spec("pyspark")
     if spec is None or spec.origin is None:
         return None
     folder = os.path.join(os.path.dirname(spec.origin), "sql", "connect", "proto")
-    if not all(os.path.isfile(os.path.join(folder, f"{name}.py")) for name in _FILES):
+    try:
+        with open(os.path.join(folder, "__init__.py"), encoding="utf-8") as f:
+            names = tuple(n for n in _STAR_IMPORT.findall(f.read()) if n != _STUBS)
+    except OSError:
         return None
-    return folder
+    if "base_pb2" not in names or not all(os.path.isfile(os.path.join(folder, f"{n}.py")) for n in names):
+        return None
+    return folder, names
 
 
-def _load_private(folder: str) -> types.ModuleType:
+def _load_private(folder: str, files: tuple[str, ...]) -> types.ModuleType:
     package = types.ModuleType(__name__, "Spark Connect's message classes (see connect_plan.spark_proto).")
     real_import = builtins.__import__
 
@@ -94,7 +91,7 @@ def _load_private(folder: str) -> types.ModuleType:
         setattr(package, short, module)
         return module
 
-    for short in _FILES:
+    for short in files:
         module = load(short)
         for key, value in vars(module).items():
             if not key.startswith("_"):
@@ -104,9 +101,9 @@ def _load_private(folder: str) -> types.ModuleType:
 
 def _load() -> Any:
     if _REAL not in sys.modules:
-        folder = _proto_dir()
-        if folder is not None:
-            return _load_private(folder)
+        found = _proto_files()
+        if found is not None:
+            return _load_private(*found)
     # already imported, or a layout this loader does not know: PySpark's own import
     from . import _pyspark_import  # noqa: F401  (before PySpark: its import-time check of __main__)
 
