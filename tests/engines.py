@@ -73,6 +73,23 @@ SAIL_DIFFERENCE_FAMILIES: dict[str, dict[str, str]] = {
         "not min(n1, n2), so EXCEPT ALL subtracts too much",
         "test_sources_differential.py::test_substrait_set_types_over_three_inputs[intersection_multiset_all]": "INTERSECT ALL returns each common row as often as the left input has it, not min(m, n1, n2)",
     },
+    # Substrait plans (tests/integration/test_substrait_*.py) run on Sail through the same
+    # Spark Connect relations; the oracle is Sail's own SQL for the same text
+    "Substrait plans": {
+        **{
+            f"test_substrait_features.py::test_datafusion_plan_gives_spark_sqls_answer[{case}]": "the mark join is "
+            "sent as a CASE over EXISTS subqueries (SubqueryExpression) in a projection, and Sail plans such a "
+            "subquery only in a filter ('Physical plan does not support logical expression Exists'); Sail's own SQL "
+            "for the text, with the subquery in WHERE, runs"
+            for case in ("mark_join_in", "mark_join_exists")
+        },
+        "test_substrait_features.py::test_datafusion_plan_gives_spark_sqls_answer[mark_join_null]": "the mark join "
+        "is sent as a CASE over EXISTS subqueries in a projection, which Sail does not plan ('Physical plan does not "
+        "support logical expression Exists'); Sail's own SQL for the text (IN subquery in the select list) fails "
+        "the same way",
+        "test_substrait_features.py::test_grouping_sets_with_the_set_index_last": "'grouping sets with grouping "
+        "expressions' (the set index is computed from grouping_id() over grouping sets)",
+    },
     "Types and literals": {
         "test_fixtures.py::test_fixture[date_and_decimal_types]": "an integer literal in decimal arithmetic gets its type's precision (int: decimal(10,0)), "
         "not the literal's (2: decimal(1,0)): decimal(8,2) * 2 is decimal(19,2), Spark's decimal(10,2)",
