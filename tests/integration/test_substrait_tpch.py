@@ -24,18 +24,8 @@ pytestmark = pytest.mark.slow
 
 QUERIES = range(1, 23)
 
-#: (producer, query) → a producer bug that changes the plan's meaning (the plan is wrong, not us)
-_IBIS_OUTER = "ibis-substrait 4.0.1 drops outer references: a correlated subquery compares its own columns"
-PRODUCER_BUGS: dict[tuple[str, int], str] = {
-    ("duckdb", 13): "DuckDB 1.1.3 writes NOT LIKE as not_equal:string_string (its own consumer maps it back)",
-    **{("ibis", q): _IBIS_OUTER for q in (2, 4, 20, 21, 22)},
-    ("ibis", 7): "ibis-substrait 4.0.1 drops the projection that computes l_year and volume (no extract in the "
-    "plan): the aggregate reads other columns",
-    ("ibis", 9): "ibis-substrait 4.0.1's plan differs from ibis' own SQL for the expression (428 rows vs 173; "
-    "DuckDB's consumer reads the plan as we do)",
-    ("ibis", 11): "ibis-substrait 4.0.1's plan differs from ibis' own SQL for the expression (374 rows vs 359; "
-    "DuckDB's consumer reads the plan as we do)",
-}
+#: (producer, query) → a producer bug that changes the plan's meaning (shared with scripts/substrait_matrix.py)
+PRODUCER_BUGS = sp.PRODUCER_BUGS
 
 #: (producer, query) → what connect_plan does not run yet
 NOT_YET: dict[tuple[str, int], str] = {}
