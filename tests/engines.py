@@ -89,6 +89,26 @@ SAIL_DIFFERENCE_FAMILIES: dict[str, dict[str, str]] = {
         "the same way",
         "test_substrait_features.py::test_grouping_sets_with_the_set_index_last": "'grouping sets with grouping "
         "expressions' (the set index is computed from grouping_id() over grouping sets)",
+        # the cases below come with issue 15's new constructs (measured on that branch at 3cc86ec)
+        **{
+            f"test_substrait_features.py::test_any_all_subqueries[{case}]": "ANY/ALL is sent rewritten as EXISTS "
+            "subqueries in a projection, which Sail does not plan ('Physical plan does not support logical "
+            "expression Exists')"
+            for case in (
+                "ANY-GT-None",
+                "ALL-GT-None",
+                "ANY-EQ-None",
+                "ALL-NE-None",
+                "ALL-LT-empty",
+                "ANY-GTE-with_null",
+                "ALL-GTE-with_null",
+            )
+        },
+        "test_substrait_features.py::test_unique_subquery": "UNIQUE is sent rewritten as a NOT EXISTS subquery in "
+        "a projection, which Sail does not plan ('Physical plan does not support logical expression Exists')",
+        "test_substrait_features.py::test_write_rel_insert_into_a_catalog_table": "Sail's catalog is per "
+        "session: the table PySpark's session creates is not found by connect_plan's session "
+        "(TABLE_OR_VIEW_NOT_FOUND); on Spark both see the same catalog",
     },
     "Types and literals": {
         "test_fixtures.py::test_fixture[date_and_decimal_types]": "an integer literal in decimal arithmetic gets its type's precision (int: decimal(10,0)), "
