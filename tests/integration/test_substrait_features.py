@@ -100,6 +100,10 @@ CASES: dict[str, tuple[str, str | None]] = {
         "select date '2020-01-01' + interval '5' day as a, date '2020-01-31' + interval '1' month as b, "
         "timestamp_ntz '2020-01-01 00:00:00' + interval '1 day 2 hours' as c, date '2020-03-01' - interval '1' day e",
     ),
+    "values_nested": (
+        "select * from (values (make_array(1, 2), X'01', 'a'), (make_array(3), X'0203', 'b')) as v(a, b, c)",
+        "select * from (values (array(1, 2), X'01', 'a'), (array(3), X'0203', 'b')) as v(a, b, c)",
+    ),
     "bitwise": ("select k & 3 a, k >> 1 b, k | 1 c, k << 2 e from t", None),
 }
 
@@ -223,7 +227,7 @@ def test_duckdb_local_files_read(tables: Any, client: Any, spark: Any) -> None:
 
 I64 = {"i64": {"nullability": "NULLABILITY_NULLABLE"}}
 STR = {"string": {"nullability": "NULLABILITY_NULLABLE"}}
-FUNCTIONS = ["equal:any_any", "gt:any_any", "lt:any_any", "gte:any_any"]
+FUNCTIONS = ["equal:any_any", "gt:any_any", "lt:any_any", "gte:any_any", "is_not_null:any", "add:date_iyear"]
 
 
 def _plan(root: dict[str, Any], names: list[str], *extra: dict[str, Any]) -> dict[str, Any]:
@@ -466,3 +470,63 @@ def test_nested_constructors_and_references(tables: Any, client: Any, spark: Any
         "named_struct('key', k, 'name', s) st from t where s is not null"
     ).toArrow()
     assert_same_answer(ours, theirs)
+
+
+def test_year_month_and_day_second_interval_literals(tables: Any, client: Any, spark: Any) -> None:
+    """Substrait's interval_year_to_month is Spark's year-month interval (a date plus it stays a
+    date, end of month clamped), interval_day_to_second Spark's day-time interval (microseconds;
+    the new precision/subseconds encoding and the old microseconds field)."""
+    jan31 = {"literal": {"date": 18292}}  # 2020-01-31
+    ym = {"literal": {"intervalYearToMonth": {"years": 1, "months": 1}}}
+    new = {"literal": {"intervalDayToSecond": {"days": 3, "seconds": 4, "subseconds": "5000", "precision": 6}}}
+    old = {"literal": {"intervalDayToSecond": {"days": -1, "microseconds": 250000}}}
+    ts = {"literal": {"precisionTimestamp": {"precision": 6, "value": "1577836800000000"}}}  # 2020-01-01
+    exprs = [_call("add:date_iyear", jan31, ym), new, old, _call("add:date_iyear", ts, new)]
+    plan = _plan(_project(_keys_of(_read_u()), exprs, [1, 2, 3, 4]), ["a", "b", "c", "e"])
+    ours = client.execute(plan, tables=tables)
+    theirs = spark.sql(
+        "select date'2020-01-31' + interval '1-1' year to month a, interval '3 00:00:04.005' day to second b, "
+        "interval '-0 23:59:59.75' day to second c, "
+        "timestamp_ntz'2020-01-01 00:00:00' + interval '3 00:00:04.005' day to second e from u"
+    ).toArrow()
+    assert_same_answer(ours, theirs)
+
+
+def _write_plan(target: str, op: str, **extra: Any) -> dict[str, Any]:
+    rows = {"filter": {"input": _read_t(), "condition": _call("gt:any_any", _field(0), _literal_i64(1))}}
+    write = {
+        "namedTable": {"names": [target]},
+        "tableSchema": {"names": ["key", "name"], "struct": {"types": [I64, STR]}},
+        "op": op,
+        "input": _project(rows, [_field(0), _field(1)], [4, 5]),
+        **extra,
+    }
+    return _plan({"write": write}, [])
+
+
+def test_write_rel_ctas_to_files(tables: Any, client: Any, spark: Any, tmp_path: Any) -> None:
+    """WriteRel CTAS whose table tables= maps to a path: Spark writes the files (table_schema
+    names the columns); a second run with CREATE_MODE_ERROR_IF_EXISTS fails."""
+    path = str(tmp_path / "out.parquet")
+    targets = {**tables, "out": {"files": [path], "format": "parquet"}}
+    client.execute(_write_plan("out", "WRITE_OP_CTAS", createMode="CREATE_MODE_ERROR_IF_EXISTS"), tables=targets)
+    expected = spark.sql("select k key, s name from t where k > 1").toArrow()
+    assert_same_answer(spark.read.parquet(path).toArrow(), expected)
+    from connect_plan.errors import ServerError
+
+    with pytest.raises(ServerError):
+        client.execute(_write_plan("out", "WRITE_OP_CTAS", createMode="CREATE_MODE_ERROR_IF_EXISTS"), tables=targets)
+
+
+def test_write_rel_insert_into_a_catalog_table(tables: Any, client: Any, spark: Any) -> None:
+    """WriteRel INSERT into a table of the server's catalog: appended, by position."""
+    name = "substrait_write_rel_insert"
+    spark.sql(f"drop table if exists {name}")
+    spark.sql(f"create table {name} (key bigint, name string) using parquet")
+    try:
+        client.execute(_write_plan(name, "WRITE_OP_INSERT"), tables=tables)
+        client.execute(_write_plan(name, "WRITE_OP_INSERT"), tables=tables)
+        expected = spark.sql("select k key, s name from t where k > 1 union all select k, s from t where k > 1")
+        assert_same_answer(spark.table(name).toArrow(), expected.toArrow())
+    finally:
+        spark.sql(f"drop table if exists {name}")

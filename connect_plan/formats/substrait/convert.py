@@ -53,6 +53,7 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "precision_timestamp": "timestamp_ntz",
     "timestamp_tz": "timestamp",
     "precision_timestamp_tz": "timestamp",
+    "uuid": "string",  # Spark has no UUID type; its uuid() is a string, and so are UUID literals here
 }
 
 
@@ -181,6 +182,8 @@ class Converter:
         i, pr = roots[0]
         loc = f"/relations/{i}/root"
         root = pr.root
+        if root.input.WhichOneof("rel_type") == "write":
+            return self.write(root.input.write, f"{loc}/input/write")
         rel = self.rel(root.input, f"{loc}/input")
         if rel is None:
             return None
@@ -192,6 +195,78 @@ class Converter:
             return None
         rel.steps.append(ir.Select(self.step_index(), "root", loc, items))
         return ir.Plan(rel.source, tuple(rel.steps), loc)
+
+    def write(self, msg: Message, loc: str) -> ir.Plan | None:
+        """WriteRel at the root: INSERT into a table (Spark's insertInto: by position, appended)
+        or CTAS (saveAsTable, the create mode as the save mode); the target is the catalog's
+        table, or the ``tables=`` mapping's table or files. The written columns are named by
+        ``table_schema``. Spark's writes return no rows, so only OUTPUT_MODE_NO_OUTPUT runs."""
+        ok = True
+        target = msg.WhichOneof("write_type")
+        if target != "named_table":
+            self.err(
+                "substrait_unsupported",
+                f"{loc}/{_json(msg, target) if target else 'namedTable'}",
+                "a write needs a named_table target (extension tables mean nothing outside their producer)",
+            )
+            ok = False
+        op = msg.op
+        if op not in (1, 4):  # INSERT, CTAS
+            name = msg.DESCRIPTOR.fields_by_name["op"].enum_type.values_by_number.get(op)
+            self.err(
+                "substrait_unsupported",
+                f"{loc}/op",
+                f"write op {name.name if name else op}: Spark Connect writes insert or create tables "
+                "(DELETE/UPDATE have no DataFrame write)",
+            )
+            ok = False
+        if msg.output == 2:  # OUTPUT_MODE_MODIFIED_RECORDS
+            self.err(
+                "substrait_unsupported", f"{loc}/output", "Spark's writes return no rows (use OUTPUT_MODE_NO_OUTPUT)"
+            )
+            ok = False
+        rel = self.rel(msg.input, f"{loc}/input")
+        if rel is None or not ok:
+            return None
+        names = _top_names(msg.table_schema)
+        if names and len(names) != len(rel.names):
+            self.err(
+                "column_count",
+                f"{loc}/tableSchema",
+                f"the table schema has {len(names)} columns, the written input {len(rel.names)}",
+            )
+            return None
+        names = names or [f"col{k}" for k in range(len(rel.names))]
+        items = tuple(
+            ir.SelectItem(ir.Col(n, loc), alias, f"{loc}/tableSchema/names/{k}")
+            for k, (n, alias) in enumerate(zip(rel.names, names))
+        )
+        rel.steps.append(ir.Select(self.step_index(), "write", loc, items))
+        table = ".".join(msg.named_table.names)
+        mapped = self._mapped(table)
+        path: str | None = None
+        fmt: str | None = None
+        if isinstance(mapped, ir.TableSource):
+            table = mapped.name
+        elif isinstance(mapped, ir.FileSource) and len(mapped.paths) == 1 and mapped.format:
+            path, fmt = mapped.paths[0], mapped.format
+        elif mapped is not None:
+            self.err(
+                "substrait_tables",
+                f"{loc}/namedTable",
+                f"tables= maps {table!r} to a source a write cannot target (one path with a format, or a table)",
+            )
+            return None
+        method: str | None
+        if op == 1:  # INSERT: appended (Spark's insertInto, columns by position)
+            mode, method = "append", "insert_into"
+        else:  # CTAS: the create mode
+            mode = {1: "append", 2: "overwrite", 3: "ignore"}.get(msg.create_mode, "error")
+            method = "save_as_table"
+        if path is not None:
+            method = None  # files: a plain save
+        write = ir.Write(self.step_index(), "write", loc, fmt, path, None if path else table, method, mode, (), ())
+        return ir.Plan(rel.source, tuple(rel.steps), loc, output=write)
 
     def _root_items(self, rel: Rel, names: list[str], loc: str) -> tuple[ir.SelectItem, ...] | None:
         """The root's columns named by ``RelRoot.names``: depth-first, a struct column's field
@@ -262,12 +337,7 @@ class Converter:
             self.err(
                 "substrait_unsupported",
                 sub_loc,
-                f"the Substrait relation '{kind}' is not supported"
-                + (
-                    " (extension relations have no meaning outside their producer)"
-                    if kind.startswith("extension")
-                    else ""
-                ),
+                f"the Substrait relation '{kind}' is not supported" + _UNSUPPORTED_WHY.get(kind[:9], ""),
             )
             return None
         out = builder(self, sub, sub_loc)
@@ -402,7 +472,29 @@ class Converter:
         return Rel(ir.InlineData(table, loc), [], fresh, loc)
 
     def python_value(self, msg: Message, loc: str) -> Any:
-        """A literal as the Python value Arrow takes for its type."""
+        """A literal as the Python value Arrow takes for its type (a virtual table's cell)."""
+        kind = msg.WhichOneof("literal_type")
+        sub_loc = f"{loc}/{_json(msg, kind)}" if kind else loc
+        if kind == "list":
+            return [self.python_value(v, f"{sub_loc}/values/{k}") for k, v in enumerate(msg.list.values)]
+        if kind == "map":
+            return [
+                (
+                    self.python_value(kv.key, f"{sub_loc}/keyValues/{k}/key"),
+                    self.python_value(kv.value, f"{sub_loc}/keyValues/{k}/value"),
+                )
+                for k, kv in enumerate(msg.map.key_values)
+            ]
+        if kind in ("empty_list", "empty_map"):
+            return []
+        if kind in ("binary", "fixed_binary"):
+            return bytes(getattr(msg, kind))
+        if kind == "uuid":
+            lit = self._uuid_literal(msg.uuid, sub_loc)
+            return lit.value if isinstance(lit, ir.Lit) else None
+        if kind in COMPOSITE_LITERALS:  # structs, intervals
+            self.err("substrait_unsupported", sub_loc, f"a virtual table cell of kind '{kind}' is not supported")
+            return None
         value, typ = self.literal_value(msg, loc)
         if value is None or not isinstance(typ, Primitive):
             return value
@@ -1644,6 +1736,14 @@ RELATIONS: dict[str, Callable[[Converter, Any, str], Rel | None]] = {
     "cross": Converter.cross,
     "set": Converter.set,
     "reference": Converter.reference,
+}
+
+
+#: why a relation kind does not run (keyed on its first 9 letters: every extension_* kind)
+_UNSUPPORTED_WHY = {
+    "extension": " (extension relations have no meaning outside their producer)",
+    "write": " here: a write is the root's input (what the plan does), not a relation inside it",
+    "ddl": " (DDL has no Spark Connect command but SQL text, which connect_plan never builds from a plan)",
 }
 
 
