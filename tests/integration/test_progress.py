@@ -59,7 +59,10 @@ def test_on_progress_is_called_in_order_and_ends_at_100_percent(watched: Any, sp
         assert a.tasks_done <= b.tasks_done and a.rows <= b.rows
     assert any(p.tasks and p.tasks_done < p.tasks for p in running)  # seen mid-way
     assert last.tasks > 0 and last.tasks_done == last.tasks and last.fraction == 1.0
-    assert last.stages >= 3 and last.rows == 97 and last.running_tasks == 0
+    # two shuffles: three or more stages, of which adaptive execution may skip some (on a
+    # server that had run many queries, 2 ran and 3 were skipped; alone, 3 run)
+    assert last.stages >= 2 and last.stages + last.stages_skipped >= 3, last
+    assert last.rows == 97 and last.running_tasks == 0
     assert {p.operation_id for p in seen if p.operation_id} == {stats[0].operation_id}
     # the statistics: against the result, and the server's own counts against PySpark's
     (s,) = stats
