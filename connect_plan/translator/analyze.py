@@ -39,6 +39,7 @@ from .facts import (
     WithColumnFacts,
 )
 from .naming import col_output_name, default_agg_name, generator_names, is_generator, unique_suffix
+from .references import unresolved
 from .scope import Scope
 from .statictypes import generator_width, static_type
 
@@ -93,6 +94,9 @@ class Analyzer:
         #: shared sub-plans: uses counted first, analysed once (by identity)
         self._uses: dict[int, int] | None = None
         self._shared: dict[int, PlanFacts] = {}
+        #: the input scopes of the steps analysed so far in the plan being walked (for
+        #: filter/orderBy, which Spark lets name a column an earlier projection dropped)
+        self._earlier: list[Scope] = []
 
     def err(self, code: str, loc: str, message: str, input: Any = None) -> None:
         self.errors.append(
@@ -107,10 +111,24 @@ class Analyzer:
         facts = SOURCE_ANALYSES[type(plan.source)](self, plan.source)
         scope = facts.scope
         analyses = ANALYSES
-        for step in plan.steps:
-            scope = analyses[type(step)](self, step, facts, scope)
+        outer, self._earlier = self._earlier, []
+        try:
+            for step in plan.steps:
+                self._earlier.append(scope)
+                scope = analyses[type(step)](self, step, facts, scope)
+        finally:
+            self._earlier = outer
         facts.scope = scope
         return facts
+
+    def check_refs(
+        self, exprs: tuple[ir.Expr, ...], scope: Scope, *, earlier: bool = False, also: tuple[str, ...] = ()
+    ) -> None:
+        """Every column ``exprs`` reference must resolve in ``scope`` (with ``earlier``, in
+        any scope of the plan so far), where the columns are known: ``unknown_column``."""
+        scopes = self._earlier if earlier and self._earlier else [scope]
+        for col, message in unresolved(exprs, scopes, also):
+            self.err("unknown_column", col.loc, message, col.name)
 
     def resolve(self, facts: PlanFacts, scope: Scope) -> Scope:
         """Ask the server for the names when static tracking lost them (rare); ``facts``
@@ -184,6 +202,11 @@ class Analyzer:
         self.exprs.check(*_EXPRESSIONS[type(step)](step))
         return self.keep(step, facts, scope)
 
+    def order_by(self, step: ir.OrderBy, facts: PlanFacts, scope: Scope) -> Scope:
+        """A sort: its keys may name a column an earlier projection dropped (Spark adds it back)."""
+        self.check_refs(tuple(k.expr for k in step.keys), scope, earlier=True)
+        return self.keep_checked(step, facts, scope)
+
     def maybe_no_op(self, step: ir.Stop | ir.Offset | ir.Fetch, facts: PlanFacts, scope: Scope) -> Scope:
         """Steps that keep their input's columns and may do nothing at all: ``stop``,
         ``offset(0)``, a Fetch of every row (then left out: nothing to lower)."""
@@ -192,6 +215,7 @@ class Analyzer:
         return scope
 
     def filter(self, step: ir.Filter, facts: PlanFacts, scope: Scope) -> Scope:
+        self.check_refs((step.condition,), scope, earlier=True)
         _, _, nondet, _ = self.exprs.facts(step.condition)
         facts.steps.append(FilterFacts(step, scope, nondet))
         return scope
@@ -200,7 +224,11 @@ class Analyzer:
         out: list[str | None] = []
         unknown = False
         types: dict[str, Any] = {}
+        aliases: list[str] = []
         for item in step.items:
+            self.check_refs((item.expr,), scope, also=tuple(aliases))
+            if isinstance(item.alias, str):
+                aliases.append(item.alias)
             if type(item.expr) not in _LEAVES:
                 self.exprs.facts(item.expr)
             if isinstance(item.alias, str):
@@ -247,6 +275,7 @@ class Analyzer:
         return scope.with_names(None if unknown else out, types)
 
     def with_column(self, step: ir.WithColumn, facts: PlanFacts, scope: Scope) -> Scope:
+        self.check_refs((step.expr,), scope)
         refs, star, _, generator = self.exprs.facts(step.expr)
         key = scope.norm(step.name)
         facts.steps.append(WithColumnFacts(step, scope, key, refs, star, generator))
@@ -331,6 +360,7 @@ class Analyzer:
         scope: Scope,
         agg_index: int | None = None,
     ) -> Scope:
+        self.check_refs((*step.keys, *(a.expr for a in aggs)), scope)
         self.exprs.check(*step.keys, *(a.expr for a in aggs))
         facts.steps.append(AggregateFacts(step, scope, aggs, agg_index))
         names: list[str | None] = []
@@ -597,7 +627,7 @@ ANALYSES: dict[type, Callable[[Analyzer, Any, PlanFacts, Scope], Scope]] = {
     ir.Distinct: Analyzer.keep,
     ir.Limit: Analyzer.keep,
     ir.Offset: Analyzer.maybe_no_op,
-    ir.OrderBy: Analyzer.keep_checked,
+    ir.OrderBy: Analyzer.order_by,
     ir.GroupBy: Analyzer.group_by,
     ir.Agg: Analyzer.agg,
     ir.Join: Analyzer.join,
