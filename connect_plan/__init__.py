@@ -6,6 +6,7 @@ imported on first use, so ``import connect_plan`` stays cheap.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .errors import (
@@ -13,14 +14,17 @@ from .errors import (
     ErrorDetail,
     InputTooLargeError,
     InsecureTransportError,
+    InvalidPolicyError,
     LocalServerError,
     PlanError,
     PlanTooLargeError,
+    PolicyError,
     QueryTimeoutError,
     ResultIntegrityError,
     ServerError,
     ServerUnavailableError,
     UnsupportedServerError,
+    Violation,
 )
 
 if TYPE_CHECKING:
@@ -28,6 +32,9 @@ if TYPE_CHECKING:
     from pyspark.sql.connect import proto as pb
 
     from .client import Client
+    from .drawing import PlanDrawing
+    from .policy import Policy
+    from .telemetry import Progress, QueryStats
 
 __version__ = "0.1.0"
 
@@ -37,16 +44,21 @@ __all__ = [
     "ErrorDetail",
     "InputTooLargeError",
     "InsecureTransportError",
+    "InvalidPolicyError",
     "LocalServerError",
     "PlanError",
     "PlanTooLargeError",
+    "Policy",
+    "PolicyError",
     "QueryTimeoutError",
     "ResultIntegrityError",
     "ServerError",
     "ServerUnavailableError",
     "UnsupportedServerError",
+    "Violation",
     "__version__",
     "connect",
+    "draw",
     "execute_plan",
     "supported_plan_operations",
     "translate",
@@ -61,30 +73,58 @@ def supported_plan_operations() -> tuple[str, ...]:
     return tuple(OPS)
 
 
-def validate(rows: Any, schema: Any, plan: Any) -> None:
-    """Check a plan without a server; raise :class:`PlanError` listing every problem.
+def validate(rows: Any, schema: Any, plan: Any, *, policy: Policy | None = None) -> None:
+    """Check a plan without a server; raise :class:`PlanError` listing every problem
+    (:class:`PolicyError`, a ``PlanError``, listing every violation when ``policy`` refuses it).
 
     Everything is checked that can be known without a server; the column names of a table,
     files or SQL input are the server's to tell, so a join that must rename colliding columns
     of such an input passes here (``translate`` without a client reports ``needs_schema``).
     """
-    from .formats import load_plan
     from .translator import translate_ir
 
-    translate_ir(load_plan(plan, rows, schema), check_only=True)
+    translate_ir(_load_checked(plan, rows, schema, policy), check_only=True)
 
 
-def translate(rows: Any, schema: Any, plan: Any, *, case_sensitive: bool = False) -> pb.Plan:
+def translate(
+    rows: Any, schema: Any, plan: Any, *, case_sensitive: bool = False, policy: Policy | None = None
+) -> pb.Plan:
     """Translate a plan to a Spark Connect ``Plan`` proto. Pure: no network, no JVM, and the
     same input always gives the same proto.
 
     ``plan`` is a list of steps or its JSON text (``rows``/``schema`` are the input data), or
     a plan document ``{"input": ..., "plan": [...]}`` (then pass ``None`` for both).
+    ``policy``: a :class:`~connect_plan.policy.Policy` the plan must pass (:class:`PolicyError`).
     """
+    from .translator import translate_ir
+
+    return translate_ir(_load_checked(plan, rows, schema, policy), case_sensitive=case_sensitive).plan
+
+
+def _load_checked(plan: Any, rows: Any, schema: Any, policy: Policy | None) -> Any:
+    """The plan as IR, checked against ``policy`` when one is given (before any translation)."""
+    from .formats import load_plan
+
+    ir_plan = load_plan(plan, rows, schema)
+    if policy is not None:
+        policy.check(ir_plan)
+    return ir_plan
+
+
+def draw(plan: Any, data: Any = None, schema: Any = None, *, failed_step: int | None = None) -> PlanDrawing:
+    """The plan drawn as a tree, without a server: a :class:`~connect_plan.drawing.PlanDrawing`
+    (``.dot()``, ``.mermaid()``, ``.svg()``, ``.png()``, ``.save(path)``; a notebook shows it
+    as a picture). Each source, step and output is a node with its op, its key arguments and
+    the columns it outputs where they are known without Spark; ``failed_step`` (a
+    ``ServerError``'s ``op_index``) is highlighted. ``Client.draw(..., analyzed=True)`` adds
+    Spark's optimized and physical plans."""
+    from .drawing import PlanDrawing, draw_plan
     from .formats import load_plan
     from .translator import translate_ir
 
-    return translate_ir(load_plan(plan, rows, schema), case_sensitive=case_sensitive).plan
+    ir_plan = load_plan(plan, data, schema)
+    columns = translate_ir(ir_plan, check_only=True).step_columns
+    return PlanDrawing((draw_plan(ir_plan, columns, failed_step=failed_step, title="JSON plan"),))
 
 
 def connect(remote: str | None = None, **kwargs: Any) -> Client:
@@ -104,6 +144,8 @@ def execute_plan(
     stream: bool = False,
     max_rows: int | None = None,
     max_bytes: int | None = None,
+    on_progress: Callable[[Progress], object] | None = None,
+    on_stats: Callable[[QueryStats], object] | None = None,
     **kwargs: Any,
 ) -> pa.Table | pa.RecordBatchReader:
     """Run a plan on a Spark Connect server and return the result as a ``pyarrow.Table``,
@@ -111,16 +153,19 @@ def execute_plan(
     arrive (its connection closes when the reader is exhausted or dropped).
 
     Same argument shapes as ``robin_sparkless._execute_plan(data, schema, plan_json)``;
-    ``max_rows``/``max_bytes`` bound the result (see :meth:`Client.stream`).
+    ``max_rows``/``max_bytes`` bound the result (see :meth:`Client.stream`); ``policy=``
+    (among ``kwargs``) is the client's :class:`~connect_plan.policy.Policy`, checked before
+    anything is sent; ``on_progress``/``on_stats`` watch the query (see :meth:`Client.execute`).
     """
     client = connect(remote, **kwargs)
+    watch: dict[str, Any] = {"on_progress": on_progress, "on_stats": on_stats}
     if not stream:
         with client:
-            return client.execute(plan, data=rows, schema=schema, max_rows=max_rows, max_bytes=max_bytes)
+            return client.execute(plan, data=rows, schema=schema, max_rows=max_rows, max_bytes=max_bytes, **watch)
     from .client import owned_stream
 
     # the reader owns the client: its connection closes with the stream
-    return owned_stream(client, plan, rows, schema, max_rows=max_rows, max_bytes=max_bytes)
+    return owned_stream(client, plan, rows, schema, max_rows=max_rows, max_bytes=max_bytes, **watch)
 
 
 def __getattr__(name: str) -> Any:
@@ -128,4 +173,8 @@ def __getattr__(name: str) -> Any:
         from .client import Client
 
         return Client
+    if name == "Policy":
+        from .policy import Policy
+
+        return Policy
     raise AttributeError(f"module 'connect_plan' has no attribute {name!r}")

@@ -20,6 +20,9 @@ layers over PySpark's own Connect client:
   left of the thread's operation deadline (:mod:`connect_plan.deadlines`), and refuses to
   start one once it has passed (:class:`~connect_plan.errors.QueryTimeoutError`).
   PySpark's own per-RPC deadlines and keepalive pings stay in force underneath.
+* **Logging** — at DEBUG, the ``connect_plan`` logger records every RPC when it ends: its
+  method, gRPC status, duration and operation id (when the request has one). Never the
+  request's metadata, so never a token.
 * **Retries** — :class:`RetryPolicy` is PySpark's ``DefaultPolicy`` (bounded by the
   client's ``retry_policy``) except that a connection refused by a server this client has
   never reached is not retried: a server that is not running is reported at once; and no
@@ -29,8 +32,10 @@ layers over PySpark's own Connect client:
 from __future__ import annotations
 
 import collections
+import logging
 import os
 import threading
+import time
 import warnings
 import weakref
 from collections.abc import Callable, Mapping
@@ -48,6 +53,8 @@ __all__ = [
     "never_connected",
     "start_call",
 ]
+
+log = logging.getLogger("connect_plan")
 
 #: channel options set unless the caller gives them:
 #: * keepalive pings (PySpark's: every 60 s, 20 s to answer, also between calls) go on
@@ -174,6 +181,68 @@ def _guard_interceptor(guard: _ChannelGuard) -> Any:
     return _interceptor(refuse_when_closed, "Refuses calls on a closed channel (instead of crashing the process).")
 
 
+def _rpc_logger() -> Any:
+    """A gRPC client interceptor that logs each RPC at DEBUG when it ends (see module doc).
+    Costs one ``isEnabledFor`` check per call when DEBUG is off."""
+    import grpc
+
+    bases: tuple[Any, ...] = (
+        grpc.UnaryUnaryClientInterceptor,
+        grpc.UnaryStreamClientInterceptor,
+        grpc.StreamUnaryClientInterceptor,
+        grpc.StreamStreamClientInterceptor,
+    )
+
+    def logged(continuation: Any, details: Any, request: Any) -> Any:
+        if not log.isEnabledFor(logging.DEBUG):
+            return continuation(details, request)
+        started = time.monotonic()
+        call = continuation(details, request)
+        method = str(details.method).rpartition("/")[2]
+        operation = getattr(request, "operation_id", "") or ""
+        session = getattr(request, "session_id", "") or ""
+
+        def done(outcome: Any) -> None:
+            try:
+                code = outcome.code()
+            except Exception:  # a call that failed before it started has no code to tell
+                code = None
+            status = getattr(code, "name", None) or "UNKNOWN"
+            log.debug(
+                "rpc %s %s in %.1f ms%s%s",
+                method,
+                status,
+                (time.monotonic() - started) * 1000,
+                f" operation {operation}" if operation else "",
+                f" session {session}" if session else "",
+            )
+
+        add = getattr(call, "add_done_callback", None)
+        if add is not None:
+            try:
+                add(done)
+            except Exception:  # not every call object takes callbacks; the call itself is unaffected
+                pass
+        return call
+
+    class Interceptor(*bases):  # type: ignore[misc]
+        """Logs every RPC at DEBUG: method, status, duration, operation id."""
+
+        def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+            return logged(continuation, details, request)
+
+        def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+            return logged(continuation, details, request)
+
+        def intercept_stream_unary(self, continuation: Any, details: Any, requests: Any) -> Any:
+            return logged(continuation, details, requests)
+
+        def intercept_stream_stream(self, continuation: Any, details: Any, requests: Any) -> Any:
+            return logged(continuation, details, requests)
+
+    return Interceptor()
+
+
 class _Details(
     collections.namedtuple(
         "_Details", ("method", "timeout", "metadata", "credentials", "wait_for_ready", "compression")
@@ -257,7 +326,7 @@ def _builder_class() -> type:
 
         def toChannel(self) -> grpc.Channel:
             guard = _ChannelGuard()
-            channel = grpc.intercept_channel(self._channel(), _guard_interceptor(guard))
+            channel = grpc.intercept_channel(self._channel(), _guard_interceptor(guard), _rpc_logger())
             _GUARDS[channel] = guard
             return channel
 

@@ -9,10 +9,11 @@ usage problem, 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
@@ -20,6 +21,11 @@ from .errors import ConnectPlanError, LocalServerError, PlanError, ServerError
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from . import ir
+    from .display import ProgressLine
+    from .policy import Policy
+    from .telemetry import QueryStats
 
 
 class CliError(ConnectPlanError):
@@ -191,8 +197,13 @@ def _describe_ipc(data: bytes) -> str:
 # ------------------------------------------------------------------ commands
 
 
-def write_stream(reader: pa.RecordBatchReader, fmt: str, output: str | None, out: TextIO) -> None:
-    """Write a streamed result batch by batch (parquet, csv): memory stays at a few batches."""
+def write_stream(
+    reader: pa.RecordBatchReader, fmt: str, output: str | None, out: TextIO, *, before: ProgressLine | None = None
+) -> None:
+    """Write a streamed result batch by batch (parquet, csv): memory stays at a few batches.
+    ``before``: a progress line cleared before the first batch goes to standard output."""
+    if before is not None and not output:
+        before.close()
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
@@ -215,36 +226,97 @@ def write_stream(reader: pa.RecordBatchReader, fmt: str, output: str | None, out
             writer.write_batch(batch)
 
 
+def _policy(args: argparse.Namespace) -> Policy | None:
+    """``--policy strict|trusted|FILE.json`` (None when not given: trusted)."""
+    from .policy import Policy
+
+    spec = getattr(args, "policy", None)
+    if spec is None:
+        return None
+    if spec == "strict":
+        return Policy.strict()
+    if spec == "trusted":
+        return Policy.trusted()
+    return Policy.from_file(spec)
+
+
+def _checked(args: argparse.Namespace) -> tuple[ir.Plan, Policy | None]:
+    """The FILE's plan, parsed and checked against ``--policy``: an invalid or refused plan
+    fails here, before any server work."""
+    from .formats import load_plan
+
+    policy = _policy(args)
+    plan = load_plan(_plan_only(_read_document(args.file)))
+    if policy is not None:
+        policy.check(plan)
+    return plan, policy
+
+
 def _client_options(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "timeout": getattr(args, "timeout", None),
         "allow_insecure_token": getattr(args, "allow_insecure_token", False),
+        "policy": _policy(args),
     }
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from .client import Client
-    from .formats import load_plan
 
-    plan = load_plan(_plan_only(_read_document(args.file)))  # invalid plans fail before any server work
+    plan, _ = _checked(args)  # invalid or refused plans fail before any server work
     if args.format == "parquet" and not args.output:
         raise CliError("--format parquet needs --output PATH")
     bounds = {"max_rows": args.max_rows, "max_bytes": args.max_bytes}
-    with Client(_remote(args, start=True), **_client_options(args)) as client:
+    stats: list[QueryStats] = []
+    with Client(_remote(args, start=True), **_client_options(args)) as client, _progress(args, client) as line:
         if args.format in ("parquet", "csv") and plan.output is None:  # a write returns a report
-            write_stream(client.stream(plan, **bounds), args.format, args.output, sys.stdout)
-            return EXIT_OK
-        table = client.execute(plan, **bounds)
-    write_result(table, args.format, args.output, sys.stdout)
+            reader = client.stream(plan, **bounds, on_progress=line, on_stats=stats.append)
+            write_stream(reader, args.format, args.output, sys.stdout, before=line)
+        else:
+            table = client.execute(plan, **bounds, on_progress=line, on_stats=stats.append)
+            if line is not None:
+                line.close()  # cleared before the result is printed
+            write_result(table, args.format, args.output, sys.stdout)
+    if args.stats:
+        _print_stats(stats)
     return EXIT_OK
+
+
+#: how often the server reports progress while the CLI shows it (Spark's default: 2 s)
+PROGRESS_INTERVAL = "500ms"
+
+
+@contextlib.contextmanager
+def _progress(args: argparse.Namespace, client: Any) -> Iterator[ProgressLine | None]:
+    """The live progress line on stderr, when wanted (see :func:`connect_plan.display.wanted`)."""
+    from .display import ProgressLine, wanted
+
+    if not wanted(args.progress):
+        yield None
+        return
+    with contextlib.suppress(ServerError):  # a server that does not know the setting still runs the query
+        client.set_conf({"spark.connect.progress.reportInterval": PROGRESS_INTERVAL})
+    with ProgressLine(force=bool(args.progress)) as line:
+        yield line
+
+
+def _print_stats(stats: list[QueryStats]) -> None:
+    """``--stats``: what the query cost, on stderr (stdout holds only the result)."""
+    if not stats:
+        print("connect-plan: no statistics: the plan wrote its output instead of returning rows", file=sys.stderr)
+        return
+    print(stats[-1].describe(), file=sys.stderr)
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
     from .client import Client
-    from .formats import load_plan
     from .translator import translate_ir
 
-    plan = load_plan(_plan_only(_read_document(args.file)))
+    plan, _ = _checked(args)
+    if args.format != "text":
+        return _draw(args, plan)
+    if args.output:
+        raise CliError("--output needs a picture format: --format svg, png, dot or mermaid")
     if args.analyzed or args.remote or os.environ.get("SPARK_REMOTE"):
         with Client(_remote(args, start=args.analyzed), **_client_options(args)) as client:
             print(plan_text(client.translate(plan)))
@@ -256,11 +328,40 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _draw(args: argparse.Namespace, plan: Any) -> int:
+    """``explain --format svg|png|dot|mermaid``: the plan as a picture (with ``--analyzed``,
+    Spark's plans too; a plan the server refuses is drawn with its failing step marked)."""
+    from . import draw
+
+    if args.format == "png" and not args.output and sys.stdout.isatty():
+        raise CliError("--format png writes binary data: give --output PATH or redirect stdout")
+    if args.analyzed:
+        from .client import Client
+
+        with Client(_remote(args, start=True), **_client_options(args)) as client:
+            drawing = client.draw(plan, analyzed=True)
+    else:
+        drawing = draw(plan)
+    data = drawing.render(args.format)
+    if args.output:
+        drawing.save(args.output, args.format)
+    elif isinstance(data, bytes):
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        sys.stdout.write(data if data.endswith("\n") else data + "\n")
+    if drawing.error is not None:
+        print(f"connect-plan: server error: {drawing.error}", file=sys.stderr)
+        return EXIT_SERVER
+    return EXIT_OK
+
+
 def cmd_check(args: argparse.Namespace) -> int:
-    from .formats import load_plan
     from .translator import translate_ir
 
-    translate_ir(load_plan(_plan_only(_read_document(args.file))), check_only=True)
+    plan, _ = _checked(args)
+    translate_ir(plan, check_only=True)
     print("ok")
     return EXIT_OK
 
@@ -269,6 +370,7 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
     from .client import Client
     from .fixtures import discover, load_fixture, run_fixture
 
+    _policy(args)  # a malformed policy file fails before any server work
     paths = discover(args.directory)
     if not paths:
         raise CliError(f"no fixture files (*.json) under {args.directory}")
@@ -387,6 +489,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_LOCAL, f"{self.prog}: error: {message}\n")
 
 
+def _log_to_stderr(verbosity: int) -> None:
+    """``-v``/``-vv``: the ``connect_plan`` logger at INFO/DEBUG, on stderr."""
+    if not verbosity:
+        return
+    import logging
+
+    logger = logging.getLogger("connect_plan")
+    if not any(getattr(h, "connect_plan_cli", False) for h in logger.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("connect-plan %(levelname)s %(message)s"))
+        handler.connect_plan_cli = True  # type: ignore[attr-defined]
+        logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG if verbosity > 1 else logging.INFO)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="connect-plan",
@@ -395,6 +512,15 @@ def build_parser() -> argparse.ArgumentParser:
         f"{EXIT_LOCAL} local or usage problem, {EXIT_INTERRUPTED} interrupted",
     )
     sub = parser.add_subparsers(dest="command", required=True)
+
+    def policy_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--policy",
+            metavar="strict|trusted|FILE.json",
+            help="refuse, before anything is sent, what the policy does not allow: 'strict' for plans from "
+            "people you do not trust (inline data only, no tables, files, SQL, writes, conf or UDFs; bounded "
+            "sizes and results), or a JSON policy file (docs/security.md); default trusted",
+        )
 
     def remote_arg(p: argparse.ArgumentParser) -> None:
         p.add_argument(
@@ -413,6 +539,14 @@ def build_parser() -> argparse.ArgumentParser:
             help="allow sending the URL's token without TLS (use_ssl=false); prefer TLS, and prefer "
             "$SPARK_CONNECT_AUTHENTICATE_TOKEN to a token on the command line",
         )
+        p.add_argument(
+            "-v",
+            "--verbose",
+            action="count",
+            default=0,
+            help="log to stderr: -v what connect_plan does (INFO), -vv every RPC with its duration and operation id "
+            "(DEBUG; never a token)",
+        )
 
     p = sub.add_parser("run", help="run a plan document and print its result")
     p.add_argument("file", help="plan document (JSON: {input, plan}); '-' reads stdin")
@@ -425,19 +559,48 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", "-o", help="write the result to this file")
     p.add_argument("--max-rows", type=_count, help="preview: at most this many rows (a limit on top of the plan)")
     p.add_argument("--max-bytes", type=_count, help="preview: stop after this many bytes of Arrow data")
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a live progress line on stderr (stages, tasks, input read, rows, elapsed) for queries running "
+        "over a second; default: when stderr is a terminal",
+    )
+    p.add_argument(
+        "--stats",
+        action="store_true",
+        help="print what the query cost on stderr: time to first batch, total time, rows, batches, Arrow bytes, "
+        "Spark's stages and tasks, the server's metrics per operator, the operation id",
+    )
+    policy_arg(p)
     remote_arg(p)
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("explain", help="print the Spark Connect plan (protobuf text)")
+    p = sub.add_parser(
+        "explain", help="print the Spark Connect plan (protobuf text), or draw the plan (svg, png, dot, mermaid)"
+    )
     p.add_argument("file")
     p.add_argument(
-        "--analyzed", action="store_true", help="also print Spark's parsed/analyzed/optimized/physical plans"
+        "--analyzed",
+        action="store_true",
+        help="also print Spark's parsed/analyzed/optimized/physical plans (pictures: the optimized and physical "
+        "plans as two more trees; a step the server refuses is marked)",
     )
+    p.add_argument(
+        "--format",
+        choices=("text", "svg", "png", "dot", "mermaid"),
+        default="text",
+        help="text: protobuf text; svg/png: a picture (needs Graphviz: apt-get install graphviz, and "
+        "pip install 'connect-plan[draw]'); dot/mermaid: the picture's source text (needs nothing)",
+    )
+    p.add_argument("--output", "-o", help="write the picture to this file (default: stdout)")
+    policy_arg(p)
     remote_arg(p)
     p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("check", help="validate a plan document without running it")
     p.add_argument("file")
+    policy_arg(p)
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("fixtures", help="run every fixture under DIR and compare with 'expected'")
@@ -450,6 +613,7 @@ def build_parser() -> argparse.ArgumentParser:
         "driver and executors see (a shared volume, a bucket); default a fresh local directory, "
         "which only a server on this machine sees",
     )
+    policy_arg(p)
     remote_arg(p)
     p.set_defaults(func=cmd_fixtures)
 
@@ -478,6 +642,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    _log_to_stderr(getattr(args, "verbose", 0))
     try:
         return int(args.func(args))
     except PlanError as exc:

@@ -106,6 +106,30 @@ CODES: dict[str, str] = {
     "objects are copied in at each use).",
     "plan_too_long": "The plan has more steps than connect_plan accepts.",
     "plan_type": "A plan is not a JSON array of steps.",
+    "policy_conf": "The plan document's 'conf' sets a Spark conf key the caller's policy does not allow.",
+    "policy_format": "A read or write uses a data source format the caller's policy does not allow (e.g. jdbc).",
+    "policy_function": "The plan calls a function the caller's policy denies (reflect, java_method, "
+    "input_file_name...).",
+    "policy_hint": "The plan gives a hint the caller's policy does not allow.",
+    "policy_join": "The plan joins without a condition (a cartesian product) and the caller's policy refuses that.",
+    "policy_key": "A policy (Python or JSON) names a field that does not exist.",
+    "policy_limit": "The caller's policy requires the plan to end with a limit (of at most its max_rows), and "
+    "it does not.",
+    "policy_option": "A read or write sets an option the caller's policy does not allow (e.g. 'path', 'url').",
+    "policy_path": "A file read names a path the caller's policy does not allow (outside its prefixes, "
+    "another scheme, or a form refused: '..', percent escapes, brace globs).",
+    "policy_size": "The plan is over a size bound of the caller's policy (steps, nesting, inline rows or "
+    "bytes, range length, partitions).",
+    "policy_source": "The plan reads from a kind of source the caller's policy does not know.",
+    "policy_sql": "The plan is a SQL query and the caller's policy refuses SQL sources.",
+    "policy_table": "The plan reads a table or view the caller's policy does not allow (or names it in a form "
+    "the policy does not compare).",
+    "policy_udf": "The plan calls a UDF (or a function registered on the server) the caller's policy does not allow.",
+    "policy_value": "A policy field has a value of the wrong kind (or a table pattern, path prefix or save "
+    "mode that is not one).",
+    "policy_view": "The plan creates a temporary view the caller's policy does not allow (or without its "
+    "required prefix).",
+    "policy_write": "The plan writes to a table or path, or with a save mode, the caller's policy does not allow.",
     "range": "A 'range' input is malformed ('end' missing, a bound not a 64-bit integer, step 0, bad partitions).",
     "read_not_first": "A 'read' step is not the first step, or the document also has an 'input'.",
     "ref_name": "A name in the document's 'with' is not a non-empty string.",

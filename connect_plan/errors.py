@@ -4,8 +4,11 @@
 
     ConnectPlanError                      base of everything raised on purpose
     ├── PlanError (also ValueError)       the plan, its data or its schema is invalid;
-    │                                     raised before any network call; carries
-    │                                     every problem found as an ErrorDetail
+    │   │                                 raised before any network call; carries
+    │   │                                 every problem found as an ErrorDetail
+    │   └── PolicyError                   the plan is valid but asks for something the
+    │                                     caller's Policy refuses (each detail a
+    │                                     Violation naming its rule); nothing sent
     ├── ServerError                       the Spark Connect server refused or failed
     │   │                                 the query: Spark's error class, SQLSTATE,
     │   │                                 message, and the plan step when known
@@ -23,6 +26,8 @@
     │                                     the server cannot cache as an artifact
     ├── InsecureTransportError (also      a token would travel without TLS and the
     │   ValueError)                       caller did not opt in to that
+    ├── InvalidPolicyError (also          a policy (Python or JSON) is malformed: an
+    │   ValueError)                       unknown key, a value of the wrong kind
     └── LocalServerError                  the local Spark Connect launcher failed
                                           (no Java, no jars, did not become ready)
 
@@ -48,14 +53,17 @@ __all__ = [
     "ErrorDetail",
     "InputTooLargeError",
     "InsecureTransportError",
+    "InvalidPolicyError",
     "LocalServerError",
     "PlanError",
     "PlanTooLargeError",
+    "PolicyError",
     "QueryTimeoutError",
     "ResultIntegrityError",
     "ServerError",
     "ServerUnavailableError",
     "UnsupportedServerError",
+    "Violation",
     "short_repr",
 ]
 
@@ -135,6 +143,49 @@ class PlanError(ConnectPlanError, ValueError):
     @property
     def locs(self) -> tuple[str, ...]:
         return tuple(d.loc for d in self.details)
+
+
+@dataclass(frozen=True)
+class Violation(ErrorDetail):
+    """One thing a plan asks for that a :class:`~connect_plan.policy.Policy` refuses:
+    where (``loc``), what (``code``, ``message``, ``input``) and the policy field that
+    refuses it (``rule``, e.g. ``tables``, ``denied_functions``)."""
+
+    rule: str = ""
+
+    def __str__(self) -> str:
+        return super().__str__() + (f" (rule: {self.rule})" if self.rule else "")
+
+    def as_dict(self) -> dict[str, Any]:
+        out = super().as_dict()
+        out["rule"] = self.rule
+        return out
+
+
+class PolicyError(PlanError):
+    """The plan asks for something the caller's policy refuses (a table it may not read, a
+    write, a conf change, a UDF...). ``details`` are :class:`Violation` objects, every
+    one found, each with its location and rule; nothing was sent to the server."""
+
+    def _render(self) -> str:
+        n = len(self.details)
+        head = "plan refused by policy: 1 violation" if n == 1 else f"plan refused by policy: {n} violations"
+        return head + "\n" + "\n".join(f"  {d}" for d in self.details)
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        return tuple(getattr(d, "rule", "") for d in self.details)
+
+
+class InvalidPolicyError(ConnectPlanError, ValueError):
+    """A policy is malformed (an unknown key of a JSON policy, a value of the wrong kind);
+    ``details`` lists every problem with its location in the policy document."""
+
+    def __init__(self, details: Sequence[ErrorDetail]) -> None:
+        self.details: tuple[ErrorDetail, ...] = tuple(details)
+        n = len(self.details)
+        head = "invalid policy: 1 problem" if n == 1 else f"invalid policy: {n} problems"
+        super().__init__(head + "\n" + "\n".join(f"  {d}" for d in self.details))
 
 
 class ServerError(ConnectPlanError):

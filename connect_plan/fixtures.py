@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConnectPlanError, ErrorDetail, PlanError, ServerError
+from .policy import Policy
 from .types import (
     ArrayType,
     DataType,
@@ -311,6 +312,9 @@ def _sorts(doc: Mapping[str, Any]) -> bool:
 
 
 #: fixture keys that are not part of the plan document
+#: what a fixture's own setup and cleanup run under (they prepare the plan's world)
+_TRUSTED = Policy.trusted()
+
 _FIXTURE_KEYS = ("name", "description", "expected", "setup", "then", "cleanup")
 
 
@@ -374,7 +378,9 @@ def run_fixture(client: Client, doc: Mapping[str, Any], path: str = "", tmp_dir:
     try:
         for i, setup in enumerate(doc.get("setup") or []):
             try:
-                client.execute(setup)
+                # setup and cleanup are the fixture author's, not the plan under test: the
+                # client's policy (``fixtures --policy``) applies to the plan and its ``then``
+                client.execute(setup, policy=_TRUSTED)
             except ConnectPlanError as exc:
                 return FixtureResult(
                     path, name, False, f"setup {i} failed: {type(exc).__name__}: {exc}", time.perf_counter() - start
@@ -398,10 +404,16 @@ def _cleanup(client: Client, what: Mapping[str, Any]) -> None:
 
     for table in what.get("tables") or []:
         with contextlib.suppress(ConnectPlanError):
-            client.execute({"input": {"sql": "DROP TABLE IF EXISTS IDENTIFIER(:t)", "args": {"t": table}}, "plan": []})
+            client.execute(
+                {"input": {"sql": "DROP TABLE IF EXISTS IDENTIFIER(:t)", "args": {"t": table}}, "plan": []},
+                policy=_TRUSTED,
+            )
     for view in what.get("views") or []:
         with contextlib.suppress(ConnectPlanError):
-            client.execute({"input": {"sql": "DROP VIEW IF EXISTS IDENTIFIER(:v)", "args": {"v": view}}, "plan": []})
+            client.execute(
+                {"input": {"sql": "DROP VIEW IF EXISTS IDENTIFIER(:v)", "args": {"v": view}}, "plan": []},
+                policy=_TRUSTED,
+            )
 
 
 def _run_one(client: Client, doc: Mapping[str, Any], path: str = "") -> FixtureResult:

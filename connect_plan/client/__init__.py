@@ -11,8 +11,9 @@
   failing plan step, and no credential in any text.
 
 Every verb runs the same way (:meth:`Client._run`): the plan is loaded
-(:func:`~connect_plan.formats.load_plan`), then, under the call's deadline, with the
-plan's ``conf`` applied, once more on a new session if the server lost this one.
+(:func:`~connect_plan.formats.load_plan`) and checked against the call's (or the client's)
+:class:`~connect_plan.policy.Policy` before anything is sent, then runs under the call's
+deadline, with the plan's ``conf`` applied, once more on a new session if the server lost this one.
 
 Reliability (docs/reliability.md lists each guarantee with the test that proves it):
 ``timeout=`` bounds a whole operation (every RPC in it, retry waits included; the release
@@ -38,6 +39,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .. import ir, transport
 from ..errors import ConnectPlanError, PlanError, ServerError
 from ..formats import load_plan
+from ..policy import Policy
 from .execute import Executor, check_unique_names
 from .failures import TOKEN_RE, Redactor, redact, url_secrets
 from .session import CLOSE_GRACE_SECONDS, Session, check_timeout
@@ -45,6 +47,9 @@ from .session import CLOSE_GRACE_SECONDS, Session, check_timeout
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql.connect import proto as pb
+
+    from ..drawing import PlanDrawing
+    from ..telemetry import ProgressCallback, QueryStats
 
 __all__ = [
     "CLOSE_GRACE_SECONDS",
@@ -117,6 +122,7 @@ class Client:
         allow_insecure_token: bool = False,
         timeout: float | None = None,
         channel_options: Sequence[tuple[str, Any]] | None = None,
+        policy: Policy | None = None,
     ) -> None:
         """``remote`` is an ``sc://host:port/;param=value`` URL (see :func:`resolve_remote`).
 
@@ -128,7 +134,15 @@ class Client:
         default bound of every operation (``execute``, ``stream``, ``schema``...), which
         each call may override. ``retry_policy`` bounds PySpark's retries of transient
         failures (default :data:`DEFAULT_RETRY_POLICY`, ~7 s in all).
+
+        ``policy`` (:class:`~connect_plan.policy.Policy`; default trusted) is checked on every
+        plan this client runs, translates or explains, before anything is sent; a call's own
+        ``policy=`` replaces it for that call. Its result bounds (``max_rows``, ``max_bytes``,
+        ``timeout``) tighten each call's.
         """
+        if policy is not None and not isinstance(policy, Policy):
+            raise TypeError(f"policy must be a connect_plan.policy.Policy, got {type(policy).__name__}")
+        self._policy = policy
         url = resolve_remote(remote)
         redactor = Redactor(url, (*url_secrets(url), *(t for t in (token,) if t)))
         try:
@@ -170,8 +184,33 @@ class Client:
     def _over(cls, connector: transport.Connector, url: str, *, timeout: float | None = None) -> Client:
         """A client of ``url`` whose sessions ``connector`` opens (tests: a recorded transport)."""
         client = cls.__new__(cls)
+        client._policy = None
         client._start(connector, Redactor(url, url_secrets(url)), timeout)
         return client
+
+    @property
+    def policy(self) -> Policy | None:
+        """The policy every call of this client is checked against (None: trusted)."""
+        return self._policy
+
+    def _load(self, plan: Any, data: Any, schema: Any, policy: Policy | None) -> tuple[ir.Plan, Policy | None]:
+        """The plan as IR, checked against ``policy`` (else the client's): a
+        :class:`~connect_plan.errors.PolicyError` before anything is sent."""
+        ir_plan = load_plan(plan, data, schema)
+        effective = policy if policy is not None else self._policy
+        if effective is not None:
+            effective.check(ir_plan, registered_udfs=self._session.udfs.keys())
+        return ir_plan, effective
+
+    def _bounds(
+        self, policy: Policy | None, max_rows: int | None, max_bytes: int | None, timeout: float | None
+    ) -> tuple[int | None, int | None, float | None]:
+        """A call's result bounds, tightened by its policy's."""
+        if policy is None:
+            return max_rows, max_bytes, timeout
+        if timeout is None:
+            timeout = self._session.default_timeout
+        return policy.bounds(max_rows, max_bytes, timeout)
 
     @property
     def _transport(self) -> transport.Transport:
@@ -199,6 +238,14 @@ class Client:
     @property
     def session_id(self) -> str:
         return self._session.transport.session_id
+
+    @property
+    def last_query(self) -> QueryStats | None:
+        """What the last query whose result ended on this client cost (time to first batch,
+        total time, rows, batches, Arrow bytes, the server's metrics per operator, the
+        operation id): a :class:`~connect_plan.telemetry.QueryStats`, None before any.
+        Shared by the client's threads: use ``on_stats=`` to get each query's own."""
+        return self._session.last_query
 
     def close(self) -> None:
         """Release the server session (best effort, within :data:`CLOSE_GRACE_SECONDS`) and
@@ -290,13 +337,13 @@ class Client:
 
     # ------------------------------------------------------------ plans
 
-    def translate(self, plan: Any, data: Any = None, schema: Any = None) -> pb.Plan:
+    def translate(self, plan: Any, data: Any = None, schema: Any = None, *, policy: Policy | None = None) -> pb.Plan:
         """Like :func:`connect_plan.translate`, but asks the server for column names the
         translator cannot know statically (only when a join needs them), and sends the
         Python UDFs registered with this client inline."""
         from ..translator import translate_ir
 
-        ir_plan = load_plan(plan, data, schema)
+        ir_plan, _ = self._load(plan, data, schema, policy)
         return translate_ir(
             ir_plan,
             case_sensitive=self._session.case_sensitive_for(ir_plan),
@@ -340,6 +387,9 @@ class Client:
         max_rows: int | None = None,
         max_bytes: int | None = None,
         timeout: float | None = None,
+        policy: Policy | None = None,
+        on_progress: ProgressCallback | None = None,
+        on_stats: Callable[[QueryStats], object] | None = None,
     ) -> pa.Table:
         """Run a plan and return its result as one ``pyarrow.Table``.
 
@@ -352,12 +402,26 @@ class Client:
         the operation is interrupted on the server and released, and
         :class:`~connect_plan.errors.QueryTimeoutError` is raised. Ctrl-C does the same
         and raises ``KeyboardInterrupt``.
+
+        ``policy`` replaces the client's for this call (see :class:`Client`).
+
+        ``on_progress`` is called with a :class:`~connect_plan.telemetry.Progress` record
+        while the query runs (the server's stages and tasks, rows received, elapsed time),
+        the last time with ``done=True``; ``on_stats`` once with the query's
+        :class:`~connect_plan.telemetry.QueryStats` (also :attr:`last_query`). Both run in
+        the calling thread; one that raises is logged and ignored. A plan that writes
+        reports neither.
         """
-        ir_plan = load_plan(plan, data, schema)
+        ir_plan, effective = self._load(plan, data, schema, policy)
+        max_rows, max_bytes, timeout = self._bounds(effective, max_rows, max_bytes, timeout)
         executor = self._executor
         output = ir_plan.output
         if output is None:
-            return self._run(ir_plan, lambda at: executor.table(ir_plan, max_rows, max_bytes, at), timeout)
+            return self._run(
+                ir_plan,
+                lambda at: executor.table(ir_plan, max_rows, max_bytes, at, on_progress, on_stats),
+                timeout,
+            )
         # an append may have happened on the server that went away: never twice
         again = not (isinstance(output, ir.Write) and output.mode == "append")
         return self._run(
@@ -373,6 +437,9 @@ class Client:
         max_rows: int | None = None,
         max_bytes: int | None = None,
         timeout: float | None = None,
+        policy: Policy | None = None,
+        on_progress: ProgressCallback | None = None,
+        on_stats: Callable[[QueryStats], object] | None = None,
     ) -> pa.RecordBatchReader:
         """Run a plan and return a ``pyarrow.RecordBatchReader`` over its result.
 
@@ -386,9 +453,15 @@ class Client:
         ``max_rows`` adds a ``Limit`` on top of the plan (the server computes no more);
         ``max_bytes`` stops reading once that many bytes of Arrow data have arrived (the last
         batch is cut to fit) and releases the rest of the execution. ``timeout`` bounds the
-        whole stream, from this call to its last batch (see :meth:`execute`).
+        whole stream, from this call to its last batch (see :meth:`execute`); ``policy``
+        replaces the client's for this call. ``on_progress``/``on_stats`` as in
+        :meth:`execute`: progress goes on while the reader is read, the statistics come when
+        it is exhausted or closed.
         """
-        return self._reader(load_plan(plan, data, schema), max_rows, max_bytes, timeout)
+        ir_plan, effective = self._load(plan, data, schema, policy)
+        return self._reader(
+            ir_plan, *self._bounds(effective, max_rows, max_bytes, timeout), on_progress=on_progress, on_stats=on_stats
+        )
 
     def _reader(
         self,
@@ -397,6 +470,9 @@ class Client:
         max_bytes: int | None,
         timeout: float | None,
         on_close: Callable[[], None] | None = None,
+        *,
+        on_progress: ProgressCallback | None = None,
+        on_stats: Callable[[QueryStats], object] | None = None,
     ) -> pa.RecordBatchReader:
         import pyarrow as pa
 
@@ -407,32 +483,109 @@ class Client:
         # a document's conf holds while the query is planned (until its first batch)
         executor = self._executor
         result_schema, batches = self._run(
-            plan, lambda at: executor.open(plan, max_rows, max_bytes, on_close, at=at), timeout
+            plan,
+            lambda at: executor.open(
+                plan, max_rows, max_bytes, on_close, at=at, on_progress=on_progress, on_stats=on_stats
+            ),
+            timeout,
         )
         return pa.RecordBatchReader.from_batches(result_schema, batches)
 
     def explain(
-        self, plan: Any, data: Any = None, schema: Any = None, mode: str = "extended", *, timeout: float | None = None
+        self,
+        plan: Any,
+        data: Any = None,
+        schema: Any = None,
+        mode: str = "extended",
+        *,
+        timeout: float | None = None,
+        policy: Policy | None = None,
     ) -> str:
         """Spark's explain string for the plan (the server's analyzed/optimized plans)."""
-        ir_plan = load_plan(plan, data, schema)
+        ir_plan, effective = self._load(plan, data, schema, policy)
+        timeout = self._bounds(effective, None, None, timeout)[2]
         return str(self._run(ir_plan, lambda _: self._executor.explain(ir_plan, mode), timeout))
 
-    def schema(self, plan: Any, data: Any = None, schema: Any = None, *, timeout: float | None = None) -> pa.Schema:
+    def draw(
+        self,
+        plan: Any,
+        data: Any = None,
+        schema: Any = None,
+        *,
+        analyzed: bool = False,
+        failed_step: int | None = None,
+        timeout: float | None = None,
+        policy: Policy | None = None,
+    ) -> PlanDrawing:
+        """The plan drawn as a tree (see :func:`connect_plan.draw`); column names a static
+        analysis cannot know are asked of the server. With ``analyzed``, Spark's optimized
+        logical and physical plans are drawn as two more trees; when the server refuses the
+        plan, the step that caused it is highlighted and the drawing's ``error`` says why
+        (nothing is raised for that error: the drawing shows it). ``policy`` as in
+        :meth:`explain` (a plan it refuses raises ``PolicyError``)."""
+        from ..drawing import PlanDrawing, draw_plan, spark_trees
+        from ..translator import translate_ir
+
+        ir_plan, effective = self._load(plan, data, schema, policy)
+        columns = translate_ir(ir_plan, check_only=True).step_columns
+        trees = []
+        error = None
+        if analyzed:
+            timeout = self._bounds(effective, None, None, timeout)[2]
+            try:
+                explained = self._run(
+                    ir_plan, lambda _: self._executor.explain(ir_plan, "extended"), timeout, locate=True
+                )
+                trees = spark_trees(str(explained))
+            except ServerError as err:
+                error = str(err)
+                if failed_step is None:
+                    failed_step = err.op_index
+        first = draw_plan(ir_plan, columns, failed_step=failed_step, title="JSON plan")
+        return PlanDrawing((first, *trees), error=error)
+
+    def schema(
+        self,
+        plan: Any,
+        data: Any = None,
+        schema: Any = None,
+        *,
+        timeout: float | None = None,
+        policy: Policy | None = None,
+    ) -> pa.Schema:
         """The Arrow schema of the plan's result, from the server's analysis."""
         from ..results import arrow_schema
 
-        ir_plan = load_plan(plan, data, schema)
+        ir_plan, effective = self._load(plan, data, schema, policy)
+        timeout = self._bounds(effective, None, None, timeout)[2]
         return arrow_schema(self._run(ir_plan, lambda _: self._executor.schema(ir_plan), timeout))
 
 
 def owned_stream(
-    client: Client, plan: Any, data: Any, schema: Any, *, max_rows: int | None, max_bytes: int | None
+    client: Client,
+    plan: Any,
+    data: Any,
+    schema: Any,
+    *,
+    max_rows: int | None,
+    max_bytes: int | None,
+    on_progress: ProgressCallback | None = None,
+    on_stats: Callable[[QueryStats], object] | None = None,
 ) -> pa.RecordBatchReader:
     """A reader over ``plan``'s result that owns ``client``: the client closes when the
     reader is exhausted or dropped, and at once when the stream cannot start."""
     try:
-        return client._reader(load_plan(plan, data, schema), max_rows, max_bytes, None, on_close=client.close)
+        ir_plan, effective = client._load(plan, data, schema, None)
+        max_rows, max_bytes, timeout = client._bounds(effective, max_rows, max_bytes, None)
+        return client._reader(
+            ir_plan,
+            max_rows,
+            max_bytes,
+            timeout,
+            on_close=client.close,
+            on_progress=on_progress,
+            on_stats=on_stats,
+        )
     except BaseException:
         client.close()
         raise

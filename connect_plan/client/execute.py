@@ -30,6 +30,7 @@ from ..errors import (
     ServerError,
 )
 from ..results import ResultChecker, arrow_schema, spark_struct, timed_out
+from ..telemetry import ProgressCallback, QueryStats, QueryWatch
 from .failures import locate
 
 if TYPE_CHECKING:
@@ -55,16 +56,21 @@ _SCHEMA_CACHE_SIZE = 256
 _CLOSE_GRACE_SECONDS = 5.0
 
 
-def decoded(stream: ResultStream) -> Generator[Any, None, None]:
+def decoded(stream: ResultStream, watch: QueryWatch | None = None) -> Generator[Any, None, None]:
     """The announced schema (a ``StructType``) and every Arrow batch of ``stream``, checked
     by a :class:`~connect_plan.results.ResultChecker`. On a timeout or Ctrl-C the execution
     is released and interrupted on the server before the error is raised; the stream is
-    closed (released) in every case."""
+    closed (released) in every case. ``watch`` is fed every response (progress, metrics)
+    and finished when the stream is: complete, or not (stopped early, failed)."""
     checker = ResultChecker()
+    complete = False
     try:
         for resp in stream:
+            if watch is not None:
+                watch.feed(resp)
             yield from checker.feed(resp)
         checker.finish()
+        complete = True
     except KeyboardInterrupt:
         stream.cancel()
         raise
@@ -72,7 +78,13 @@ def decoded(stream: ResultStream) -> Generator[Any, None, None]:
         # the cause is the transport's error when the deadline passed inside its own handling
         raise timed_out(err.message, stream.cancel()) from err.__cause__
     finally:
-        stream.close()
+        try:
+            stream.close()
+        finally:
+            if watch is not None:
+                if not watch.operation_id:
+                    watch.operation_id = stream.operation_id
+                watch.finish(complete)
 
 
 class Executor:
@@ -167,9 +179,14 @@ class Executor:
         max_bytes: int | None,
         on_close: Callable[[], None] | None = None,
         at: float | None = None,
+        on_progress: ProgressCallback | None = None,
+        on_stats: Callable[[QueryStats], object] | None = None,
     ) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
         """Send the plan; its result's schema (once the first batch or the empty result's
-        schema arrived) and the batches still to come."""
+        schema arrived) and the batches still to come. ``on_progress`` and ``on_stats``
+        watch the query (:class:`~connect_plan.telemetry.QueryWatch`); its statistics
+        also become the session's ``last_query``."""
+        watch = QueryWatch(on_progress, self._stats_sink(on_stats))
         for name, value in (("max_rows", max_rows), ("max_bytes", max_bytes)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
                 raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
@@ -178,7 +195,7 @@ class Executor:
             at = None if at is None else time.monotonic() + at
         tr = self.prepare(plan, limit=max_rows)
         case_sensitive = self.session.case_sensitive_for(plan)
-        results = self.results(tr.plan, max_bytes, on_close, at, case_sensitive=case_sensitive)
+        results = self.results(tr.plan, max_bytes, on_close, at, case_sensitive=case_sensitive, watch=watch)
         self.session.streams.add(results)
         try:
             result_schema = next(results)
@@ -186,11 +203,29 @@ class Executor:
             raise self.locate(err, plan) from err.__cause__
         return result_schema, results
 
-    def table(self, plan: ir.Plan, max_rows: int | None, max_bytes: int | None, at: float | None) -> pa.Table:
+    def _stats_sink(self, on_stats: Callable[[QueryStats], object] | None) -> Callable[[QueryStats], object]:
+        session = self.session
+
+        def record(stats: QueryStats) -> None:
+            session.last_query = stats
+            if on_stats is not None:
+                on_stats(stats)
+
+        return record
+
+    def table(
+        self,
+        plan: ir.Plan,
+        max_rows: int | None,
+        max_bytes: int | None,
+        at: float | None,
+        on_progress: ProgressCallback | None = None,
+        on_stats: Callable[[QueryStats], object] | None = None,
+    ) -> pa.Table:
         """The whole result as one table, from the same batches :meth:`open` yields."""
         import pyarrow as pa
 
-        result_schema, batches = self.open(plan, max_rows, max_bytes, at=at)
+        result_schema, batches = self.open(plan, max_rows, max_bytes, at=at, on_progress=on_progress, on_stats=on_stats)
         return pa.Table.from_batches(list(batches), result_schema)
 
     def results(
@@ -201,6 +236,7 @@ class Executor:
         at: float | None = None,
         *,
         case_sensitive: bool = False,
+        watch: QueryWatch | None = None,
     ) -> Iterator[Any]:
         """Yield the result's Arrow schema, then every Arrow batch as it arrives, checked.
 
@@ -216,7 +252,7 @@ class Executor:
         session = self.session
         if session.closed:
             raise ConnectPlanError("this connect_plan.Client is closed")
-        source = decoded(session.transport.execute_plan(plan))
+        source = decoded(session.transport.execute_plan(plan), watch)
         first_batch: pa.RecordBatch | None = None
         started = False
         try:

@@ -28,6 +28,7 @@ from ..inputs import InputPlacer
 
 if TYPE_CHECKING:
     from .. import ir
+    from ..telemetry import QueryStats
     from ..translator.expressions import InlineUdf
     from ..transport import Connector, Transport
     from .failures import Redactor
@@ -92,6 +93,8 @@ class Session:
         self.udfs: dict[str, InlineUdf] = {}
         self.sessions = 0
         self.version: str | None = None
+        #: the statistics of the last query whose result ended on this client (any thread)
+        self.last_query: QueryStats | None = None
         self.transport = self._open()
 
     def _open(self) -> Transport:
@@ -152,6 +155,11 @@ class Session:
             self.unanswered = True
 
     # ------------------------------------------------------------ reliability
+
+    @property
+    def default_timeout(self) -> float | None:
+        """The client's default bound of every operation (None: unbounded)."""
+        return self._timeout
 
     @contextlib.contextmanager
     def operation(self, timeout: float | None) -> Iterator[float | None]:

@@ -47,6 +47,9 @@ class Translation:
     op_names: dict[int, str] = field(default_factory=dict)
     #: every inline table and the relation carrying it, in emission order
     local_data: tuple[LocalData, ...] = ()
+    #: the output column names of every source and step by its location (``/plan/2``),
+    #: as known statically (see :attr:`columns`; a plan drawing shows them)
+    step_columns: Mapping[str, tuple[str | None, ...] | None] = field(default_factory=dict)
 
 
 def _index(chain: list[Rel], out: dict[int, tuple[int, ...]]) -> None:
@@ -108,4 +111,11 @@ def translate_ir(
         em.chain(chain, out.root)
     by_id: dict[int, tuple[int, ...]] = {}
     _index(chain, by_id)
-    return Translation(out, by_id, facts.scope.names, {s.index: s.op for s in plan.steps}, tuple(em.local))
+    return Translation(
+        out,
+        by_id,
+        facts.scope.names,
+        {s.index: s.op for s in plan.steps},
+        tuple(em.local),
+        dict(analyzer.columns),
+    )

@@ -97,6 +97,9 @@ class Analyzer:
         #: the input scopes of the steps analysed so far in the plan being walked (for
         #: filter/orderBy, which Spark lets name a column an earlier projection dropped)
         self._earlier: list[Scope] = []
+        #: the output column names of every source and step, by its location (as far as
+        #: they are known statically: None entries are named by Spark, None is unknown)
+        self.columns: dict[str, tuple[str | None, ...] | None] = {}
 
     def err(self, code: str, loc: str, message: str, input: Any = None) -> None:
         self.errors.append(
@@ -110,12 +113,15 @@ class Analyzer:
             self._uses = count_uses(plan)
         facts = SOURCE_ANALYSES[type(plan.source)](self, plan.source)
         scope = facts.scope
+        columns = self.columns
+        columns[plan.source.loc] = scope.names
         analyses = ANALYSES
         outer, self._earlier = self._earlier, []
         try:
             for step in plan.steps:
                 self._earlier.append(scope)
                 scope = analyses[type(step)](self, step, facts, scope)
+                columns[step.loc] = scope.names
         finally:
             self._earlier = outer
         facts.scope = scope

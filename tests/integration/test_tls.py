@@ -107,3 +107,19 @@ def test_a_server_message_that_echoes_the_token_is_scrubbed_but_whole(proxy: Grp
     if engine() == "spark":  # Sail sends no error class, SQLSTATE or parameters (tests/engines.py)
         assert "`***`" in err.message and err.message_parameters["objectName"] == "`***`"
         assert err.error_class == "UNRESOLVED_COLUMN.WITH_SUGGESTION" and err.sqlstate == "42703"
+
+
+def test_the_debug_log_of_every_rpc_holds_no_token(tls_client: Any, caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    with caplog.at_level(logging.DEBUG, logger="connect_plan"):
+        tls_client.execute([], [[1]], [("a", "int")])
+        with pytest.raises(ServerError):
+            tls_client.execute([{"op": "select", "payload": ["nope"]}], [[1]], [("a", "int")])
+    lines = [r.getMessage() for r in caplog.records if r.name == "connect_plan"]
+    assert any(t.startswith("rpc ExecutePlan OK") for t in lines) and any(
+        t.startswith("rpc AnalyzePlan") for t in lines
+    )
+    secret = TOKEN.split("+")[0]
+    assert not any(secret in t or TOKEN in t for t in lines)
+    assert not any(TOKEN in repr(r.args) for r in caplog.records)

@@ -450,3 +450,64 @@ def record(url: str, name: str) -> list[Any]:
         if kind == "analyze":
             return record_analysis(client, doc)
         return record_version(client)
+
+
+# ---------------------------------------------------------------- a transport that counts
+
+
+class CountingTransport:
+    """A transport that records every call made of it and answers none (each raises): a
+    test that something was *not* sent asserts ``calls == []``."""
+
+    session_id = "counting"
+    max_message_size = DEFAULT_MAX_MESSAGE
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def _called(self, name: str) -> Any:
+        self.calls.append(name)
+        raise AssertionError(f"the client sent {name} to the server")
+
+    def execute_plan(self, plan: Any) -> Any:
+        return self._called("execute_plan")
+
+    def execute_command(self, command: Any) -> Any:
+        return self._called("execute_command")
+
+    def schema(self, plan: Any) -> Any:
+        return self._called("schema")
+
+    def explain(self, plan: Any, mode: str) -> str:
+        return str(self._called("explain"))
+
+    def spark_version(self) -> str:
+        return str(self._called("spark_version"))
+
+    def config(self, operation: Any) -> Any:
+        return self._called("config")
+
+    def cache_artifacts(self, blobs: list[bytes]) -> Any:
+        return self._called("cache_artifacts")
+
+    def release_session(self) -> None:
+        self.calls.append("release_session")  # closing the client is not sending a plan
+
+    def close(self, *, wait: bool = True) -> None:
+        pass
+
+    def failure(self, exc: BaseException) -> RpcFailure:
+        raise exc
+
+
+class CountingConnector:
+    """Opens one :class:`CountingTransport` for every session."""
+
+    token: str | None = None
+    secure = False
+
+    def __init__(self) -> None:
+        self.transport = CountingTransport()
+
+    def open(self, reached: Callable[[], bool]) -> CountingTransport:
+        return self.transport

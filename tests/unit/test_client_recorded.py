@@ -106,6 +106,27 @@ def test_chunked_batches_are_reassembled() -> None:
     assert table.column("id").to_pylist() == list(range(5_000))
 
 
+def test_statistics_of_recorded_results_match_them() -> None:
+    """QueryWatch reads the same responses the checker does: rows, batches (a chunked batch
+    counts once), Arrow bytes, the operation id and the server's operator metrics."""
+    for name, doc in (("small", SMALL), ("chunked", generated(5_000))):
+        responses = load(name)
+        seen: list[Any] = []
+        with recorded_client(RecordedTransport(responses)) as c:
+            table = c.execute(doc, on_progress=seen.append)
+            stats = c.last_query
+        assert stats is not None and stats.complete and stats.rows == table.num_rows
+        batches = [r.arrow_batch for r in responses if r.HasField("arrow_batch")]
+        whole = [
+            b for b in batches if not b.HasField("num_chunks_in_batch") or b.chunk_index == b.num_chunks_in_batch - 1
+        ]
+        assert stats.batches == len(whole) and stats.arrow_bytes == sum(len(b.data) for b in batches)
+        assert stats.operation_id == responses[0].operation_id
+        assert seen[-1].done and seen[-1].rows == table.num_rows
+        metrics = [r for r in responses if r.HasField("metrics")]
+        assert len(stats.operators) == (len(metrics[-1].metrics.metrics) if metrics else 0)
+
+
 # ---------------------------------------------------------------- integrity
 
 

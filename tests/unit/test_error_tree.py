@@ -53,6 +53,6 @@ def test_the_drawn_mixins_are_real() -> None:
     left = " ".join(line[:column] for line in lines)  # the names column, without the descriptions
     flat = re.sub(r"\s+", " ", re.sub(r"[│├└─]", " ", left))
     found = re.findall(r"([A-Z][A-Za-z]+Error) \(also ([A-Z][A-Za-z]+Error)\)", flat)
-    assert len(found) == 3, found
+    assert len(found) == 4, found
     for cls, base in found:
         assert issubclass(getattr(errors, cls), getattr(builtins, base)), (cls, base)

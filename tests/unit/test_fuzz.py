@@ -12,7 +12,9 @@ import copy
 import json
 import math
 import os
+import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,8 @@ from hypothesis import strategies as st
 
 import connect_plan
 from connect_plan import PlanError
+from connect_plan.formats import load_plan
+from connect_plan.policy import Policy as PolicyClass
 
 settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("long", max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck))
@@ -529,3 +533,243 @@ def test_very_long_and_very_deep_inputs_are_bounded() -> None:
             assert err.details and all(d.code and isinstance(d.loc, str) for d in err.details), label
         took = time.monotonic() - start
         assert took < 30, f"{label}: {took:.1f} s"
+
+
+# ---------------------------------------------------------------- the policy (issue 18)
+#
+# Plans are built from sources whose true target is known (a table Spark would resolve a
+# spelling to, a path as the file system would read it after '..' and percent decoding), in
+# every place a plan can hold a source. Whatever the policy accepts is translated, and the
+# emitted proto is walked: every table, path, option, function it names must be one the
+# policy allows by that independent truth — never by the checker's own reading.
+
+POLICY = PolicyClass.strict().replace(
+    tables=("sales.*", "spark_catalog.shared.lookup", "*.public_*"),
+    paths=("/srv/shared", "s3a://team-bucket/data"),
+    path_schemes=("", "s3a"),
+    formats=("parquet", "csv"),
+    udfs="none",
+)
+#: (database, table) → may it be read
+TABLE_TRUTH = {
+    ("sales", "orders"): True,
+    ("shared", "lookup"): True,
+    ("reports", "public_daily"): True,  # any database's public_* tables (a wildcard database)
+    ("secret", "t"): False,
+    ("default", "orders"): False,
+}
+
+
+def _spell_part(draw: Any, part: str) -> str:
+    how = draw(st.sampled_from(["plain", "upper", "mixed", "backticks", "backticks_upper"]))
+    if how == "upper":
+        return part.upper()
+    if how == "mixed":
+        return "".join(c.upper() if i % 2 else c for i, c in enumerate(part))
+    if how == "backticks":
+        return f"`{part}`"
+    return f"`{part.upper()}`" if how == "backticks_upper" else part
+
+
+@st.composite
+def table_spelling(draw: Any) -> tuple[str, bool]:
+    """A table name as a plan may write it, and whether Spark's target is an allowed table."""
+    (db, table), allowed = draw(st.sampled_from(sorted(TABLE_TRUTH.items())))
+    parts = [_spell_part(draw, db), _spell_part(draw, table)]
+    form = draw(st.sampled_from(["two", "catalog", "one", "spaced", "comment", "file_source", "lookalike"]))
+    if form == "catalog":
+        return f"{_spell_part(draw, 'spark_catalog')}.{'.'.join(parts)}", allowed
+    if form == "one":  # resolves in the current database ('default')
+        return parts[1], TABLE_TRUTH.get(("default", table), table.startswith("public_"))
+    if form == "spaced":
+        return f"{parts[0]} . {parts[1]}", allowed
+    if form == "comment":
+        return f"{parts[0]}/**/.{parts[1]}", allowed
+    if form == "file_source":  # Spark reads the files (a path relative to the server's directory)
+        path = draw(st.sampled_from([f"`/srv/shared/{table}`", table, f"`{table}`", "public_daily"]))
+        return f"{draw(st.sampled_from(['parquet', 'CSV', 'json']))}.{path}", False
+    if form == "lookalike":
+        return f"{db.replace('s', chr(0xFF53))}.{table}", False
+    return ".".join(parts), allowed
+
+
+def _path_truth(path: str) -> bool:
+    """Is the file the server would read under an allowed prefix? (percent-decoded, '..'
+    resolved lexically, the scheme's case folded: an independent reading of the path)."""
+    import posixpath
+    import urllib.parse
+
+    decoded = urllib.parse.unquote(path)
+    m = re.match(r"^([A-Za-z][A-Za-z0-9+.\-]*):(.*)$", decoded)
+    scheme, rest = (m.group(1).lower(), m.group(2)) if m else ("", decoded)
+    authority = ""
+    if rest.startswith("//"):
+        authority, _, tail = rest[2:].partition("/")
+        rest = "/" + tail
+    if not rest.startswith("/") or "{" in rest or "\\" in rest or "," in rest:
+        return False
+    norm = posixpath.normpath(rest)
+    if scheme == "" and not authority:
+        return norm == "/srv/shared" or norm.startswith("/srv/shared/")
+    if scheme == "s3a" and authority.lower() == "team-bucket":
+        return norm == "/data" or norm.startswith("/data/")
+    return False
+
+
+@st.composite
+def path_spelling(draw: Any) -> str:
+    base = draw(
+        st.sampled_from(
+            [
+                "/srv/shared/x",
+                "/srv/shared",
+                "/etc/passwd",
+                "s3a://team-bucket/data/y",
+                "s3a://other/data/y",
+                "/srv/shared-other/z",
+            ]
+        )
+    )
+    for _ in range(draw(st.integers(0, 3))):
+        how = draw(
+            st.sampled_from(
+                ["dotdot", "dot", "slashes", "file", "percent", "upper_scheme", "brace", "trailing", "relative"]
+            )
+        )
+        if how == "dotdot":
+            base = (
+                base.rstrip("/")
+                + "/.." * draw(st.integers(1, 3))
+                + draw(st.sampled_from(["/etc", "/srv/shared/q", ""]))
+            )
+        elif how == "dot":
+            base = base.replace("/", "/./", 1) if base.startswith("/") else base + "/."
+        elif how == "slashes":
+            base = base.replace("/", "//", 2) if base.startswith("/") else base
+        elif how == "file" and base.startswith("/"):
+            base = draw(st.sampled_from(["file:", "file://", "file://localhost"])) + base
+        elif how == "percent":
+            base = base.replace(".", "%2e").replace("/e", "%2Fe")
+        elif how == "upper_scheme":
+            base = base.replace("s3a:", "S3A:")
+        elif how == "brace":
+            base = base + "/{a,../../etc}"
+        elif how == "trailing":
+            base = base + "/"
+        elif how == "relative":
+            base = base.lstrip("/")
+    return base
+
+
+FUNCTION_CALLS = st.sampled_from(
+    [
+        ("upper", {"fn": "upper", "args": [{"col": "v"}]}),
+        ("reflect", {"fn": "reflect", "args": [{"lit": "java.lang.System"}, {"lit": "getenv"}]}),
+        ("java_method", {"fn": "java_method", "args": [{"lit": "a"}, {"lit": "b"}]}),
+        ("reflect", {"fn": "call_function", "args": [{"lit": "REFLECT"}, {"lit": "a"}, {"lit": "b"}]}),
+        ("upper", {"fn": "call_function", "args": [{"lit": "upper"}, {"col": "v"}]}),
+        ("current_user", {"fn": "current_user", "args": []}),
+        ("evil", {"udf": "evil", "args": [{"col": "v"}]}),
+    ]
+)
+
+
+@st.composite
+def source(draw: Any, truth: dict[str, bool], paths: list[str]) -> dict[str, Any]:
+    kind = draw(st.sampled_from(["inline", "table", "files", "sql", "range"]))
+    if kind == "table":
+        name, ok = draw(table_spelling())
+        truth[name] = truth.get(name, True) and ok
+        return {"table": name}
+    if kind == "files":
+        path = draw(path_spelling())
+        paths.append(path)
+        fmt = draw(st.sampled_from(["parquet", "csv", "jdbc", "text"]))
+        opts = draw(
+            st.sampled_from([{}, {"header": "true"}, {"path": "/etc"}, {"PATH": "/etc"}, {"basePath": "/srv/shared"}])
+        )
+        return {"files": path, "format": fmt, "options": opts}
+    if kind == "sql":
+        return {"sql": "SELECT 1 AS k"}
+    if kind == "range":
+        return {"range": draw(st.sampled_from([10, 10**18]))}
+    return {"schema": [{"name": "k", "type": "int"}, {"name": "v", "type": "string"}], "rows": [[1, "a"]]}
+
+
+@st.composite
+def policy_plan(draw: Any) -> tuple[dict[str, Any], dict[str, bool], list[str], list[str]]:
+    truth: dict[str, bool] = {}
+    paths: list[str] = []
+    called: list[str] = []
+    steps: list[Any] = []
+    definitions: dict[str, Any] = {}
+    for _ in range(draw(st.integers(0, 3))):
+        kind = draw(st.sampled_from(["join", "union", "with", "fn"]))
+        right = {"input": draw(source(truth, paths)), "plan": []}
+        if kind == "fn":
+            name, expr = draw(FUNCTION_CALLS)
+            called.append(name)
+            steps.append({"op": "withColumn", "payload": {"name": f"c{len(steps)}", "expr": expr}})
+        elif kind == "with":
+            definitions[f"d{len(definitions)}"] = right
+            steps.append({"op": "union", "payload": {"other": {"ref": f"d{len(definitions) - 1}"}}})
+        else:
+            steps.append({"op": kind, "payload": {"other": right, **({"on": ["k"]} if kind == "join" else {})}})
+    doc: dict[str, Any] = {"input": draw(source(truth, paths)), "plan": steps}
+    if definitions:
+        doc["with"] = definitions
+    return doc, truth, paths, called
+
+
+def _proto_nodes(message: Any) -> Iterator[Any]:
+    stack = [message]
+    while stack:
+        node = stack.pop()
+        yield node
+        for fd, value in node.ListFields():
+            if fd.type != fd.TYPE_MESSAGE:
+                continue
+            if hasattr(value, "ListFields"):
+                stack.append(value)
+            else:  # a repeated field (a map's keys are strings: skipped)
+                stack.extend(v for v in value if hasattr(v, "ListFields"))
+
+
+@given(case=policy_plan())
+def test_a_plan_accepted_under_strict_reads_only_what_the_policy_allows(
+    case: tuple[dict[str, Any], dict[str, bool], list[str], list[str]],
+) -> None:
+    doc, truth, paths, called = case
+    try:
+        plan = load_plan(doc)
+    except PlanError:
+        return  # the parser refuses it: nothing is sent either
+    if POLICY.violations(plan):
+        return
+    try:
+        proto = connect_plan.translate(None, None, plan)
+    except PlanError:
+        return  # refused by analysis (a join key the left side lacks): not sent either
+    denied = set(POLICY.denied_functions)
+    assert not (set(called) & (denied | {"evil"})), called
+    for node in _proto_nodes(proto):
+        kind = node.DESCRIPTOR.name
+        if kind == "Relation":
+            assert not node.HasField("sql"), "a SQL source was accepted"
+        elif kind == "NamedTable":
+            assert truth.get(node.unparsed_identifier) is True, f"read {node.unparsed_identifier!r}"
+            assert all(k.lower() in POLICY.source_options for k in node.options)
+        elif kind == "DataSource":
+            assert node.paths, "a data source without paths was accepted"
+            for p in node.paths:
+                assert p in paths and _path_truth(p), f"read {p!r}"
+            assert node.format.lower() in ("parquet", "csv")
+            assert all(k.lower() in POLICY.source_options for k in node.options)
+        elif kind == "UnresolvedFunction":
+            assert node.function_name.lower() not in denied, node.function_name
+        elif kind == "CallFunction":
+            assert node.function_name.lower() not in denied, node.function_name
+        elif kind in ("CommonInlineUserDefinedFunction", "WriteOperation", "CreateDataFrameViewCommand"):
+            raise AssertionError(f"{kind} accepted")
+        elif kind == "Range":
+            assert node.end - node.start <= 10_000_000

@@ -34,12 +34,14 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("front-ends", ("connect_plan.formats",)),
     ("policy", ("connect_plan.policy",)),
     ("translator", ("connect_plan.translator",)),
+    ("drawing", ("connect_plan.drawing",)),
     (
         "execution",
         (
             "connect_plan.deadlines",
             "connect_plan.channel",
             "connect_plan.results",
+            "connect_plan.telemetry",
             "connect_plan.transport",
             "connect_plan.inputs",
             "connect_plan.udf",
@@ -50,7 +52,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("client", ("connect_plan.client",)),
-    ("drivers", ("connect_plan.cli", "connect_plan.fixtures", "connect_plan.__main__", "connect_plan")),
+    (
+        "drivers",
+        ("connect_plan.cli", "connect_plan.display", "connect_plan.fixtures", "connect_plan.__main__", "connect_plan"),
+    ),
 )
 
 

@@ -58,7 +58,7 @@ def test_the_readmes_install_commands_pin_what_pyproject_pins() -> None:
     for label in ("| **thin**", "| **+ Sail**"):
         row = next(line for line in readme.splitlines() if line.startswith(label))
         pinned = requirements(re.findall(r"'([a-z-]+[<>=!][^']*)'", row))
-        for name in ("pandas", "grpcio", "pyarrow"):
+        for name in ("pandas", "grpcio", "pyarrow", "rich"):
             assert pinned[name].specifier == deps[name].specifier, (label, name)
         client = pinned["pyspark-client"].specifier
         assert "4.0.0" in client and "5.0.0" not in client, label

@@ -1,0 +1,496 @@
+"""Plans drawn as trees: Graphviz DOT, Mermaid, SVG and PNG.
+
+:func:`draw_plan` makes a :class:`PlanDrawing` of a parsed plan (:mod:`connect_plan.ir`):
+one node per source, step and output, named by its op and its key arguments, with the
+columns it outputs where they are known statically (the translator's analysis, no server),
+data flowing down. Sub-plans (a join's right side, a union's other input, shared ``with``
+definitions) are drawn into the same tree; a step that failed (a ``ServerError``'s
+``op_index``) can be highlighted. :func:`spark_trees` adds Spark's optimized logical and
+physical plans, parsed from the server's explain text, as more trees.
+
+Formats: ``dot`` and ``mermaid`` are text and need nothing (GitHub and Jupyter render
+Mermaid in Markdown); ``svg`` and ``png`` run Graphviz's ``dot`` program through the
+``graphviz`` package (``pip install 'connect-plan[draw]'`` and ``apt-get install graphviz``).
+In a notebook a drawing displays itself (``_repr_svg_`` when Graphviz is there, else
+``_repr_markdown_`` as Mermaid).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import ir
+from .errors import ConnectPlanError
+from .types import type_string
+
+__all__ = [
+    "FORMATS",
+    "DrawingError",
+    "Node",
+    "PlanDrawing",
+    "Tree",
+    "draw_plan",
+    "expr_text",
+    "parse_spark_plan",
+    "spark_trees",
+]
+
+#: what :meth:`PlanDrawing.render` makes: format → (binary, needs Graphviz)
+FORMATS: dict[str, tuple[bool, bool]] = {
+    "dot": (False, False),
+    "mermaid": (False, False),
+    "svg": (False, True),
+    "png": (True, True),
+}
+
+#: labels longer than this are cut (with an ellipsis)
+MAX_LABEL = 70
+#: columns listed on a node before "+N more"
+MAX_COLUMNS = 8
+#: Spark's explain sections drawn by --analyzed, in order
+SPARK_SECTIONS = ("Optimized Logical Plan", "Physical Plan")
+
+
+class DrawingError(ConnectPlanError):
+    """A picture could not be made (Graphviz missing, an unknown format)."""
+
+
+@dataclass(frozen=True)
+class Node:
+    id: str
+    #: the op (or Spark operator) and, on a second line, its key arguments
+    title: str
+    detail: str = ""
+    columns: tuple[str, ...] | None = None
+    #: "source", "step", "output" (a plan's) or "spark" (an operator of Spark's plans)
+    kind: str = "step"
+    failed: bool = False
+
+
+@dataclass(frozen=True)
+class Tree:
+    title: str
+    nodes: tuple[Node, ...]
+    #: (from, to): data flows from the first node into the second
+    edges: tuple[tuple[str, str], ...]
+
+
+def _cut(text: str, limit: int = MAX_LABEL) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# ------------------------------------------------------------------ expressions as short text
+
+#: catalog names written between their two arguments (``and``/``or`` take two or more)
+_INFIX = {
+    **{op: op for op in ("==", "!=", "<", "<=", ">", ">=", "<=>", "+", "-", "*", "/", "%", "&", "|", "^")},
+    "and": "AND",
+    "or": "OR",
+}
+
+
+def expr_text(e: ir.Expr) -> str:
+    """A short, readable rendering of an expression (for labels, not for Spark)."""
+    return _cut(_expr(e), 60)
+
+
+def _expr(e: ir.Expr, depth: int = 0) -> str:
+    if depth > 6:
+        return "…"
+    d = depth + 1
+    if isinstance(e, ir.Col):
+        return e.name
+    if isinstance(e, ir.Lit):
+        return repr(e.value) if isinstance(e.value, str) else str(e.value).lower() if e.value is None else str(e.value)
+    if isinstance(e, ir.Call):
+        op = _INFIX.get(e.fn)
+        if op is not None and len(e.args) >= 2:
+            return "(" + f" {op} ".join(_expr(a, d) for a in e.args) + ")"
+        distinct = "DISTINCT " if e.distinct else ""
+        return f"{e.fn}({distinct}{', '.join(_expr(a, d) for a in e.args)})"
+    if isinstance(e, ir.Cast):
+        return f"{e.mode}({_expr(e.expr, d)} AS {type_string(e.to)})"
+    if isinstance(e, ir.When):
+        parts = [f"WHEN {_expr(c, d)} THEN {_expr(v, d)}" for c, v in e.branches]
+        if e.otherwise is not None:
+            parts.append(f"ELSE {_expr(e.otherwise, d)}")
+        return "CASE " + " ".join(parts) + " END"
+    if isinstance(e, ir.ExtractValue):
+        return f"{_expr(e.child, d)}[{_expr(e.key, d)}]"
+    if isinstance(e, ir.Star):
+        return "*"
+    if isinstance(e, ir.Window):
+        spec = []
+        if e.partition_by:
+            spec.append("PARTITION BY " + ", ".join(_expr(p, d) for p in e.partition_by))
+        if e.order_by:
+            spec.append("ORDER BY " + ", ".join(_sort(k, d) for k in e.order_by))
+        return f"{_expr(e.func, d)} OVER ({' '.join(spec)})"
+    if isinstance(e, ir.Lambda):
+        return f"({', '.join(e.params)}) -> {_expr(e.body, d)}"
+    if isinstance(e, ir.LambdaVar):
+        return e.name
+    if isinstance(e, ir.UdfCall):
+        return f"{e.name}({', '.join(_expr(a, d) for a in e.args)})"
+    return type(e).__name__  # pragma: no cover  (every expression class is above)
+
+
+def _sort(k: ir.SortKey, depth: int = 0) -> str:
+    return _expr(k.expr, depth) + ("" if k.ascending else " DESC")
+
+
+def _aggs(aggs: Sequence[ir.AggItem] | None) -> str:
+    return ", ".join(_expr(a.expr) + (f" AS {a.alias}" if a.alias else "") for a in aggs or ())
+
+
+def _plain(text: str) -> Callable[[Any], str]:
+    return lambda _step: text
+
+
+#: step class → its key arguments as text (every class of ir.STEP_CLASSES: a test says so)
+STEP_DETAILS: dict[type[ir.Step], Callable[[Any], str]] = {
+    ir.Filter: lambda s: _expr(s.condition),
+    ir.Select: lambda s: ", ".join(
+        _expr(i.expr) + (f" AS {i.alias if isinstance(i.alias, str) else ', '.join(i.alias)}" if i.alias else "")
+        for i in s.items
+    ),
+    ir.WithColumn: lambda s: f"{s.name} = {_expr(s.expr)}",
+    ir.WithColumnRenamed: lambda s: f"{s.old} → {s.new}",
+    ir.Drop: lambda s: ", ".join(s.names),
+    ir.Distinct: _plain(""),
+    ir.Limit: lambda s: str(s.n),
+    ir.Offset: lambda s: str(s.n),
+    ir.Tail: lambda s: str(s.n),
+    ir.OrderBy: lambda s: ", ".join(_sort(k) for k in s.keys),
+    ir.GroupBy: lambda s: (
+        (f"{s.kind} " if s.kind != "groupby" else "")
+        + f"by {', '.join(_expr(k) for k in s.keys) or '()'}: {_aggs(s.aggs)}"
+    ),
+    ir.Agg: lambda s: _aggs(s.aggs),
+    ir.Join: lambda s: (
+        s.how
+        + (f" using {', '.join(s.keys)}" if s.keys else "")
+        + (f" on {_expr(s.condition)}" if s.condition is not None else "")
+        + (f" ({s.right_hint} right)" if s.right_hint else "")
+    ),
+    ir.SetOp: lambda s: (
+        s.kind
+        + (" by name" if s.by_name else "")
+        + (" (missing allowed)" if s.allow_missing else "")
+        + (" distinct" if s.distinct else "")
+    ),
+    ir.CrossJoin: _plain(""),
+    ir.Stop: _plain("(no-op)"),
+    ir.Fetch: lambda s: f"offset {s.offset}" + (f", count {s.count}" if s.count is not None else ""),
+    ir.Sample: lambda s: (
+        f"[{s.lower:g}, {s.upper:g})"
+        + (" with replacement" if s.with_replacement else "")
+        + (f" seed {s.seed}" if s.seed is not None else "")
+    ),
+    ir.Repartition: lambda s: (
+        ("repartition" if s.shuffle else "coalesce")
+        + (f" {s.n}" if s.n is not None else "")
+        + (f" by {', '.join(_expr(k) for k in s.keys)}" if s.keys else "")
+    ),
+    ir.Hint: lambda s: s.name + (f"({', '.join(_expr(p) for p in s.parameters)})" if s.parameters else ""),
+}
+
+
+def _source(src: ir.Source) -> tuple[str, str]:
+    if isinstance(src, ir.InlineData):
+        n = src.table.num_rows
+        return "inline data", f"{n} row{'s' if n != 1 else ''}"
+    if isinstance(src, ir.TableSource):
+        return "table", src.name
+    if isinstance(src, ir.FileSource):
+        return f"read {src.format or 'files'}", ", ".join(src.paths)
+    if isinstance(src, ir.RangeSource):
+        parts = f"range({src.start}, {src.end}, {src.step})"
+        return "range", parts + (f" in {src.num_partitions} partitions" if src.num_partitions else "")
+    if isinstance(src, ir.SqlSource):
+        return "sql", src.query
+    return "with", src.name  # SharedPlan: drawn as its sub-plan, then this node
+
+
+def _output(out: ir.Output) -> tuple[str, str]:
+    if isinstance(out, ir.TempView):
+        kind = "global temp view" if out.is_global else "temp view"
+        return out.op, f"{kind} {out.name}" + (" (replace)" if out.replace else "")
+    target = out.table or out.path or "?"
+    return out.op, f"{out.format or ''} {target} mode {out.mode}".strip() + (
+        f" partitioned by {', '.join(out.partition_by)}" if out.partition_by else ""
+    )
+
+
+# ------------------------------------------------------------------ the JSON plan's tree
+
+
+def draw_plan(
+    plan: ir.Plan,
+    columns: Mapping[str, tuple[str | None, ...] | None] | None = None,
+    *,
+    failed_step: int | None = None,
+    title: str = "plan",
+) -> Tree:
+    """The tree of ``plan``: ``columns`` are the output names by location
+    (``Translation.step_columns``); ``failed_step`` (a top-level step index) is highlighted."""
+    known = columns or {}
+    nodes: list[Node] = []
+    edges: list[tuple[str, str]] = []
+    shared: dict[int, str] = {}  # a shared sub-plan is drawn once, its last node used again
+
+    def cols(loc: str) -> tuple[str, ...] | None:
+        names = known.get(loc)
+        return None if names is None else tuple(n if n is not None else "?" for n in names)
+
+    def add(title: str, detail: str, loc: str, kind: str, failed: bool = False) -> str:
+        node_id = f"n{len(nodes)}"
+        nodes.append(Node(node_id, title, _cut(detail), cols(loc), kind, failed))
+        return node_id
+
+    def walk(p: ir.Plan, top: bool) -> str:
+        src = p.source
+        if isinstance(src, ir.SharedPlan):
+            key = id(src)
+            if key not in shared:
+                shared[key] = inner = walk(src.plan, False)
+                if not src.name.startswith("/"):  # a named ``with`` definition (else a nested plan)
+                    shared[key] = add("with", src.name, src.loc, "source")
+                    edges.append((inner, shared[key]))
+            last = shared[key]
+        else:
+            last = add(*_source(src), src.loc, "source")
+        for step in p.steps:
+            node = add(
+                f"{step.index}: {step.op}" if top else step.op,
+                STEP_DETAILS[type(step)](step),
+                step.loc,
+                "step",
+                top and step.index == failed_step,
+            )
+            edges.append((last, node))
+            right = getattr(step, "right", None)
+            if isinstance(right, ir.Plan):
+                edges.append((walk(right, False), node))
+            last = node
+        if p.output is not None:
+            out = add(*_output(p.output), p.output.loc, "output", top and p.output.index == failed_step)
+            edges.append((last, out))
+            last = out
+        return last
+
+    walk(plan, True)
+    return Tree(title, tuple(nodes), tuple(edges))
+
+
+# ------------------------------------------------------------------ Spark's trees
+
+_TREE_LINE = re.compile(r"^((?:   |:  )*)(\+- |:- )?(.*)$")
+_ATTRIBUTE_ID = re.compile(r"#\d+L?\b")
+_OPERATOR = re.compile(r"^(?:\*\(\d+\) )?([A-Za-z][\w ]*?)(?=[\s\[(]|$)")
+
+
+def parse_spark_plan(text: str, title: str, prefix: str = "s") -> Tree:
+    """One of Spark's tree strings (``treeString``: children under ``+-``/``:-`` marks,
+    three characters a level) as a tree: one node per operator, its first words the title
+    and the rest its detail; lines that continue a node's text (no mark, deeper) are cut."""
+    nodes: list[Node] = []
+    edges: list[tuple[str, str]] = []
+    stack: list[tuple[int, str]] = []  # (depth, node id) of the current path
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        m = _TREE_LINE.match(line.rstrip())
+        if m is None:  # pragma: no cover  (the pattern matches any line)
+            continue
+        if nodes and not m.group(2):
+            continue  # only the root has no mark: this continues the previous node's text
+        depth = len(m.group(1)) // 3 + (1 if m.group(2) else 0)
+        body = m.group(3)
+        op = _OPERATOR.match(body)
+        name = op.group(1).strip() if op else body.split(" ", 1)[0]
+        detail = body[op.end() :].strip() if op else body[len(name) :].strip()
+        detail = _ATTRIBUTE_ID.sub("", detail)  # region#16058 → region: ids mean nothing here
+        node_id = f"{prefix}{len(nodes)}"
+        nodes.append(Node(node_id, name, _cut(detail), None, "spark"))
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        if stack:
+            edges.append((node_id, stack[-1][1]))  # the child's rows flow into its parent
+        stack.append((depth, node_id))
+    return Tree(title, tuple(nodes), tuple(edges))
+
+
+def spark_trees(explain: str) -> list[Tree]:
+    """Spark's optimized logical and physical plans from an ``extended`` explain string."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in explain.splitlines():
+        head = re.match(r"^== (.+) ==$", line.strip())
+        if head:
+            current = sections.setdefault(head.group(1), [])
+            continue
+        if current is not None:
+            current.append(line)
+    out = []
+    for i, name in enumerate(SPARK_SECTIONS):
+        if name in sections:
+            out.append(parse_spark_plan("\n".join(sections[name]), f"Spark: {name.lower()}", prefix=f"s{i}_"))
+    return out
+
+
+# ------------------------------------------------------------------ rendering
+
+
+def _dot_text(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _mermaid_text(text: str) -> str:
+    return (
+        text.replace("&", "#amp;")
+        .replace('"', "#quot;")
+        .replace("<", "#lt;")
+        .replace(">", "#gt;")
+        .replace("|", "#124;")
+    )
+
+
+def _column_text(columns: tuple[str, ...] | None) -> str:
+    if columns is None:
+        return ""
+    shown = list(columns[:MAX_COLUMNS])
+    more = f" +{len(columns) - MAX_COLUMNS} more" if len(columns) > MAX_COLUMNS else ""
+    return _cut("[" + ", ".join(shown) + "]" + more)
+
+
+_FILL = {"source": "#e8f1fb", "step": "#ffffff", "output": "#eaf7ea", "spark": "#fff8e6"}
+
+
+@dataclass(frozen=True)
+class PlanDrawing:
+    """A plan drawn as one or more trees (the JSON plan's steps, then Spark's plans)."""
+
+    trees: tuple[Tree, ...]
+    #: the error that made a step fail, when the drawing highlights one
+    error: str | None = field(default=None, compare=False)
+
+    def lines(self, node: Node) -> list[str]:
+        out = [node.title]
+        if node.detail:
+            out.append(node.detail)
+        if node.columns is not None:
+            out.append(_column_text(node.columns))
+        if node.failed:
+            out.append("FAILED")
+        return out
+
+    def dot(self) -> str:
+        """Graphviz DOT text."""
+        out = [
+            "digraph plan {",
+            "  rankdir=TB;",
+            '  node [shape=box, style="rounded,filled", fillcolor="#ffffff", fontname="Helvetica", fontsize=10];',
+            '  edge [color="#555555"];',
+        ]
+        for i, tree in enumerate(self.trees):
+            out.append(f"  subgraph cluster_{i} {{")
+            out.append(f'    label="{_dot_text(tree.title)}"; fontname="Helvetica"; color="#bbbbbb";')
+            for n in tree.nodes:
+                label = "\\n".join(_dot_text(x) for x in self.lines(n))
+                attrs = [f'label="{label}"', f'fillcolor="{_FILL.get(n.kind, "#ffffff")}"']
+                if n.failed:
+                    attrs += ['fillcolor="#fde0e0"', 'color="#cc0000"', "penwidth=2"]
+                out.append(f"    {n.id} [{', '.join(attrs)}];")
+            for a, b in tree.edges:
+                out.append(f"    {a} -> {b};")
+            out.append("  }")
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+    def mermaid(self) -> str:
+        """Mermaid flowchart text (GitHub and Jupyter render it in a ```mermaid block)."""
+        out = ["flowchart TD"]
+        failed = []
+        for i, tree in enumerate(self.trees):
+            out.append(f'  subgraph t{i}["{_mermaid_text(tree.title)}"]')
+            for n in tree.nodes:
+                label = "<br/>".join(_mermaid_text(x) for x in self.lines(n))
+                out.append(f'    {n.id}["{label}"]')
+                if n.failed:
+                    failed.append(n.id)
+            for a, b in tree.edges:
+                out.append(f"    {a} --> {b}")
+            out.append("  end")
+        if failed:
+            out.append("  classDef failed fill:#fde0e0,stroke:#cc0000,stroke-width:2px")
+            out.append(f"  class {','.join(failed)} failed")
+        return "\n".join(out) + "\n"
+
+    def render(self, fmt: str) -> str | bytes:
+        """The drawing as ``dot``, ``mermaid`` or ``svg`` text, or ``png`` bytes."""
+        if fmt == "dot":
+            return self.dot()
+        if fmt == "mermaid":
+            return self.mermaid()
+        if fmt not in FORMATS:
+            raise DrawingError(f"unknown picture format {fmt!r}; use one of {', '.join(FORMATS)}")
+        data = _graphviz(self.dot(), fmt)
+        return data.decode("utf-8") if fmt == "svg" else data
+
+    def svg(self) -> str:
+        out = self.render("svg")
+        assert isinstance(out, str)
+        return out
+
+    def png(self) -> bytes:
+        out = self.render("png")
+        assert isinstance(out, bytes)
+        return out
+
+    def save(self, path: str | Path, fmt: str | None = None) -> Path:
+        """Write the drawing to ``path`` (format from ``fmt``, else the file's suffix)."""
+        target = Path(path)
+        fmt = fmt or target.suffix.lstrip(".").lower() or "svg"
+        if fmt == "mmd":
+            fmt = "mermaid"
+        data = self.render(fmt)
+        if isinstance(data, bytes):
+            target.write_bytes(data)
+        else:
+            target.write_text(data, encoding="utf-8")
+        return target
+
+    def _repr_svg_(self) -> str | None:
+        try:
+            return self.svg()
+        except DrawingError:
+            return None  # the notebook falls back to the Markdown (Mermaid) form
+
+    def _repr_markdown_(self) -> str:
+        return "```mermaid\n" + self.mermaid() + "```\n"
+
+
+def _graphviz(dot: str, fmt: str) -> bytes:
+    """``dot`` rendered by Graphviz (the ``graphviz`` package running the ``dot`` program)."""
+    try:
+        import graphviz
+    except ImportError:
+        raise DrawingError(
+            f"--format {fmt} needs the graphviz package (pip install 'connect-plan[draw]') and Graphviz's dot "
+            "program (apt-get install graphviz, brew install graphviz); --format dot and mermaid need neither"
+        ) from None
+    try:
+        return bytes(graphviz.Source(dot).pipe(format=fmt))
+    except graphviz.ExecutableNotFound:
+        raise DrawingError(
+            f"--format {fmt} needs Graphviz's dot program on PATH (apt-get install graphviz, brew install graphviz); "
+            "--format dot and mermaid need nothing"
+        ) from None
+    except graphviz.CalledProcessError as exc:  # pragma: no cover  (dot refused our own text)
+        raise DrawingError(f"Graphviz could not draw the plan: {exc}") from None

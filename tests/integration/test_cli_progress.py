@@ -1,0 +1,191 @@
+"""The CLI's live progress line under a real pseudo-terminal, and ``run --stats``.
+
+The CLI runs with its standard error on a pty (``pty.openpty``) and its standard output on
+a pipe; what it writes to the terminal is fed to a terminal emulator (pyte), so the test
+sees the screen as a user would: the line appears, advances, and is gone at the end,
+while standard output holds only the result."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import select
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import engine
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+ROWS = 16_000_000
+PARTITIONS = 12
+
+
+def multi_stage_doc() -> dict[str, Any]:
+    """A scan in 12 tasks, a group-by and a global sort (three shuffle stages): several
+    seconds here, with tasks finishing one by one."""
+    return {
+        "input": {"range": {"start": 0, "end": ROWS, "step": 1, "numPartitions": PARTITIONS}},
+        "plan": [
+            {"op": "withColumn", "payload": {"name": "k", "expr": {"fn": "pmod", "args": [{"col": "id"}, {"lit": 7}]}}},
+            {"op": "groupBy", "payload": {"group_by": ["k"], "aggs": [{"agg": "count", "column": "id", "alias": "n"}]}},
+            {"op": "orderBy", "payload": {"columns": ["k"]}},
+        ],
+    }
+
+
+def env() -> dict[str, str]:
+    return {"PATH": os.environ.get("PATH", os.defpath), "PYTHONPATH": str(ROOT), "TERM": "xterm-256color"}
+
+
+@pytest.mark.spark_only("Spark's ExecutionProgress responses (Sail sends none)")
+def test_progress_line_under_a_pty_appears_advances_and_is_cleared(spark_url: str, tmp_path: Path) -> None:
+    import pty
+
+    pyte = pytest.importorskip("pyte")
+    plan = tmp_path / "slow.json"
+    plan.write_text(json.dumps(multi_stage_doc()))
+    master, slave = pty.openpty()
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "connect_plan", "run", str(plan), "--format", "json", "--remote", spark_url],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env=env(),
+    )
+    os.close(slave)
+    screen = pyte.Screen(120, 10)
+    stream = pyte.ByteStream(screen)
+    frames: list[tuple[float, str]] = []  # (seconds, the terminal's first line) after each write
+    try:
+        while True:
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if ready:
+                try:
+                    data = os.read(master, 65536)
+                except OSError:  # the child closed the pty
+                    break
+                if not data:
+                    break
+                stream.feed(data)
+                frames.append((time.monotonic() - started, screen.display[0].rstrip()))
+            elif proc.poll() is not None:
+                break
+            assert time.monotonic() - started < 240, "the query did not end in time"
+        out, _ = proc.communicate(timeout=30)
+        assert proc.returncode == 0
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    seconds = time.monotonic() - started
+    shown = [(t, line) for t, line in frames if "tasks " in line]
+    # the line appeared (after the first second), with stages, tasks, input read, rows, elapsed
+    assert shown, f"no progress line in {len(frames)} writes over {seconds:.1f} s"
+    first = shown[0][1]
+    assert re.search(r"stages \d+/\d+ +tasks \d+/\d+.* read [\d.]+ \w*B +rows \d+", first), first
+    assert shown[0][0] >= 0.9
+    # it advanced: tasks done went up while it was shown, and so did the clock
+    done = [int(m.group(1)) for _, line in shown if (m := re.search(r"tasks (\d+)/", line))]
+    assert len(set(done)) >= 2 and done == sorted(done), done
+    clocks = {m.group(0) for _, line in shown if (m := re.search(r"\d+:\d\d:\d\d", line))}
+    assert len(clocks) >= 2, clocks
+    # it was cleared: the terminal is blank at the end
+    assert all(not row.strip() for row in screen.display), screen.display
+    # standard output holds the result and nothing else
+    rows = json.loads(out.decode())
+    assert rows == [{"k": k, "n": ROWS // 7 + (k < ROWS % 7)} for k in range(7)]
+    assert b"\x1b" not in out
+
+
+def test_no_progress_and_a_pipe_print_nothing_but_the_result(spark_url: str, tmp_path: Path) -> None:
+    plan = tmp_path / "small.json"
+    plan.write_text(json.dumps({"input": {"range": {"start": 0, "end": 5, "step": 1}}, "plan": []}))
+    for flag in ("--no-progress", None):
+        args = [sys.executable, "-m", "connect_plan", "run", str(plan), "--format", "json", "--remote", spark_url]
+        out = subprocess.run(args + ([flag] if flag else []), capture_output=True, timeout=300, env=env())
+        assert out.returncode == 0 and out.stderr == b"", out.stderr
+        assert len(json.loads(out.stdout)) == 5
+
+
+def test_stats_match_the_result(spark_url: str, tmp_path: Path) -> None:
+    n, per_batch = 20, 3
+    doc = {
+        "input": {"range": {"start": 0, "end": n, "step": 1, "numPartitions": 1}},
+        "plan": [{"op": "orderBy", "payload": {"columns": ["id"]}}],
+        "conf": {"spark.sql.execution.arrow.maxRecordsPerBatch": str(per_batch)},
+    }
+    plan = tmp_path / "batches.json"
+    plan.write_text(json.dumps(doc))
+    out = subprocess.run(
+        [sys.executable, "-m", "connect_plan", "run", str(plan), "--format", "json", "--stats", "--remote", spark_url],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env(),
+    )
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)  # stdout: only the result
+    m = re.search(r"result +([\d,]+) rows in ([\d,]+) batches, [\d.]+ \w*B of Arrow", out.stderr)
+    assert m, out.stderr
+    assert int(m.group(1).replace(",", "")) == len(rows) == n
+    if engine() == "spark":
+        assert int(m.group(2)) == math.ceil(n / per_batch)  # Spark cuts batches at maxRecordsPerBatch
+        assert re.search(r"operation +[0-9a-f-]{36}", out.stderr) and "time           first batch" in out.stderr
+        assert "Range #" in out.stderr  # the server's metrics per operator
+
+
+@pytest.mark.spark_only("Spark's explain text (its optimized and physical plans) and step location")
+def test_explain_draws_the_plan_in_every_format(spark_url: str, tmp_path: Path) -> None:
+    example = ROOT / "examples" / "sales_by_region.json"
+    base = [sys.executable, "-m", "connect_plan", "explain", str(example), "--remote", spark_url]
+    mermaid = subprocess.run([*base, "--format", "mermaid"], capture_output=True, text=True, timeout=300, env=env())
+    assert mermaid.returncode == 0 and mermaid.stdout.startswith("flowchart TD"), mermaid.stderr
+    dot = subprocess.run(
+        [*base, "--format", "dot", "--analyzed"], capture_output=True, text=True, timeout=300, env=env()
+    )
+    assert dot.returncode == 0 and "Spark: physical plan" in dot.stdout and "2: groupBy" in dot.stdout
+    if shutil.which("dot") is None:
+        pytest.skip("svg and png need Graphviz's dot program")
+    for fmt in ("svg", "png"):
+        target = tmp_path / f"plan.{fmt}"
+        out = subprocess.run(
+            [*base, "--format", fmt, "--output", str(target)], capture_output=True, timeout=300, env=env()
+        )
+        assert out.returncode == 0 and out.stdout == b"", out.stderr
+        data = target.read_bytes()
+        assert data.startswith(b"\x89PNG") if fmt == "png" else b"<svg" in data
+    # a plan the server refuses: drawn with its failing step marked, the error on stderr, exit 3
+    bad = tmp_path / "bad.json"
+    doc = json.loads(example.read_text())
+    doc["plan"][2]["payload"]["group_by"] = ["nope"]
+    bad.write_text(json.dumps(doc))
+    refused = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "connect_plan",
+            "explain",
+            str(bad),
+            "--remote",
+            spark_url,
+            "--format",
+            "mermaid",
+            "--analyzed",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env(),
+    )
+    assert refused.returncode == 3 and "server error" in refused.stderr
+    assert "class n4 failed" in refused.stdout and "2: groupBy" in refused.stdout
