@@ -15,6 +15,7 @@ columns, a computed column Spark names) is the server's to decide.
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Iterable, Iterator, Sequence
 
 from .. import ir
@@ -90,6 +91,6 @@ def _message(col: ir.Col, scope: Scope) -> str:
     if col.loc.endswith("/name"):
         text += (
             '. If this is a string value: Sparkless writes a plain string operand as a column reference ({"type": "column", "name": ...}); '
-            f'write it as a literal, F.lit({col.name!r}) in the program or {{"lit": {col.name!r}}} in the plan'
+            f'write it as a literal, F.lit({col.name!r}) in the program or {{"lit": {json.dumps(col.name)}}} in the plan'
         )
     return text
