@@ -130,11 +130,12 @@ def test_bare_array_infers_element_type(client: Any, spark: Any) -> None:
 
 
 def test_dict_rows_and_tuple_rows(client: Any, spark: Any) -> None:
-    """Rows as objects keyed by column name (missing keys are null, extra keys ignored)
-    and as tuples, mixed in one input."""
+    """Rows as objects keyed by column name (missing keys are null, other cases of a name
+    match; a key naming no column is a PlanError, tests/unit/test_inputs.py) and as tuples,
+    mixed in one input."""
     from tests.integration.conftest import assert_same
 
-    rows = [{"a": 1, "b": "x", "extra": 9}, {"b": "y"}, (3, "z"), [4, None]]
+    rows = [{"a": 1, "B": "x"}, {"b": "y"}, (3, "z"), [4, None]]
     ours = client.execute([], data=rows, schema=[("a", "int"), ("b", "string")])
     theirs = spark.createDataFrame([(1, "x"), (None, "y"), (3, "z"), (4, None)], "a int, b string").toArrow()
     assert_same(ours, theirs, ordered=False)
