@@ -33,10 +33,28 @@ SIZES: dict[str, dict[str, Any]] = {
         "throughput": (1_000_000, 10_000_000),
         "upload": (100_000, 1_000_000),
         "analytical": 10_000_000,
+        "link_throughput": 1_000_000,
+        "cold_start": 5,
     },
-    "tiny": {"translation": (10, 20), "throughput": (10_000,), "upload": (1_000, 20_000), "analytical": 10_000},
+    "tiny": {
+        "translation": (10, 20),
+        "throughput": (10_000,),
+        "upload": (1_000, 20_000),
+        "analytical": 10_000,
+        "link_throughput": 10_000,
+        "cold_start": 1,
+    },
 }
-SCENARIOS = ("translation", "small_query", "throughput", "upload", "analytical")
+SCENARIOS = (
+    "translation",
+    "small_query",
+    "throughput",
+    "upload",
+    "analytical",
+    "link_latency",
+    "link_throughput",
+    "cold_start",
+)
 ENGINES = ("spark", "sail")
 ROOT = Path(__file__).resolve().parent.parent
 #: where ``--publish`` writes the committed report (one folder per engine)
@@ -114,6 +132,9 @@ def run_suite(
             "throughput": lambda: scenarios.throughput(ctx, sizes["throughput"]),
             "upload": lambda: scenarios.upload(ctx, sizes["upload"]),
             "analytical": lambda: scenarios.analytical(ctx, sizes["analytical"]),
+            "link_latency": lambda: scenarios.link_latency(ctx),
+            "link_throughput": lambda: scenarios.link_throughput(ctx, sizes["link_throughput"]),
+            "cold_start": lambda: scenarios.cold_start(ctx, sizes["cold_start"] * repeat),
         }
         for name in only:
             log(f"== {name}")

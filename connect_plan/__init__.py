@@ -6,7 +6,7 @@ imported on first use, so ``import connect_plan`` stays cheap.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .errors import (
@@ -73,7 +73,9 @@ def supported_plan_operations() -> tuple[str, ...]:
     return tuple(OPS)
 
 
-def validate(rows: Any, schema: Any, plan: Any, *, policy: Policy | None = None) -> None:
+def validate(
+    rows: Any, schema: Any, plan: Any, *, policy: Policy | None = None, tables: Mapping[str, Any] | None = None
+) -> None:
     """Check a plan without a server; raise :class:`PlanError` listing every problem
     (:class:`PolicyError`, a ``PlanError``, listing every violation when ``policy`` refuses it).
 
@@ -83,29 +85,39 @@ def validate(rows: Any, schema: Any, plan: Any, *, policy: Policy | None = None)
     """
     from .translator import translate_ir
 
-    translate_ir(_load_checked(plan, rows, schema, policy), check_only=True)
+    translate_ir(_load_checked(plan, rows, schema, policy, tables), check_only=True)
 
 
 def translate(
-    rows: Any, schema: Any, plan: Any, *, case_sensitive: bool = False, policy: Policy | None = None
+    rows: Any,
+    schema: Any,
+    plan: Any,
+    *,
+    case_sensitive: bool = False,
+    policy: Policy | None = None,
+    tables: Mapping[str, Any] | None = None,
 ) -> pb.Plan:
     """Translate a plan to a Spark Connect ``Plan`` proto. Pure: no network, no JVM, and the
     same input always gives the same proto.
 
     ``plan`` is a list of steps or its JSON text (``rows``/``schema`` are the input data), or
-    a plan document ``{"input": ..., "plan": [...]}`` (then pass ``None`` for both).
+    a plan document ``{"input": ..., "plan": [...]}`` (then pass ``None`` for both), or a
+    Substrait ``Plan`` (binary, JSON text or dict, or a protobuf message; ``None`` for both),
+    whose table names ``tables`` may map to sources (``{"t": {"files": [...], "format": "parquet"}}``).
     ``policy``: a :class:`~connect_plan.policy.Policy` the plan must pass (:class:`PolicyError`).
     """
     from .translator import translate_ir
 
-    return translate_ir(_load_checked(plan, rows, schema, policy), case_sensitive=case_sensitive).plan
+    return translate_ir(_load_checked(plan, rows, schema, policy, tables), case_sensitive=case_sensitive).plan
 
 
-def _load_checked(plan: Any, rows: Any, schema: Any, policy: Policy | None) -> Any:
+def _load_checked(
+    plan: Any, rows: Any, schema: Any, policy: Policy | None, tables: Mapping[str, Any] | None = None
+) -> Any:
     """The plan as IR, checked against ``policy`` when one is given (before any translation)."""
     from .formats import load_plan
 
-    ir_plan = load_plan(plan, rows, schema)
+    ir_plan = load_plan(plan, rows, schema, tables=tables)
     if policy is not None:
         policy.check(ir_plan)
     return ir_plan
@@ -146,6 +158,7 @@ def execute_plan(
     max_bytes: int | None = None,
     on_progress: Callable[[Progress], object] | None = None,
     on_stats: Callable[[QueryStats], object] | None = None,
+    tables: Mapping[str, Any] | None = None,
     **kwargs: Any,
 ) -> pa.Table | pa.RecordBatchReader:
     """Run a plan on a Spark Connect server and return the result as a ``pyarrow.Table``,
@@ -158,7 +171,7 @@ def execute_plan(
     anything is sent; ``on_progress``/``on_stats`` watch the query (see :meth:`Client.execute`).
     """
     client = connect(remote, **kwargs)
-    watch: dict[str, Any] = {"on_progress": on_progress, "on_stats": on_stats}
+    watch: dict[str, Any] = {"on_progress": on_progress, "on_stats": on_stats, "tables": tables}
     if not stream:
         with client:
             return client.execute(plan, data=rows, schema=schema, max_rows=max_rows, max_bytes=max_bytes, **watch)
@@ -178,3 +191,8 @@ def __getattr__(name: str) -> Any:
 
         return Policy
     raise AttributeError(f"module 'connect_plan' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The public names only (not the typing helpers this module imports)."""
+    return sorted(__all__)

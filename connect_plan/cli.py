@@ -3,26 +3,30 @@
 Commands: ``run``, ``explain``, ``check``, ``fixtures``, ``ops``, ``server start|stop|status``.
 Errors print as readable messages with their plan locations, never as tracebacks.
 Exit codes: 0 ok, 1 fixture failures, 2 invalid plan, 3 server error, 4 local server or
-usage problem, 130 interrupted.
+usage problem (also an unexpected internal error, said as such), 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import os
+import signal
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from .errors import ConnectPlanError, LocalServerError, PlanError, ServerError
+from .output import Preview, csv_ready, csv_schema, format_table, json_rows, parquet_ready, parquet_schema
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
     from . import ir
+    from .client import Client
     from .display import ProgressLine
     from .policy import Policy
     from .telemetry import QueryStats
@@ -33,18 +37,58 @@ class CliError(ConnectPlanError):
 
 
 EXIT_OK, EXIT_FAILURES, EXIT_PLAN, EXIT_SERVER, EXIT_LOCAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+EXIT_TERMINATED = 128 + signal.SIGTERM
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C would be: every path that releases and interrupts the
+    running operation on the server for Ctrl-C does so for a ``kill`` too (Python's default
+    action for SIGTERM ends the process at once and leaves the query running on the server)."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated
 
 
 def _read_document(path: str) -> Any:
+    """A plan document or fixture (JSON), or a Substrait plan (binary protobuf, kept as bytes)."""
     from .formats.json_plan import load_json
+    from .formats.substrait import is_substrait
 
     if path == "-":
-        return load_json(sys.stdin.buffer.read())
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise CliError(f"cannot read {path}: {exc.strerror}") from None
-    return load_json(data)
+        data = sys.stdin.buffer.read()
+    else:
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise CliError(f"cannot read {path}: {exc.strerror}") from None
+    return data if is_substrait(data) else load_json(data)
+
+
+#: --table SOURCE: a path with one of these extensions is read as files of that format
+TABLE_FILE_FORMATS = {
+    ".parquet": "parquet",
+    ".orc": "orc",
+    ".csv": "csv",
+    ".json": "json",
+    ".jsonl": "json",
+    ".avro": "avro",
+    ".txt": "text",
+}
+
+
+def _table_arg(text: str) -> tuple[str, Any]:
+    """``NAME=SOURCE``: a path with a known file extension (files of that format), else a table
+    or view name of the server's catalog."""
+    name, sep, src = text.partition("=")
+    if not sep or not name.strip() or not src.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=SOURCE, got {text!r}")
+    fmt = TABLE_FILE_FORMATS.get(Path(src).suffix.lower())
+    return name.strip(), ({"files": [src], "format": fmt} if fmt else {"table": src})
+
+
+def _tables(args: argparse.Namespace) -> dict[str, Any] | None:
+    return dict(args.table) if getattr(args, "table", None) else None
 
 
 def _plan_only(doc: Any) -> Any:
@@ -55,6 +99,56 @@ def _plan_only(doc: Any) -> Any:
 
         return plan_document(doc)
     return doc
+
+
+#: what ``${tmp}``/``${run}`` stand for while a document is only checked (nothing runs)
+_CHECK_VALUES = {"tmp": "/tmp/connect-plan-check", "run": "check"}
+
+
+def _validated(doc: Any, tables: dict[str, Any] | None = None) -> ir.Plan:
+    """The document's plan, after every problem of it (an unfilled placeholder, the plan,
+    the ``setup`` documents run before it) is reported at once, before any server work.
+    A Substrait plan (``tables``: its --table mappings) has no placeholders or setup."""
+    from .fixtures import placeholder_problems, substitute
+    from .formats import load_plan
+    from .formats.substrait import is_substrait
+
+    if is_substrait(doc):
+        return load_plan(doc, tables=tables)
+    problems = list(placeholder_problems(doc))
+    filled = substitute(doc, _CHECK_VALUES)
+    plan = None
+    try:
+        plan = load_plan(_plan_only(filled), tables=tables)
+    except PlanError as exc:
+        problems += exc.details
+    setups = filled.get("setup") if isinstance(filled, dict) else None
+    for i, setup in enumerate(setups if isinstance(setups, list) else []):
+        try:
+            load_plan(setup)
+        except PlanError as exc:
+            problems += [dataclasses.replace(d, loc=f"/setup/{i}{d.loc}") for d in exc.details]
+    if problems or plan is None:
+        raise PlanError(problems)
+    return plan
+
+
+@contextlib.contextmanager
+def _ready(client: Client, doc: Any, plan: ir.Plan, tmp_dir: str | None) -> Iterator[ir.Plan]:
+    """``plan`` ready to run: a document with ``${tmp}``/``${run}`` or a ``setup`` (an example
+    that makes its own files and tables) runs its setup first and drops its ``cleanup`` after."""
+    from .fixtures import staged, uses_placeholders
+    from .formats import load_plan
+    from .formats.substrait import is_substrait
+
+    if is_substrait(doc) or not uses_placeholders(doc):
+        yield plan
+        return
+    with staged(client, doc, tmp_dir) as (filled, values):
+        if "${tmp}" in json.dumps(doc):
+            kept = "kept" if tmp_dir else "removed afterwards; --tmp-dir DIR keeps it"
+            print(f"connect-plan: ${{tmp}} is {values['tmp']} ({kept})", file=sys.stderr)
+        yield load_plan(_plan_only(filled))
 
 
 def _remote(args: argparse.Namespace, *, start: bool) -> str:
@@ -79,83 +173,14 @@ def _remote(args: argparse.Namespace, *, start: bool) -> str:
 # ------------------------------------------------------------------ output
 
 
-def _cell(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, float):
-        return repr(v)
-    if isinstance(v, (dict, list)):
-        return json.dumps(v, default=str, ensure_ascii=False)
-    if isinstance(v, bytes):
-        return v.hex()
-    return str(v)
-
-
-def format_table(table: pa.Table, max_rows: int = 1000) -> str:
-    """An ASCII grid of the table, at most ``max_rows`` rows."""
-    names = table.column_names
-    shown = table.slice(0, max_rows)
-    cols = [[_cell(_jsonable(v)) for v in c.to_pylist()] for c in shown.columns]
-    widths = [max([len(n), *(len(x) for x in col)]) for n, col in zip(names, cols)]
-    sep = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
-    lines = [sep, "| " + " | ".join(n.ljust(w) for n, w in zip(names, widths)) + " |", sep]
-    for r in range(shown.num_rows):
-        lines.append("| " + " | ".join(col[r].ljust(w) for col, w in zip(cols, widths)) + " |")
-    lines.append(sep)
-    more = f", {table.num_rows - shown.num_rows} not shown" if table.num_rows > shown.num_rows else ""
-    lines.append(f"({table.num_rows} row{'s' if table.num_rows != 1 else ''}{more})")
-    return "\n".join(lines)
-
-
-def _jsonable(v: Any) -> Any:
-    import datetime as dt
-    import decimal
-
-    if isinstance(v, (dt.datetime, dt.date, dt.time)):
-        return v.isoformat()
-    if isinstance(v, decimal.Decimal):
-        return str(v)
-    if isinstance(v, bytes):
-        import base64
-
-        return base64.b64encode(v).decode()
-    if isinstance(v, list):
-        if v and all(isinstance(x, tuple) and len(x) == 2 for x in v):
-            return {str(_jsonable(k)): _jsonable(x) for k, x in v}  # map entries
-        return [_jsonable(x) for x in v]
-    if isinstance(v, dict):
-        return {k: _jsonable(x) for k, x in v.items()}
-    if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
-        return str(v)
-    return v
-
-
-def write_result(table: pa.Table, fmt: str, output: str | None, out: TextIO) -> None:
-    if fmt == "parquet":
-        import pyarrow.parquet as pq
-
-        if not output:
-            raise CliError("--format parquet needs --output PATH")
-        pq.write_table(table, output)
-        print(f"wrote {table.num_rows} rows to {output}", file=sys.stderr)
-        return
-    if fmt == "csv":
-        import pyarrow.csv as pcsv
-
-        if output:
-            pcsv.write_csv(table, output)
-            return
-        import io
-
-        buf = io.BytesIO()
-        pcsv.write_csv(table, buf)
-        out.write(buf.getvalue().decode("utf-8"))
+def write_result(table: pa.Table, fmt: str, output: str | None, out: TextIO, footer: str = "") -> None:
+    if fmt in ("parquet", "csv"):
+        write_stream(table.to_reader(), fmt, output, out)
         return
     if fmt == "json":
-        rows = [{k: _jsonable(v) for k, v in r.items()} for r in table.to_pylist()]
-        text = json.dumps(rows, ensure_ascii=False, indent=1)
+        text = json.dumps(list(json_rows(table.to_batches())), ensure_ascii=False, indent=1, allow_nan=False)
     else:
-        text = format_table(table)
+        text = format_table(table, footer=footer)
     if output:
         Path(output).write_text(text + "\n", encoding="utf-8")
     else:
@@ -201,7 +226,8 @@ def write_stream(
     reader: pa.RecordBatchReader, fmt: str, output: str | None, out: TextIO, *, before: ProgressLine | None = None
 ) -> None:
     """Write a streamed result batch by batch (parquet, csv): memory stays at a few batches.
-    ``before``: a progress line cleared before the first batch goes to standard output."""
+    ``before``: a progress line cleared before the first batch goes to standard output. Types a
+    format cannot hold are written as :mod:`connect_plan.output` says."""
     if before is not None and not output:
         before.close()
     if fmt == "parquet":
@@ -210,9 +236,9 @@ def write_stream(
         if not output:
             raise CliError("--format parquet needs --output PATH")
         rows = 0
-        with pq.ParquetWriter(output, reader.schema) as writer:
+        with pq.ParquetWriter(output, parquet_schema(reader.schema)) as writer:
             for batch in reader:
-                writer.write_batch(batch)
+                writer.write_batch(parquet_ready(batch))
                 rows += batch.num_rows
         print(f"wrote {rows} rows to {output}", file=sys.stderr)
         return
@@ -221,9 +247,9 @@ def write_stream(
     sink: Any = output if output else sys.stdout.buffer
     if not output:
         out.flush()
-    with pcsv.CSVWriter(sink, reader.schema) as writer:
+    with pcsv.CSVWriter(sink, csv_schema(reader.schema)) as writer:
         for batch in reader:
-            writer.write_batch(batch)
+            writer.write_batch(csv_ready(batch))
 
 
 def _policy(args: argparse.Namespace) -> Policy | None:
@@ -240,22 +266,23 @@ def _policy(args: argparse.Namespace) -> Policy | None:
     return Policy.from_file(spec)
 
 
-def _checked(args: argparse.Namespace) -> tuple[ir.Plan, Policy | None]:
-    """The FILE's plan, parsed and checked against ``--policy``: an invalid or refused plan
+def _checked(args: argparse.Namespace) -> tuple[ir.Plan, Policy | None, Any]:
+    """The FILE's plan, parsed and checked against ``--policy``, and the document it came
+    from: an invalid or refused plan (an unfilled placeholder, a bad setup document too)
     fails here, before any server work."""
-    from .formats import load_plan
-
     policy = _policy(args)
-    plan = load_plan(_plan_only(_read_document(args.file)))
+    doc = _read_document(args.file)
+    plan = _validated(doc, _tables(args))
     if policy is not None:
         policy.check(plan)
-    return plan, policy
+    return plan, policy, doc
 
 
 def _client_options(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "timeout": getattr(args, "timeout", None),
         "allow_insecure_token": getattr(args, "allow_insecure_token", False),
+        "compression": getattr(args, "compression", None) or "auto",
         "policy": _policy(args),
     }
 
@@ -263,20 +290,28 @@ def _client_options(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_run(args: argparse.Namespace) -> int:
     from .client import Client
 
-    plan, _ = _checked(args)  # invalid or refused plans fail before any server work
+    plan, _, doc = _checked(args)  # invalid or refused plans fail before any server work
     if args.format == "parquet" and not args.output:
         raise CliError("--format parquet needs --output PATH")
-    bounds = {"max_rows": args.max_rows, "max_bytes": args.max_bytes}
     stats: list[QueryStats] = []
-    with Client(_remote(args, start=True), **_client_options(args)) as client, _progress(args, client) as line:
-        if args.format in ("parquet", "csv") and plan.output is None:  # a write returns a report
-            reader = client.stream(plan, **bounds, on_progress=line, on_stats=stats.append)
+    note = ""
+    with (
+        Client(_remote(args, start=True), **_client_options(args)) as client,
+        _ready(client, doc, plan, args.tmp_dir) as plan,
+        _progress(args, client) as line,
+    ):
+        if plan.output is None and (args.max_rows is not None or args.max_bytes is not None):
+            note = _preview(client, plan, args, line, stats)
+        elif args.format in ("parquet", "csv") and plan.output is None:  # a write returns a report
+            reader = client.stream(plan, on_progress=line, on_stats=stats.append)
             write_stream(reader, args.format, args.output, sys.stdout, before=line)
         else:
-            table = client.execute(plan, **bounds, on_progress=line, on_stats=stats.append)
+            table = client.execute(plan, on_progress=line, on_stats=stats.append)
             if line is not None:
                 line.close()  # cleared before the result is printed
             write_result(table, args.format, args.output, sys.stdout)
+    if note and args.format != "table":
+        print(f"connect-plan: {note}", file=sys.stderr)
     if args.stats:
         _print_stats(stats)
     return EXIT_OK
@@ -302,30 +337,82 @@ def _progress(args: argparse.Namespace, client: Any) -> Iterator[ProgressLine | 
 
 def _print_stats(stats: list[QueryStats]) -> None:
     """``--stats``: what the query cost, on stderr (stdout holds only the result)."""
+    sys.stdout.flush()  # the result first, where both streams meet
     if not stats:
         print("connect-plan: no statistics: the plan wrote its output instead of returning rows", file=sys.stderr)
         return
     print(stats[-1].describe(), file=sys.stderr)
 
 
+def _preview(
+    client: Client, plan: ir.Plan, args: argparse.Namespace, line: ProgressLine | None, stats: list[QueryStats]
+) -> str:
+    """``run --max-rows/--max-bytes``: the bounded result written, and what was left out."""
+    import pyarrow as pa
+
+    # one row more than shown, so that a cut is known (and said), not guessed
+    more = None if args.max_rows is None else args.max_rows + 1
+    reader = client.stream(plan, max_rows=more, on_progress=line, on_stats=stats.append)
+    preview = Preview(reader, args.max_rows, args.max_bytes)
+    try:
+        if args.format in ("parquet", "csv"):
+            bounded = pa.RecordBatchReader.from_batches(reader.schema, iter(preview))
+            write_stream(bounded, args.format, args.output, sys.stdout, before=line)
+        else:
+            table = pa.Table.from_batches(list(preview), reader.schema)
+            if line is not None:
+                line.close()
+            footer = f"; {preview.note()}" if preview.note() else ""
+            write_result(table, args.format, args.output, sys.stdout, footer=footer)
+    finally:
+        reader.close()  # a cut preview releases the rest of the execution
+    return preview.note()
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     from .client import Client
+    from .fixtures import uses_placeholders
     from .translator import translate_ir
 
-    plan, _ = _checked(args)
+    plan, _, doc = _checked(args)
     if args.format != "text":
         return _draw(args, plan)
     if args.output:
         raise CliError("--output needs a picture format: --format svg, png, dot or mermaid")
-    if args.analyzed or args.remote or os.environ.get("SPARK_REMOTE"):
-        with Client(_remote(args, start=args.analyzed), **_client_options(args)) as client:
-            print(plan_text(client.translate(plan)))
-            if args.analyzed:
-                print("== Spark ==")
-                print(client.explain(plan, mode="extended"))
-    else:
-        print(plan_text(translate_ir(plan).plan))
+    configured = bool(args.remote or os.environ.get("SPARK_REMOTE"))
+    if not (args.analyzed or configured or uses_placeholders(doc)):
+        try:
+            print(plan_text(translate_ir(plan).plan))
+            return EXIT_OK
+        except PlanError as exc:
+            # a plan whose columns only the server knows (a file, a table): ask the running
+            # local server, as run would; with none, say which flag gives one
+            if set(exc.codes) != {"needs_schema"}:
+                raise
+            from .server import LocalServer
+
+            if LocalServer().info() is None:
+                raise PlanError(
+                    [dataclasses.replace(d, message=_server_hint(d.message)) for d in exc.details]
+                ) from None
+    with (
+        Client(_remote(args, start=args.analyzed or uses_placeholders(doc)), **_client_options(args)) as client,
+        _ready(client, doc, plan, args.tmp_dir) as plan,
+    ):
+        print(plan_text(client.translate(plan)))
+        if args.analyzed:
+            print("== Spark ==")
+            print(client.explain(plan, mode="extended"))
     return EXIT_OK
+
+
+def _server_hint(message: str) -> str:
+    """A ``needs_schema`` message with the command line's way to give a server."""
+    head = message.split("; translate with a client", 1)[0]
+    return (
+        f"{head}; explain asks a server for them: pass --remote sc://HOST:PORT, set SPARK_REMOTE, "
+        "or start the local one with `connect-plan server start` (or name every computed column)"
+    )
 
 
 def _draw(args: argparse.Namespace, plan: Any) -> int:
@@ -360,7 +447,7 @@ def _draw(args: argparse.Namespace, plan: Any) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     from .translator import translate_ir
 
-    plan, _ = _checked(args)
+    plan, _, _ = _checked(args)
     translate_ir(plan, check_only=True)
     print("ok")
     return EXIT_OK
@@ -392,7 +479,7 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
                 continue
             mark = "PASS" if result.ok else "FAIL"
             print(
-                f"{mark}  {result.name}  ({result.seconds * 1000:.0f} ms)"
+                f"{mark}  {result.path}  ({result.seconds * 1000:.0f} ms)"
                 + ("" if result.ok else f"\n      {result.message}")
             )
     if args.json:
@@ -509,7 +596,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="connect-plan",
         description="Run JSON logical plans on Apache Spark through Spark Connect (no local JVM needed).",
         epilog=f"exit codes: {EXIT_OK} ok, {EXIT_FAILURES} fixture failures, {EXIT_PLAN} invalid plan, {EXIT_SERVER} server error, "
-        f"{EXIT_LOCAL} local or usage problem, {EXIT_INTERRUPTED} interrupted",
+        f"{EXIT_LOCAL} local or usage problem, {EXIT_INTERRUPTED} interrupted, {EXIT_TERMINATED} terminated",
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -520,6 +607,18 @@ def build_parser() -> argparse.ArgumentParser:
             help="refuse, before anything is sent, what the policy does not allow: 'strict' for plans from "
             "people you do not trust (inline data only, no tables, files, SQL, writes, conf or UDFs; bounded "
             "sizes and results), or a JSON policy file (docs/security.md); default trusted",
+        )
+
+    def table_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--table",
+            action="append",
+            type=_table_arg,
+            metavar="NAME=SOURCE",
+            help="a Substrait plan's table NAME read from SOURCE: a path ending in "
+            + "/".join(TABLE_FILE_FORMATS)
+            + " (files of that format), else a table or view of the server's catalog (repeatable; "
+            "without it a name is the catalog's)",
         )
 
     def remote_arg(p: argparse.ArgumentParser) -> None:
@@ -547,9 +646,28 @@ def build_parser() -> argparse.ArgumentParser:
             help="log to stderr: -v what connect_plan does (INFO), -vv every RPC with its duration and operation id "
             "(DEBUG; never a token)",
         )
+        p.add_argument(
+            "--compression",
+            choices=("auto", "zstd", "none"),
+            default="auto",
+            help="ask the server (Spark 4.1+) for zstd-compressed results; auto (default): only when "
+            "the server is not on this machine",
+        )
+
+    def tmp_dir_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--tmp-dir",
+            metavar="DIR",
+            help="a document with ${tmp} or a 'setup' (examples/orders_pipeline.json) runs its setup first "
+            "with ${tmp} a fresh directory, removed afterwards; with --tmp-dir a fresh path under DIR, "
+            "kept (give one the server sees when it is remote)",
+        )
 
     p = sub.add_parser("run", help="run a plan document and print its result")
-    p.add_argument("file", help="plan document (JSON: {input, plan}); '-' reads stdin")
+    p.add_argument(
+        "file", help="plan document (JSON: {input, plan}) or a Substrait plan (.pb binary or JSON); '-' reads stdin"
+    )
+    table_arg(p)
     p.add_argument(
         "--format",
         choices=("table", "json", "csv", "parquet"),
@@ -559,6 +677,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", "-o", help="write the result to this file")
     p.add_argument("--max-rows", type=_count, help="preview: at most this many rows (a limit on top of the plan)")
     p.add_argument("--max-bytes", type=_count, help="preview: stop after this many bytes of Arrow data")
+    tmp_dir_arg(p)
     p.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -580,12 +699,14 @@ def build_parser() -> argparse.ArgumentParser:
         "explain", help="print the Spark Connect plan (protobuf text), or draw the plan (svg, png, dot, mermaid)"
     )
     p.add_argument("file")
+    table_arg(p)
     p.add_argument(
         "--analyzed",
         action="store_true",
         help="also print Spark's parsed/analyzed/optimized/physical plans (pictures: the optimized and physical "
         "plans as two more trees; a step the server refuses is marked)",
     )
+    tmp_dir_arg(p)
     p.add_argument(
         "--format",
         choices=("text", "svg", "png", "dot", "mermaid"),
@@ -598,8 +719,9 @@ def build_parser() -> argparse.ArgumentParser:
     remote_arg(p)
     p.set_defaults(func=cmd_explain)
 
-    p = sub.add_parser("check", help="validate a plan document without running it")
+    p = sub.add_parser("check", help="validate a plan document or a Substrait plan without running it")
     p.add_argument("file")
+    table_arg(p)
     policy_arg(p)
     p.set_defaults(func=cmd_check)
 
@@ -643,6 +765,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _log_to_stderr(getattr(args, "verbose", 0))
+    with _sigterm_as_interrupt():
+        return _run(args)
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    try:
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread (main() called from a thread): leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args))
     except PlanError as exc:
@@ -654,11 +794,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConnectPlanError as exc:
         print(f"connect-plan: {exc}", file=sys.stderr)
         return EXIT_LOCAL
+    except Terminated:
+        print("connect-plan: terminated (SIGTERM)", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("connect-plan: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:  # the output file or its directory, a full disk
+        where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"connect-plan: {exc.strerror or exc}{where}", file=sys.stderr)
+        return EXIT_LOCAL
+    except Exception as exc:  # a bug: said as one, never a traceback (unless asked for)
+        if os.environ.get("CONNECT_PLAN_TRACEBACK"):
+            raise
+        print(
+            f"connect-plan: internal error: {type(exc).__name__}: {exc}\n"
+            "  this is a bug in connect-plan; please report it with the command and plan that caused it "
+            "(CONNECT_PLAN_TRACEBACK=1 prints the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_LOCAL
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -101,6 +101,8 @@ CODES: dict[str, str] = {
     "output_not_last": "An output step (a write, a view) is followed by other steps.",
     "paths": "A read's 'files' is neither a path string nor a list of them.",
     "payload_type": "A step's payload (or one of its parts) does not have the shape the step needs.",
+    "placeholder": "A string of the document holds a ${...} placeholder connect-plan does not fill (it fills "
+    "${tmp} and ${run}).",
     "plan_too_deep": "The plan nests more relations than Spark Connect servers accept.",
     "plan_too_large": "The plan expands to too many steps or values (shared sub-plans or reused Python "
     "objects are copied in at each use).",
@@ -153,6 +155,13 @@ CODES: dict[str, str] = {
     "are neither an object nor a list.",
     "step_op": "A plan step has no 'op' string.",
     "step_type": "A plan step is not a JSON object.",
+    "substrait_field_index": "A Substrait field reference, emit mapping, projection mask or grouping reference points past the columns its input has.",
+    "substrait_function": "A Substrait function is declared nowhere in the plan's extensions, or its name (any URI/URN style, any signature) is not one connect_plan maps to Spark.",
+    "substrait_invalid": "The input looks like a Substrait plan but cannot be read: bad binary or JSON, no root relation, a relation or expression with no kind set.",
+    "substrait_tables": "The tables= argument is not a mapping of table names to sources, or is given with a plan that is not Substrait.",
+    "substrait_type": "A Substrait type has no Spark type (user-defined types, intervals, UUID...).",
+    "substrait_unknown_field": "A binary Substrait plan has a field no known spec version has (refused, never ignored).",
+    "substrait_unsupported": "A Substrait relation, expression or option connect_plan does not run (yet, or at all on Spark); the message says which.",
     "table_name": "A table or view name is not a non-empty string.",
     "too_deep": "Expressions or nested plans nest deeper than connect_plan accepts.",
     "type_expected": "A type argument is not a type name string.",

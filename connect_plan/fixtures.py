@@ -30,12 +30,14 @@ Other keys of the document (``with``, ``conf``, ``output``) pass through to the 
 from __future__ import annotations
 
 import base64
+import contextlib
+import dataclasses
 import datetime as dt
 import decimal
 import json
 import math
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,7 +61,24 @@ if TYPE_CHECKING:
 
     from .client import Client
 
-__all__ = ["FixtureResult", "check_fixture", "compare_result", "discover", "load_fixture", "run_fixture"]
+__all__ = [
+    "PLACEHOLDERS",
+    "FixtureResult",
+    "check_fixture",
+    "compare_result",
+    "discover",
+    "load_fixture",
+    "placeholder_problems",
+    "run_fixture",
+    "staged",
+]
+
+#: the ``${...}`` placeholders connect_plan fills (``${tmp}``, ``${run}``): any other one left
+#: in a plan's strings is a PlanError (``placeholder``) before anything runs
+PLACEHOLDERS = ("tmp", "run")
+
+#: subtrees whose strings are data, not settings: a ``${...}`` there is kept as written
+_DATA_KEYS = frozenset({"rows", "description", "expected"})
 
 
 @dataclass(frozen=True)
@@ -352,6 +371,82 @@ def substitute(doc: Any, values: Mapping[str, str]) -> Any:
 
 def _needs_state(doc: Mapping[str, Any]) -> bool:
     return any(k in doc for k in ("setup", "then", "cleanup"))
+
+
+def _placeholder_names(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"\$\{([^}]*)\}", text)
+
+
+def placeholder_problems(doc: Any, known: Iterable[str] = PLACEHOLDERS) -> list[ErrorDetail]:
+    """Every string of ``doc`` (outside row data) holding a ``${name}`` that is not one of
+    ``known``, located: an unfilled placeholder would otherwise reach the server as a path
+    or a table name (``PATH_NOT_FOUND ... ${data}/x``)."""
+    allowed = set(known)
+    out: list[ErrorDetail] = []
+    stack: list[tuple[Any, str]] = [(doc, "")]
+    while stack:
+        value, loc = stack.pop()
+        if isinstance(value, Mapping):
+            stack.extend((v, f"{loc}/{k}") for k, v in value.items() if k not in _DATA_KEYS)
+        elif isinstance(value, list):
+            stack.extend((v, f"{loc}/{i}") for i, v in enumerate(value))
+        elif isinstance(value, str) and "${" in value:
+            unknown = [n for n in _placeholder_names(value) if n not in allowed]
+            if unknown:
+                fills = ", ".join("${" + n + "}" for n in sorted(allowed)) or "none"
+                out.append(
+                    ErrorDetail(
+                        "placeholder",
+                        loc or "/",
+                        f"unfilled placeholder ${{{unknown[0]}}}: connect-plan fills only {fills}; "
+                        "write the value itself",
+                        value,
+                    )
+                )
+    return sorted(out, key=lambda d: d.loc)
+
+
+def uses_placeholders(doc: Any) -> bool:
+    """Whether ``doc`` needs ``${tmp}``/``${run}`` filled or has a setup to run first."""
+    if isinstance(doc, Mapping) and _needs_state(doc):
+        return True
+    return "${" in json.dumps(doc, default=str)
+
+
+@contextlib.contextmanager
+def staged(
+    client: Client, doc: Mapping[str, Any], tmp_dir: str | None = None
+) -> Iterator[tuple[dict[str, Any], dict[str, str]]]:
+    """``doc`` ready to run, as ``connect-plan run`` runs a fixture-like document: ``${tmp}``
+    a fresh directory (on this machine, removed afterwards; or a fresh path under
+    ``tmp_dir``, kept), ``${run}`` a unique token, its ``setup`` documents run first; its
+    ``cleanup`` tables and views are dropped when the block ends, whatever happened. Yields
+    the filled document and what each placeholder stood for."""
+    import shutil
+    import tempfile
+    import uuid
+
+    run = uuid.uuid4().hex[:10]
+    tmp = f"{tmp_dir.rstrip('/')}/connect-plan-run-{run}" if tmp_dir else tempfile.mkdtemp(prefix="connect-plan-run-")
+    values = {"tmp": tmp, "run": run}
+    filled = substitute(doc, values)
+    try:
+        for i, setup in enumerate(filled.get("setup") or []):
+            try:
+                client.execute(setup)
+            except PlanError as exc:
+                raise PlanError(
+                    [dataclasses.replace(d, loc=f"/setup/{i}{d.loc}") for d in exc.details]
+                ) from exc.__cause__
+            except ServerError as exc:
+                raise exc.replace(message=f"in setup {i}: {exc.message}") from exc.__cause__
+        yield filled, values
+    finally:
+        _cleanup(client, filled.get("cleanup") or {})
+        if not tmp_dir:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def run_fixture(client: Client, doc: Mapping[str, Any], path: str = "", tmp_dir: str | None = None) -> FixtureResult:

@@ -27,6 +27,7 @@ object reuses its hashes without serialising or hashing it again.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import re
@@ -143,6 +144,7 @@ class InputPlacer:
         self._version = version  # the server's Spark version, probed once per session
         self._lock = threading.Lock()
         self._settings: CacheSettings | None = None
+        self._raw: CacheSettings | None = None  # read ahead by prefetch(), not yet checked against the version
         self._artifacts = True  # False once the server refused AddArtifacts
         self._refusal = ""  # the server's answer when it did
         self._cached: set[str] = set()  # artifact hashes uploaded in this session
@@ -154,8 +156,36 @@ class InputPlacer:
         if self._settings is None:
             with self._lock:
                 if self._settings is None:
-                    self._settings = self._read_settings()
+                    self._settings = self._for_version(self._raw_settings())
         return self._settings
+
+    def prefetch(self) -> Callable[[], None]:
+        """Start reading the settings in another thread (under this thread's operation
+        deadline), so that a session's first query sends this ``Config`` together with
+        its version probe: one round trip for both. Returns the function that waits for it.
+        Best effort: a failed read is made again, in the caller's thread, when needed."""
+        from .deadlines import deadline
+
+        if self._settings is not None or self._raw is not None:
+            return lambda: None
+        with deadline() as at:
+            pass
+
+        def read() -> None:
+            with contextlib.suppress(Exception), deadline(at=at):
+                raw = self._read_settings()  # not under the lock: a caller that stops waiting is not blocked
+                with self._lock:
+                    if self._raw is None and self._settings is None:
+                        self._raw = raw
+
+        helper = threading.Thread(target=read, name="connect-plan-settings", daemon=True)
+        helper.start()
+        return helper.join
+
+    def _raw_settings(self) -> CacheSettings:
+        """The settings as the server's configuration says (read once, or prefetched)."""
+        raw, self._raw = self._raw, None
+        return raw if raw is not None else self._read_settings()
 
     def _read_settings(self) -> CacheSettings:
         from pyspark.sql.connect import proto as pb
@@ -169,7 +199,10 @@ class InputPlacer:
             # servers without these settings (or without GetOption) get inline data only
             log.debug("no local relation cache settings from the server: %s", exc)
             conf = {}
-        settings = CacheSettings.from_conf(conf, self._client_limit())
+        return CacheSettings.from_conf(conf, self._client_limit())
+
+    def _for_version(self, settings: CacheSettings) -> CacheSettings:
+        """Chunked cached relations only where the server's version has them."""
         if settings.chunked and self._version is not None:
             from dataclasses import replace
 
@@ -186,9 +219,9 @@ class InputPlacer:
     def conf_changed(self, keys: Iterable[str]) -> None:
         """The session set or unset ``keys``: settings among them are read again when next
         needed (a plan document's ``conf`` may lower the threshold for its execution)."""
-        if self._settings is not None and not set(keys).isdisjoint(_KEYS):
+        if (self._settings is not None or self._raw is not None) and not set(keys).isdisjoint(_KEYS):
             with self._lock:
-                self._settings = None
+                self._settings = self._raw = None
 
     def _client_limit(self) -> int:
         return self._transport.max_message_size

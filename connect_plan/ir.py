@@ -8,7 +8,7 @@ the plan format's many spellings; it produces these nodes, each of which remembe
 Expressions
     :class:`Col`, :class:`Lit`, :class:`Call`, :class:`Cast`, :class:`When`,
     :class:`ExtractValue`, :class:`Star`, :class:`Window` (+ :class:`SortKey`,
-    :class:`Frame`), :class:`Lambda`, :class:`LambdaVar`, :class:`UdfCall`
+    :class:`Frame`), :class:`Lambda`, :class:`LambdaVar`, :class:`UdfCall`, :class:`Subquery`
 Relations (plan steps)
     :class:`Filter`, :class:`Select`, :class:`WithColumn`, :class:`WithColumnRenamed`,
     :class:`Drop`, :class:`Distinct`, :class:`Limit`, :class:`Offset`, :class:`OrderBy`,
@@ -152,7 +152,21 @@ class UdfCall:
     return_type: DataType | None = None
 
 
-Expr = Col | Lit | Call | Cast | When | ExtractValue | Star | Window | Lambda | LambdaVar | UdfCall
+@dataclass(frozen=True, eq=False)
+class Subquery:
+    """A subquery used as an expression (Spark Connect's ``SubqueryExpression`` over
+    ``WithRelations``, Spark 4.0+): ``scalar`` (one row, one column), ``exists`` (any row),
+    ``in`` (``values`` — one per column — among its rows). Columns of the enclosing plans are
+    referenced by name (correlation): Spark resolves a name the subquery lacks outside it.
+    Compared by identity: the translator gives each one its relation's plan id."""
+
+    kind: str  # "scalar" | "exists" | "in"
+    plan: Plan
+    values: tuple[Expr, ...]
+    loc: str
+
+
+Expr = Col | Lit | Call | Cast | When | ExtractValue | Star | Window | Lambda | LambdaVar | UdfCall | Subquery
 
 # --------------------------------------------------------------------------- sources
 
@@ -478,6 +492,7 @@ EXPR_CLASSES: tuple[type, ...] = (
     Lambda,
     LambdaVar,
     UdfCall,
+    Subquery,
 )
 
 
@@ -508,4 +523,6 @@ def children(node: Expr) -> list[Expr]:
         return [node.func, *node.partition_by, *(k.expr for k in node.order_by)]
     if isinstance(node, Lambda):
         return [node.body]
+    if isinstance(node, Subquery):
+        return list(node.values)  # its plan is a plan, not part of this expression tree
     return []

@@ -950,6 +950,9 @@ class _Checker:
                 self.call(node)
             elif isinstance(node, ir.UdfCall):
                 self.udf(node.name, node.loc, registered=node.name in self.registered)
+            elif isinstance(node, ir.Subquery):
+                # its plan reads sources like any nested plan: checked as one
+                self.plan(node.plan, depth + 1)
             elif type(node) not in REVIEWED_EXPRS:
                 # fail closed: an expression kind added to the IR later (a subquery holds a
                 # plan) is refused until this module reviews it
@@ -1037,6 +1040,7 @@ REVIEWED_EXPRS: frozenset[type] = frozenset(
         ir.Lambda,
         ir.LambdaVar,
         ir.UdfCall,
+        ir.Subquery,
     }
 )
 

@@ -28,7 +28,8 @@ def start(host: str = "127.0.0.1", port: int = 0) -> Any:
         from pysail.spark import SparkConnectServer
     except ImportError:
         raise LocalServerError(
-            "remote 'sail' needs the pysail package: pip install 'connect-plan[sail]' (or pip install pysail)"
+            "remote 'sail' needs the pysail package: pip install 'pysail>=0.7,<0.8' (PySpark 4.0-4.2), "
+            "or pip install '.[sail]' in a connect_plan checkout (connect-plan is not on PyPI)"
         ) from None
     server = SparkConnectServer(host, port)
     server.start(background=True)

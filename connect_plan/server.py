@@ -530,6 +530,18 @@ def running_server_url(directory: Path | str | None = None) -> str | None:
     return info.url if info else None
 
 
+def is_local_server(url: str, directory: Path | str | None = None) -> bool:
+    """Whether ``url`` is the running local server connect_plan started (so it shares this
+    machine's files): its port on a loopback name."""
+    info = LocalServer(directory).info()
+    if info is None or not url.startswith("sc://"):
+        return False
+    hostport = url[len("sc://") :].split("/", 1)[0].split(";", 1)[0]
+    host, _, port = hostport.rpartition(":")
+    host = host.strip("[]").lower()
+    return port == str(info.port) and host in {info.host.lower(), "localhost", "127.0.0.1", "::1"}
+
+
 def describe(info: ServerInfo) -> dict[str, Any]:
     """A JSON-friendly view of a running server (for the CLI)."""
     return {**asdict(info), "url": info.url}

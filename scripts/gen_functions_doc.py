@@ -30,7 +30,7 @@ INTRO = """\
      A unit test (tests/unit/test_functions_doc.py) fails when this file is stale. -->
 
 connect_plan accepts every function name of the robin-sparkless plan format
-(PLAN_FORMAT.md §4, including the window-only names and the seed document's list) and every
+(including the window-only names and the seed document's list) and every
 scalar, aggregate, window and generator function of the installed `pyspark.sql.functions`
 (this file: PySpark {pyspark_version}). The catalog has **{n_rows} rows** and **{n_names} names** (aliases included); it covers
 **{n_pyspark} PySpark functions**, and **{n_excluded}** PySpark names are deliberately left
@@ -46,7 +46,7 @@ two share, the expression sent is the one PySpark sends (a unit test compares th
 
 `fn` may also be spelled `function`; `args` may be omitted for functions without
 arguments (`{{"fn": "pi"}}`). Operators and a few functions also have `{{"op": ...}}` forms
-(PLAN_FORMAT.md §3.3). A name outside the catalog is a `PlanError` (`unknown_function`,
+([plan-format.md §11](plan-format.md#11-expressions)). A name outside the catalog is a `PlanError` (`unknown_function`,
 with a suggestion), as is a wrong number of arguments (`arity`) or a bad literal
 (`literal_expected`); every error carries the JSON location of the offending value.
 
@@ -71,7 +71,7 @@ left to right after the required ones (so `convert_timezone` takes `(target, ts)
 `(source, target, ts)`). `= v` is the literal PySpark sends when that argument is omitted;
 connect_plan sends the same, so the column Spark names is the one PySpark gets. A bare
 number, boolean or `null` in an `e` slot is a literal (robin HEAD); a bare string is a
-column (PLAN_FORMAT.md Policy 4).
+column ([plan-format.md §13, policy 4](plan-format.md#13-policies)).
 
 ### Conditionals
 

@@ -240,11 +240,16 @@ class TcpProxy:
         self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._listener.bind(("127.0.0.1", 0))
         self._listener.listen(64)
+        # accept() polls so that close() can stop the thread and join it: closing a listener
+        # does not wake an accept() blocked in another thread on Linux, and a connection
+        # accepted while close() ran was left open (a ResourceWarning in a later test)
+        self._listener.settimeout(0.05)
         self.port = self._listener.getsockname()[1]
         self._pairs: list[tuple[socket.socket, socket.socket | None]] = []
         self._lock = threading.Lock()
         self._closed = False
-        threading.Thread(target=self._accept, name="tcp-proxy-accept", daemon=True).start()
+        self._acceptor = threading.Thread(target=self._accept, name="tcp-proxy-accept", daemon=True)
+        self._acceptor.start()
 
     @property
     def url(self) -> str:
@@ -254,8 +259,11 @@ class TcpProxy:
         while not self._closed:
             try:
                 client, _ = self._listener.accept()
+            except TimeoutError:
+                continue
             except OSError:
                 return
+            client.settimeout(None)
             self.connections += 1
             if self.mode == "refuse":
                 _reset(client)
@@ -268,6 +276,11 @@ class TcpProxy:
                     _reset(client)
                     continue
             with self._lock:
+                if self._closed:  # close() ran while this connection was being set up
+                    _reset(client)
+                    if upstream is not None:
+                        _reset(upstream)
+                    return
                 self._pairs.append((client, upstream))
             if upstream is not None:
                 threading.Thread(target=self._pump, args=(client, upstream), daemon=True).start()
@@ -302,7 +315,9 @@ class TcpProxy:
         return len(pairs)
 
     def close(self) -> None:
-        self._closed = True
+        with self._lock:
+            self._closed = True
+        self._acceptor.join(timeout=5)
         _close(self._listener)
         self.drop()
 

@@ -42,7 +42,7 @@ from ..formats import load_plan
 from ..policy import Policy
 from .execute import Executor, check_unique_names
 from .failures import TOKEN_RE, Redactor, redact, url_secrets
-from .session import CLOSE_GRACE_SECONDS, Session, check_timeout
+from .session import CLOSE_GRACE_SECONDS, COMPRESSIONS, Session, check_compression, check_timeout
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CLOSE_GRACE_SECONDS",
+    "COMPRESSIONS",
     "DEFAULT_RETRY_POLICY",
     "Client",
     "check_unique_names",
@@ -122,6 +123,7 @@ class Client:
         allow_insecure_token: bool = False,
         timeout: float | None = None,
         channel_options: Sequence[tuple[str, Any]] | None = None,
+        compression: str = "auto",
         policy: Policy | None = None,
     ) -> None:
         """``remote`` is an ``sc://host:port/;param=value`` URL (see :func:`resolve_remote`).
@@ -135,6 +137,12 @@ class Client:
         each call may override. ``retry_policy`` bounds PySpark's retries of transient
         failures (default :data:`DEFAULT_RETRY_POLICY`, ~7 s in all).
 
+        ``compression`` (``auto``, ``zstd``, ``none``): ask the server to compress result
+        batches (Spark 4.1+ ``spark.sql.execution.arrow.compression.codec``; older servers
+        ignore it and answer uncompressed); ``auto`` does for a server that is not on this
+        machine. Results are decoded as they stream. A codec chosen with ``set_conf`` or
+        ``conf=`` wins.
+
         ``policy`` (:class:`~connect_plan.policy.Policy`; default trusted) is checked on every
         plan this client runs, translates or explains, before anything is sent; a call's own
         ``policy=`` replaces it for that call. Its result bounds (``max_rows``, ``max_bytes``,
@@ -144,6 +152,7 @@ class Client:
             raise TypeError(f"policy must be a connect_plan.policy.Policy, got {type(policy).__name__}")
         self._policy = policy
         url = resolve_remote(remote)
+        codec = check_compression(compression, url)
         redactor = Redactor(url, (*url_secrets(url), *(t for t in (token,) if t)))
         try:
             connector = transport.connector(
@@ -171,13 +180,18 @@ class Client:
             ) from None
         if connector.token and connector.token not in redactor.secrets:
             redactor = Redactor(url, (*redactor.secrets, connector.token))
-        self._start(connector, redactor, check_timeout(timeout))
+        self._start(connector, redactor, check_timeout(timeout), codec)
+        from ..server import is_local_server
+
+        self._session.local_files = is_local_server(url)
         if conf:
             self.set_conf(conf)
 
-    def _start(self, connector: transport.Connector, redactor: Redactor, timeout: float | None) -> None:
+    def _start(
+        self, connector: transport.Connector, redactor: Redactor, timeout: float | None, compression: str | None = None
+    ) -> None:
         self._connector = connector
-        self._session = Session(connector, redactor, timeout=timeout)
+        self._session = Session(connector, redactor, timeout=timeout, compression=compression)
         self._executor = Executor(self._session)
 
     @classmethod
@@ -193,10 +207,13 @@ class Client:
         """The policy every call of this client is checked against (None: trusted)."""
         return self._policy
 
-    def _load(self, plan: Any, data: Any, schema: Any, policy: Policy | None) -> tuple[ir.Plan, Policy | None]:
-        """The plan as IR, checked against ``policy`` (else the client's): a
-        :class:`~connect_plan.errors.PolicyError` before anything is sent."""
-        ir_plan = load_plan(plan, data, schema)
+    def _load(
+        self, plan: Any, data: Any, schema: Any, policy: Policy | None, tables: Mapping[str, Any] | None = None
+    ) -> tuple[ir.Plan, Policy | None]:
+        """The plan as IR (``tables``: a Substrait plan's table names → sources), checked against
+        ``policy`` (else the client's): a :class:`~connect_plan.errors.PolicyError` before
+        anything is sent."""
+        ir_plan = load_plan(plan, data, schema, tables=tables)
         effective = policy if policy is not None else self._policy
         if effective is not None:
             effective.check(ir_plan, registered_udfs=self._session.udfs.keys())
@@ -337,19 +354,32 @@ class Client:
 
     # ------------------------------------------------------------ plans
 
-    def translate(self, plan: Any, data: Any = None, schema: Any = None, *, policy: Policy | None = None) -> pb.Plan:
+    def translate(
+        self,
+        plan: Any,
+        data: Any = None,
+        schema: Any = None,
+        *,
+        policy: Policy | None = None,
+        tables: Mapping[str, Any] | None = None,
+    ) -> pb.Plan:
         """Like :func:`connect_plan.translate`, but asks the server for column names the
         translator cannot know statically (only when a join needs them), and sends the
-        Python UDFs registered with this client inline."""
+        Python UDFs registered with this client inline. Relative file paths are made
+        absolute, as :meth:`execute` sends them, when the server is the local one."""
         from ..translator import translate_ir
+        from .paths import absolute_paths
 
-        ir_plan, _ = self._load(plan, data, schema, policy)
-        return translate_ir(
+        ir_plan, _ = self._load(plan, data, schema, policy, tables)
+        proto = translate_ir(
             ir_plan,
             case_sensitive=self._session.case_sensitive_for(ir_plan),
             resolver=self._executor.resolve_names,
             udfs=self._session.udfs,
         ).plan
+        if self._session.local_files:
+            absolute_paths(proto, os.getcwd())
+        return proto
 
     def _run(
         self,
@@ -388,6 +418,7 @@ class Client:
         max_bytes: int | None = None,
         timeout: float | None = None,
         policy: Policy | None = None,
+        tables: Mapping[str, Any] | None = None,
         on_progress: ProgressCallback | None = None,
         on_stats: Callable[[QueryStats], object] | None = None,
     ) -> pa.Table:
@@ -412,7 +443,7 @@ class Client:
         the calling thread; one that raises is logged and ignored. A plan that writes
         reports neither.
         """
-        ir_plan, effective = self._load(plan, data, schema, policy)
+        ir_plan, effective = self._load(plan, data, schema, policy, tables)
         max_rows, max_bytes, timeout = self._bounds(effective, max_rows, max_bytes, timeout)
         executor = self._executor
         output = ir_plan.output
@@ -438,6 +469,7 @@ class Client:
         max_bytes: int | None = None,
         timeout: float | None = None,
         policy: Policy | None = None,
+        tables: Mapping[str, Any] | None = None,
         on_progress: ProgressCallback | None = None,
         on_stats: Callable[[QueryStats], object] | None = None,
     ) -> pa.RecordBatchReader:
@@ -458,7 +490,7 @@ class Client:
         :meth:`execute`: progress goes on while the reader is read, the statistics come when
         it is exhausted or closed.
         """
-        ir_plan, effective = self._load(plan, data, schema, policy)
+        ir_plan, effective = self._load(plan, data, schema, policy, tables)
         return self._reader(
             ir_plan, *self._bounds(effective, max_rows, max_bytes, timeout), on_progress=on_progress, on_stats=on_stats
         )
@@ -500,11 +532,12 @@ class Client:
         *,
         timeout: float | None = None,
         policy: Policy | None = None,
+        tables: Mapping[str, Any] | None = None,
     ) -> str:
         """Spark's explain string for the plan (the server's analyzed/optimized plans)."""
-        ir_plan, effective = self._load(plan, data, schema, policy)
+        ir_plan, effective = self._load(plan, data, schema, policy, tables)
         timeout = self._bounds(effective, None, None, timeout)[2]
-        return str(self._run(ir_plan, lambda _: self._executor.explain(ir_plan, mode), timeout))
+        return str(self._run(ir_plan, lambda _: self._executor.explain(ir_plan, mode), timeout, locate=True))
 
     def draw(
         self,
@@ -516,6 +549,7 @@ class Client:
         failed_step: int | None = None,
         timeout: float | None = None,
         policy: Policy | None = None,
+        tables: Mapping[str, Any] | None = None,
     ) -> PlanDrawing:
         """The plan drawn as a tree (see :func:`connect_plan.draw`); column names a static
         analysis cannot know are asked of the server. With ``analyzed``, Spark's optimized
@@ -526,7 +560,7 @@ class Client:
         from ..drawing import PlanDrawing, draw_plan, spark_trees
         from ..translator import translate_ir
 
-        ir_plan, effective = self._load(plan, data, schema, policy)
+        ir_plan, effective = self._load(plan, data, schema, policy, tables)
         columns = translate_ir(ir_plan, check_only=True).step_columns
         trees = []
         error = None
@@ -552,11 +586,12 @@ class Client:
         *,
         timeout: float | None = None,
         policy: Policy | None = None,
+        tables: Mapping[str, Any] | None = None,
     ) -> pa.Schema:
         """The Arrow schema of the plan's result, from the server's analysis."""
         from ..results import arrow_schema
 
-        ir_plan, effective = self._load(plan, data, schema, policy)
+        ir_plan, effective = self._load(plan, data, schema, policy, tables)
         timeout = self._bounds(effective, None, None, timeout)[2]
         return arrow_schema(self._run(ir_plan, lambda _: self._executor.schema(ir_plan), timeout))
 
@@ -571,11 +606,12 @@ def owned_stream(
     max_bytes: int | None,
     on_progress: ProgressCallback | None = None,
     on_stats: Callable[[QueryStats], object] | None = None,
+    tables: Mapping[str, Any] | None = None,
 ) -> pa.RecordBatchReader:
     """A reader over ``plan``'s result that owns ``client``: the client closes when the
     reader is exhausted or dropped, and at once when the stream cannot start."""
     try:
-        ir_plan, effective = client._load(plan, data, schema, None)
+        ir_plan, effective = client._load(plan, data, schema, None, tables)
         max_rows, max_bytes, timeout = client._bounds(effective, max_rows, max_bytes, None)
         return client._reader(
             ir_plan,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -32,6 +33,7 @@ from ..errors import (
 from ..results import ResultChecker, arrow_schema, spark_struct, timed_out
 from ..telemetry import ProgressCallback, QueryStats, QueryWatch
 from .failures import locate
+from .paths import absolute_paths
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -102,7 +104,7 @@ class Executor:
         from ..translator import translate_ir
 
         session = self.session
-        session.check_server()
+        session.check_server(inputs=_has_inline_data(plan), plan_conf=plan.conf)
         tr = translate_ir(
             plan,
             case_sensitive=session.case_sensitive_for(plan),
@@ -112,6 +114,8 @@ class Executor:
             limit=limit,
         )
         session.inputs.fill(tr.plan, tr.local_data)
+        if session.local_files:
+            absolute_paths(tr.plan, os.getcwd())
         self._check_size(tr.plan)
         return tr
 
@@ -121,6 +125,8 @@ class Executor:
 
         session = self.session
         session.inputs.fill(relation, local)
+        if session.local_files:
+            absolute_paths(relation, os.getcwd())
         key = relation.SerializeToString(deterministic=True)
         cached = session.schema_cache.get(key)
         if cached is not None:
@@ -167,8 +173,18 @@ class Executor:
         return session.call(lambda: spark_struct(session.transport.schema(self.prepare(plan).plan)))
 
     def explain(self, plan: ir.Plan, mode: str) -> str:
+        """Spark's plans for the query; for a plan that writes, those of what it writes (the
+        server explains relations, not commands)."""
         session = self.session
-        return str(session.call(lambda: session.transport.explain(self.prepare(plan).plan, mode)))
+        proto = self.prepare(plan).plan
+        if proto.HasField("command"):
+            which = proto.command.WhichOneof("command_type")
+            source = getattr(proto.command, which) if which else None
+            if source is not None and hasattr(source, "input") and source.HasField("input"):
+                relation = type(proto)()
+                relation.root.CopyFrom(source.input)
+                proto = relation
+        return str(session.call(lambda: session.transport.explain(proto, mode)))
 
     # ------------------------------------------------------------ results
 
@@ -285,7 +301,7 @@ class Executor:
                     if budget is not None:
                         size = batch.nbytes
                         if size > budget:
-                            cut = _head_within(batch, budget)
+                            cut = head_within(batch, budget)
                             if cut.num_rows:
                                 yield cut
                             return
@@ -349,6 +365,8 @@ class Executor:
                 if ROWS_METRIC in values:
                     rows = int(values[ROWS_METRIC].long)
         report = describe(output)
+        if isinstance(output, ir.Write) and output.path is not None and command.HasField("write_operation"):
+            report["target"] = command.write_operation.path  # as sent: absolute for the local server
         return pa.table(
             {
                 "operation": pa.array([report["operation"]], pa.string()),
@@ -359,6 +377,14 @@ class Executor:
                 "rows": pa.array([rows], pa.int64()),
             }
         )
+
+
+def _has_inline_data(plan: ir.Plan) -> bool:
+    """Does ``plan`` (or a plan it joins or unions) start from inline rows? (A cheap guess:
+    it only decides whether the input cache settings are read ahead.)"""
+    if isinstance(plan.source, (ir.InlineData, ir.SharedPlan)):
+        return True
+    return any(isinstance(getattr(step, "right", None), ir.Plan) for step in plan.steps)
 
 
 def _no_observations(err: ServerError) -> bool:
@@ -374,7 +400,7 @@ def _drop_observation(counted: Any) -> None:
     counted.CopyFrom(inner)
 
 
-def _head_within(batch: pa.RecordBatch, budget: int) -> pa.RecordBatch:
+def head_within(batch: pa.RecordBatch, budget: int) -> pa.RecordBatch:
     """The longest head of ``batch`` whose Arrow data fits in ``budget`` bytes."""
     lo, hi = 0, batch.num_rows  # head of lo rows fits, of hi rows does not
     while hi - lo > 1:

@@ -45,6 +45,35 @@ TOKEN_RE = re.compile(r"""(?i)(token=)[^;\s'"]*""")
 #: the last '@' before the path, as URL parsers split it
 _USERINFO_RE = re.compile(r"""(?i)\b([a-z][a-z0-9+.-]*://)[^/\s'"]*@""")
 _DETAILS_RE = re.compile(r'details = "([^"]*)"')
+_STATUS_RE = re.compile(r"StatusCode\.([A-Z_]+)")
+
+#: a bare gRPC status (no Spark error record) as a sentence: what the server answered and
+#: what to check; ``{url}`` and ``{details}`` are filled in
+_STATUS_SENTENCES: dict[str, str] = {
+    "UNIMPLEMENTED": "the server at {url} answered, but does not implement the Spark Connect call "
+    "(UNIMPLEMENTED: {details}); check that the URL names a Spark Connect endpoint (Spark 4.0+ with "
+    "Connect, or Sail) and its gRPC port (Spark's default is 15002), not another service",
+    "NOT_FOUND": "the server at {url} answered NOT_FOUND ({details}); check that the URL names a "
+    "Spark Connect endpoint and its gRPC port",
+    "PERMISSION_DENIED": "the server at {url} refused the call (PERMISSION_DENIED: {details}); check "
+    "the token and user_id in the URL",
+    "RESOURCE_EXHAUSTED": "the server at {url} refused the call as over a limit (RESOURCE_EXHAUSTED: "
+    "{details}); a message may be larger than the server accepts "
+    "(spark.connect.grpc.maxInboundMessageSize), or the server is out of resources",
+    "INTERNAL": "the server at {url} failed internally (INTERNAL: {details}); its log says more",
+    "UNKNOWN": "the server at {url} failed with an unknown error (UNKNOWN: {details}); its log says "
+    "more, or the endpoint is not a Spark Connect server",
+    "CANCELLED": "the call to the server at {url} was cancelled (CANCELLED: {details})",
+    "INVALID_ARGUMENT": "the server at {url} refused the request (INVALID_ARGUMENT: {details})",
+    "FAILED_PRECONDITION": "the server at {url} refused the call in its current state (FAILED_PRECONDITION: {details})",
+    "ABORTED": "the server at {url} aborted the call (ABORTED: {details}); retry it",
+    "DATA_LOSS": "the server at {url} reported lost data (DATA_LOSS: {details})",
+    "OUT_OF_RANGE": "the server at {url} answered OUT_OF_RANGE ({details})",
+    "ALREADY_EXISTS": "the server at {url} answered ALREADY_EXISTS ({details})",
+}
+
+#: an HTTP/2 server that is not a gRPC service (a web server, a proxy without the route)
+_HTTP_STATUS_RE = re.compile(r"http2 header with status: (\d+)")
 
 #: PySpark's kinds of analysis error (Spark sends SQLSTATE class 42 with them; servers
 #: without error classes, such as Sail, send only the kind)
@@ -159,6 +188,9 @@ def server_error(failure: RpcFailure, url: str) -> ServerError:
                 f"cannot reach the Spark Connect server at {redact(url)}: {_unavailable_reason(details)}",
                 grpc_status="UNAVAILABLE",
             )
+        sentence = _status_sentence(failure.status, details, url)
+        if sentence:
+            return ServerError(sentence, grpc_status=failure.status)
         cls = _STATUS_ERRORS.get(failure.status or "", ServerError)
         return cls(f"{details} (server {redact(url)})", grpc_status=failure.status)
     if failure.kind != "server":
@@ -175,6 +207,12 @@ def server_error(failure: RpcFailure, url: str) -> ServerError:
             f"the Spark Connect server at {redact(url)} refused the credentials: {_grpc_details(text)}",
             grpc_status="UNAUTHENTICATED",
         )
+    if error_class is None and "StatusCode." in text:  # a bare status, as PySpark passes it on
+        m = _STATUS_RE.search(text)
+        status = failure.status or (m.group(1) if m else None)
+        sentence = _status_sentence(status, _grpc_details(text), url)
+        if sentence:
+            return ServerError(sentence, grpc_status=status)
     message = _strip_stacktrace(failure.message)
     if "unsupported PySpark version" in message:
         message += (
@@ -189,6 +227,19 @@ def server_error(failure: RpcFailure, url: str) -> ServerError:
         message_parameters=dict(failure.message_parameters) or None,
         exception_type=failure.exception_type,
     )
+
+
+def _status_sentence(status: str | None, details: str, url: str) -> str | None:
+    """A bare gRPC status as a sentence (what was reached, what it answered, what to check)."""
+    http = _HTTP_STATUS_RE.search(details)
+    if http:
+        return (
+            f"the server at {redact(url)} is not a Spark Connect server: it answered with HTTP status "
+            f"{http.group(1)} ({status}: {details}); check the host and port (Spark's default is 15002), "
+            "and that a proxy in between routes gRPC to Spark Connect"
+        )
+    template = _STATUS_SENTENCES.get(status or "")
+    return template.format(url=redact(url), details=redact(details)) if template else None
 
 
 def _grpc_details(text: str) -> str:

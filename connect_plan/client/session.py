@@ -33,7 +33,15 @@ if TYPE_CHECKING:
     from ..transport import Connector, Transport
     from .failures import Redactor
 
-__all__ = ["CLOSE_GRACE_SECONDS", "Session", "check_timeout", "session_lost"]
+__all__ = [
+    "CLOSE_GRACE_SECONDS",
+    "COMPRESSIONS",
+    "COMPRESSION_KEY",
+    "Session",
+    "check_compression",
+    "check_timeout",
+    "session_lost",
+]
 
 log = logging.getLogger("connect_plan")
 
@@ -49,6 +57,13 @@ _SESSION_LOST = (
     "incorrect server side session identifier",
 )
 _CASE_SENSITIVE = "spark.sql.caseSensitive"
+#: the session setting that makes Spark (4.1 and later) compress the Arrow batches of results
+COMPRESSION_KEY = "spark.sql.execution.arrow.compression.codec"
+#: what ``compression=`` accepts: ``auto`` is zstd for a server that is not on this machine.
+#: Spark also knows lz4, which its Java Arrow writer compresses so slowly (minutes of CPU per
+#: 10,000-row batch, measured on Spark 4.3) that it is refused here.
+COMPRESSIONS = ("auto", "zstd", "none")
+_LOOPBACK = ("localhost", "127.", "::1", "[::1]", "0.0.0.0")
 
 _RETRYING = threading.local()
 
@@ -69,6 +84,20 @@ def check_timeout(timeout: float | None) -> float | None:
     return float(timeout)
 
 
+def check_compression(compression: str, url: str) -> str | None:
+    """The codec to ask the server for (None: leave the server's setting alone): ``auto`` is
+    zstd unless ``url``'s host is this machine (where bytes cost nothing and compressing them
+    costs CPU on both sides), ``zstd`` always, ``none`` never."""
+    if compression not in COMPRESSIONS:
+        raise ValueError(f"compression must be one of {', '.join(COMPRESSIONS)}, got {compression!r}")
+    if compression == "auto":
+        from urllib.parse import urlparse
+
+        host = urlparse("http" + url[2:] if url.startswith("sc") else url).hostname or ""
+        return None if not host or host.startswith(_LOOPBACK) or host == "::1" else "zstd"
+    return None if compression == "none" else compression
+
+
 def _config_op(**kind: Any) -> Any:
     from pyspark.sql.connect import proto as pb
 
@@ -78,8 +107,11 @@ def _config_op(**kind: Any) -> Any:
 class Session:
     """The server session of one client, and everything cached for it."""
 
-    def __init__(self, connector: Connector, redactor: Redactor, *, timeout: float | None = None) -> None:
+    def __init__(
+        self, connector: Connector, redactor: Redactor, *, timeout: float | None = None, compression: str | None = None
+    ) -> None:
         self._connector = connector
+        self.compression = compression  # the result codec asked of each new session (None: none asked)
         self.redactor = redactor
         self._timeout = timeout
         self.reached = False  # True once the server answered this client
@@ -93,6 +125,9 @@ class Session:
         self.udfs: dict[str, InlineUdf] = {}
         self.sessions = 0
         self.version: str | None = None
+        #: relative file paths resolve in this directory (the client's working directory at
+        #: each call) when the server is the local one, which shares this machine's files
+        self.local_files = False
         #: the statistics of the last query whose result ended on this client (any thread)
         self.last_query: QueryStats | None = None
         self.transport = self._open()
@@ -107,6 +142,7 @@ class Session:
             hide = self.redactor.hide
             raise ConnectPlanError(f"cannot connect to {hide(self.redactor.url)}: {hide(str(exc))}") from None
         self.version = None  # a restarted server may be another version
+        self.compression_asked = False
         self.inputs = InputPlacer(transport, self.call, self.server_version)
         self.sessions += 1
         return transport
@@ -305,16 +341,59 @@ class Session:
                 self.version = self.retrying(lambda: self.call(lambda: self.transport.spark_version()))
         return self.version
 
-    def check_server(self) -> None:
+    def check_server(self, *, inputs: bool = False, plan_conf: tuple[tuple[str, str], ...] = ()) -> None:
         """Refuse a server older than connect_plan supports, once per session, before its
-        first plan (inside the caller's operation and retries: no nested ones here)."""
+        first plan (inside the caller's operation and retries: no nested ones here).
+
+        The session's other first-plan calls go out together with this version probe, so
+        that the first query costs one round trip more than later ones, not more: the
+        input cache settings read (``inputs``: the plan carries inline data, see
+        :meth:`InputPlacer.prefetch`) and the result compression setting
+        (:attr:`compression`, unless ``set_conf`` or the plan's own ``plan_conf`` chose the
+        codec)."""
         from ..versions import check_server
 
+        chosen = COMPRESSION_KEY in self.conf or any(k == COMPRESSION_KEY for k, _ in plan_conf)
+        ask = self.compression is not None and not self.compression_asked and not chosen
         if self.version is None:
+            waits = [self.inputs.prefetch()] if inputs else []
+            if ask:
+                waits.append(self._alongside(self._ask_compression))
             try:
                 self.version = self.call(lambda: self.transport.spark_version())
             except ServerError as err:
                 if isinstance(err, (ServerUnavailableError, QueryTimeoutError)):
-                    raise
+                    raise  # the helpers are not waited for: they end with their calls, unheeded
                 self.version = ""  # no answer to the question: assumed current, as supports() does
+            for wait in waits:  # (Ctrl-C and timeouts above do not wait for a hung server either)
+                wait()
+        elif ask:  # the version was asked on its own before (server_version()): one more round trip
+            self._ask_compression()
         check_server(self.version)
+
+    def _ask_compression(self) -> None:
+        """Ask this session for compressed results (best effort: a server that cannot
+        still answers, uncompressed). Replayed on a new session like ``set_conf``."""
+        assert self.compression is not None
+        self.compression_asked = True
+        try:
+            self.set_conf({COMPRESSION_KEY: self.compression})
+        except Exception as err:  # best effort, in a helper thread
+            log.debug("result compression not set: %s", err)
+            return
+        self.conf.setdefault(COMPRESSION_KEY, self.compression)
+
+    @staticmethod
+    def _alongside(fn: Callable[[], None]) -> Callable[[], None]:
+        """Run ``fn`` in a helper thread under this thread's operation deadline; the
+        function that waits for it. ``fn`` must not raise (its errors would be lost)."""
+        with deadline() as at:
+            pass
+
+        def run() -> None:
+            with deadline(at=at):
+                fn()
+
+        helper = threading.Thread(target=run, name="connect-plan-first-calls", daemon=True)
+        helper.start()
+        return helper.join

@@ -35,7 +35,7 @@ LISTING: list[FunctionSpec | str] = [
     fn("-", "e, e", kind="operator", aliases=("subtract", "sub", "minus"), op_form="binary"),
     fn("*", "e, e", kind="operator", aliases=("multiply", "mul"), op_form="binary"),
     fn("/", "e, e", kind="operator", aliases=("divide", "div"), op_form="binary"),
-    fn("%", "e, e", kind="operator", aliases=("mod", "remainder"), notes="remainder is robin's name for Spark's %"),
+    fn("%", "e, e", kind="operator", aliases=("mod", "remainder"), op_form="binary", notes="remainder is robin's name for Spark's %"),
     fn("power", "e, e", aliases=("pow", "**"), op_form="binary", notes="robin required an integer literal exponent; any expression works here"),
     fn("between", "e, e lower, e upper", builder="between", notes="x >= lower AND x <= upper, as PySpark's Column.between"),
     # desugar here (a single list of values is spread), build there (Spark's "in")

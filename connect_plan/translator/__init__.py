@@ -28,7 +28,7 @@ from .bounds import check_depth, check_plan_size
 from .expressions import InlineUdf
 from .facts import PlanFacts, Resolver
 from .lower import Lowerer
-from .relations import Emitter, emit_chain
+from .relations import Emitter, emit_chain, subqueries_in
 from .rels import JoinRel, LimitRel, LocalData, Rel, SetOpRel, SharedUseRel
 
 __all__ = ["LocalData", "Translation", "translate_ir"]
@@ -59,6 +59,29 @@ def _index(chain: list[Rel], out: dict[int, tuple[int, ...]]) -> None:
             _index(rel.right, out)
         elif isinstance(rel, SharedUseRel) and rel.shared.chain[-1].plan_id not in out:
             _index(rel.shared.chain, out)
+
+
+def all_subqueries(plan: ir.Plan) -> list[ir.Subquery]:
+    """Every subquery expression in the plan, its nested plans and the subqueries' own plans
+    (each once, outermost first)."""
+    out: list[ir.Subquery] = []
+    plans = [plan]
+    seen: set[int] = set()
+    while plans:
+        p = plans.pop(0)
+        if id(p) in seen:
+            continue
+        seen.add(id(p))
+        if isinstance(p.source, ir.SharedPlan):
+            plans.append(p.source.plan)
+        for step in p.steps:
+            right = getattr(step, "right", None)
+            if isinstance(right, ir.Plan):
+                plans.append(right)
+            for sub in subqueries_in(step):
+                out.append(sub)
+                plans.append(sub.plan)
+    return out
 
 
 def translate_ir(
@@ -94,15 +117,17 @@ def translate_ir(
         case_sensitive=case_sensitive, resolver=resolver, relation_of=relation_of, udfs=udfs, check_only=check_only
     )
     facts = analyzer.plan(plan)
+    sub_facts = [(sub, analyzer.plan(sub.plan)) for sub in all_subqueries(plan)]
     if analyzer.errors:
         raise PlanError(analyzer.errors)
     lowerer = Lowerer(case_sensitive=case_sensitive)
     chain = lowerer.plan(facts)
+    sub_chains = {id(sub): lowerer.plan(f) for sub, f in sub_facts}
     if limit is not None and plan.output is None:
         chain.append(LimitRel(lowerer.new_id(), [], limit))
     check_depth(chain, plan.loc)
     out = pb.Plan()
-    em = Emitter(inline_data, udfs)
+    em = Emitter(inline_data, udfs, subqueries=sub_chains, new_id=lowerer.new_id)
     if plan.output is not None:
         from .outputs import emit_output
 
@@ -111,6 +136,8 @@ def translate_ir(
         em.chain(chain, out.root)
     by_id: dict[int, tuple[int, ...]] = {}
     _index(chain, by_id)
+    for sub_chain in sub_chains.values():
+        _index(sub_chain, by_id)
     return Translation(
         out,
         by_id,

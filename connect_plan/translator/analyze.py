@@ -18,6 +18,7 @@ for the names of the input so far, lowered and emitted by ``relation_of``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -523,6 +524,11 @@ class ExprChecker:
                 if kind is ir.UdfCall:
                     nondet = True  # UDFs may be non-deterministic; never merged
                     self._check_udf(node)  # type: ignore[arg-type]
+                elif kind is ir.Subquery:
+                    # its plan may name columns of this step's input (correlation): they count as
+                    # read, so a merge never defines them in the same relation (Spark could not
+                    # see them there)
+                    names |= plan_column_names(node.plan)  # type: ignore[union-attr]
                 stack.extend(ir.children(node))
         return names, star, nondet, generator
 
@@ -556,6 +562,27 @@ class ExprChecker:
                 f"the plan declares return_type {type_string(node.return_type)!r} but UDF {node.name!r} was "
                 f"registered returning {type_string(udf.return_type)!r}",
             )
+
+
+def plan_column_names(plan: ir.Plan) -> set[str]:
+    """Every column name (lower-cased) an expression anywhere in ``plan`` or its nested plans
+    names: what a subquery may read of the query around it."""
+    out: set[str] = set()
+    stack: list[Any] = [plan]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, ir.Col):
+            out.add(value.name.lower())
+        elif isinstance(value, ir.Plan):
+            stack.append(value.source)
+            stack.extend(value.steps)
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
+        elif isinstance(value, ir.SharedPlan):
+            stack.append(value.plan)
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type) and not isinstance(value, ir.InlineData):
+            stack.extend(getattr(value, f.name) for f in dataclasses.fields(value))
+    return out
 
 
 def count_uses(plan: ir.Plan) -> dict[int, int]:

@@ -51,6 +51,8 @@ class ExprContext:
     literal_protos: bool = False
     #: the UDFs of the client translating the plan (sent inline where the plan calls them)
     udfs: Mapping[str, InlineUdf] = field(default_factory=dict)
+    #: ``id()`` of each subquery node → the plan id of its relation (in the enclosing WithRelations)
+    subquery_ids: Mapping[int, int] = field(default_factory=dict)
 
 
 def find_udf(udfs: Mapping[str, InlineUdf], name: str) -> InlineUdf | None:
@@ -396,6 +398,23 @@ def fill_sort_order(key: ir.SortKey, out: pb.Expression.SortOrder, ctx: ExprCont
     out.null_ordering = so.SORT_NULLS_FIRST if nulls_first else so.SORT_NULLS_LAST
 
 
+_SUBQUERY_TYPES = {
+    "scalar": pb.SubqueryExpression.SUBQUERY_TYPE_SCALAR,
+    "exists": pb.SubqueryExpression.SUBQUERY_TYPE_EXISTS,
+    "in": pb.SubqueryExpression.SUBQUERY_TYPE_IN,
+}
+
+
+def build_subquery(node: ir.Subquery, out: pb.Expression, ctx: ExprContext) -> None:
+    """As PySpark's DataFrame subqueries: the relation travels in the enclosing relation's
+    ``WithRelations`` (the emitter puts it there), the expression names it by plan id."""
+    sub = out.subquery_expression
+    sub.plan_id = ctx.subquery_ids[id(node)]
+    sub.subquery_type = _SUBQUERY_TYPES[node.kind]
+    for v in node.values:
+        emit(v, sub.in_subquery_values.add(), ctx)
+
+
 BUILDERS: dict[type, Callable[[Any, pb.Expression, ExprContext], None]] = {
     ir.Col: build_column,
     ir.Lit: build_literal,
@@ -408,6 +427,7 @@ BUILDERS: dict[type, Callable[[Any, pb.Expression, ExprContext], None]] = {
     ir.Lambda: build_lambda,
     ir.LambdaVar: build_lambda_var,
     ir.UdfCall: build_udf_call,
+    ir.Subquery: build_subquery,
 }
 
 # import-time completeness checks: every IR expression class and every special form

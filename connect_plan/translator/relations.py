@@ -49,7 +49,7 @@ from .rels import (
 )
 from .scope import Scope
 
-__all__ = ["RELATION_BUILDERS", "Emitter", "emit_chain"]
+__all__ = ["RELATION_BUILDERS", "Emitter", "emit_chain", "subqueries_in"]
 
 _JOIN_TYPES: dict[ir.JoinKind, pb.Join.JoinType.ValueType] = {
     "inner": pb.Join.JOIN_TYPE_INNER,
@@ -327,20 +327,59 @@ class Emitter:
     #: the client's UDFs, sent inline where the plan calls them
     udfs: Mapping[str, InlineUdf] = field(default_factory=dict)
     local: list[LocalData] = field(default_factory=list)
+    #: ``id()`` of each subquery node → its lowered chain (see :func:`subqueries_in`)
+    subqueries: Mapping[int, list[Rel]] = field(default_factory=dict)
+    #: fresh plan ids (for the WithRelations around a relation that uses subqueries)
+    new_id: Callable[[], int] | None = None
 
     def chain(self, chain: list[Rel], out: pb.Relation) -> None:
         """Fill ``out`` with the chain, outermost relation first (no copies), each
-        relation with its plan id."""
+        relation with its plan id. A relation whose expressions hold subqueries is wrapped
+        in a ``WithRelations`` that carries their relations (as PySpark does)."""
         slot: pb.Relation | None = out
         builders = RELATION_BUILDERS
         for rel in reversed(chain):
             assert slot is not None
+            if self.subqueries:
+                subs = subqueries_in(rel)
+                if subs:
+                    assert self.new_id is not None
+                    slot.common.plan_id = self.new_id()
+                    wrapper = slot.with_relations
+                    for sub in subs:
+                        self.chain(self.subqueries[id(sub)], wrapper.references.add())
+                    slot = wrapper.root
             slot.common.plan_id = rel.plan_id
             slot = builders[type(rel)](rel, slot, self)
 
     def ctx(self, scope: Scope, *, literal_protos: bool = False) -> ExprContext:
         """The context a relation's expressions are emitted in."""
-        return ExprContext(scope, literal_protos=literal_protos, udfs=self.udfs)
+        ids = {k: chain[-1].plan_id for k, chain in self.subqueries.items()}
+        return ExprContext(scope, literal_protos=literal_protos, udfs=self.udfs, subquery_ids=ids)
+
+
+def subqueries_in(node: Any) -> list[ir.Subquery]:
+    """The subquery nodes in the expressions of a ``Rel`` or an IR step (not in its input
+    chains or right-hand plans, and not nested in another subquery's plan), in order."""
+    out: list[ir.Subquery] = []
+    seen: set[int] = set()
+    stack: list[Any] = [node]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, ir.Subquery):
+            if id(value) not in seen:
+                seen.add(id(value))
+                out.append(value)
+            stack.extend(reversed(value.values))
+        elif isinstance(value, (list, tuple)):
+            stack.extend(reversed(value))
+        elif isinstance(value, dict):
+            stack.extend(reversed(list(value.values())))
+        elif isinstance(value, (ir.Plan, Rel, Scope)) and value is not node:
+            continue
+        elif hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
+            stack.extend(reversed([getattr(value, f) for f in value.__dataclass_fields__]))
+    return out
 
 
 def emit_chain(

@@ -24,18 +24,27 @@ import pytest
 from tests.conftest import engine
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-ROWS = 16_000_000
-PARTITIONS = 12
+TASKS = 16
+SLEEP_MS = 500
 
 
 def multi_stage_doc() -> dict[str, Any]:
-    """A scan in 12 tasks, a group-by and a global sort (three shuffle stages): several
-    seconds here, with tasks finishing one by one."""
+    """16 scan tasks that each sleep 0.5 s in the JVM (``reflect`` of ``Thread.sleep``: the
+    time does not depend on how busy the machine's CPUs are), a group-by and a global sort
+    (three stages): about 4 s on two cores, tasks finishing one by one."""
+    sleep = {
+        "fn": "reflect",
+        "args": [{"lit": "java.lang.Thread"}, {"lit": "sleep"}, {"fn": "cast", "args": [{"lit": SLEEP_MS}, "bigint"]}],
+    }
     return {
-        "input": {"range": {"start": 0, "end": ROWS, "step": 1, "numPartitions": PARTITIONS}},
+        "input": {"range": {"start": 0, "end": TASKS, "step": 1, "numPartitions": TASKS}},
         "plan": [
-            {"op": "withColumn", "payload": {"name": "k", "expr": {"fn": "pmod", "args": [{"col": "id"}, {"lit": 7}]}}},
-            {"op": "groupBy", "payload": {"group_by": ["k"], "aggs": [{"agg": "count", "column": "id", "alias": "n"}]}},
+            {"op": "withColumn", "payload": {"name": "slept", "expr": sleep}},
+            {"op": "withColumn", "payload": {"name": "k", "expr": {"fn": "pmod", "args": [{"col": "id"}, {"lit": 4}]}}},
+            {
+                "op": "groupBy",
+                "payload": {"group_by": ["k"], "aggs": [{"agg": "count", "column": "slept", "alias": "n"}]},
+            },
             {"op": "orderBy", "payload": {"columns": ["k"]}},
         ],
     }
@@ -103,7 +112,7 @@ def test_progress_line_under_a_pty_appears_advances_and_is_cleared(spark_url: st
     assert all(not row.strip() for row in screen.display), screen.display
     # standard output holds the result and nothing else
     rows = json.loads(out.decode())
-    assert rows == [{"k": k, "n": ROWS // 7 + (k < ROWS % 7)} for k in range(7)]
+    assert rows == [{"k": k, "n": TASKS // 4} for k in range(4)]
     assert b"\x1b" not in out
 
 

@@ -114,3 +114,65 @@ def test_a_plan_documents_conf_makes_only_the_config_calls_it_needs(counted: Any
     calls = calls_of(proxy, counted, lambda: counted.execute(doc))
     assert config_ops(proxy, at) == ["get_all"] and sorted(calls) == ["Config", "ExecutePlan", "ReleaseExecute"], calls
     assert counted.get_conf(KEY)[KEY] == "3"
+
+
+def waves_of(proxy: GrpcTlsProxy, c: Any, run: Any, hold: float = 0.3) -> list[list[str]]:
+    """The RPCs ``run()`` made, grouped in round trips: each call is held ``hold`` seconds
+    at the proxy, and a call that starts after every earlier call has ended starts a new
+    round trip (calls in flight together share one). ReleaseExecute, sent in the
+    background after the result was read, is left out."""
+    import threading
+    import time
+
+    spans: list[tuple[float, float, str]] = []
+    lock = threading.Lock()
+
+    def held(method: str) -> None:
+        start = time.monotonic()
+        time.sleep(hold)
+        with lock:
+            spans.append((start, time.monotonic(), method.removeprefix(SERVICE)))
+
+    settle(c)
+    proxy.fault = held
+    try:
+        run()
+        settle(c)
+    finally:
+        proxy.fault = None
+    waves: list[list[str]] = []
+    end = float("-inf")
+    for start, stop, method in sorted(spans):
+        if method == "ReleaseExecute":
+            continue
+        if start >= end:
+            waves.append([])
+        waves[-1].append(method)
+        end = max(end, stop)
+    return waves
+
+
+def test_the_first_query_of_a_session_costs_one_round_trip_more_than_a_warm_one(proxy: GrpcTlsProxy) -> None:
+    # the version probe and the input settings read go out together, then the plan
+    with connect_plan.connect(f"sc://127.0.0.1:{proxy.port}") as c:
+        first = waves_of(proxy, c, lambda: c.execute(PLAN, rows(0), SCHEMA))
+        warm = waves_of(proxy, c, lambda: c.execute(PLAN, rows(1), SCHEMA))
+    assert [sorted(w) for w in first] == [["AnalyzePlan", "Config"], ["ExecutePlan"]], first
+    assert warm == [["ExecutePlan"]], warm
+    # a plan without inline data needs no settings: the probe, then the plan
+    with connect_plan.connect(f"sc://127.0.0.1:{proxy.port}") as c:
+        doc = {"input": {"range": {"end": 5}}, "plan": [{"op": "limit", "payload": {"n": 2}}]}
+        first = waves_of(proxy, c, lambda: c.execute(doc))
+        assert first == [["AnalyzePlan"], ["ExecutePlan"]], first
+        assert c.execute(doc).num_rows == 2
+
+
+def test_asking_for_compressed_results_adds_no_round_trip(proxy: GrpcTlsProxy) -> None:
+    with connect_plan.connect(f"sc://127.0.0.1:{proxy.port}", compression="zstd") as c:
+        first = waves_of(proxy, c, lambda: c.execute(PLAN, rows(0), SCHEMA))
+        warm = waves_of(proxy, c, lambda: c.execute(PLAN, rows(1), SCHEMA))
+        assert c.get_conf("spark.sql.execution.arrow.compression.codec") == {
+            "spark.sql.execution.arrow.compression.codec": "zstd"
+        }
+    assert [sorted(w) for w in first] == [["AnalyzePlan", "Config", "Config"], ["ExecutePlan"]], first
+    assert warm == [["ExecutePlan"]], warm

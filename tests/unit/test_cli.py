@@ -115,3 +115,23 @@ def test_format_table() -> None:
     text = format_table(table)
     assert text.splitlines()[1] == "| a    | b  | m        |"
     assert "| null | yy | null     |" in text and '{"k": 1}' in text and text.endswith("(2 rows)")
+
+
+def test_unfilled_placeholders_are_located_plan_errors(tmp_path: Path) -> None:
+    from tests.cliproc import connect_plan, no_traceback
+
+    doc = {
+        "input": {"files": "${data}/x.parquet", "format": "parquet"},
+        "plan": [{"op": "filter", "payload": {"op": "gt", "left": "a", "right": "${limit}"}}],
+    }
+    (tmp_path / "p.json").write_text(json.dumps(doc))
+    for command in ("check", "run", "explain"):
+        out = connect_plan(command, str(tmp_path / "p.json"))
+        no_traceback(out)
+        assert out.returncode == 2, out.stderr
+        assert "/input/files: unfilled placeholder ${data}" in out.stderr and "[placeholder]" in out.stderr
+        assert "/plan/0/payload/right: unfilled placeholder ${limit}" in out.stderr
+    # ${tmp} and ${run} are filled; a placeholder in row data is data
+    ok = {"input": {"schema": [{"name": "a", "type": "string"}], "rows": [["${x}"]]}, "plan": []}
+    (tmp_path / "ok.json").write_text(json.dumps(ok))
+    assert connect_plan("check", str(tmp_path / "ok.json")).returncode == 0

@@ -266,7 +266,12 @@ def test_a_secret_the_server_echoes_is_scrubbed_and_the_error_keeps_no_cause() -
         ("UNAVAILABLE", "Socket closed", ServerUnavailableError, "the connection was lost"),
         ("UNAVAILABLE", "keepalive watchdog timeout", ServerUnavailableError, "went silent"),
         ("DEADLINE_EXCEEDED", "Deadline Exceeded", ServerUnavailableError, "Deadline Exceeded (server sc://"),
-        ("INTERNAL", f"bad frame near token={SECRET}", ServerError, "bad frame near token=*** (server"),
+        (
+            "INTERNAL",
+            f"bad frame near token={SECRET}",
+            ServerError,
+            "failed internally (INTERNAL: bad frame near token=***",
+        ),
     ],
 )
 def test_bare_grpc_statuses_are_mapped_and_redacted(code: str, details: str, kind: type, says: str) -> None:

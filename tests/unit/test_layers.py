@@ -54,7 +54,14 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("client", ("connect_plan.client",)),
     (
         "drivers",
-        ("connect_plan.cli", "connect_plan.display", "connect_plan.fixtures", "connect_plan.__main__", "connect_plan"),
+        (
+            "connect_plan.output",
+            "connect_plan.cli",
+            "connect_plan.display",
+            "connect_plan.fixtures",
+            "connect_plan.__main__",
+            "connect_plan",
+        ),
     ),
 )
 

@@ -55,6 +55,8 @@ class Parser:
         self.join_condition = 0
         #: a groupBy without aggs was parsed: the plan needs pairing with its agg step
         self.unpaired_groups = False
+        #: the supported ops were listed in an earlier problem (they are listed once)
+        self.ops_listed = False
 
     def err(self, code: str, loc: str, message: str, input: Any = MISSING) -> None:
         self.errors.append(ErrorDetail(code, loc, message, input))

@@ -412,12 +412,13 @@ def _parse_step(p: Parser, raw: Any, index: int, loc: str) -> ir.Step | None:
         close = difflib.get_close_matches(op, list(STEP_PARSERS), n=1, cutoff=0.6)
         hint = NOT_OPS_HINTS.get(op) or (close[0] if close else None)
         extra = f"; did you mean {hint!r}?" if hint else ""
-        p.err(
-            "unknown_op",
-            f"{loc}/op",
-            f"unsupported op {op!r}{extra} (supported: {', '.join(sorted(STEP_PARSERS))})",
-            op,
+        listing = (
+            "see the supported ops above"
+            if p.ops_listed
+            else f"supported: {', '.join(sorted(STEP_PARSERS))}; `connect-plan ops` lists them"
         )
+        p.ops_listed = True
+        p.err("unknown_op", f"{loc}/op", f"unsupported op {op!r}{extra} ({listing})", op)
         return None
     parse, kind = registered
     check_keys(p, raw, loc, STEP_KEYS, f"a plan step ({op})")

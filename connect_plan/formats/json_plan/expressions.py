@@ -12,6 +12,7 @@ both at import.
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -337,7 +338,8 @@ def op_expr(p: Parser, raw: Mapping[str, Any], loc: str, depth: int) -> ir.Expr 
         return None
     hint = ""
     if op in CATALOG:
-        hint = f'; {op!r} is a function: write {{"fn": {op!r}, "args": [...]}}'
+        name = json.dumps(op, ensure_ascii=False)
+        hint = f'; {name} is a function: write {{"fn": {name}, "args": [...]}}'
     else:
         near = difflib.get_close_matches(op, sorted(EXPR_OP_WORDS), n=1, cutoff=0.6)
         if near:

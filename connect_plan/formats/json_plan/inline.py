@@ -1,5 +1,6 @@
 """Inline inputs: rows with their schema (converted to Arrow here, value by value, each
-problem located), Arrow tables / record batches and pandas DataFrames given as data, and
+problem located), Arrow data given as data (pyarrow tables, batches, readers, datasets, pandas
+DataFrames and any Arrow PyCapsule producer: polars, DuckDB, nanoarrow), and
 schema fields (``{"name", "type"}`` objects, ``[name, type]`` pairs, Spark's StructType JSON).
 """
 
@@ -17,13 +18,50 @@ __all__ = ["inline", "is_table_input", "parse_schema"]
 
 
 def is_table_input(rows: Any) -> bool:
-    """Whether ``rows`` is a pyarrow Table/RecordBatch or a pandas DataFrame (no conversion)."""
+    """Whether ``rows`` is table data that carries its own schema: a pyarrow Table,
+    RecordBatch, RecordBatchReader or dataset, a pandas DataFrame, or any object exposing the
+    Arrow PyCapsule interface (``__arrow_c_stream__``/``__arrow_c_array__``: polars, DuckDB
+    relations, nanoarrow, ...)."""
+    if isinstance(rows, (list, tuple, dict, str, bytes)):
+        return False
     mod = type(rows).__module__
     if mod.startswith("pyarrow"):
         import pyarrow as pa
 
-        return isinstance(rows, (pa.Table, pa.RecordBatch))
-    return mod.startswith("pandas") and type(rows).__name__ == "DataFrame"
+        if isinstance(rows, (pa.Table, pa.RecordBatch, pa.RecordBatchReader)) or _is_dataset(rows):
+            return True
+    if mod.startswith("pandas") and type(rows).__name__ == "DataFrame":
+        return True
+    return hasattr(rows, "__arrow_c_stream__") or hasattr(rows, "__arrow_c_array__")
+
+
+def _is_dataset(rows: Any) -> bool:
+    if not type(rows).__module__.startswith("pyarrow._dataset"):
+        return False
+    import pyarrow.dataset as ds
+
+    return isinstance(rows, (ds.Dataset, ds.Scanner))
+
+
+def _from_capsule(p: Parser, rows: Any, rows_loc: str) -> Any:
+    """An Arrow PyCapsule producer → a pyarrow Table over the producer's buffers (the C
+    stream/array interface moves buffers without copying them); a stream of anything but
+    table rows (a struct per row), e.g. a polars Series, is a located error."""
+    import pyarrow as pa
+
+    what = f"{type(rows).__module__}.{type(rows).__name__}"
+    try:
+        if hasattr(rows, "__arrow_c_stream__"):
+            return pa.RecordBatchReader.from_stream(rows).read_all()
+        return pa.Table.from_batches([pa.record_batch(rows)])
+    except (pa.ArrowException, TypeError, ValueError) as exc:
+        p.err(
+            "rows_type",
+            rows_loc,
+            f"the {what} given as rows is not an Arrow table (a stream of record batches): {exc}",
+            what,
+        )
+        return None
 
 
 def parse_schema(p: Parser, raw: Any, loc: str, *, bare_array: bool = False) -> list[Field] | None:
@@ -123,10 +161,16 @@ def _arrow_input(p: Parser, rows: Any, rows_loc: str) -> Any:
         table = pa.Table.from_batches([rows])
     elif isinstance(rows, pa.Table):
         table = rows
-    else:
+    elif isinstance(rows, pa.RecordBatchReader):
+        table = rows.read_all()
+    elif _is_dataset(rows):
+        table = rows.to_table()
+    elif type(rows).__module__.startswith("pandas"):
         table = _from_pandas(p, rows, rows_loc)
-        if table is None:
-            return None
+    else:
+        table = _from_capsule(p, rows, rows_loc)
+    if table is None:
+        return None
     seen: dict[str, int] = {}
     ok = True
     for i, name in enumerate(table.column_names):

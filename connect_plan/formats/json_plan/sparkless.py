@@ -24,6 +24,7 @@ reads their operands. Registered into :data:`~.expressions.EXPRESSION_FORMS` on 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -114,9 +115,19 @@ def _generic(p: Parser, raw: Mapping[str, Any], op: str, loc: str, depth: int) -
         args.extend(right)
     elif right is not None:
         args.append(right)
-    fake = {"fn": op, "args": args}
-    out = call(p, fake, op, loc, depth)
-    return out
+    spec = CATALOG[op]
+    if spec.slot_indices(len(args)) is None:
+        # not a call Sparkless could have written: say how a function is written
+        name = json.dumps(op, ensure_ascii=False)
+        p.err(
+            "unknown_expr_op",
+            f"{loc}/op",
+            f'unsupported expression op {op!r}; {name} is a function: write {{"fn": {name}, "args": [...]}} '
+            f'(read as Sparkless writes a call, {{"op": {name}, "left": ..., "right": ...}}, it takes {spec.arity_text()}, got {len(args)})',
+            op,
+        )
+        return None
+    return call(p, {"fn": op, "args": args}, op, loc, depth)
 
 
 def _isin(p: Parser, raw: Mapping[str, Any], loc: str, depth: int) -> ir.Expr | None:

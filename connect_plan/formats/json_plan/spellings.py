@@ -232,6 +232,7 @@ EXPR_OP_FUNCTIONS: dict[str, str] = {
     "div": "/",
     "divide": "/",
     "/": "/",
+    "%": "%",  # ext (as + - * /: issue 14)
     "**": "power",
     "pow": "power",
     # unary (robin: not; robin HEAD: the rest)
