@@ -40,7 +40,7 @@ from .facts import (
     WithColumnFacts,
 )
 from .naming import col_output_name, default_agg_name, generator_names, is_generator, unique_suffix
-from .references import unresolved
+from .references import unmatched_by_name, unresolved, unresolved_in_join
 from .scope import Scope
 from .statictypes import generator_width, static_type
 
@@ -400,6 +400,9 @@ class Analyzer:
             left = self.resolve(facts, left)
             right = self.resolve(right_facts, right)
         self._check_join_keys(step, left, right)
+        if step.condition is not None:
+            for col, message in unresolved_in_join(step.condition, left, right):
+                self.err("unknown_column", col.loc, message, col.name)
         using = step.keys if step.condition is None else ()
         renames = {} if semi else self._join_renames(step, using, left, right)
         pairs = [(n, renames[right.norm(n)]) for n in right.known() if right.norm(n) in renames] if renames else []
@@ -455,8 +458,29 @@ class Analyzer:
             return scope
         if not scope.complete or not right.complete:
             return scope.with_names(None)
+        if not step.allow_missing:
+            self._check_by_name(step, scope, right)
         extra = [n for n in right.known() if not scope.has(n)]
         return scope.with_names([*scope.known(), *(extra if step.allow_missing else [])])
+
+    def _check_by_name(self, step: ir.SetOp, left: Scope, right: Scope) -> None:
+        """``unionByName`` without missing columns allowed: each input has the other's columns."""
+        missing, extra = unmatched_by_name(left, right)
+        for name in missing:
+            self.err(
+                "unknown_column",
+                f"{step.loc}/payload",
+                f"{step.op} pairs columns by name, and the other input has no column {name!r} "
+                f"(its columns: {right.known()}); set allowMissingColumns to fill it with nulls",
+                name,
+            )
+        if extra and not missing:
+            self.err(
+                "column_count",
+                f"{step.loc}/payload",
+                f"{step.op} pairs columns by name, and the other input has columns this one lacks: {extra} "
+                f"(this one's: {left.known()}); set allowMissingColumns to keep them, null-filled",
+            )
 
     def primary_set_op(self, step: ir.SetOp, facts: PlanFacts, scope: Scope) -> Scope:
         """Substrait Minus (Primary) / Intersection (Primary), the primary input's rows with

@@ -21,24 +21,25 @@ from collections.abc import Iterable, Iterator, Sequence
 from .. import ir
 from .scope import Scope, attribute_parts
 
-__all__ = ["unresolved"]
+__all__ = ["unmatched_by_name", "unresolved", "unresolved_in_join"]
 
 #: hidden columns Spark resolves without their being in a relation's output
 _HIDDEN_ROOTS = frozenset({"_metadata"})
 
 
-def _column_refs(expr: ir.Expr) -> Iterator[ir.Col]:
-    """The column references of ``expr``, except names rooted at a lambda parameter."""
+def _column_refs(expr: ir.Expr, *, sided: bool = False) -> Iterator[ir.Col]:
+    """The column references of ``expr``, except names rooted at a lambda parameter (and,
+    unless ``sided``, those a join condition pins to one input)."""
     stack: list[tuple[ir.Expr, frozenset[str]]] = [(expr, frozenset())]
     while stack:
         node, params = stack.pop()
         if type(node) is ir.Col:
-            if node.side is None and _root(node.name).lower() not in params:
+            if (sided or node.side is None) and _root(node.name).lower() not in params:
                 yield node
             continue
         if isinstance(node, ir.Lambda):
             params = params | {n.lower() for n in node.params}
-        stack.extend((child, params) for child in ir.children(node))
+        stack.extend((child, params) for child in reversed(ir.children(node)))  # in written order
 
 
 def _root(name: str) -> str:
@@ -80,12 +81,40 @@ def unresolved(exprs: Iterable[ir.Expr], scopes: Sequence[Scope], also: Iterable
     return out
 
 
-def _message(col: ir.Col, scope: Scope) -> str:
+def unresolved_in_join(condition: ir.Expr, left: Scope, right: Scope) -> list[tuple[ir.Col, str]]:
+    """The references of a join condition that resolve in neither input (a reference pinned
+    to one input: not in that one), each with its message. Empty unless both inputs' columns
+    are all known."""
+    if not left.complete or not right.complete:
+        return []
+    out: list[tuple[ir.Col, str]] = []
+    for col in _column_refs(condition, sided=True):
+        looked = [left] if col.side == "left" else [right] if col.side == "right" else [left, right]
+        if _resolves(col.name, looked):
+            continue
+        if len(looked) == 1:
+            out.append((col, _message(col, looked[0], where=f" in the join's {col.side} input")))
+        else:
+            both = Scope(tuple(dict.fromkeys((*left.known(), *right.known()))), left.case_sensitive)
+            out.append((col, _message(col, both, where=" in either input of the join")))
+    return out
+
+
+def unmatched_by_name(left: Scope, right: Scope) -> tuple[list[str], list[str]]:
+    """For ``unionByName`` without missing columns allowed: the left columns the right input
+    lacks (Spark: UNRESOLVED_COLUMN_AMONG_FIELD_NAMES), and the right columns the left lacks
+    (Spark: NUM_COLUMNS_MISMATCH). Both empty unless both inputs' columns are all known."""
+    if not left.complete or not right.complete:
+        return [], []
+    return [n for n in left.known() if not right.has(n)], [n for n in right.known() if not left.has(n)]
+
+
+def _message(col: ir.Col, scope: Scope, *, where: str = "") -> str:
     names = scope.known()
     near = difflib.get_close_matches(col.name, names, n=1, cutoff=0.6) or difflib.get_close_matches(
         col.name.lower(), [n.lower() for n in names], n=1, cutoff=0.6
     )
-    text = f"no column {col.name!r} (columns: {names})"
+    text = f"no column {col.name!r}{where} (columns: {names})"
     if near:
         text += f"; did you mean {near[0]!r}?"
     if col.loc.endswith("/name"):
