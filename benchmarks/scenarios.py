@@ -843,24 +843,33 @@ def cold_start(ctx: Context, runs: int) -> list[dict[str, Any]]:
     (``getOrCreate``, ``createDataFrame``, filter..., ``toArrow()``); and ``import
     connect_plan`` + the first ``translate`` of a 3-step plan over JSON rows (timed inside the
     process). Wall time and peak RSS per run; whether pandas was imported."""
+    import tempfile
     from pathlib import Path
 
     example = str(Path(__file__).resolve().parent.parent / "examples" / "people.json")
+    # the PySpark script runs from a file, as a user's script does: under `python -c`,
+    # PySpark's Connect dependency check takes the main module (no __file__, no __spec__)
+    # for a doctest run and imports pyspark.testing, which needs a SPARK_HOME that
+    # pyspark-client does not have ("Could not find valid SPARK_HOME")
+    script_dir = tempfile.TemporaryDirectory(prefix="connect-plan-cold-start-")
+    script = Path(script_dir.name) / "people.py"
+    script.write_text(_PYSPARK_PEOPLE)
     argv = {
         "connect-plan run": [sys.executable, "-m", "connect_plan", "run", example, "--remote", ctx.url],
-        "pyspark script": [sys.executable, "-c", _PYSPARK_PEOPLE, ctx.url],
+        "pyspark script": [sys.executable, str(script), ctx.url],
     }
     wall = {k: Series("ms") for k in argv}
     rss = {k: Series("MiB peak RSS") for k in argv}
     outputs: dict[str, str] = {}
     names = list(argv)
-    for rep in range(runs + 1):  # the first round warms the file cache
-        for name in names[rep % len(names) :] + names[: rep % len(names)]:
-            t, r, out = _measured_process(argv[name])
-            outputs[name] = out
-            if rep:
-                wall[name].samples.append(t * 1e3)
-                rss[name].samples.append(r)
+    with script_dir:
+        for rep in range(runs + 1):  # the first round warms the file cache
+            for name in names[rep % len(names) :] + names[: rep % len(names)]:
+                t, r, out = _measured_process(argv[name])
+                outputs[name] = out
+                if rep:
+                    wall[name].samples.append(t * 1e3)
+                    rss[name].samples.append(r)
     translate = Series("ms")
     pandas_seen = False
     for _ in range(runs):

@@ -103,9 +103,6 @@ SAIL_DIFFERENCE_FAMILIES: dict[str, dict[str, str]] = {
     # spark.sql.execution.arrow.maxRecordsPerBatch says, never in chunks, has no artifact
     # cache (ArtifactStatus fails with INTERNAL) and no GetStatus
     "Protocol": {
-        "test_benchmarks_smoke.py::test_the_benchmark_command_runs_every_scenario_at_tiny_sizes": "not Sail itself but the thin profile: the cold_start "
-        "scenario's plain PySpark script fails under pyspark-client 4.2 ('Could not find valid SPARK_HOME'), "
-        "not yet understood (SPARK_CONNECT_MODE_ENABLED in its environment did not help)",
         "test_compression.py::test_zstd_results_are_smaller_on_the_wire_and_decode_to_the_same_values": "Sail ignores spark.sql.execution.arrow.compression.codec: "
         "the zstd results are no smaller on the wire",
         "test_compression.py::test_a_codec_the_user_chose_wins": "Sail ignores the codec conf and sends this result in under 1 MB either way "
