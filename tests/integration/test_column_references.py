@@ -7,6 +7,7 @@ no RPC is sent (counted by a recording gRPC proxy). Cases the check leaves to th
 
 from __future__ import annotations
 
+import concurrent.futures
 from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlparse
@@ -278,7 +279,13 @@ def counted(proxy: GrpcTlsProxy) -> Iterator[Any]:
         yield c
 
 
+def settle(client: Any) -> None:
+    """Wait for the ReleaseExecute calls PySpark sends from its thread pool after a query."""
+    concurrent.futures.wait(list(client._transport.sc._release_futures), timeout=30)
+
+
 def refused_without_a_call(proxy: GrpcTlsProxy, client: Any, run: Callable[[], Any]) -> connect_plan.PlanError:
+    settle(client)
     before = len(proxy.calls)
     with pytest.raises(connect_plan.PlanError) as info:
         run()
