@@ -51,7 +51,7 @@ SAIL_DIFFERENCE_FAMILIES: dict[str, dict[str, str]] = {
         "test_ops_differential.py::test_op[join_cross_how_with_condition]": "a cross join with a join condition is rejected ('cross join with join criteria')",
         "test_ops_differential.py::test_op[union_by_position_widens_types]": "union by position does not widen int and double: the schema says int, the data is double",
         "test_ops_differential.py::test_union_by_name_without_missing_columns_fails_as_pyspark_does": "unionByName without allowMissingColumns accepts inputs whose columns differ (Spark: "
-        "NUM_COLUMNS_MISMATCH); connect_plan sends the same relation as PySpark",
+        "NUM_COLUMNS_MISMATCH); connect_plan refuses it before sending (its input columns are known), as on Spark",
         "test_generators.py::test_multi_column_generators_in_with_column_are_plan_errors_as_pyspark_fails": "withColumn of a multi-column generator (posexplode, inline, stack ...) is accepted, where "
         "Spark fails with UDTF_ALIAS_NUMBER_MISMATCH; connect_plan refuses it before sending, as on Spark",
         "test_ops_differential.py::test_op[union_by_name_camel_case_missing_columns]": "unionByName(allowMissingColumns) types a column filled with nulls as void "
