@@ -19,7 +19,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.integration.test_substrait_tpch import assert_same_answer
+from tests.substrait_producers import assert_same_answer
 
 
 def main(argv: list[str]) -> int:

@@ -71,6 +71,43 @@ SAIL_DIFFERENCE_FAMILIES: dict[str, dict[str, str]] = {
         "not min(n1, n2), so EXCEPT ALL subtracts too much",
         "test_sources_differential.py::test_substrait_set_types_over_three_inputs[intersection_multiset_all]": "INTERSECT ALL returns each common row as often as the left input has it, not min(m, n1, n2)",
     },
+    # Substrait plans (tests/integration/test_substrait_*.py) run on Sail through the same
+    # Spark Connect relations; the oracle is Sail's own SQL for the same text
+    "Substrait plans": {
+        **{
+            f"test_substrait_features.py::test_datafusion_plan_gives_spark_sqls_answer[{case}]": "the mark join is "
+            "sent as a CASE over EXISTS subqueries (SubqueryExpression, in WithRelations) in a projection, which "
+            "Sail does not plan ('Physical plan does not support logical expression Exists'); Sail's own SQL for "
+            "the text runs (and so does its SQL with EXISTS in a select list)"
+            for case in ("mark_join_in", "mark_join_exists")
+        },
+        "test_substrait_features.py::test_datafusion_plan_gives_spark_sqls_answer[mark_join_null]": "the mark join "
+        "is sent as a CASE over EXISTS subqueries in a projection, which Sail does not plan ('Physical plan does not "
+        "support logical expression Exists'); Sail's own SQL for the text (IN subquery in the select list) fails "
+        "the same way",
+        "test_substrait_features.py::test_grouping_sets_with_the_set_index_last": "'grouping sets with grouping "
+        "expressions' (the set index is computed from grouping_id() over grouping sets)",
+        # the cases below come with issue 15's new constructs (measured on that branch at 3cc86ec)
+        **{
+            f"test_substrait_features.py::test_any_all_subqueries[{case}]": "ANY/ALL is sent rewritten as EXISTS "
+            "subqueries (SubqueryExpression) in a projection, which Sail does not plan ('Physical plan does not support logical "
+            "expression Exists')"
+            for case in (
+                "ANY-GT-None",
+                "ALL-GT-None",
+                "ANY-EQ-None",
+                "ALL-NE-None",
+                "ALL-LT-empty",
+                "ANY-GTE-with_null",
+                "ALL-GTE-with_null",
+            )
+        },
+        "test_substrait_features.py::test_unique_subquery": "UNIQUE is sent rewritten as a NOT EXISTS subquery in "
+        "a projection, which Sail does not plan ('Physical plan does not support logical expression Exists')",
+        "test_substrait_features.py::test_write_rel_insert_into_a_catalog_table": "Sail's catalog is per "
+        "session: the table PySpark's session creates is not found by connect_plan's session "
+        "(TABLE_OR_VIEW_NOT_FOUND); on Spark both see the same catalog",
+    },
     "Types and literals": {
         "test_fixtures.py::test_fixture[date_and_decimal_types]": "an integer literal in decimal arithmetic gets its type's precision (int: decimal(10,0)), "
         "not the literal's (2: decimal(1,0)): decimal(8,2) * 2 is decimal(19,2), Spark's decimal(10,2)",

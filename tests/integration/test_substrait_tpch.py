@@ -10,14 +10,13 @@ the day it starts passing.
 
 from __future__ import annotations
 
-import decimal
-import math
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests import substrait_producers as sp
+from tests.substrait_producers import assert_same_answer
 
 pytest.importorskip("duckdb", reason="DuckDB makes the TPC-H data and query texts")
 
@@ -25,18 +24,8 @@ pytestmark = pytest.mark.slow
 
 QUERIES = range(1, 23)
 
-#: (producer, query) → a producer bug that changes the plan's meaning (the plan is wrong, not us)
-_IBIS_OUTER = "ibis-substrait 4.0.1 drops outer references: a correlated subquery compares its own columns"
-PRODUCER_BUGS: dict[tuple[str, int], str] = {
-    ("duckdb", 13): "DuckDB 1.1.3 writes NOT LIKE as not_equal:string_string (its own consumer maps it back)",
-    **{("ibis", q): _IBIS_OUTER for q in (2, 4, 20, 21, 22)},
-    ("ibis", 7): "ibis-substrait 4.0.1 drops the projection that computes l_year and volume (no extract in the "
-    "plan): the aggregate reads other columns",
-    ("ibis", 9): "ibis-substrait 4.0.1's plan differs from ibis' own SQL for the expression (428 rows vs 173; "
-    "DuckDB's consumer reads the plan as we do)",
-    ("ibis", 11): "ibis-substrait 4.0.1's plan differs from ibis' own SQL for the expression (374 rows vs 359; "
-    "DuckDB's consumer reads the plan as we do)",
-}
+#: (producer, query) → a producer bug that changes the plan's meaning (shared with scripts/substrait_matrix.py)
+PRODUCER_BUGS = sp.PRODUCER_BUGS
 
 #: (producer, query) → what connect_plan does not run yet
 NOT_YET: dict[tuple[str, int], str] = {}
@@ -97,34 +86,6 @@ def spark_answer(spark: Any, tpch: sp.Tpch) -> Any:
         return cache[q]
 
     return answer
-
-
-def _value(v: Any) -> Any:
-    if isinstance(v, (decimal.Decimal, float)):
-        return float(v)
-    return v
-
-
-def _rows(table: Any) -> list[tuple[Any, ...]]:
-    cols = [c.to_pylist() for c in table.columns]
-    rows = [tuple(_value(v) for v in r) for r in zip(*cols)]
-    return sorted(rows, key=lambda r: tuple((x is None, round(x, 2) if isinstance(x, float) else x) for x in r))
-
-
-def assert_same_answer(ours: Any, theirs: Any) -> None:
-    """Same rows (any order: ties in ORDER BY may come either way); numbers equal to 1e-6 relative:
-    a plan's types are its producer's, which may differ from what Spark SQL infers for the same
-    text (DuckDB and DataFusion divide decimals as doubles in q14; Spark SQL keeps a decimal of
-    scale 6), so digits past the sixth may differ."""
-    assert ours.num_columns == theirs.num_columns, (ours.schema, theirs.schema)
-    a, b = _rows(ours), _rows(theirs)
-    assert len(a) == len(b), (len(a), len(b))
-    for x, y in zip(a, b):
-        for u, v in zip(x, y):
-            if isinstance(u, float) and isinstance(v, float):
-                assert math.isclose(u, v, rel_tol=1e-6, abs_tol=1e-9), (x, y)
-            else:
-                assert u == v, (x, y)
 
 
 @pytest.mark.parametrize(("producer", "q"), _cases())

@@ -263,3 +263,200 @@ def test_a_column_a_subquery_reads_is_not_defined_in_the_same_relation() -> None
     assert [a.name[0] for a in outer.input.with_columns.aliases] == ["a"]
     sub = outer.aliases[0].expr.subquery_expression
     assert sub.plan_id == root.with_relations.references[0].common.plan_id
+
+
+# ------------------------------------------------------------------ constructs (issue 15, second round)
+
+
+def _root(input_rel: dict[str, Any], names: list[str], *extra: dict[str, Any]) -> dict[str, Any]:
+    doc = old_style_plan()
+    doc["relations"] = [*extra, {"root": {"input": input_rel, "names": names}}]
+    return doc
+
+
+def _project(rel: dict[str, Any], *exprs: dict[str, Any]) -> dict[str, Any]:
+    return {"project": {"input": rel, "expressions": list(exprs)}}
+
+
+def _errors(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    with pytest.raises(PlanError) as e:
+        parse_substrait_plan(doc)
+    return list(zip(e.value.codes, e.value.locs))
+
+
+T = read("t", ["k", "v"], [I64, STR])
+P = "/relations/0/root/input/project/expressions/0"
+
+
+def test_composite_literals_become_constructor_calls() -> None:
+    lits = [
+        {"literal": {"list": {"values": [{"i32": 1}, {"i32": 2}]}}},
+        {"literal": {"emptyList": {"type": I64}}},
+        {"literal": {"map": {"keyValues": [{"key": {"string": "a"}, "value": {"i32": 1}}]}}},
+        {"literal": {"struct": {"fields": [{"i32": 1}, {"string": "x"}]}}},
+        {"literal": {"binary": "AQI="}},
+        {"literal": {"uuid": "ABEiM0RVZneImaq7zN3u/w=="}},
+        {"literal": {"intervalYearToMonth": {"years": 1, "months": 2}}},
+        {"literal": {"intervalDayToSecond": {"days": 3, "seconds": 4, "subseconds": "5000", "precision": 6}}},
+        {"literal": {"intervalCompound": {"intervalDayToSecond": {"days": 5}}}},
+    ]
+    plan = parse_substrait_plan(_root(_project(T, *lits), ["k", "v", *[f"c{i}" for i in range(9)]]))
+    exprs = [s.expr for s in plan.steps if isinstance(s, ir.WithColumn)]
+    assert [e.fn if isinstance(e, ir.Call) else type(e).__name__ for e in exprs] == [
+        "array",
+        "Cast",
+        "map_from_arrays",
+        "named_struct",
+        "unhex",
+        "Lit",
+        "make_ym_interval",
+        "make_dt_interval",
+        "make_interval",
+    ]
+    assert exprs[5] == ir.Lit("00112233-4455-6677-8899-aabbccddeeff", exprs[5].loc, ir_type("string"))
+    assert exprs[7].args[3].value == "4.005000"  # type: ignore[union-attr]
+
+
+def ir_type(name: str) -> Any:
+    from connect_plan.types import Primitive
+
+    return Primitive(name)
+
+
+def test_wrong_composite_literals_are_located() -> None:
+    errs = _errors(
+        _root(
+            _project(
+                T,
+                {"literal": {"uuid": "AAE="}},
+                {"literal": {"intervalDayToSecond": {"seconds": 1, "subseconds": "1", "precision": 9}}},
+                {"literal": {"emptyMap": {"key": STR, "value": {"userDefined": {"typeReference": 1}}}}},
+            ),
+            ["k", "v", "a", "b", "c"],
+        )
+    )
+    assert errs == [
+        ("substrait_invalid", "/relations/0/root/input/project/expressions/0/literal/uuid"),
+        (
+            "substrait_unsupported",
+            "/relations/0/root/input/project/expressions/1/literal/intervalDayToSecond/subseconds",
+        ),
+        ("substrait_type", "/relations/0/root/input/project/expressions/2/literal/emptyMap/value/userDefined"),
+    ]
+
+
+def _nested_ref(i: int, segment: dict[str, Any]) -> dict[str, Any]:
+    return {"selection": {"directReference": {"structField": {"field": i, "child": segment}}, "rootReference": {}}}
+
+
+def test_nested_references_follow_the_known_struct_names() -> None:
+    st = read("t", ["k", "st", "a", "b"], [I64, {"struct": {"types": [I64, STR]}}])
+    plan = parse_substrait_plan(
+        _root(_project(st, _nested_ref(1, {"structField": {"field": 1}})), ["k", "st", "a", "b", "x"])
+    )
+    step = next(s for s in plan.steps if isinstance(s, ir.WithColumn))
+    assert isinstance(step.expr, ir.ExtractValue) and step.expr.key.value == "b"  # type: ignore[attr-defined]
+
+
+def test_wrong_nested_references_are_located() -> None:
+    errs = _errors(
+        _root(
+            _project(
+                T,
+                _nested_ref(1, {"structField": {"field": 0}}),  # v is a string: no known fields
+                _nested_ref(0, {"listElement": {"offset": 0, "child": {}}}),
+                {"nested": {"list": {}}},
+            ),
+            ["k", "v", "a", "b", "c"],
+        )
+    )
+    loc = "/relations/0/root/input/project/expressions"
+    assert errs == [
+        ("substrait_unsupported", f"{loc}/0/selection/directReference/structField/child/structField"),
+        ("substrait_invalid", f"{loc}/1/selection/directReference/structField/child/listElement/child"),
+        ("substrait_invalid", f"{loc}/2/nested/list/values"),
+    ]
+
+
+def test_root_names_for_unknown_nested_fields_are_an_error() -> None:
+    errs = _errors(_root(T, ["k", "v", "extra"]))
+    assert errs == [("substrait_invalid", "/relations/0/root/names")]
+
+
+def test_a_reference_rel_is_one_shared_plan() -> None:
+    shared = {"rel": T}
+    ref = {"reference": {"subtreeOrdinal": 0}}
+    cross = {"cross": {"left": ref, "right": ref}}
+    plan = parse_substrait_plan(_root(cross, ["a", "b", "c", "d"], shared))
+    right = next(s for s in plan.steps if isinstance(s, ir.CrossJoin)).right
+    assert isinstance(plan.source, ir.SharedPlan) and right.source is plan.source
+
+
+def test_wrong_reference_rels_are_located() -> None:
+    assert _errors(_root({"reference": {"subtreeOrdinal": 5}}, ["k"], {"rel": T})) == [
+        ("substrait_field_index", "/relations/1/root/input/reference/subtreeOrdinal")
+    ]
+    assert _errors(_root({"reference": {"subtreeOrdinal": 1}}, ["k"], {"rel": T})) == [
+        ("substrait_field_index", "/relations/1/root/input/reference/subtreeOrdinal")
+    ]
+    cycle = {"rel": {"filter": {"input": {"reference": {"subtreeOrdinal": 0}}, "condition": field(0)}}}
+    assert _errors(_root({"reference": {"subtreeOrdinal": 0}}, ["k"], cycle)) == [
+        ("substrait_invalid", "/relations/0/rel/filter/input/reference/subtreeOrdinal")
+    ]
+
+
+def test_wrong_set_comparisons_are_located() -> None:
+    sub = {"subquery": {"setComparison": {"reductionOp": "REDUCTION_OP_ANY", "left": field(0), "right": T}}}
+    errs = _errors(_root(_project(T, sub), ["k", "v", "q"]))
+    loc = f"{P}/subquery/setComparison"
+    assert errs == [("substrait_invalid", f"{loc}/comparisonOp")]
+    sub["subquery"]["setComparison"]["comparisonOp"] = "COMPARISON_OP_LT"
+    assert _errors(_root(_project(T, sub), ["k", "v", "q"])) == [("substrait_invalid", f"{loc}/right")]
+
+
+def test_single_joins_and_unique_are_rewritten() -> None:
+    join = {"join": {"left": T, "right": T, "expression": call(1, field(0), field(2)), "type": "JOIN_TYPE_SINGLE"}}
+    plan = parse_substrait_plan(_root(join, ["a", "b", "c", "d"]))
+    assert any(isinstance(s, ir.Join) and s.how == "left" for s in plan.steps)
+    unique = {"subquery": {"setPredicate": {"predicateOp": "PREDICATE_OP_UNIQUE", "tuples": T}}}
+    plan = parse_substrait_plan(_root(_project(T, unique), ["k", "v", "u"]))
+    expr = next(s for s in plan.steps if isinstance(s, ir.WithColumn)).expr
+    assert isinstance(expr, ir.Call) and expr.fn == "not" and isinstance(expr.args[0], ir.Subquery)
+
+
+def _write(op: str, **extra: Any) -> dict[str, Any]:
+    w = {
+        "namedTable": {"names": ["out"]},
+        "tableSchema": {"names": ["key", "name"], "struct": {"types": [I64, STR]}},
+        "op": op,
+        "input": T,
+        **extra,
+    }
+    return _root({"write": w}, [])
+
+
+def test_a_write_rel_becomes_the_plans_output() -> None:
+    plan = parse_substrait_plan(_write("WRITE_OP_CTAS", createMode="CREATE_MODE_REPLACE_IF_EXISTS"))
+    assert plan.output is not None and isinstance(plan.output, ir.Write)
+    assert (plan.output.table, plan.output.method, plan.output.mode) == ("out", "save_as_table", "overwrite")
+    plan = parse_substrait_plan(
+        _write("WRITE_OP_INSERT"), tables={"out": {"files": ["/tmp/x.parquet"], "format": "parquet"}}
+    )
+    assert isinstance(plan.output, ir.Write)
+    assert (plan.output.path, plan.output.format, plan.output.mode) == ("/tmp/x.parquet", "parquet", "append")
+
+
+def test_a_policy_checks_a_write_rel() -> None:
+    from connect_plan.policy import Policy
+
+    plan = load_plan(_write("WRITE_OP_CTAS"))
+    found = Policy.strict().replace(tables=("t",), require_limit=False).violations(plan)
+    assert found and all("out" in str(v) or "write" in str(v).lower() for v in found), found
+
+
+def test_wrong_write_rels_are_located() -> None:
+    errs = _errors(_write("WRITE_OP_DELETE", output="OUTPUT_MODE_MODIFIED_RECORDS"))
+    assert errs == [
+        ("substrait_unsupported", "/relations/0/root/input/write/op"),
+        ("substrait_unsupported", "/relations/0/root/input/write/output"),
+    ]

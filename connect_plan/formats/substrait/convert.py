@@ -53,11 +53,22 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "precision_timestamp": "timestamp_ntz",
     "timestamp_tz": "timestamp",
     "precision_timestamp_tz": "timestamp",
+    "uuid": "string",  # Spark has no UUID type; its uuid() is a string, and so are UUID literals here
 }
 
 
 def _json(msg: Message, name: str) -> str:
     return str(msg.DESCRIPTOR.fields_by_name[name].json_name)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What the converter knows of a nested value: a struct's Spark field names (each with
+    its own shape, if known), or the shape of a list's elements / a map's values. Substrait's
+    nested references and ``RelRoot.names`` are positional, Spark's struct fields named."""
+
+    fields: tuple[tuple[str, Shape | None], ...] | None = None
+    element: Shape | None = None
 
 
 @dataclass
@@ -86,6 +97,13 @@ class Converter:
     outer: list[list[str]] = field(default_factory=list)
     #: the producer deviations this plan's producer is known for (``sp.PRODUCER_QUIRKS``)
     quirks: frozenset[str] = frozenset()
+    #: the known nested layout of columns (by generated name): see :class:`Shape`
+    shapes: dict[str, Shape] = field(default_factory=dict)
+    #: ReferenceRel targets converted so far: plan relation index → shared plan and its
+    #: columns (None: it failed, already reported)
+    subtrees: dict[int, tuple[ir.SharedPlan, list[str]] | None] = field(default_factory=dict)
+    #: the subtrees being converted (a reference to one of them is a cycle)
+    building: set[int] = field(default_factory=set)
 
     # ------------------------------------------------------------ bookkeeping
 
@@ -105,8 +123,43 @@ class Converter:
         fresh = [self.fresh() for _ in rel.names]
         items = tuple(ir.SelectItem(ir.Col(n, loc), f, loc) for n, f in zip(rel.names, fresh))
         rel.steps.append(ir.Select(self.step_index(), op, loc, items))
+        for old, new in zip(rel.names, fresh):
+            if old in self.shapes:
+                self.shapes[new] = self.shapes[old]
         rel.names = fresh
         return rel
+
+    def shape_of(self, expr: ir.Expr) -> Shape | None:
+        """The nested layout of ``expr``'s value, where this converter can tell."""
+        if isinstance(expr, ir.Col):
+            return self.shapes.get(expr.name)
+        if isinstance(expr, ir.Cast):
+            return _type_shape(expr.to)
+        if isinstance(expr, ir.When):
+            for _, v in expr.branches:
+                found = self.shape_of(v)
+                if found is not None:
+                    return found
+            return self.shape_of(expr.otherwise) if expr.otherwise is not None else None
+        if isinstance(expr, ir.ExtractValue):
+            outer = self.shape_of(expr.child)
+            if outer is not None and outer.fields is not None and isinstance(expr.key, ir.Lit):
+                return dict(outer.fields).get(expr.key.value)
+            return outer.element if outer is not None else None
+        if isinstance(expr, ir.Call):
+            if expr.fn == "named_struct":
+                pairs = zip(expr.args[0::2], expr.args[1::2])
+                return Shape(tuple((str(n.value) if isinstance(n, ir.Lit) else "", self.shape_of(v)) for n, v in pairs))
+            if expr.fn == "array" and expr.args:
+                inner = self.shape_of(expr.args[0])
+                return Shape(element=inner) if inner is not None else None
+            if expr.fn == "map_from_arrays" and len(expr.args) == 2:
+                values = self.shape_of(expr.args[1])
+                return Shape(element=values.element) if values is not None and values.element else None
+            if expr.fn in ("try_element_at", "element_at") and expr.args:
+                outer = self.shape_of(expr.args[0])
+                return outer.element if outer is not None else None
+        return None
 
     # ------------------------------------------------------------ plan
 
@@ -129,28 +182,139 @@ class Converter:
         i, pr = roots[0]
         loc = f"/relations/{i}/root"
         root = pr.root
+        if root.input.WhichOneof("rel_type") == "write":
+            return self.write(root.input.write, f"{loc}/input/write")
         rel = self.rel(root.input, f"{loc}/input")
         if rel is None:
             return None
         names = list(root.names)
-        if names and len(names) != len(rel.names):
-            # nested struct field names come after their column's name (depth-first); only
-            # top-level names are used here, the rest must be consistent
-            self.err(
-                "substrait_unsupported",
-                f"{loc}/names",
-                f"RelRoot.names has {len(names)} names for {len(rel.names)} output columns "
-                "(nested struct field names are not supported yet)",
-            )
-            return None
         if not names:
             names = [f"col{k}" for k in range(len(rel.names))]
-        items = tuple(
-            ir.SelectItem(ir.Col(n, loc), alias, f"{loc}/names/{k}")
-            for k, (n, alias) in enumerate(zip(rel.names, names))
-        )
+        items = self._root_items(rel, names, loc)
+        if items is None:
+            return None
         rel.steps.append(ir.Select(self.step_index(), "root", loc, items))
         return ir.Plan(rel.source, tuple(rel.steps), loc)
+
+    def write(self, msg: Message, loc: str) -> ir.Plan | None:
+        """WriteRel at the root: INSERT into a table (Spark's insertInto: by position, appended)
+        or CTAS (saveAsTable, the create mode as the save mode); the target is the catalog's
+        table, or the ``tables=`` mapping's table or files. The written columns are named by
+        ``table_schema``. Spark's writes return no rows, so only OUTPUT_MODE_NO_OUTPUT runs."""
+        ok = True
+        target = msg.WhichOneof("write_type")
+        if target != "named_table":
+            self.err(
+                "substrait_unsupported",
+                f"{loc}/{_json(msg, target) if target else 'namedTable'}",
+                "a write needs a named_table target (extension tables mean nothing outside their producer)",
+            )
+            ok = False
+        op = msg.op
+        if op not in (1, 4):  # INSERT, CTAS
+            name = msg.DESCRIPTOR.fields_by_name["op"].enum_type.values_by_number.get(op)
+            self.err(
+                "substrait_unsupported",
+                f"{loc}/op",
+                f"write op {name.name if name else op}: Spark Connect writes insert or create tables "
+                "(DELETE/UPDATE have no DataFrame write)",
+            )
+            ok = False
+        if msg.output == 2:  # OUTPUT_MODE_MODIFIED_RECORDS
+            self.err(
+                "substrait_unsupported", f"{loc}/output", "Spark's writes return no rows (use OUTPUT_MODE_NO_OUTPUT)"
+            )
+            ok = False
+        rel = self.rel(msg.input, f"{loc}/input")
+        if rel is None or not ok:
+            return None
+        names = _top_names(msg.table_schema)
+        if names and len(names) != len(rel.names):
+            self.err(
+                "column_count",
+                f"{loc}/tableSchema",
+                f"the table schema has {len(names)} columns, the written input {len(rel.names)}",
+            )
+            return None
+        names = names or [f"col{k}" for k in range(len(rel.names))]
+        items = tuple(
+            ir.SelectItem(ir.Col(n, loc), alias, f"{loc}/tableSchema/names/{k}")
+            for k, (n, alias) in enumerate(zip(rel.names, names))
+        )
+        rel.steps.append(ir.Select(self.step_index(), "write", loc, items))
+        table = ".".join(msg.named_table.names)
+        mapped = self._mapped(table)
+        path: str | None = None
+        fmt: str | None = None
+        if isinstance(mapped, ir.TableSource):
+            table = mapped.name
+        elif isinstance(mapped, ir.FileSource) and len(mapped.paths) == 1 and mapped.format:
+            path, fmt = mapped.paths[0], mapped.format
+        elif mapped is not None:
+            self.err(
+                "substrait_tables",
+                f"{loc}/namedTable",
+                f"tables= maps {table!r} to a source a write cannot target (one path with a format, or a table)",
+            )
+            return None
+        method: str | None
+        if op == 1:  # INSERT: appended (Spark's insertInto, columns by position)
+            mode, method = "append", "insert_into"
+        else:  # CTAS: the create mode
+            mode = {1: "append", 2: "overwrite", 3: "ignore"}.get(msg.create_mode, "error")
+            method = "save_as_table"
+        if path is not None:
+            method = None  # files: a plain save
+        write = ir.Write(self.step_index(), "write", loc, fmt, path, None if path else table, method, mode, (), ())
+        return ir.Plan(rel.source, tuple(rel.steps), loc, output=write)
+
+    def _root_items(self, rel: Rel, names: list[str], loc: str) -> tuple[ir.SelectItem, ...] | None:
+        """The root's columns named by ``RelRoot.names``: depth-first, a struct column's field
+        names right after its own name. Struct fields are renamed (the struct rebuilt) where
+        the names differ from the Spark field names the plan gave them."""
+        shapes = [self.shapes.get(n) for n in rel.names]
+        nested = len(names) != len(rel.names)
+        pos = 0
+
+        def rename(value: ir.Expr, shape: Shape | None, at: str) -> ir.Expr:
+            nonlocal pos
+            if shape is None or shape.fields is None:
+                return value
+            args: list[ir.Expr] = []
+            same = True
+            for spark_name, sub in shape.fields:
+                new = names[pos] if pos < len(names) else spark_name
+                pos += 1
+                inner = rename(ir.ExtractValue(value, ir.Lit(spark_name, at), at), sub, at)
+                same = same and new == spark_name and isinstance(inner, ir.ExtractValue)
+                args += [ir.Lit(new, at), inner]
+            if same:
+                return value
+            rebuilt = ir.Call("named_struct", tuple(args), at)
+            return ir.When(((ir.Call("isnull", (value,), at), ir.Lit(None, at)),), rebuilt, at)
+
+        items = []
+        for k, (col, shape) in enumerate(zip(rel.names, shapes)):
+            at = f"{loc}/names/{min(pos, len(names) - 1)}"
+            alias = names[pos] if pos < len(names) else f"col{k}"
+            pos += 1
+            expr = rename(ir.Col(col, loc), shape, at) if nested else ir.Col(col, loc)
+            items.append(ir.SelectItem(expr, alias, at))
+        if pos != len(names):
+            self.err(
+                "substrait_invalid" if all(s is None for s in shapes) else "substrait_unsupported",
+                f"{loc}/names",
+                f"RelRoot.names has {len(names)} names for {len(rel.names)} output columns"
+                + (
+                    ", and no column is a struct whose fields could take the rest"
+                    if all(s is None for s in shapes)
+                    else " and the structs among them (whose field names come after their own, depth-first) "
+                    f"take {pos - len(rel.names)}: a struct column's layout is not known here "
+                    "(only those of reads, struct literals, constructors and casts are)"
+                ),
+            )
+            return None
+        return tuple(items)
 
     def _extensions(self, plan: Message) -> None:
         # types and type variations need no table: a user-defined type is refused where it is used
@@ -173,18 +337,14 @@ class Converter:
             self.err(
                 "substrait_unsupported",
                 sub_loc,
-                f"the Substrait relation '{kind}' is not supported"
-                + (
-                    " (extension relations have no meaning outside their producer)"
-                    if kind.startswith("extension")
-                    else ""
-                ),
+                f"the Substrait relation '{kind}' is not supported" + _UNSUPPORTED_WHY.get(kind[:9], ""),
             )
             return None
         out = builder(self, sub, sub_loc)
         if out is None:
             return None
-        if sub.HasField("common") and sub.common.WhichOneof("emit_kind") == "emit":
+        has_common = "common" in sub.DESCRIPTOR.fields_by_name and sub.HasField("common")
+        if has_common and sub.common.WhichOneof("emit_kind") == "emit":
             mapping = list(sub.common.emit.output_mapping)
             bad = [m for m in mapping if not 0 <= m < len(out.names)]
             if bad:
@@ -223,6 +383,9 @@ class Converter:
             )
             return None
         fresh = [self.fresh() for _ in base]
+        for f, shape in zip(fresh, _schema_shapes(msg.base_schema)):
+            if shape is not None:
+                self.shapes[f] = shape
         items = tuple(
             ir.SelectItem(ir.Col(b, loc), f, f"{loc}/baseSchema/names/{k}") for k, (b, f) in enumerate(zip(base, fresh))
         )
@@ -309,7 +472,29 @@ class Converter:
         return Rel(ir.InlineData(table, loc), [], fresh, loc)
 
     def python_value(self, msg: Message, loc: str) -> Any:
-        """A literal as the Python value Arrow takes for its type."""
+        """A literal as the Python value Arrow takes for its type (a virtual table's cell)."""
+        kind = msg.WhichOneof("literal_type")
+        sub_loc = f"{loc}/{_json(msg, kind)}" if kind else loc
+        if kind == "list":
+            return [self.python_value(v, f"{sub_loc}/values/{k}") for k, v in enumerate(msg.list.values)]
+        if kind == "map":
+            return [
+                (
+                    self.python_value(kv.key, f"{sub_loc}/keyValues/{k}/key"),
+                    self.python_value(kv.value, f"{sub_loc}/keyValues/{k}/value"),
+                )
+                for k, kv in enumerate(msg.map.key_values)
+            ]
+        if kind in ("empty_list", "empty_map"):
+            return []
+        if kind in ("binary", "fixed_binary"):
+            return bytes(getattr(msg, kind))
+        if kind == "uuid":
+            lit = self._uuid_literal(msg.uuid, sub_loc)
+            return lit.value if isinstance(lit, ir.Lit) else None
+        if kind in COMPOSITE_LITERALS:  # structs, intervals
+            self.err("substrait_unsupported", sub_loc, f"a virtual table cell of kind '{kind}' is not supported")
+            return None
         value, typ = self.literal_value(msg, loc)
         if value is None or not isinstance(typ, Primitive):
             return value
@@ -369,6 +554,9 @@ class Converter:
         for k, e in enumerate(msg.expressions):
             name = self.fresh()
             expr = self.expr(e, f"{loc}/expressions/{k}", visible)
+            shape = self.shape_of(expr)
+            if shape is not None:
+                self.shapes[name] = shape
             rel.steps.append(ir.WithColumn(self.step_index(), "project", f"{loc}/expressions/{k}", name, expr))
             added.append(name)
         if "project_outputs_expressions_only" in self.quirks and not msg.HasField("common"):
@@ -561,6 +749,13 @@ class Converter:
         cond = self.expr(msg.expression, f"{loc}/expression", both) if msg.HasField("expression") else None
         if how in ("left_mark", "right_mark"):
             return self._mark_join(left, right, cond, how == "right_mark", loc, msg)
+        if how in ("left_single", "right_single"):
+            swap = how == "right_single"  # the right input's rows, each with its one left match
+            return (
+                self._single_join(right, left, cond, True, loc, msg)
+                if swap
+                else self._single_join(left, right, cond, False, loc, msg)
+            )
         if how in ("right_semi", "right_anti"):
             left, right = right, left
             how = "left_semi" if how == "right_semi" else "left_anti"
@@ -601,6 +796,73 @@ class Converter:
         name = self.fresh()
         probe.steps.append(ir.WithColumn(self.step_index(), "join.mark", loc, name, mark))
         probe.names = [*probe.names, name]
+        if msg.HasField("post_join_filter"):
+            post = self.expr(msg.post_join_filter, f"{loc}/postJoinFilter", probe.names)
+            probe.steps.append(ir.Filter(self.step_index(), "join.post_join_filter", f"{loc}/postJoinFilter", post))
+        return probe
+
+    def reference(self, msg: Message, loc: str) -> Rel | None:
+        """ReferenceRel: the plan relation ``subtree_ordinal`` (a ``rel`` of the plan's list,
+        not the root), converted once into one shared IR sub-plan; each use reads it under
+        fresh column names, so a subtree joined with itself stays unambiguous."""
+        k = msg.subtree_ordinal
+        rels = self.plan_msg.relations
+        if not 0 <= k < len(rels) or rels[k].WhichOneof("rel_type") != "rel":
+            self.err(
+                "substrait_field_index",
+                f"{loc}/subtreeOrdinal",
+                f"subtree {k}: a reference names one of the plan's {len(rels)} relations that is not its root",
+            )
+            return None
+        if k in self.building:
+            self.err("substrait_invalid", f"{loc}/subtreeOrdinal", f"subtree {k} refers to itself (a cycle)")
+            return None
+        if k not in self.subtrees:
+            self.building.add(k)
+            try:
+                rel = self.rel(rels[k].rel, f"/relations/{k}/rel")
+            finally:
+                self.building.discard(k)
+            if rel is None:
+                self.subtrees[k] = None
+            else:
+                rel = self.materialize(rel, f"/relations/{k}/rel", "reference")
+                self.subtrees[k] = (ir.SharedPlan(f"/relations/{k}", rel.plan(), f"/relations/{k}/rel"), rel.names)
+        known = self.subtrees[k]
+        if known is None:
+            return None
+        shared, names = known
+        fresh = [self.fresh() for _ in names]
+        for old, new in zip(names, fresh):
+            if old in self.shapes:
+                self.shapes[new] = self.shapes[old]
+        items = tuple(ir.SelectItem(ir.Col(n, loc), f, loc) for n, f in zip(names, fresh))
+        return Rel(shared, [ir.Select(self.step_index(), "reference", loc, items)], fresh, loc)
+
+    def _single_join(self, probe: Rel, build: Rel, cond: ir.Expr | None, swap: bool, loc: str, msg: Message) -> Rel:
+        """A single join: every probe row with its one matching row of the other side (nulls if
+        none); more than one match is an error (how scalar subqueries are planned). Spark has no
+        such join: a left join that counts each probe row's matches (by a row id) and fails the
+        query where a count exceeds one, exactly."""
+        rid, count = self.fresh(), self.fresh()
+        probe.steps.append(
+            ir.WithColumn(self.step_index(), "join.single", loc, rid, ir.Call("monotonically_increasing_id", (), loc))
+        )
+        cond = cond if cond is not None else ir.Lit(True, loc)
+        probe.steps.append(ir.Join(self.step_index(), "join", loc, build.plan(), "left", (), cond))
+        matches = ir.Window(ir.Call("count", (ir.Lit(1, loc),), loc), (ir.Col(rid, loc),), (), None, loc)
+        probe.steps.append(ir.WithColumn(self.step_index(), "join.single", loc, count, matches))
+        fail = ir.Call(
+            "raise_error",
+            (ir.Lit(f"a single join ({loc}) found more than one matching row for a row", loc),),
+            loc,
+        )
+        too_many = ir.Call(">", (ir.Col(count, loc), ir.Lit(1, loc)), loc)
+        # a filter (never pruned, unlike an unused column) that fails where a row has two matches
+        probe.steps.append(
+            ir.Filter(self.step_index(), "join.single", loc, ir.When(((too_many, fail),), ir.Lit(True, loc), loc))
+        )
+        probe.names = build.names + probe.names if swap else probe.names + build.names
         if msg.HasField("post_join_filter"):
             post = self.expr(msg.post_join_filter, f"{loc}/postJoinFilter", probe.names)
             probe.steps.append(ir.Filter(self.step_index(), "join.post_join_filter", f"{loc}/postJoinFilter", post))
@@ -655,6 +917,10 @@ class Converter:
         return builder(self, getattr(msg, kind), sub_loc, names)
 
     def selection(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
+        """A field reference: a column of the input (root), of an enclosing relation's input
+        (outer, ``steps_out`` levels up) or a part of an expression's value; then nested
+        segments: struct fields (by the Spark names the converter knows), list elements,
+        map keys."""
         ref_kind = msg.WhichOneof("root_type")
         scope = names
         if ref_kind == "outer_reference":
@@ -667,38 +933,211 @@ class Converter:
                 )
                 return ir.Lit(None, loc)
             scope = self.outer[-steps]
-        elif ref_kind == "expression":
+        if msg.WhichOneof("reference_type") != "direct_reference":
             self.err(
                 "substrait_unsupported",
-                f"{loc}/expression",
-                "field references into an expression are not supported yet",
+                f"{loc}/{_json(msg, msg.WhichOneof('reference_type') or 'direct_reference')}",
+                "masked references (a selection of several fields at once) are not supported; only direct ones",
             )
             return ir.Lit(None, loc)
-        if (
-            msg.WhichOneof("reference_type") != "direct_reference"
-            or msg.direct_reference.WhichOneof("reference_type") != "struct_field"
-        ):
-            self.err("substrait_unsupported", loc, "only direct struct-field references are supported")
+        seg = msg.direct_reference
+        seg_loc = f"{loc}/directReference"
+        if ref_kind == "expression":
+            value = self.expr(msg.expression, f"{loc}/expression", names)
+            return self._segments(seg, value, self.shape_of(value), seg_loc)
+        if seg.WhichOneof("reference_type") != "struct_field":
+            kind = seg.WhichOneof("reference_type")
+            self.err(
+                "substrait_invalid",
+                f"{seg_loc}/{_json(seg, kind) if kind else 'referenceType'}",
+                "a reference into a relation's row starts with a struct field (the column)",
+            )
             return ir.Lit(None, loc)
-        field_ref = msg.direct_reference.struct_field
+        field_ref = seg.struct_field
         if not 0 <= field_ref.field < len(scope):
             self.err(
                 "substrait_field_index",
-                f"{loc}/directReference/structField/field",
+                f"{seg_loc}/structField/field",
                 f"field {field_ref.field} of an input of {len(scope)} columns",
             )
             return ir.Lit(None, loc)
+        col = scope[field_ref.field]
         if field_ref.HasField("child"):
-            self.err(
-                "substrait_unsupported",
-                f"{loc}/directReference/structField/child",
-                "nested field references are not supported yet",
+            return self._segments(
+                field_ref.child, ir.Col(col, loc), self.shapes.get(col), f"{seg_loc}/structField/child"
             )
-        return ir.Col(scope[field_ref.field], loc)
+        return ir.Col(col, loc)
+
+    def _segments(self, seg: Message, value: ir.Expr, shape: Shape | None, loc: str) -> ir.Expr:
+        """Nested reference segments applied to ``value`` (whose layout is ``shape``)."""
+        while True:
+            kind = seg.WhichOneof("reference_type")
+            if kind is None:
+                self.err("substrait_invalid", loc, "a reference segment with no kind set")
+                return ir.Lit(None, loc)
+            sub = getattr(seg, kind)
+            sloc = f"{loc}/{_json(seg, kind)}"
+            if kind == "struct_field":
+                if shape is None or shape.fields is None:
+                    self.err(
+                        "substrait_unsupported",
+                        sloc,
+                        "a struct field reference into a value whose field names are not known here: Spark "
+                        "names struct fields, Substrait numbers them (known: structs of a read's base schema, "
+                        "struct literals and constructors, casts to a struct type)",
+                    )
+                    return ir.Lit(None, loc)
+                if not 0 <= sub.field < len(shape.fields):
+                    self.err(
+                        "substrait_field_index",
+                        f"{sloc}/field",
+                        f"field {sub.field} of a struct of {len(shape.fields)} fields",
+                    )
+                    return ir.Lit(None, loc)
+                name, shape = shape.fields[sub.field]
+                value = ir.ExtractValue(value, ir.Lit(name, sloc), sloc)
+            elif kind == "list_element":
+                # 0-based (negative: from the end); Spark's element_at is 1-based (-1: the last);
+                # out of range is null, as in Substrait
+                index = sub.offset + 1 if sub.offset >= 0 else sub.offset
+                value = ir.Call("try_element_at", (value, ir.Lit(index, sloc)), sloc)
+                shape = shape.element if shape is not None else None
+            else:  # map_key
+                key = self.literal(sub.map_key, f"{sloc}/mapKey", [])
+                value = ir.Call("try_element_at", (value, key), sloc)
+                shape = shape.element if shape is not None else None
+            if not sub.HasField("child"):
+                return value
+            seg, loc = sub.child, f"{sloc}/child"
+
+    def nested(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
+        """Expression.Nested: a struct, list or map built from expressions."""
+        kind = msg.WhichOneof("nested_type")
+        if kind is None:
+            self.err("substrait_invalid", loc, "a nested constructor with no kind set")
+            return ir.Lit(None, loc)
+        sub = getattr(msg, kind)
+        sloc = f"{loc}/{_json(msg, kind)}"
+        if kind == "struct":
+            return self.named_struct(
+                [self.expr(e, f"{sloc}/fields/{k}", names) for k, e in enumerate(sub.fields)], sloc
+            )
+        if kind == "list":
+            if not len(sub.values):
+                self.err(
+                    "substrait_invalid", f"{sloc}/values", "an empty list constructor (write an empty_list literal)"
+                )
+                return ir.Lit(None, loc)
+            values = tuple(self.expr(e, f"{sloc}/values/{k}", names) for k, e in enumerate(sub.values))
+            return ir.Call("array", values, sloc)
+        if not len(sub.key_values):
+            self.err("substrait_invalid", f"{sloc}/keyValues", "an empty map constructor (write an empty_map literal)")
+            return ir.Lit(None, loc)
+        keys = tuple(self.expr(kv.key, f"{sloc}/keyValues/{k}/key", names) for k, kv in enumerate(sub.key_values))
+        vals = tuple(self.expr(kv.value, f"{sloc}/keyValues/{k}/value", names) for k, kv in enumerate(sub.key_values))
+        return ir.Call("map_from_arrays", (ir.Call("array", keys, sloc), ir.Call("array", vals, sloc)), sloc)
 
     def literal(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
+        kind = msg.WhichOneof("literal_type")
+        builder = COMPOSITE_LITERALS.get(kind or "")
+        if builder is not None:
+            return builder(self, getattr(msg, kind or ""), f"{loc}/{_json(msg, kind or '')}")
         value, typ = self.literal_value(msg, loc)
         return ir.Lit(value, loc, typ)
+
+    # the literals Spark Connect has no plain value for: written as the constructor calls Spark
+    # folds to the same constant (array, map_from_arrays, named_struct, unhex, make_*_interval)
+
+    def _list_literal(self, msg: Message, loc: str) -> ir.Expr:
+        values = tuple(self.literal(v, f"{loc}/values/{k}", []) for k, v in enumerate(msg.values))
+        return ir.Call("array", values, loc)
+
+    def _empty_list_literal(self, msg: Message, loc: str) -> ir.Expr:
+        element = self.spark_type(msg.type, f"{loc}/type")
+        if element is None:
+            return ir.Lit(None, loc)
+        return ir.Cast(ir.Call("array", (), loc), ArrayType(element), loc)
+
+    def _map_literal(self, msg: Message, loc: str) -> ir.Expr:
+        keys = tuple(self.literal(kv.key, f"{loc}/keyValues/{k}/key", []) for k, kv in enumerate(msg.key_values))
+        values = tuple(self.literal(kv.value, f"{loc}/keyValues/{k}/value", []) for k, kv in enumerate(msg.key_values))
+        return ir.Call("map_from_arrays", (ir.Call("array", keys, loc), ir.Call("array", values, loc)), loc)
+
+    def _empty_map_literal(self, msg: Message, loc: str) -> ir.Expr:
+        key = self.spark_type(msg.key, f"{loc}/key")
+        value = self.spark_type(msg.value, f"{loc}/value")
+        if key is None or value is None:
+            return ir.Lit(None, loc)
+        empty = ir.Call("map_from_arrays", (ir.Call("array", (), loc), ir.Call("array", (), loc)), loc)
+        return ir.Cast(empty, MapType(key, value), loc)
+
+    def _struct_literal(self, msg: Message, loc: str) -> ir.Expr:
+        return self.named_struct([self.literal(v, f"{loc}/fields/{k}", []) for k, v in enumerate(msg.fields)], loc)
+
+    def named_struct(self, values: list[ir.Expr], loc: str) -> ir.Expr:
+        """A struct of ``values``: Substrait's structs are positional, Spark's fields are named,
+        ``f0``, ``f1``... as a struct type's fields are (``spark_type``); ``RelRoot.names``
+        renames them at the root."""
+        args: list[ir.Expr] = []
+        for k, v in enumerate(values):
+            args += [ir.Lit(f"f{k}", loc), v]
+        return ir.Call("named_struct", tuple(args), loc)
+
+    def _binary_literal(self, msg: bytes, loc: str) -> ir.Expr:
+        return ir.Call("unhex", (ir.Lit(bytes(msg).hex(), loc, Primitive("string")),), loc)
+
+    def _uuid_literal(self, msg: bytes, loc: str) -> ir.Expr:
+        import uuid
+
+        if len(msg) != 16:
+            self.err("substrait_invalid", loc, f"a UUID literal has 16 bytes, this one has {len(msg)}")
+            return ir.Lit(None, loc)
+        # Spark has no UUID type: its uuid() returns the canonical string, and so does this
+        return ir.Lit(str(uuid.UUID(bytes=bytes(msg))), loc, Primitive("string"))
+
+    def _year_month(self, msg: Message, loc: str) -> ir.Expr:
+        # Spark's year-month interval (YearMonthIntervalType): months, exactly Substrait's
+        return ir.Call("make_ym_interval", (_int(msg.years, loc), _int(msg.months, loc)), loc)
+
+    def _seconds(self, msg: Message, loc: str) -> decimal.Decimal | None:
+        """A day-to-second interval's seconds and sub-seconds, as Spark's decimal seconds
+        (microseconds: a finer sub-second is refused rather than rounded)."""
+        # the new encoding (precision + subseconds) or the old microseconds field
+        if msg.precision or msg.subseconds:
+            p = msg.precision
+            if not 0 <= p <= 9:
+                self.err("substrait_invalid", f"{loc}/precision", f"an interval precision of {p} (0 to 9)")
+                return None
+            nanos = msg.subseconds * 10 ** (9 - p)
+        else:
+            nanos = msg.microseconds * 1000
+        if nanos % 1000:
+            self.err(
+                "substrait_unsupported",
+                f"{loc}/subseconds",
+                "an interval with nanoseconds: Spark's intervals hold microseconds",
+            )
+            return None
+        return decimal.Decimal(msg.seconds) + decimal.Decimal(nanos // 1000).scaleb(-6)
+
+    def _day_second(self, msg: Message, loc: str) -> ir.Expr:
+        # Spark's day-time interval (DayTimeIntervalType), microseconds in all
+        secs = self._seconds(msg, loc)
+        if secs is None:
+            return ir.Lit(None, loc)
+        zero = _int(0, loc)
+        return ir.Call("make_dt_interval", (_int(msg.days, loc), zero, zero, _secs(secs, loc)), loc)
+
+    def _compound(self, msg: Message, loc: str) -> ir.Expr:
+        # months, days and microseconds kept apart: Spark's calendar interval (make_interval),
+        # which date + interval keeps a date (DataFusion writes every SQL interval this way)
+        ym, ds = msg.interval_year_to_month, msg.interval_day_to_second
+        secs = self._seconds(ds, f"{loc}/intervalDayToSecond")
+        if secs is None:
+            return ir.Lit(None, loc)
+        zero = _int(0, loc)
+        args = (_int(ym.years, loc), _int(ym.months, loc), zero, _int(ds.days, loc), zero, zero, _secs(secs, loc))
+        return ir.Call("make_interval", args, loc)
 
     def literal_value(self, msg: Message, loc: str) -> tuple[Any, DataType | None]:
         kind = msg.WhichOneof("literal_type")
@@ -747,6 +1186,7 @@ class Converter:
         Spark resolves them outside the subquery (correlation)."""
         kind = msg.WhichOneof("subquery_type")
         sub_loc = f"{loc}/{_json(msg, kind) if kind else 'subqueryType'}"
+        left = self.expr(msg.set_comparison.left, f"{sub_loc}/left", names) if kind == "set_comparison" else None
         self.outer.append(names)
         try:
             if kind == "scalar":
@@ -775,16 +1215,88 @@ class Converter:
                     )
                     return ir.Lit(None, loc)
                 return ir.Subquery("in", self.materialize(rel, sub_loc, "subquery").plan(), needles, loc)
-            if kind == "set_predicate" and msg.set_predicate.predicate_op == 1:  # EXISTS
+            if kind == "set_predicate":
+                op = msg.set_predicate.predicate_op
+                if op not in (1, 2):
+                    self.err("substrait_invalid", f"{sub_loc}/predicateOp", "a set predicate is EXISTS or UNIQUE")
+                    return ir.Lit(None, loc)
                 rel = self.rel(msg.set_predicate.tuples, f"{sub_loc}/tuples")
                 if rel is None:
                     return ir.Lit(None, loc)
-                return ir.Subquery("exists", rel.plan(), (), loc)
-            what = "UNIQUE" if kind == "set_predicate" else kind
-            self.err("substrait_unsupported", sub_loc, f"{what} subqueries are not supported yet")
+                if op == 1:  # EXISTS
+                    return ir.Subquery("exists", rel.plan(), (), loc)
+                return self._unique(rel, sub_loc)
+            if kind == "set_comparison":
+                assert left is not None
+                return self._set_comparison(msg.set_comparison, left, sub_loc)
+            self.err("substrait_invalid", sub_loc, "a subquery with no kind set")
             return ir.Lit(None, loc)
         finally:
             self.outer.pop()
+
+    def _unique(self, rel: Rel, loc: str) -> ir.Expr:
+        """UNIQUE (SQL's): true unless two rows without nulls are equal. Spark has no UNIQUE;
+        NOT EXISTS over the null-free rows grouped by every column, kept where a group has more
+        than one row, says exactly that."""
+        rel = self.materialize(rel, loc, "subquery")
+        cols = [ir.Col(n, loc) for n in rel.names]
+        if cols:
+            not_null = [ir.Call("isnotnull", (c,), loc) for c in cols]
+            rel.steps.append(
+                ir.Filter(
+                    self.step_index(),
+                    "unique",
+                    loc,
+                    not_null[0] if len(not_null) == 1 else ir.Call("and", tuple(not_null), loc),
+                )
+            )
+        n = self.fresh()
+        count = (ir.AggItem(ir.Call("count", (ir.Lit(1, loc),), loc), n, loc),)
+        if cols:
+            rel.steps.append(ir.GroupBy(self.step_index(), "unique", loc, "groupby", tuple(cols), count))
+        else:
+            rel.steps.append(ir.Agg(self.step_index(), "unique", loc, count))
+        rel.steps.append(
+            ir.Filter(self.step_index(), "unique", loc, ir.Call(">", (ir.Col(n, loc), ir.Lit(1, loc)), loc))
+        )
+        return ir.Call("not", (ir.Subquery("exists", rel.plan(), (), loc),), loc)
+
+    def _set_comparison(self, msg: Message, left: ir.Expr, loc: str) -> ir.Expr:
+        """``left op ANY|ALL (subquery)`` with SQL's three-valued logic, as two EXISTS
+        subqueries (Spark has no quantified comparison): ANY is true if a row compares true,
+        else null if one compares null, else false; ALL is false if a row compares false, else
+        null if one compares null, else true (also over no rows)."""
+        op = sp.SET_COMPARISONS.get(msg.comparison_op)
+        if op is None:
+            self.err("substrait_invalid", f"{loc}/comparisonOp", "a set comparison needs its comparison (EQ...GE)")
+        if msg.reduction_op not in (1, 2):
+            self.err("substrait_invalid", f"{loc}/reductionOp", "a set comparison needs its reduction (ANY or ALL)")
+        rel = self.rel(msg.right, f"{loc}/right")
+        if rel is None or op is None or msg.reduction_op not in (1, 2):
+            return ir.Lit(None, loc)
+        if len(rel.names) != 1:
+            self.err(
+                "substrait_invalid",
+                f"{loc}/right",
+                f"a set comparison's subquery outputs one column, this one has {len(rel.names)}",
+            )
+            return ir.Lit(None, loc)
+        base = self.materialize(rel, loc, "subquery").plan()
+        right = ir.Col(base.steps[-1].items[0].alias, loc)  # type: ignore[attr-defined]
+        cmp: ir.Expr = (
+            ir.Call("not", (ir.Call("==", (left, right), loc),), loc) if op == "!=" else ir.Call(op, (left, right), loc)
+        )
+
+        def exists(predicate: ir.Expr) -> ir.Subquery:
+            step = ir.Filter(self.step_index(), "subquery.set_comparison", loc, predicate)
+            return ir.Subquery("exists", ir.Plan(base.source, (*base.steps, step), base.loc), (), loc)
+
+        boolean = Primitive("boolean")
+        unknown = (exists(ir.Call("isnull", (cmp,), loc)), ir.Lit(None, loc, boolean))
+        if msg.reduction_op == 1:  # ANY
+            return ir.When(((exists(cmp), ir.Lit(True, loc, boolean)), unknown), ir.Lit(False, loc, boolean), loc)
+        refuted = exists(ir.Call("not", (cmp,), loc))
+        return ir.When(((refuted, ir.Lit(False, loc, boolean)), unknown), ir.Lit(True, loc, boolean), loc)
 
     def cast(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
         inner = self.expr(msg.input, f"{loc}/input", names)
@@ -1015,6 +1527,38 @@ class Converter:
         return None
 
 
+def _type_shape(t: DataType | None) -> Shape | None:
+    if isinstance(t, StructType):
+        return Shape(tuple((n, _type_shape(ft)) for n, ft in t.fields))
+    if isinstance(t, ArrayType):
+        inner = _type_shape(t.element)
+        return Shape(element=inner) if inner is not None else None
+    if isinstance(t, MapType):
+        inner = _type_shape(t.value)
+        return Shape(element=inner) if inner is not None else None
+    return None
+
+
+def _schema_shapes(schema: Message) -> list[Shape | None]:
+    """The shape of each top-level column of a NamedStruct (struct field names come after
+    their column's name, depth-first)."""
+    names = iter(list(schema.names))
+
+    def one(t: Message) -> Shape | None:
+        if t.WhichOneof("kind") != "struct":
+            return None
+        fields = []
+        for sub in t.struct.types:
+            fields.append((next(names, ""), one(sub)))
+        return Shape(tuple(fields))
+
+    out = []
+    for t in schema.struct.types:
+        next(names, None)
+        out.append(one(t))
+    return out
+
+
 def _top_names(schema: Message) -> list[str]:
     """The top-level column names of a NamedStruct: its names are depth-first, a struct
     column's field names right after its own name."""
@@ -1104,7 +1648,71 @@ def _xor(c: Converter, args: list[ir.Expr], enums: list[str], sig: str, msg: Mes
     return ir.Call("not", (ir.Call("==", tuple(args), loc),), loc)
 
 
+def _whole_days(arg: ir.Expr) -> ir.Expr:
+    """A calendar-interval literal whose seconds are whole days, with them as days instead."""
+    if not (isinstance(arg, ir.Call) and arg.fn == "make_interval" and len(arg.args) == 7):
+        return arg
+    days, secs = arg.args[3], arg.args[6]
+    if not (isinstance(days, ir.Lit) and isinstance(secs, ir.Lit) and isinstance(days.value, int)):
+        return arg
+    seconds = decimal.Decimal(str(secs.value))
+    if not seconds or seconds % 86400:
+        return arg
+    args = list(arg.args)
+    args[3] = ir.Lit(days.value + int(seconds // 86400), days.loc)
+    args[6] = ir.Lit("0", secs.loc, secs.type)
+    return ir.Call("make_interval", tuple(args), arg.loc)
+
+
+def _add(c: Converter, args: list[ir.Expr], enums: list[str], sig: str, msg: Message, loc: str) -> ir.Expr:
+    fn = "+" if sp.function_name(c.functions.get(msg.function_reference, "add"))[0] == "add" else "-"
+    if msg.HasField("output_type") and msg.output_type.WhichOneof("kind") == "date":
+        # a date plus an interval of whole days written as seconds (DataFusion's d + 5): the
+        # result is a date, so the seconds are days; Spark refuses a date plus seconds
+        args = [_whole_days(a) for a in args]
+    return ir.Call(fn, tuple(args), loc)
+
+
+def _get_field(c: Converter, args: list[ir.Expr], enums: list[str], sig: str, msg: Message, loc: str) -> ir.Expr:
+    # DataFusion's struct field access (st['a']) and map lookup: by name / key
+    if len(args) != 2 or not isinstance(args[1], ir.Lit) or args[1].value is None:
+        c.err("substrait_function", loc, "get_field takes a value and a literal field name or key")
+        return ir.Lit(None, loc)
+    shape = c.shape_of(args[0])
+    if shape is not None and shape.fields is not None and isinstance(args[1].value, str):
+        return ir.ExtractValue(args[0], ir.Lit(args[1].value, loc), loc)
+    return ir.Call("try_element_at", (args[0], args[1]), loc)
+
+
+def _array_element(c: Converter, args: list[ir.Expr], enums: list[str], sig: str, msg: Message, loc: str) -> ir.Expr:
+    # DataFusion's l[i]: 1-based, null out of range (try_element_at; Spark's index is an int)
+    if len(args) != 2:
+        c.err("substrait_function", loc, f"array_element takes a list and an index, not {len(args)} arguments")
+        return ir.Lit(None, loc)
+    return ir.Call("try_element_at", (args[0], ir.Cast(args[1], Primitive("int"), loc)), loc)
+
+
+def _make_map(c: Converter, args: list[ir.Expr], enums: list[str], sig: str, msg: Message, loc: str) -> ir.Expr:
+    # DataFusion's map(keys, values) over two arrays
+    if len(args) != 2:
+        c.err(
+            "substrait_function", loc, f"map takes an array of keys and an array of values, not {len(args)} arguments"
+        )
+        return ir.Lit(None, loc)
+    return ir.Call("map_from_arrays", tuple(args), loc)
+
+
+def _named_struct(c: Converter, args: list[ir.Expr], enums: list[str], sig: str, msg: Message, loc: str) -> ir.Expr:
+    return ir.Call("named_struct", tuple(ir.Lit(a.value, a.loc) if isinstance(a, ir.Lit) else a for a in args), loc)
+
+
 SPECIAL: dict[str, Special] = {
+    "add": _add,
+    "subtract": _add,
+    "get_field": _get_field,
+    "array_element": _array_element,
+    "map": _make_map,
+    "named_struct": _named_struct,
     "not_equal": _not_equal,
     "is_distinct_from": _distinct_from,
     "divide": _divide,
@@ -1127,6 +1735,38 @@ RELATIONS: dict[str, Callable[[Converter, Any, str], Rel | None]] = {
     "join": Converter.join,
     "cross": Converter.cross,
     "set": Converter.set,
+    "reference": Converter.reference,
+}
+
+
+#: why a relation kind does not run (keyed on its first 9 letters: every extension_* kind)
+_UNSUPPORTED_WHY = {
+    "extension": " (extension relations have no meaning outside their producer)",
+    "write": " here: a write is the root's input (what the plan does), not a relation inside it",
+    "ddl": " (DDL has no Spark Connect command but SQL text, which connect_plan never builds from a plan)",
+}
+
+
+def _int(value: int, loc: str) -> ir.Expr:
+    return ir.Lit(int(value), loc)  # an int32 literal (Substrait's interval fields are int32)
+
+
+def _secs(value: decimal.Decimal, loc: str) -> ir.Expr:
+    return ir.Lit(str(value), loc, Primitive("decimal", 18, 6))
+
+
+COMPOSITE_LITERALS: dict[str, Callable[[Converter, Any, str], ir.Expr]] = {
+    "list": Converter._list_literal,
+    "empty_list": Converter._empty_list_literal,
+    "map": Converter._map_literal,
+    "empty_map": Converter._empty_map_literal,
+    "struct": Converter._struct_literal,
+    "binary": Converter._binary_literal,
+    "fixed_binary": Converter._binary_literal,
+    "uuid": Converter._uuid_literal,
+    "interval_year_to_month": Converter._year_month,
+    "interval_day_to_second": Converter._day_second,
+    "interval_compound": Converter._compound,
 }
 
 EXPRESSIONS: dict[str, Callable[[Converter, Any, str, list[str]], ir.Expr]] = {
@@ -1139,6 +1779,7 @@ EXPRESSIONS: dict[str, Callable[[Converter, Any, str, list[str]], ir.Expr]] = {
     "singular_or_list": Converter.singular_or_list,
     "subquery": Converter.subquery,
     "window_function": Converter.window_function,
+    "nested": Converter.nested,
 }
 
 

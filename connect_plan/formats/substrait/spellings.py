@@ -13,6 +13,7 @@ __all__ = [
     "PRODUCER_QUIRKS",
     "RANKING_WINDOWS",
     "SCALARS",
+    "SET_COMPARISONS",
     "SET_OPS",
     "SORT_DIRECTIONS",
     "WINDOWS",
@@ -79,10 +80,24 @@ SCALARS: dict[str, str] = {
     "reverse": "reverse",
     "lpad": "lpad",
     "rpad": "rpad",
+    # functions_arithmetic's bitwise functions (DataFusion: bitwise_*; TPC-DS q70/q86)
+    "bitwise_and": "&",
+    "bitwise_or": "|",
+    "bitwise_xor": "^",
+    "bitwise_not": "~",
+    "shift_left": "shiftleft",
+    "shift_right": "shiftright",
+    "bitwise_shift_left": "shiftleft",
+    "bitwise_shift_right": "shiftright",
+    "shift_right_unsigned": "shiftrightunsigned",
+    # nested values (DataFusion's names; array_element, 1-based, is special: an int index)
+    "make_array": "array",
 }
 
 #: the special names (handled by code in :mod:`.convert`), listed so the did-you-mean knows them
 SPECIAL_SCALARS = (
+    "add",
+    "subtract",
     "not_equal",
     "is_distinct_from",
     "divide",
@@ -97,6 +112,10 @@ SPECIAL_SCALARS = (
     "is_false",
     "is_not_true",
     "is_not_false",
+    "get_field",
+    "array_element",
+    "map",
+    "named_struct",
 )
 
 #: Substrait aggregate function name → catalog aggregate
@@ -150,13 +169,16 @@ JOIN_TYPES: dict[int, str | None] = {
     4: "right",
     5: "left_semi",  # LEFT_SEMI (SEMI before spec 0.53)
     6: "left_anti",  # LEFT_ANTI (ANTI)
-    7: None,  # LEFT_SINGLE
+    7: "left_single",  # at most one right row per left row, else an error (rewritten)
     8: "right_semi",  # swapped sides: the right input's rows
     9: "right_anti",
-    10: None,  # RIGHT_SINGLE
+    10: "right_single",
     11: "left_mark",  # the left rows plus a boolean: whether a right row matches (rewritten)
     12: "right_mark",
 }
+
+#: Subquery.SetComparison.ComparisonOp number → catalog comparison (NE is not(==))
+SET_COMPARISONS: dict[int, str] = {1: "==", 2: "!=", 3: "<", 4: ">", 5: "<=", 6: ">="}
 
 #: SortField.SortDirection number → (ascending, nulls_first); CLUSTERED only asks equal values
 #: to be adjacent, which an ascending sort satisfies
