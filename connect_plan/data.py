@@ -571,7 +571,12 @@ def _infer_array_column(values: list[Any], field: Field) -> tuple[DataType, pa.D
 
 
 def _columns(
-    rows: Sequence[Any], names: list[str], rows_loc: str, errors: list[ErrorDetail], other_keys: bool = False
+    rows: Sequence[Any],
+    names: list[str],
+    rows_loc: str,
+    errors: list[ErrorDetail],
+    other_keys: bool = False,
+    case_sensitive: bool = False,
 ) -> list[list[Any]]:
     """Rows → one list of values per column.
 
@@ -592,7 +597,7 @@ def _columns(
         if other_keys or set().union(*map(dict.keys, rows)) <= set(names):
             return [list(map(dict.get, rows, repeat(name))) for name in names]
     columns: list[list[Any]] = [[] for _ in names]
-    by_name = _RowKeys(names)
+    by_name = _RowKeys(names, case_sensitive)
     for i, r in enumerate(rows):
         if isinstance(r, Mapping):
             if not other_keys:
@@ -627,15 +632,17 @@ def _columns(
 
 class _RowKeys:
     """The keys a row object may have: the column names, and (as Spark resolves names
-    case-insensitively) any spelling of one that differs only in case, where that is
-    unambiguous. A key naming no column is an error at the row and key, never dropped."""
+    case-insensitively unless ``spark.sql.caseSensitive``) any spelling of one that differs
+    only in case, where that is unambiguous. A key naming no column is an error at the row
+    and key, never dropped."""
 
-    def __init__(self, names: Sequence[str]) -> None:
+    def __init__(self, names: Sequence[str], case_sensitive: bool = False) -> None:
         self.names = frozenset(names)
         lowered: dict[str, list[str]] = {}
         for n in names:
             lowered.setdefault(n.lower(), []).append(n)
-        self.folded = {k: v[0] for k, v in lowered.items() if len(v) == 1}
+        self.folded = {} if case_sensitive else {k: v[0] for k, v in lowered.items() if len(v) == 1}
+        self.case_sensitive = case_sensitive
         self.sorted = sorted(names)
 
     def rekey(self, row: Mapping[Any, Any], i: int, rows_loc: str, errors: list[ErrorDetail]) -> Mapping[Any, Any]:
@@ -650,6 +657,10 @@ class _RowKeys:
                     if not near and isinstance(k, str):
                         near = difflib.get_close_matches(k.lower(), [n.lower() for n in self.sorted], n=1, cutoff=0.6)
                     hint = f"; did you mean {near[0]!r}?" if near else ""
+                    if self.case_sensitive and isinstance(k, str) and k.lower() in map(str.lower, self.names):
+                        hint += (
+                            " (the plan's conf sets spark.sql.caseSensitive, so names match only in their exact case)"
+                        )
                     errors.append(
                         ErrorDetail(
                             "row_key",
@@ -675,9 +686,17 @@ class _RowKeys:
 
 
 def rows_to_arrow(
-    rows: Sequence[Any], fields: Sequence[Field], rows_loc: str, errors: list[ErrorDetail], *, other_keys: bool = False
+    rows: Sequence[Any],
+    fields: Sequence[Field],
+    rows_loc: str,
+    errors: list[ErrorDetail],
+    *,
+    other_keys: bool = False,
+    case_sensitive: bool = False,
 ) -> pa.Table:
     """Convert rows (lists in schema order or dicts by name) to an Arrow table.
+    ``case_sensitive``: a row object's key must name its column in the exact case
+    (``spark.sql.caseSensitive``), else any unambiguous case matches.
 
     Problems are appended to ``errors`` (row shape, bad values); the returned table is then
     only a placeholder of the right schema.
@@ -689,7 +708,7 @@ def rows_to_arrow(
     if not isinstance(rows, (list, tuple)):
         errors.append(ErrorDetail("rows_type", rows_loc, "rows must be a list", rows))
         rows = []
-    columns = _columns(rows, names, rows_loc, errors, other_keys)
+    columns = _columns(rows, names, rows_loc, errors, other_keys, case_sensitive)
     if len(errors) > start_errors:
         return _empty_table(fields)
     present = [set(map(type, values)) for values in columns]  # one C-speed scan per column

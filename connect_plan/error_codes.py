@@ -135,7 +135,8 @@ CODES: dict[str, str] = {
     "range": "A 'range' input is malformed ('end' missing, a bound not a 64-bit integer, step 0, bad partitions).",
     "read_not_first": "A 'read' step is not the first step, or the document also has an 'input'.",
     "ref_name": "A name in the document's 'with' is not a non-empty string.",
-    "row_key": "A row object has a key that names no column of the schema (under case-insensitive matching), "
+    "row_key": "A row object has a key that names no column of the schema (case-insensitively unless the plan's conf sets "
+    "spark.sql.caseSensitive), "
     "or names one column twice.",
     "row_length": "A row has a different number of values than the schema has columns.",
     "row_type": "A row is neither a list (in schema order) nor an object keyed by column name.",
@@ -168,8 +169,9 @@ CODES: dict[str, str] = {
     "udf_kind": "A scalar UDF is used as a grouped-aggregate UDF.",
     "udf_return_type": "The return type a plan declares for a UDF differs from the one it was registered with.",
     "unknown_aggregate": "An aggregation names a function that is not a known aggregate function.",
-    "unknown_column": "A step names a column its input does not have (or a grouping set names a column "
-    "outside 'group_by').",
+    "unknown_column": "A step names a column its input does not have, found before the network where the "
+    "input's columns are known (Spark's UNRESOLVED_COLUMN); a join condition names a column neither input has; "
+    "unionByName's other input lacks a column; or a grouping set names a column outside 'group_by'.",
     "unknown_expr_op": "An expression 'op' is not a known operator.",
     "unknown_function": "A function name is not in the function catalog.",
     "unknown_key": "An object has a key connect_plan does not read there (a typo, or a key of another kind of object); "

@@ -20,14 +20,12 @@ SAIL_DIFFERENCE_FAMILIES: dict[str, dict[str, str]] = {
     "Error classes": {
         "test_client.py::test_server_errors_carry_spark_error_classes[plan0-1-UNRESOLVED_COLUMN]": "no error class or SQLSTATE ('attribute ... is missing from the schema')",
         "test_client.py::test_server_errors_carry_spark_error_classes[plan1-1-DATATYPE_MISMATCH]": "no error class or SQLSTATE ('Cannot infer common argument type for logical boolean operation')",
-        "test_client.py::test_server_errors_carry_spark_error_classes[plan2-0-UNRESOLVED_COLUMN]": "no error class or SQLSTATE",
+        "test_client.py::test_server_errors_carry_spark_error_classes[plan2-1-UNRESOLVED_COLUMN]": "no error class or SQLSTATE",
         "test_client.py::test_runtime_error_keeps_spark_class": "a failed cast is a NumberFormatException without CAST_INVALID_INPUT / 22018",
         "test_client.py::test_server_errors_carry_the_full_message_from_fetch_error_details": "no error class, SQLSTATE or message parameters (no FetchErrorDetails enrichment)",
         "test_cli_server.py::test_server_error_is_readable": "the CLI names the failing step, but Sail's message has no UNRESOLVED_COLUMN class",
         "test_first_hour.py::test_item8_explain_analyzed_names_the_failing_step": "the step is named, but Sail's message has no UNRESOLVED_COLUMN class",
         "test_tls.py::test_server_errors_come_through_whole": "no UNRESOLVED_COLUMN error class (the error and its step do come through TLS)",
-        "test_fixtures.py::test_fixture[error_unknown_column]": "the fixture expects error class UNRESOLVED_COLUMN; Sail sends none",
-        "test_fixtures.py::test_fixture[conf_case_sensitive]": "'ID' is rejected under spark.sql.caseSensitive as expected, but without the UNRESOLVED_COLUMN class",
         "test_fixtures.py::test_fixture[temp_view_create_fails_if_exists]": "'Temporary View already exists' without TEMP_TABLE_OR_VIEW_ALREADY_EXISTS",
         "test_functions_differential.py::test_runtime_errors_keep_sparks_error_class": "division by zero fails ('Division by zero') without the DIVIDE_BY_ZERO error class",
     },
@@ -53,7 +51,7 @@ SAIL_DIFFERENCE_FAMILIES: dict[str, dict[str, str]] = {
         "test_ops_differential.py::test_op[join_cross_how_with_condition]": "a cross join with a join condition is rejected ('cross join with join criteria')",
         "test_ops_differential.py::test_op[union_by_position_widens_types]": "union by position does not widen int and double: the schema says int, the data is double",
         "test_ops_differential.py::test_union_by_name_without_missing_columns_fails_as_pyspark_does": "unionByName without allowMissingColumns accepts inputs whose columns differ (Spark: "
-        "NUM_COLUMNS_MISMATCH); connect_plan sends the same relation as PySpark",
+        "NUM_COLUMNS_MISMATCH); connect_plan refuses it before sending (its input columns are known), as on Spark",
         "test_generators.py::test_multi_column_generators_in_with_column_are_plan_errors_as_pyspark_fails": "withColumn of a multi-column generator (posexplode, inline, stack ...) is accepted, where "
         "Spark fails with UDTF_ALIAS_NUMBER_MISMATCH; connect_plan refuses it before sending, as on Spark",
         "test_ops_differential.py::test_op[union_by_name_camel_case_missing_columns]": "unionByName(allowMissingColumns) types a column filled with nulls as void "

@@ -395,6 +395,20 @@ class Client:
         (``again``), and an error named by its plan step (``locate``, for calls whose
         ``fn`` does not locate it itself)."""
         session = self._session
+        if plan.conf or session.version is None:
+            # the plan's conf is applied on the server before translating (the names the
+            # translator may ask for depend on it), and a session's first plan first asks the
+            # server's version: check what can be checked without them first, so that a plan
+            # that is wrong anyway costs no round trip
+            from ..translator import translate_ir
+
+            translate_ir(
+                plan,
+                case_sensitive=session.case_sensitive_for(plan),
+                udfs=session.udfs,
+                inline_data=False,
+                check_only=True,
+            )
         with session.operation(timeout) as at:
 
             def run() -> T:

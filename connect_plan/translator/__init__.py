@@ -102,6 +102,9 @@ def translate_ir(
     """
     check_plan_size(plan)
     udfs = dict(udfs or {})
+    for key, value in plan.conf:  # the plan document's own setting wins (as it does on the server)
+        if key == "spark.sql.caseSensitive":
+            case_sensitive = value.lower() == "true"
 
     def relation_of(facts: PlanFacts) -> tuple[pb.Relation, list[LocalData]]:
         """What the resolver is asked about: an analysed plan so far, lowered and emitted."""

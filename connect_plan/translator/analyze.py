@@ -40,6 +40,7 @@ from .facts import (
     WithColumnFacts,
 )
 from .naming import col_output_name, default_agg_name, generator_names, is_generator, unique_suffix
+from .references import unmatched_by_name, unresolved, unresolved_in_join
 from .scope import Scope
 from .statictypes import generator_width, static_type
 
@@ -94,6 +95,9 @@ class Analyzer:
         #: shared sub-plans: uses counted first, analysed once (by identity)
         self._uses: dict[int, int] | None = None
         self._shared: dict[int, PlanFacts] = {}
+        #: the input scopes of the steps analysed so far in the plan being walked (for
+        #: filter/orderBy, which Spark lets name a column an earlier projection dropped)
+        self._earlier: list[Scope] = []
         #: the output column names of every source and step, by its location (as far as
         #: they are known statically: None entries are named by Spark, None is unknown)
         self.columns: dict[str, tuple[str | None, ...] | None] = {}
@@ -113,11 +117,25 @@ class Analyzer:
         columns = self.columns
         columns[plan.source.loc] = scope.names
         analyses = ANALYSES
-        for step in plan.steps:
-            scope = analyses[type(step)](self, step, facts, scope)
-            columns[step.loc] = scope.names
+        outer, self._earlier = self._earlier, []
+        try:
+            for step in plan.steps:
+                self._earlier.append(scope)
+                scope = analyses[type(step)](self, step, facts, scope)
+                columns[step.loc] = scope.names
+        finally:
+            self._earlier = outer
         facts.scope = scope
         return facts
+
+    def check_refs(
+        self, exprs: tuple[ir.Expr, ...], scope: Scope, *, earlier: bool = False, also: tuple[str, ...] = ()
+    ) -> None:
+        """Every column ``exprs`` reference must resolve in ``scope`` (with ``earlier``, in
+        any scope of the plan so far), where the columns are known: ``unknown_column``."""
+        scopes = self._earlier if earlier and self._earlier else [scope]
+        for col, message in unresolved(exprs, scopes, also):
+            self.err("unknown_column", col.loc, message, col.name)
 
     def resolve(self, facts: PlanFacts, scope: Scope) -> Scope:
         """Ask the server for the names when static tracking lost them (rare); ``facts``
@@ -191,6 +209,11 @@ class Analyzer:
         self.exprs.check(*_EXPRESSIONS[type(step)](step))
         return self.keep(step, facts, scope)
 
+    def order_by(self, step: ir.OrderBy, facts: PlanFacts, scope: Scope) -> Scope:
+        """A sort: its keys may name a column an earlier projection dropped (Spark adds it back)."""
+        self.check_refs(tuple(k.expr for k in step.keys), scope, earlier=True)
+        return self.keep_checked(step, facts, scope)
+
     def maybe_no_op(self, step: ir.Stop | ir.Offset | ir.Fetch, facts: PlanFacts, scope: Scope) -> Scope:
         """Steps that keep their input's columns and may do nothing at all: ``stop``,
         ``offset(0)``, a Fetch of every row (then left out: nothing to lower)."""
@@ -199,6 +222,7 @@ class Analyzer:
         return scope
 
     def filter(self, step: ir.Filter, facts: PlanFacts, scope: Scope) -> Scope:
+        self.check_refs((step.condition,), scope, earlier=True)
         _, _, nondet, _ = self.exprs.facts(step.condition)
         facts.steps.append(FilterFacts(step, scope, nondet))
         return scope
@@ -207,7 +231,11 @@ class Analyzer:
         out: list[str | None] = []
         unknown = False
         types: dict[str, Any] = {}
+        aliases: list[str] = []
         for item in step.items:
+            self.check_refs((item.expr,), scope, also=tuple(aliases))
+            if isinstance(item.alias, str):
+                aliases.append(item.alias)
             if type(item.expr) not in _LEAVES:
                 self.exprs.facts(item.expr)
             if isinstance(item.alias, str):
@@ -254,6 +282,7 @@ class Analyzer:
         return scope.with_names(None if unknown else out, types)
 
     def with_column(self, step: ir.WithColumn, facts: PlanFacts, scope: Scope) -> Scope:
+        self.check_refs((step.expr,), scope)
         refs, star, _, generator = self.exprs.facts(step.expr)
         key = scope.norm(step.name)
         facts.steps.append(WithColumnFacts(step, scope, key, refs, star, generator))
@@ -338,6 +367,7 @@ class Analyzer:
         scope: Scope,
         agg_index: int | None = None,
     ) -> Scope:
+        self.check_refs((*step.keys, *(a.expr for a in aggs)), scope)
         self.exprs.check(*step.keys, *(a.expr for a in aggs))
         facts.steps.append(AggregateFacts(step, scope, aggs, agg_index))
         names: list[str | None] = []
@@ -370,6 +400,9 @@ class Analyzer:
             left = self.resolve(facts, left)
             right = self.resolve(right_facts, right)
         self._check_join_keys(step, left, right)
+        if step.condition is not None:
+            for col, message in unresolved_in_join(step.condition, left, right):
+                self.err("unknown_column", col.loc, message, col.name)
         using = step.keys if step.condition is None else ()
         renames = {} if semi else self._join_renames(step, using, left, right)
         pairs = [(n, renames[right.norm(n)]) for n in right.known() if right.norm(n) in renames] if renames else []
@@ -425,8 +458,29 @@ class Analyzer:
             return scope
         if not scope.complete or not right.complete:
             return scope.with_names(None)
+        if not step.allow_missing:
+            self._check_by_name(step, scope, right)
         extra = [n for n in right.known() if not scope.has(n)]
         return scope.with_names([*scope.known(), *(extra if step.allow_missing else [])])
+
+    def _check_by_name(self, step: ir.SetOp, left: Scope, right: Scope) -> None:
+        """``unionByName`` without missing columns allowed: each input has the other's columns."""
+        missing, extra = unmatched_by_name(left, right)
+        for name in missing:
+            self.err(
+                "unknown_column",
+                f"{step.loc}/payload",
+                f"{step.op} pairs columns by name, and the other input has no column {name!r} "
+                f"(its columns: {right.known()}); set allowMissingColumns to fill it with nulls",
+                name,
+            )
+        if extra and not missing:
+            self.err(
+                "column_count",
+                f"{step.loc}/payload",
+                f"{step.op} pairs columns by name, and the other input has columns this one lacks: {extra} "
+                f"(this one's: {left.known()}); set allowMissingColumns to keep them, null-filled",
+            )
 
     def primary_set_op(self, step: ir.SetOp, facts: PlanFacts, scope: Scope) -> Scope:
         """Substrait Minus (Primary) / Intersection (Primary), the primary input's rows with
@@ -630,7 +684,7 @@ ANALYSES: dict[type, Callable[[Analyzer, Any, PlanFacts, Scope], Scope]] = {
     ir.Distinct: Analyzer.keep,
     ir.Limit: Analyzer.keep,
     ir.Offset: Analyzer.maybe_no_op,
-    ir.OrderBy: Analyzer.keep_checked,
+    ir.OrderBy: Analyzer.order_by,
     ir.GroupBy: Analyzer.group_by,
     ir.Agg: Analyzer.agg,
     ir.Join: Analyzer.join,

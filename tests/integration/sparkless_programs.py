@@ -224,3 +224,20 @@ OPAQUE: list[Refused] = [
         "/plan/0/payload/condition",
     ),
 ]
+
+#: programs whose Sparkless 3.31 plan names a column that does not exist: a string operand
+#: written as a column reference is never read as a literal
+STRING_OPERANDS: list[Refused] = [
+    Refused(
+        "string_operand_eq",
+        lambda F, W, df, d: df.filter(F.col("dept") == "IT"),
+        "unknown_column",
+        "/plan/0/payload/condition/right/name",
+    ),
+    Refused(
+        "string_operand_like",
+        lambda F, W, df, d: df.filter(F.col("name").like("A%")),
+        "unknown_column",
+        "/plan/0/payload/condition/right/name",
+    ),
+]

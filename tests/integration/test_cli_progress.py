@@ -176,7 +176,9 @@ def test_explain_draws_the_plan_in_every_format(spark_url: str, tmp_path: Path) 
     # a plan the server refuses: drawn with its failing step marked, the error on stderr, exit 3
     bad = tmp_path / "bad.json"
     doc = json.loads(example.read_text())
-    doc["plan"][2]["payload"]["group_by"] = ["nope"]
+    # (a field of a string column: the name resolves, so only the server can refuse it; a
+    # column no input has would be a PlanError found before the network)
+    doc["plan"][2]["payload"]["group_by"] = ["store.nope"]
     bad.write_text(json.dumps(doc))
     refused = subprocess.run(
         [

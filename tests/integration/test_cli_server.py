@@ -93,7 +93,7 @@ def test_fixtures_command_reports_malformed_fixture_files_and_goes_on(spark_url:
 
 def test_server_error_is_readable(spark_url: str, tmp_path: Path) -> None:
     doc = {
-        "input": {"schema": [{"name": "a", "type": "int"}], "rows": [[1]]},
+        "input": {"sql": "SELECT 1 AS a"},  # columns only the server knows: its error, not a PlanError
         "plan": [
             {"op": "select", "payload": ["a"]},
             {"op": "filter", "payload": {"op": "gt", "left": "missing", "right": 1}},

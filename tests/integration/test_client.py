@@ -47,7 +47,12 @@ STEP_ERRORS = pytest.mark.parametrize(
     "plan,step,error_class",
     [
         (
-            [{"op": "select", "payload": ["a"]}, {"op": "withColumn", "payload": {"name": "c", "expr": {"col": "b"}}}],
+            # (a computed column Spark names: the columns are the server's to know, so the
+            # missing one is found there, not before the network)
+            [
+                {"op": "select", "payload": ["a", {"fn": "abs", "args": ["a"]}]},
+                {"op": "withColumn", "payload": {"name": "c", "expr": {"col": "b"}}},
+            ],
             1,
             "UNRESOLVED_COLUMN",
         ),
@@ -60,7 +65,14 @@ STEP_ERRORS = pytest.mark.parametrize(
             1,
             "DATATYPE_MISMATCH",
         ),
-        ([{"op": "groupBy", "payload": {"group_by": ["zz"], "aggs": [{"agg": "count"}]}}], 0, "UNRESOLVED_COLUMN"),
+        (
+            [
+                {"op": "select", "payload": ["*", {"fn": "abs", "args": ["a"]}]},
+                {"op": "groupBy", "payload": {"group_by": ["zz"], "aggs": [{"agg": "count"}]}},
+            ],
+            1,
+            "UNRESOLVED_COLUMN",
+        ),
     ],
 )
 
@@ -168,7 +180,7 @@ def test_server_errors_carry_the_full_message_from_fetch_error_details(spark_url
     plan = [
         {"op": "limit", "payload": {"n": 5}},
         {"op": "filter", "payload": {"op": "gt", "left": {"col": "a"}, "right": {"lit": 0}}},
-        {"op": "withColumn", "payload": {"name": "b", "expr": {"lit": 1}}},
+        {"op": "select", "payload": ["a", {"fn": "abs", "args": ["a"]}]},  # a name only Spark knows
         {"op": "select", "payload": [{"name": "z", "expr": {"col": name}}]},
     ]
     with connect_plan.connect(spark_url) as c:
@@ -272,6 +284,8 @@ LOCATED_PLAN = [{"op": "withColumn", "payload": {"name": f"c{i}", "expr": {"lit"
     {"op": "select", "payload": ["zz"]},
     {"op": "limit", "payload": {"n": 1}},
 ]
+#: on an input whose columns only the server knows (else the missing column is a PlanError)
+LOCATED_DOC = {"input": {"sql": "SELECT 1 AS a"}, "plan": LOCATED_PLAN}
 
 
 @pytest.mark.parametrize("code", ["UNAVAILABLE", "DEADLINE_EXCEEDED"])
@@ -303,11 +317,11 @@ def test_a_failure_while_locating_the_step_names_no_step(spark_url: str, code: s
         ) as c:
             armed = False
             with pytest.raises(ServerError) as located:
-                c.execute(LOCATED_PLAN, data=ROWS, schema=SCHEMA)
+                c.execute(LOCATED_DOC)
             assert (located.value.op_index, located.value.op_name) == (3, "select")  # without the fault
             armed = True
             with pytest.raises(ServerError) as info:
-                c.execute(LOCATED_PLAN, data=ROWS, schema=SCHEMA)
+                c.execute(LOCATED_DOC)
             assert len(analyses) >= 3  # the fault did hit the search
     finally:
         proxy.stop()

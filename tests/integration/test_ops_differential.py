@@ -767,8 +767,10 @@ def test_every_op_is_covered() -> None:
 
 
 def test_union_by_name_without_missing_columns_fails_as_pyspark_does(client: Any, diff: Any) -> None:
-    """allowMissingColumns: false really forbids them (a JSON boolean; "false" is refused)."""
-    from connect_plan.errors import ServerError
+    """allowMissingColumns: false really forbids them (a JSON boolean; "false" is refused).
+    The input columns are known, so it is refused before the network (issue 13), as PySpark's
+    NUM_COLUMNS_MISMATCH."""
+    from connect_plan.errors import PlanError
 
     right = [["Zed", 99, "extra"]], [("name", "string"), ("id", "bigint"), ("note", "string")]
     plan = [
@@ -782,10 +784,11 @@ def test_union_by_name_without_missing_columns_fails_as_pyspark_does(client: Any
             },
         },
     ]
-    with pytest.raises(ServerError) as ours:
+    with pytest.raises(PlanError) as ours:
         client.execute(plan, data=PEOPLE, schema=PEOPLE_SCHEMA)
-    with pytest.raises(Exception) as theirs:
+    assert [(d.code, d.loc) for d in ours.value.details] == [("column_count", "/plan/1/payload")]
+    assert "['note']" in ours.value.details[0].message
+    with pytest.raises(Exception, match="NUM_COLUMNS_MISMATCH"):
         diff.df(PEOPLE, PEOPLE_SCHEMA).select("id", "name").unionByName(
             diff.df(*right), allowMissingColumns=False
         ).toArrow()
-    assert ours.value.error_class and ours.value.error_class in str(theirs.value)

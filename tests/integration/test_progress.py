@@ -160,6 +160,9 @@ def test_draw_analyzed_adds_sparks_plans(watched: Any) -> None:
 
 def test_a_step_the_server_refuses_is_drawn_failed(watched: Any) -> None:
     doc = multi_stage(10)
+    # an input whose columns only the server knows (else the missing column is a PlanError
+    # found before the network)
+    doc["input"] = {"sql": "SELECT * FROM range(0, 10, 1, 6)"}
     doc["plan"].insert(1, {"op": "filter", "payload": {"op": "gt", "left": {"col": "nope"}, "right": {"lit": 1}}})
     drawing = watched.draw(doc, analyzed=True)
     assert drawing.error is not None and "nope" in drawing.error

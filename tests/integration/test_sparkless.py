@@ -18,7 +18,17 @@ import pytest
 import connect_plan
 
 from .conftest import Differential, assert_same
-from .sparkless_programs import DEPTS, DEPTS_SCHEMA, OPAQUE, PEOPLE, PEOPLE_SCHEMA, PROGRAMS, Case, Refused
+from .sparkless_programs import (
+    DEPTS,
+    DEPTS_SCHEMA,
+    OPAQUE,
+    PEOPLE,
+    PEOPLE_SCHEMA,
+    PROGRAMS,
+    STRING_OPERANDS,
+    Case,
+    Refused,
+)
 
 sparkless = pytest.importorskip("sparkless")
 
@@ -114,6 +124,19 @@ def test_opaque_sparkless_nodes_are_refused(case: Refused, sl: Any) -> None:
     (detail,) = info.value.details
     assert (detail.code, detail.loc) == (case.code, case.loc)
     assert "could not serialize" in detail.message
+
+
+@pytest.mark.parametrize("case", STRING_OPERANDS, ids=[c.id for c in STRING_OPERANDS])
+def test_string_operands_are_never_read_as_literals(case: Refused, sl: Any, diff: Differential) -> None:
+    """Sparkless 3.31 dumps F.col("dept") == "IT" with "IT" as a column: a located error that
+    says so, before any network call (Spark would fail too: there is no column IT)."""
+    rows, schema, plan = sparkless_dump(sl, case)  # type: ignore[arg-type]
+    with pytest.raises(connect_plan.PlanError) as info:
+        connect_plan.validate(rows, schema, plan)
+    (detail,) = info.value.details
+    assert (detail.code, detail.loc) == (case.code, case.loc)
+    assert "Sparkless writes a plain string operand as a column reference" in detail.message
+    assert '{"lit": ' in detail.message
 
 
 # ---------------------------------------------------------------- Sparkless 4.0.0's shapes

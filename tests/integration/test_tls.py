@@ -67,7 +67,7 @@ def test_streams_and_large_inputs_over_tls(tls_client: Any) -> None:
 
 def test_server_errors_come_through_whole(tls_client: Any) -> None:
     with pytest.raises(ServerError) as info:
-        tls_client.execute([{"op": "select", "payload": ["nope"]}], [[1]], [("a", "int")])
+        tls_client.execute({"input": {"sql": "SELECT 1 AS a"}, "plan": [{"op": "select", "payload": ["nope"]}]})
     assert info.value.error_class and info.value.error_class.startswith("UNRESOLVED_COLUMN")
     assert info.value.op_index == 0
 
@@ -88,12 +88,13 @@ def test_a_server_message_that_echoes_the_token_is_scrubbed_but_whole(proxy: Grp
     with connect_plan.connect(url, ca_cert=certs.ca_pem) as c:
         with pytest.raises(ServerError) as info:
             c.execute(
-                [
-                    {"op": "withColumn", "payload": {"name": "b", "expr": {"lit": 1}}},
-                    {"op": "select", "payload": [TOKEN]},
-                ],
-                [[1]],
-                [("a", "int")],
+                {
+                    "input": {"sql": "SELECT 1 AS a"},  # columns only the server knows: Spark names the column
+                    "plan": [
+                        {"op": "withColumn", "payload": {"name": "b", "expr": {"lit": 1}}},
+                        {"op": "select", "payload": [TOKEN]},
+                    ],
+                },
             )
     err = info.value
     texts = [str(err), repr(err), err.message, str(err.server_stacktrace), *err.message_parameters.values()]
@@ -115,7 +116,7 @@ def test_the_debug_log_of_every_rpc_holds_no_token(tls_client: Any, caplog: pyte
     with caplog.at_level(logging.DEBUG, logger="connect_plan"):
         tls_client.execute([], [[1]], [("a", "int")])
         with pytest.raises(ServerError):
-            tls_client.execute([{"op": "select", "payload": ["nope"]}], [[1]], [("a", "int")])
+            tls_client.execute({"input": {"sql": "SELECT 1 AS a"}, "plan": [{"op": "select", "payload": ["nope"]}]})
     lines = [r.getMessage() for r in caplog.records if r.name == "connect_plan"]
     assert any(t.startswith("rpc ExecutePlan OK") for t in lines) and any(
         t.startswith("rpc AnalyzePlan") for t in lines

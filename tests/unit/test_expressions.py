@@ -25,8 +25,8 @@ def parse_expr(expr: Any) -> ir.Expr:
     return step.items[0].expr
 
 
-def proto_of(expr: Any, udfs: Any = None) -> pb.Expression:
-    plan = parse_plan([], SCHEMA, [{"op": "select", "payload": [{"name": "r", "expr": expr}]}])
+def proto_of(expr: Any, udfs: Any = None, schema: Any = SCHEMA) -> pb.Expression:
+    plan = parse_plan([], schema, [{"op": "select", "payload": [{"name": "r", "expr": expr}]}])
     rel = translate_ir(plan, udfs=udfs).plan.root
     return rel.project.expressions[0].alias.expr
 
@@ -188,7 +188,8 @@ def test_robin_and_pyspark_argument_orders_mean_the_same() -> None:
 
 def test_get_is_array_access_with_an_index_and_a_map_lookup_otherwise() -> None:
     assert proto_of({"fn": "get", "args": ["arr", 0]}).unresolved_function.function_name == "get"
-    assert proto_of({"fn": "get", "args": ["m", {"lit": "k"}]}).HasField("unresolved_extract_value")
+    with_map = [*SCHEMA, ("m", "map<string,bigint>")]
+    assert proto_of({"fn": "get", "args": ["m", {"lit": "k"}]}, schema=with_map).HasField("unresolved_extract_value")
 
 
 def test_array_sort_forms() -> None:
@@ -208,7 +209,7 @@ def test_count_star_is_count_one() -> None:
 
 
 def test_update_fields_and_call_function_protos() -> None:
-    p = proto_of({"fn": "drop_fields", "args": ["st", "a", "b"]})
+    p = proto_of({"fn": "drop_fields", "args": ["st", "a", "b"]}, schema=[*SCHEMA, ("st", "struct<a:int,b:int,c:int>")])
     assert p.update_fields.field_name == "b"
     assert p.update_fields.struct_expression.update_fields.field_name == "a"
     assert not p.update_fields.HasField("value_expression")

@@ -103,6 +103,23 @@ def test_a_row_key_naming_no_column_is_an_error_never_dropped() -> None:
     assert table.root.local_relation.data
 
 
+def test_row_keys_match_in_the_exact_case_when_the_plans_conf_says_so() -> None:
+    """spark.sql.caseSensitive in the document's conf: a key in another case names no column."""
+    schema = [{"name": "id", "type": "bigint"}, {"name": "Name", "type": "string"}]
+    doc = {"input": {"schema": schema, "rows": [{"id": 1, "name": "x"}, {"id": 2, "Name": "y"}]}, "plan": []}
+    connect_plan.validate(None, None, doc)
+    for sensitive, ok in ((True, False), ("true", False), (False, True)):
+        conf = {"spark.sql.caseSensitive": sensitive}
+        if ok:
+            connect_plan.validate(None, None, {**doc, "conf": conf})
+            continue
+        with pytest.raises(PlanError) as info:
+            connect_plan.validate(None, None, {**doc, "conf": conf})
+        assert [(d.code, d.loc) for d in info.value.details] == [("row_key", "/input/rows/0/name")]
+        assert "did you mean 'Name'?" in info.value.details[0].message
+        assert "spark.sql.caseSensitive" in info.value.details[0].message
+
+
 def test_mixed_list_and_dict_rows_take_the_row_loop() -> None:
     rows = _rows(10)
     mixed = [r if i % 2 else dict(zip(NAMES, r)) for i, r in enumerate(rows)]

@@ -57,6 +57,9 @@ class Parser:
         self.unpaired_groups = False
         #: the supported ops were listed in an earlier problem (they are listed once)
         self.ops_listed = False
+        #: the document's conf sets spark.sql.caseSensitive=true: row object keys match
+        #: their columns in the exact case only
+        self.case_sensitive = False
 
     def err(self, code: str, loc: str, message: str, input: Any = MISSING) -> None:
         self.errors.append(ErrorDetail(code, loc, message, input))

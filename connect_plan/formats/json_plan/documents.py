@@ -183,6 +183,8 @@ def _extended_document(p: Parser, doc: Mapping[str, Any], loc: str) -> ir.Plan |
     conf = _conf(p, doc["conf"], f"{loc}/conf") if "conf" in doc else ()
     if "conf" in doc and not top:
         p.err("nested_conf", f"{loc}/conf", "'conf' applies to a whole execution; put it on the outermost document")
+    elif top:
+        p.case_sensitive = dict(conf).get("spark.sql.caseSensitive", "false").lower() == "true"
     if "with" in doc:
         _definitions(p, doc["with"], f"{loc}/with", top)
     steps_raw = doc.get("plan", MISSING)

@@ -147,7 +147,7 @@ def inline(
             rows,
         )
         return None
-    table = rows_to_arrow(rows, fields, rows_loc, p.errors, other_keys=other_keys)
+    table = rows_to_arrow(rows, fields, rows_loc, p.errors, other_keys=other_keys, case_sensitive=p.case_sensitive)
     return ir.InlineData(table, rows_loc)
 
 
