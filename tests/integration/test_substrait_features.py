@@ -660,3 +660,40 @@ def test_ddl_create_table_built_with_the_substrait_builders(tables: Any, client:
     finally:
         for name in (ours_name, their_name):
             spark.sql(f"drop table if exists {name}")
+
+
+def test_interval_types_as_cast_targets_and_typed_nulls_built_with_the_substrait_builders(
+    client: Any, spark: Any, tmp_path: Any
+) -> None:
+    """`extended_expression.cast` of strings to interval_day (Spark's day-time interval) and
+    `extended_expression.literal(None, ...)` of the three interval types: typed nulls of
+    interval_day collected, of interval_year and interval_compound (Spark's calendar interval)
+    through is_null (PySpark cannot collect either to Arrow)."""
+    plan, e, t, registry = _builders()
+    path = str(tmp_path / "iv.parquet")
+    pq.write_table(pa.table({"s": ["1 02:03:04", "0 00:00:01.5", None]}), path)
+    spark.read.parquet(path).createOrReplaceTempView("iv")
+    schema = t.named_struct(["s"], t.struct([t.string()], nullable=False))
+    is_null = e.scalar_function(
+        "extension:io.substrait:functions_comparison", "is_null", [e.literal(None, t.interval_year())], alias="y"
+    )
+    built = plan.select(
+        plan.read_named_table("iv", schema),
+        [
+            e.cast(e.column("s"), t.interval_day(6), alias="c"),
+            e.literal(None, t.interval_day(6), alias="n"),
+            e.scalar_function(
+                "extension:io.substrait:functions_comparison",
+                "is_null",
+                [e.literal(None, t.interval_compound(6))],
+                alias="m",
+            ),
+            is_null,
+        ],
+    )(registry)
+    ours = client.execute(built.SerializeToString(), tables={"iv": {"files": [path], "format": "parquet"}})
+    theirs = spark.sql(
+        "select cast(s as interval day to second) c, cast(null as interval day to second) n, "
+        "cast(null as interval) is null m, cast(null as interval year to month) is null y from iv"
+    ).toArrow()
+    assert_same_answer(ours.rename_columns(theirs.column_names), theirs)

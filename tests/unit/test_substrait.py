@@ -561,3 +561,31 @@ def test_wrong_ddls_are_located() -> None:
     with pytest.raises(PlanError) as e:
         parse_substrait_plan(_ddl(), tables={"made": {"files": ["/tmp/x.parquet"], "format": "parquet"}})
     assert list(zip(e.value.codes, e.value.locs)) == [("substrait_tables", f"{d}/namedObject")]
+
+
+def test_interval_types_are_spark_intervals() -> None:
+    from connect_plan.types import Primitive, spark_type_proto
+
+    casts = [
+        {"cast": {"input": {"literal": {"null": {"intervalYear": {}}}}, "type": {"intervalYear": {}}}},
+        {"cast": {"input": field(1), "type": {"intervalDay": {"precision": 6}}}},
+        {"literal": {"null": {"intervalCompound": {"precision": 6}}}},
+    ]
+    plan = parse_substrait_plan(_root(_project(T, *casts), ["k", "v", "a", "b", "c"]))
+    exprs = [s.expr for s in plan.steps if isinstance(s, ir.WithColumn)]
+    assert [e.to if isinstance(e, ir.Cast) else e.type for e in exprs] == [  # type: ignore[union-attr]
+        Primitive("interval year to month"),
+        Primitive("interval day to second"),
+        Primitive("interval"),
+    ]
+    assert spark_type_proto(Primitive("interval day to second")).day_time_interval.end_field == 3
+    assert spark_type_proto(Primitive("interval year to month")).year_month_interval.end_field == 1
+    assert spark_type_proto(Primitive("interval")).HasField("calendar_interval")
+    nanos = {"cast": {"input": field(1), "type": {"intervalDay": {"precision": 9}}}}
+    assert _errors(_root(_project(T, nanos), ["k", "v", "a"])) == [
+        ("substrait_type", f"{P}/cast/type/intervalDay/precision")
+    ]
+    interval_column = {"names": ["a"], "struct": {"types": [{"intervalDay": {"precision": 6}}]}}
+    assert _errors(_ddl(tableSchema=interval_column)) == [
+        ("substrait_unsupported", "/relations/0/root/input/ddl/tableSchema")
+    ]

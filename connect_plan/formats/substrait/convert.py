@@ -351,7 +351,11 @@ class Converter:
             )
             return None
         fresh = [self.fresh() for _ in names]
-        empty = pa.Table.from_arrays([pa.array([], type=arrow_type(t)) for t in types], names=fresh)
+        try:
+            empty = pa.Table.from_arrays([pa.array([], type=arrow_type(t)) for t in types], names=fresh)
+        except ValueError as e:  # an interval column: no inline-data type (TypeParseError)
+            self.err("substrait_unsupported", f"{loc}/tableSchema", f"a created table's column type: {e}")
+            return None
         items = tuple(
             ir.SelectItem(ir.Col(f, loc), n, f"{loc}/tableSchema/names/{k}")
             for k, (f, n) in enumerate(zip(fresh, names, strict=True))
@@ -1630,6 +1634,19 @@ class Converter:
             return Primitive(PRIMITIVE_TYPES[kind])
         if kind == "decimal":
             return Primitive("decimal", msg.decimal.precision, msg.decimal.scale)
+        if kind == "interval_year":
+            return Primitive("interval year to month")
+        if kind == "interval_day":
+            if msg.interval_day.HasField("precision") and msg.interval_day.precision > 6:
+                self.err(
+                    "substrait_type",
+                    f"{loc}/intervalDay/precision",
+                    f"an interval of precision {msg.interval_day.precision}: Spark's intervals hold microseconds",
+                )
+                return None
+            return Primitive("interval day to second")
+        if kind == "interval_compound":
+            return Primitive("interval")  # months, days and time apart, as interval_compound literals run
         if kind == "list":
             inner = self.spark_type(msg.list.type, f"{loc}/list/type")
             return ArrayType(inner) if inner is not None else None
