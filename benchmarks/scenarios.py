@@ -7,6 +7,7 @@ every sample, the medians, the ratios and the issue's targets.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import tempfile
 import time
@@ -885,7 +886,8 @@ def cold_start(ctx: Context, runs: int) -> list[dict[str, Any]]:
         .run([sys.executable, "-X", "importtime", *argv["connect-plan run"][1:]], capture_output=True, text=True)
         .stderr
     )
-    cli_pandas = any(line.rstrip().endswith("| pandas") for line in importtime.splitlines())
+    # an importtime line ends with the module's name, indented by its import depth
+    cli_pandas = any(re.search(r"\|\s+pandas$", line.rstrip()) for line in importtime.splitlines())
     same = "CAROL" in outputs["connect-plan run"] and "CAROL" in outputs["pyspark script"]
     series: dict[str, Series] = {}
     for k in argv:

@@ -370,7 +370,6 @@ def _preview(
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from .client import Client
     from .fixtures import uses_placeholders
     from .translator import translate_ir
 
@@ -395,6 +394,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
                 raise PlanError(
                     [dataclasses.replace(d, message=_server_hint(d.message)) for d in exc.details]
                 ) from None
+    from .client import Client  # not before: the offline text needs no client (nor PySpark's import)
+
     with (
         Client(_remote(args, start=args.analyzed or uses_placeholders(doc)), **_client_options(args)) as client,
         _ready(client, doc, plan, args.tmp_dir) as plan,

@@ -188,7 +188,7 @@ class InputPlacer:
         return raw if raw is not None else self._read_settings()
 
     def _read_settings(self) -> CacheSettings:
-        from pyspark.sql.connect import proto as pb
+        from .spark_proto import pb
 
         op = pb.ConfigRequest.Operation(get_option=pb.ConfigRequest.GetOption(keys=list(_KEYS)))
         try:
@@ -314,7 +314,7 @@ class InputPlacer:
             chunks = ipc_chunks(table, s.chunk_rows, s.chunk_bytes)
         else:
             # a CachedLocalRelation's artifact is a serialised LocalRelation message
-            from pyspark.sql.connect import proto as pb
+            from .spark_proto import pb
 
             chunks = iter([pb.LocalRelation(data=serialize_ipc(table)).SerializeToString()])
         hashes: list[str] = []

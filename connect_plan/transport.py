@@ -428,7 +428,7 @@ class PySparkTransport:
         return _QuietStream(reattachable_stream(self.sc, plan))
 
     def execute_command(self, command: pb.Command) -> list[pb.ExecutePlanResponse.ObservedMetrics]:
-        from pyspark.sql.connect import proto as pb
+        from .spark_proto import pb
 
         with _quiet():
             _, _, info = self.sc.execute_command(command)

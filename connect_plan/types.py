@@ -389,7 +389,7 @@ def _is_variant(t: pa.StructType) -> bool:
 
 def spark_type_proto(t: DataType) -> types_pb2.DataType:
     """The Spark Connect ``DataType`` proto for ``t`` (used by casts; never a SQL string)."""
-    from pyspark.sql.connect.proto import types_pb2 as tp
+    from .spark_proto import types_pb2 as tp
 
     out = tp.DataType()
     _fill_spark_type(t, out)

@@ -121,7 +121,7 @@ class Executor:
 
     def resolve_names(self, relation: pb.Relation, local: Sequence[LocalData] = ()) -> list[str]:
         """The output names of ``relation``, asked of the server (translation's resolver)."""
-        from pyspark.sql.connect import proto as pb
+        from ..spark_proto import pb
 
         session = self.session
         session.inputs.fill(relation, local)

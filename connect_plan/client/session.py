@@ -277,7 +277,7 @@ class Session:
 
     def get_conf(self, keys: tuple[str, ...]) -> dict[str, str | None]:
         """The session's values of ``keys`` (Config ``get``)."""
-        from pyspark.sql.connect import proto as pb
+        from ..spark_proto import pb
 
         op = _config_op(get=pb.ConfigRequest.Get(keys=keys))
         return dict(self.call(lambda: self.transport.config(op)))

@@ -16,13 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .. import _pyspark_import  # noqa: F401  (before PySpark: its import-time check of __main__)
-
-# isort: split
-from pyspark.sql.connect import proto as pb
-
 from .. import ir
 from ..errors import PlanError
+from ..spark_proto import pb
 from .analyze import Analyzer
 from .bounds import check_depth, check_plan_size
 from .expressions import InlineUdf

@@ -13,10 +13,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pyspark.sql.connect import proto as pb
-
 from .. import ir
 from ..functions import BUILDER_FORMS, CATALOG, FunctionSpec
+from ..spark_proto import pb
 from ..types import DataType, MapType, spark_type_proto
 from .scope import Scope
 from .statictypes import static_type

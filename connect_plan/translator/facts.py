@@ -12,9 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pyspark.sql.connect import proto as pb
-
 from .. import ir
+from ..spark_proto import pb
 from .scope import Scope
 
 if TYPE_CHECKING:

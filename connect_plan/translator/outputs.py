@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pyspark.sql.connect import proto as pb
-
 from .. import ir
+from ..spark_proto import pb
 from .relations import Emitter
 from .rels import Rel
 

@@ -16,10 +16,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyspark.sql.connect import proto as pb
-
 from .. import ir
 from ..data import fill_local_relation
+from ..spark_proto import pb
 from .expressions import ExprContext, InlineUdf, emit, fill_sort_order
 from .rels import (
     AggregateRel,

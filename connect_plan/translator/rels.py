@@ -11,9 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pyspark.sql.connect import proto as pb
-
 from .. import ir
+from ..spark_proto import pb
 from .scope import Scope
 
 if TYPE_CHECKING:

@@ -28,6 +28,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "connect_plan.functions",
             "connect_plan.ir",
             "connect_plan._pyspark_import",
+            "connect_plan.spark_proto",
         ),
     ),
     ("data", ("connect_plan.data",)),

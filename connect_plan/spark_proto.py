@@ -1,0 +1,121 @@
+"""Spark Connect's generated message classes, without importing PySpark.
+
+``from pyspark.sql.connect import proto`` executes ``pyspark/__init__`` (pyspark.sql, py4j's
+Python package) and ``pyspark/sql/connect/__init__``, whose dependency check imports pandas,
+numpy, pyarrow and grpc: most of a cold start (docs/performance.md, "Cold start"). Translating a
+plan needs none of that, only the ``*_pb2.py`` files of ``pyspark/sql/connect/proto``.
+
+This module runs those same files under private module names (``connect_plan.spark_proto.*``),
+found with ``importlib.util.find_spec("pyspark")`` (which does not execute the package), with
+their ``from pyspark.sql.connect.proto import x_pb2`` lines pointed at the private copies by a
+module-local ``__import__``. Nothing of PySpark's is executed or changed.
+
+The classes are PySpark's own: each file registers the same serialized descriptor in
+protobuf's default pool (re-adding an identical file is a no-op) and protobuf keeps one message
+class per descriptor, so ``connect_plan.spark_proto.pb.Plan is pyspark.sql.connect.proto.Plan``
+whichever is imported first (tests/unit/test_spark_proto.py proves it in fresh processes), and a
+plan built here goes to PySpark's client unchanged. ``base_pb2_grpc`` (the service stubs, which
+import grpc) is not loaded: connect_plan's transport takes the stubs from PySpark.
+
+When ``pyspark.sql.connect.proto`` is already imported, ``pb`` is simply that module.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib.machinery
+import importlib.util
+import os
+import re
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+__all__ = ["pb", "types_pb2"]
+
+_REAL = "pyspark.sql.connect.proto"
+# the files PySpark's proto package star-imports, in its order (it differs between versions)
+_STAR_IMPORT = re.compile(r"^from pyspark\.sql\.connect\.proto\.(\w+) import \*", re.MULTILINE)
+_STUBS = "base_pb2_grpc"
+
+
+def _proto_files() -> tuple[str, tuple[str, ...]] | None:
+    """The proto folder of the installed PySpark and its message files, or None."""
+    spec = importlib.util.find_spec("pyspark")
+    if spec is None or spec.origin is None:
+        return None
+    folder = os.path.join(os.path.dirname(spec.origin), "sql", "connect", "proto")
+    try:
+        with open(os.path.join(folder, "__init__.py"), encoding="utf-8") as f:
+            names = tuple(n for n in _STAR_IMPORT.findall(f.read()) if n != _STUBS)
+    except OSError:
+        return None
+    if "base_pb2" not in names or not all(os.path.isfile(os.path.join(folder, f"{n}.py")) for n in names):
+        return None
+    return folder, names
+
+
+def _load_private(folder: str, files: tuple[str, ...]) -> types.ModuleType:
+    package = types.ModuleType(__name__, "Spark Connect's message classes (see connect_plan.spark_proto).")
+    real_import = builtins.__import__
+
+    def redirected_import(
+        name: str,
+        globals: dict[str, Any] | None = None,
+        locals: dict[str, Any] | None = None,
+        fromlist: tuple[str, ...] | list[str] | None = (),
+        level: int = 0,
+    ) -> Any:
+        if name == _REAL and level == 0:
+            for short in fromlist or ():
+                load(short)
+            return package
+        return real_import(name, globals, locals, fromlist or (), level)
+
+    module_builtins = dict(builtins.__dict__)
+    module_builtins["__import__"] = redirected_import
+    loaded: dict[str, types.ModuleType] = {}
+
+    def load(short: str) -> types.ModuleType:
+        if short in loaded:
+            return loaded[short]
+        full = f"{__name__}._{short}"
+        path = os.path.join(folder, f"{short}.py")
+        loader = importlib.machinery.SourceFileLoader(full, path)
+        spec = importlib.util.spec_from_file_location(full, path, loader=loader)
+        assert spec is not None
+        module = importlib.util.module_from_spec(spec)
+        module.__dict__["__builtins__"] = module_builtins
+        loaded[short] = module
+        loader.exec_module(module)
+        setattr(package, short, module)
+        return module
+
+    for short in files:
+        module = load(short)
+        for key, value in vars(module).items():
+            if not key.startswith("_"):
+                setattr(package, key, value)
+    return package
+
+
+def _load() -> Any:
+    if _REAL not in sys.modules:
+        found = _proto_files()
+        if found is not None:
+            return _load_private(*found)
+    # already imported, or a layout this loader does not know: PySpark's own import
+    from . import _pyspark_import  # noqa: F401  (before PySpark: its import-time check of __main__)
+
+    # isort: split
+    from pyspark.sql.connect import proto
+
+    return proto
+
+
+if TYPE_CHECKING:
+    from pyspark.sql.connect import proto as pb
+    from pyspark.sql.connect.proto import types_pb2
+else:
+    pb = _load()
+    types_pb2 = pb.types_pb2
