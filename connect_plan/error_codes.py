@@ -160,7 +160,7 @@ CODES: dict[str, str] = {
     "substrait_function": "A Substrait function is declared nowhere in the plan's extensions, or its name (any URI/URN style, any signature) is not one connect_plan maps to Spark.",
     "substrait_invalid": "The input looks like a Substrait plan but cannot be read: bad binary or JSON, no root relation, a relation or expression with no kind set.",
     "substrait_tables": "The tables= argument is not a mapping of table names to sources, or is given with a plan that is not Substrait.",
-    "substrait_type": "A Substrait type has no Spark type here: user-defined types; interval, time and UUID types as a cast's target or a typed null's type (interval and UUID literals do run).",
+    "substrait_type": "A Substrait type has no Spark type here: user-defined types, time types (Spark 4.3 refuses TIME by default), intervals finer than microseconds.",
     "substrait_unknown_field": "A binary Substrait plan has a field no known spec version has (refused, never ignored).",
     "substrait_unsupported": "A Substrait relation, expression or option connect_plan does not run (yet, or at all on Spark); the message says which.",
     "table_name": "A table or view name is not a non-empty string.",

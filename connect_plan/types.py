@@ -414,11 +414,25 @@ _SPARK_PRIMITIVE_FIELDS: dict[str, str] = {
 }
 
 
+# Spark's interval types by their simple names (a cast's target or a typed null's type, as
+# Substrait plans write them; the plan format's type strings do not name them): year-month
+# (YEAR=0 to MONTH=1), day-time (DAY=0 to SECOND=3), calendar (months, days, microseconds)
+
+
 def _fill_spark_type(t: DataType, out: types_pb2.DataType) -> None:
     if isinstance(t, Primitive):
         if t.name == "decimal":
             out.decimal.precision = t.precision
             out.decimal.scale = t.scale
+            return
+        if t.name == "interval year to month":
+            out.year_month_interval.start_field, out.year_month_interval.end_field = 0, 1
+            return
+        if t.name == "interval day to second":
+            out.day_time_interval.start_field, out.day_time_interval.end_field = 0, 3
+            return
+        if t.name == "interval":
+            out.calendar_interval.SetInParent()
             return
         getattr(out, _SPARK_PRIMITIVE_FIELDS[t.name]).SetInParent()
         return

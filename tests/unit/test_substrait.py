@@ -460,3 +460,132 @@ def test_wrong_write_rels_are_located() -> None:
         ("substrait_unsupported", "/relations/0/root/input/write/op"),
         ("substrait_unsupported", "/relations/0/root/input/write/output"),
     ]
+
+
+# ------------------------------------------------------------------ last items (issue 15, third round)
+
+
+def _lit(v: Any) -> dict[str, Any]:
+    return {"literal": {"i64": v} if isinstance(v, int) else {"string": v}}
+
+
+def test_multi_or_list_is_an_or_of_anded_equalities() -> None:
+    multi = {
+        "multiOrList": {
+            "value": [field(0), field(1)],
+            "options": [{"fields": [_lit(1), _lit("x")]}, {"fields": [_lit(2), _lit("y")]}],
+        }
+    }
+    plan = parse_substrait_plan(_root(_project(T, multi), ["k", "v", "m"]))
+    (e,) = [s.expr for s in plan.steps if isinstance(s, ir.WithColumn)]
+    assert isinstance(e, ir.Call) and e.fn == "or"
+    assert [a.fn for a in e.args] == ["and", "and"]  # type: ignore[union-attr]
+    assert [c.fn for c in e.args[0].args] == ["==", "=="]  # type: ignore[union-attr]
+    empty = parse_substrait_plan(_root(_project(T, {"multiOrList": {"value": [field(0)]}}), ["k", "v", "m"]))
+    (f,) = [s.expr for s in empty.steps if isinstance(s, ir.WithColumn)]
+    assert isinstance(f, ir.Lit) and f.value is False
+
+
+def test_wrong_multi_or_lists_are_located() -> None:
+    short = {
+        "multiOrList": {
+            "value": [field(0), field(1)],
+            "options": [{"fields": [_lit(1), _lit("x")]}, {"fields": [_lit(2)]}],
+        }
+    }
+    bad_field = {"multiOrList": {"value": [field(0)], "options": [{"fields": [field(9)]}]}}
+    no_value = {"multiOrList": {"options": [{"fields": [_lit(1)]}]}}
+    errs = _errors(_root(_project(T, short, bad_field, no_value), ["k", "v", "a", "b", "c"]))
+    assert errs == [
+        ("substrait_invalid", f"{P}/multiOrList/options/1/fields"),
+        (
+            "substrait_field_index",
+            "/relations/0/root/input/project/expressions/1/multiOrList/options/0/fields/0/selection/directReference/structField/field",
+        ),
+        ("substrait_invalid", "/relations/0/root/input/project/expressions/2/multiOrList/value"),
+    ]
+
+
+def test_time_literals_and_types_say_spark_has_no_time_type() -> None:
+    doc = _root(
+        _project(
+            T,
+            {"literal": {"time": "1000"}},
+            {"literal": {"precisionTime": {"precision": 6, "value": "1000"}}},
+            {"cast": {"input": field(1), "type": {"precisionTime": {"precision": 3}}}},
+        ),
+        ["k", "v", "a", "b", "c"],
+    )
+    with pytest.raises(PlanError) as e:
+        parse_substrait_plan(doc)
+    assert list(zip(e.value.codes, e.value.locs)) == [
+        ("substrait_unsupported", f"{P}/literal/time"),
+        ("substrait_unsupported", "/relations/0/root/input/project/expressions/1/literal/precisionTime"),
+        ("substrait_type", "/relations/0/root/input/project/expressions/2/cast/type/precisionTime"),
+    ]
+    assert all("UNSUPPORTED_TIME_TYPE" in d.message for d in e.value.details)
+
+
+def _ddl(**fields: Any) -> dict[str, Any]:
+    ddl = {
+        "namedObject": {"names": ["made"]},
+        "tableSchema": {"names": ["a", "b"], "struct": {"types": [I64, STR]}},
+        "object": "DDL_OBJECT_TABLE",
+        "op": "DDL_OP_CREATE",
+        **fields,
+    }
+    return _root({"ddl": ddl}, [])
+
+
+def test_ddl_create_table_is_a_write_of_no_rows() -> None:
+    plan = parse_substrait_plan(_ddl())
+    assert isinstance(plan.source, ir.InlineData) and plan.source.table.num_rows == 0
+    assert plan.output is not None
+    assert (plan.output.table, plan.output.method, plan.output.mode) == ("made", "save_as_table", "error")
+    (select,) = plan.steps
+    assert isinstance(select, ir.Select) and [i.alias for i in select.items] == ["a", "b"]
+
+
+def test_wrong_ddls_are_located() -> None:
+    d = "/relations/0/root/input/ddl"
+    assert _errors(_ddl(op="DDL_OP_DROP")) == [("substrait_unsupported", f"{d}/op")]
+    assert _errors(_ddl(object="DDL_OBJECT_VIEW", op="DDL_OP_CREATE_OR_REPLACE")) == [
+        ("substrait_unsupported", f"{d}/object"),
+        ("substrait_unsupported", f"{d}/op"),
+    ]
+    assert _errors(_ddl(tableDefaults={"fields": [{"i64": "1"}, {"string": "x"}]})) == [
+        ("substrait_unsupported", f"{d}/tableDefaults")
+    ]
+    bad_type = {"names": ["a"], "struct": {"types": [{"userDefined": {"typeReference": 1}}]}}
+    assert _errors(_ddl(tableSchema=bad_type)) == [("substrait_type", f"{d}/tableSchema/struct/types/0/userDefined")]
+    with pytest.raises(PlanError) as e:
+        parse_substrait_plan(_ddl(), tables={"made": {"files": ["/tmp/x.parquet"], "format": "parquet"}})
+    assert list(zip(e.value.codes, e.value.locs)) == [("substrait_tables", f"{d}/namedObject")]
+
+
+def test_interval_types_are_spark_intervals() -> None:
+    from connect_plan.types import Primitive, spark_type_proto
+
+    casts = [
+        {"cast": {"input": {"literal": {"null": {"intervalYear": {}}}}, "type": {"intervalYear": {}}}},
+        {"cast": {"input": field(1), "type": {"intervalDay": {"precision": 6}}}},
+        {"literal": {"null": {"intervalCompound": {"precision": 6}}}},
+    ]
+    plan = parse_substrait_plan(_root(_project(T, *casts), ["k", "v", "a", "b", "c"]))
+    exprs = [s.expr for s in plan.steps if isinstance(s, ir.WithColumn)]
+    assert [e.to if isinstance(e, ir.Cast) else e.type for e in exprs] == [  # type: ignore[union-attr]
+        Primitive("interval year to month"),
+        Primitive("interval day to second"),
+        Primitive("interval"),
+    ]
+    assert spark_type_proto(Primitive("interval day to second")).day_time_interval.end_field == 3
+    assert spark_type_proto(Primitive("interval year to month")).year_month_interval.end_field == 1
+    assert spark_type_proto(Primitive("interval")).HasField("calendar_interval")
+    nanos = {"cast": {"input": field(1), "type": {"intervalDay": {"precision": 9}}}}
+    assert _errors(_root(_project(T, nanos), ["k", "v", "a"])) == [
+        ("substrait_type", f"{P}/cast/type/intervalDay/precision")
+    ]
+    interval_column = {"names": ["a"], "struct": {"types": [{"intervalDay": {"precision": 6}}]}}
+    assert _errors(_ddl(tableSchema=interval_column)) == [
+        ("substrait_unsupported", "/relations/0/root/input/ddl/tableSchema")
+    ]

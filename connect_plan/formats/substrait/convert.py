@@ -57,6 +57,14 @@ PRIMITIVE_TYPES: dict[str, str] = {
 }
 
 
+#: Substrait's time of day (the old microsecond ``time`` and ``precision_time``)
+_TIME_KINDS = frozenset({"time", "precision_time"})
+_NO_TIME = (
+    "a time of day has no Spark type: Spark 4.3 refuses its TIME type by default "
+    "(UNSUPPORTED_TIME_TYPE, measured over Spark Connect)"
+)
+
+
 def _json(msg: Message, name: str) -> str:
     return str(msg.DESCRIPTOR.fields_by_name[name].json_name)
 
@@ -184,6 +192,8 @@ class Converter:
         root = pr.root
         if root.input.WhichOneof("rel_type") == "write":
             return self.write(root.input.write, f"{loc}/input/write")
+        if root.input.WhichOneof("rel_type") == "ddl":
+            return self.ddl(root.input.ddl, f"{loc}/input/ddl")
         rel = self.rel(root.input, f"{loc}/input")
         if rel is None:
             return None
@@ -267,6 +277,92 @@ class Converter:
             method = None  # files: a plain save
         write = ir.Write(self.step_index(), "write", loc, fmt, path, None if path else table, method, mode, (), ())
         return ir.Plan(rel.source, tuple(rel.steps), loc, output=write)
+
+    def ddl(self, msg: Message, loc: str) -> ir.Plan | None:
+        """DdlRel CREATE TABLE (a schema, no data) as Spark's own ``CREATE TABLE t (...)`` makes
+        it: a saveAsTable of no rows of that schema with ErrorIfExists, the same managed table
+        of the default source (measured: DESCRIBE gives the same columns, types, provider;
+        Spark keeps no NOT NULL in either). Views, CREATE OR REPLACE, ALTER and DROP have no
+        Spark Connect command but SQL text: located errors."""
+        import pyarrow as pa
+
+        from ...types import arrow_type
+
+        ok = True
+        if msg.WhichOneof("write_type") != "named_object":
+            self.err("substrait_unsupported", f"{loc}/extensionObject", "a DDL target must be a named object")
+            ok = False
+        if msg.object != 1:  # DDL_OBJECT_TABLE
+            what = "a view" if msg.object == 2 else "an unspecified object"
+            self.err(
+                "substrait_unsupported",
+                f"{loc}/object",
+                f"DDL of {what}: Spark Connect makes only tables without SQL text (views need SQL text, "
+                "which connect_plan never builds from a plan)",
+            )
+            ok = False
+        if msg.op != 1:  # DDL_OP_CREATE
+            name = msg.DESCRIPTOR.fields_by_name["op"].enum_type.values_by_number.get(msg.op)
+            self.err(
+                "substrait_unsupported",
+                f"{loc}/op",
+                f"DDL op {name.name if name else msg.op}: only CREATE runs (as a write of no rows); "
+                "CREATE OR REPLACE, ALTER and DROP have no Spark Connect command but SQL text",
+            )
+            ok = False
+        if msg.HasField("table_defaults"):
+            self.err(
+                "substrait_unsupported",
+                f"{loc}/tableDefaults",
+                "column defaults: a write of no rows cannot declare them",
+            )
+            ok = False
+        if not msg.HasField("table_schema") or not msg.table_schema.names:
+            self.err("substrait_invalid", f"{loc}/tableSchema", "CREATE TABLE needs the table's schema")
+            return None
+        names = _top_names(msg.table_schema)
+        if len(names) != len(msg.table_schema.names):
+            self.err(
+                "substrait_unsupported", f"{loc}/tableSchema", "struct columns in a created table are not supported yet"
+            )
+            return None
+        types = [
+            self.spark_type(t, f"{loc}/tableSchema/struct/types/{i}")
+            for i, t in enumerate(msg.table_schema.struct.types)
+        ]
+        if len(types) != len(names):
+            self.err(
+                "column_count",
+                f"{loc}/tableSchema",
+                f"the table schema names {len(names)} columns and types {len(types)}",
+            )
+            return None
+        if not ok or any(t is None for t in types):
+            return None
+        table = ".".join(msg.named_object.names)
+        mapped = self._mapped(table)
+        if isinstance(mapped, ir.TableSource):
+            table = mapped.name
+        elif mapped is not None:
+            self.err(
+                "substrait_tables",
+                f"{loc}/namedObject",
+                f"tables= maps {table!r} to files: CREATE TABLE makes a catalog table",
+            )
+            return None
+        fresh = [self.fresh() for _ in names]
+        try:
+            empty = pa.Table.from_arrays([pa.array([], type=arrow_type(t)) for t in types], names=fresh)
+        except ValueError as e:  # an interval column: no inline-data type (TypeParseError)
+            self.err("substrait_unsupported", f"{loc}/tableSchema", f"a created table's column type: {e}")
+            return None
+        items = tuple(
+            ir.SelectItem(ir.Col(f, loc), n, f"{loc}/tableSchema/names/{k}")
+            for k, (f, n) in enumerate(zip(fresh, names, strict=True))
+        )
+        steps = (ir.Select(self.step_index(), "write", loc, items),)
+        write = ir.Write(self.step_index(), "write", loc, None, None, table, "save_as_table", "error", (), ())
+        return ir.Plan(ir.InlineData(empty, loc), steps, loc, output=write)
 
     def _root_items(self, rel: Rel, names: list[str], loc: str) -> tuple[ir.SelectItem, ...] | None:
         """The root's columns named by ``RelRoot.names``: depth-first, a struct column's field
@@ -1176,7 +1272,7 @@ class Converter:
         self.err(
             "substrait_unsupported",
             f"{loc}/{_json(msg, kind) if kind else 'literalType'}",
-            f"literals of type '{kind}' are not supported yet",
+            f"literals of type '{kind}' are not supported yet" if kind not in _TIME_KINDS else _NO_TIME,
         )
         return None, None
 
@@ -1332,6 +1428,40 @@ class Converter:
         value = self.expr(msg.value, f"{loc}/value", names)
         options = tuple(self.expr(o, f"{loc}/options/{k}", names) for k, o in enumerate(msg.options))
         return ir.Call("in", (value, *options), loc)
+
+    def multi_or_list(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
+        """``(a, b) IN ((1, 'x'), (2, 'y'))`` as SQL defines a row-value IN: an OR over the
+        options of the AND of the field equalities, so a null field gives null (three-valued
+        logic), not Spark's struct equality, under which two nulls are equal."""
+        values = [self.expr(v, f"{loc}/value/{k}", names) for k, v in enumerate(msg.value)]
+        if not values:
+            self.err("substrait_invalid", f"{loc}/value", "a multi_or_list with no values to compare")
+            return ir.Lit(None, loc)
+        boolean = Primitive("boolean")
+        if not msg.options:
+            return ir.Lit(False, loc, boolean)  # x IN () is false, even for a null x
+        disjuncts: list[ir.Expr] = []
+        for k, record in enumerate(msg.options):
+            rec_loc = f"{loc}/options/{k}"
+            if len(record.fields) != len(values):
+                self.err(
+                    "substrait_invalid",
+                    f"{rec_loc}/fields",
+                    f"an option of {len(record.fields)} fields compared with {len(values)} values",
+                )
+                continue
+            conj: ir.Expr | None = None
+            for j, (option, value) in enumerate(zip(record.fields, values, strict=True)):
+                eq = ir.Call("==", (value, self.expr(option, f"{rec_loc}/fields/{j}", names)), f"{rec_loc}/fields/{j}")
+                conj = eq if conj is None else ir.Call("and", (conj, eq), rec_loc)
+            assert conj is not None
+            disjuncts.append(conj)
+        if not disjuncts:
+            return ir.Lit(None, loc)
+        out = disjuncts[0]
+        for d in disjuncts[1:]:
+            out = ir.Call("or", (out, d), loc)
+        return out
 
     def scalar_function(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
         compound = self._function(msg.function_reference, loc)
@@ -1504,6 +1634,19 @@ class Converter:
             return Primitive(PRIMITIVE_TYPES[kind])
         if kind == "decimal":
             return Primitive("decimal", msg.decimal.precision, msg.decimal.scale)
+        if kind == "interval_year":
+            return Primitive("interval year to month")
+        if kind == "interval_day":
+            if msg.interval_day.HasField("precision") and msg.interval_day.precision > 6:
+                self.err(
+                    "substrait_type",
+                    f"{loc}/intervalDay/precision",
+                    f"an interval of precision {msg.interval_day.precision}: Spark's intervals hold microseconds",
+                )
+                return None
+            return Primitive("interval day to second")
+        if kind == "interval_compound":
+            return Primitive("interval")  # months, days and time apart, as interval_compound literals run
         if kind == "list":
             inner = self.spark_type(msg.list.type, f"{loc}/list/type")
             return ArrayType(inner) if inner is not None else None
@@ -1522,7 +1665,8 @@ class Converter:
         self.err(
             "substrait_type",
             f"{loc}/{_json(msg, kind) if kind else 'kind'}",
-            f"the Substrait type '{kind}' has no Spark type" if kind else "a type with no kind set",
+            (f"the Substrait type '{kind}' has no Spark type" if kind else "a type with no kind set")
+            + (f" ({_NO_TIME})" if kind in _TIME_KINDS else ""),
         )
         return None
 
@@ -1777,6 +1921,7 @@ EXPRESSIONS: dict[str, Callable[[Converter, Any, str, list[str]], ir.Expr]] = {
     "if_then": Converter.if_then,
     "switch_expression": Converter.switch,
     "singular_or_list": Converter.singular_or_list,
+    "multi_or_list": Converter.multi_or_list,
     "subquery": Converter.subquery,
     "window_function": Converter.window_function,
     "nested": Converter.nested,
