@@ -17,9 +17,10 @@ python -m pip install --upgrade pip
 pip install 'pyspark-client>=4.0,<4.3' 'pandas>=2.2,<3' 'pysail>=0.7,<0.8' 'rich>=13' 'graphviz>=0.20' pytest pytest-timeout hypothesis pyyaml 'cryptography>=42' 'pyte>=0.8'
 # Substrait producers, so that the Substrait tests run on Sail too (tests/substrait_producers.py):
 # DataFusion, and DuckDB 1.1.3 with its substrait extension (it also makes the TPC-H data), as in
-# the test extra; wheels only, about 80 MB. Isthmus needs Java, which this job hides (its tests
+# the test extra, and the `substrait` package whose builders make the plans no producer writes;
+# wheels only, about 80 MB. Isthmus needs Java, which this job hides (its tests
 # skip); ibis builds its own environment with pip at test time, as in the main job
-pip install 'datafusion>=55,<56' 'duckdb==1.1.3' 'duckdb-extension-substrait==1.1.3'
+pip install 'datafusion>=55,<56' 'duckdb==1.1.3' 'duckdb-extension-substrait==1.1.3' 'substrait[extensions]==0.37.1'
 pip install --no-deps -e .
 
 shadow=$(mktemp -d)

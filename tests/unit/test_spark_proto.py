@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -19,14 +20,19 @@ PEOPLE = ROOT / "examples" / "people.json"
 
 
 def _run(code: str) -> dict[str, object]:
-    out = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=ROOT,
-    )
+    # from a file, not `python -c`: under -c, PySpark's Connect dependency check takes the
+    # main module for a doctest run and needs a SPARK_HOME pyspark-client does not have
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "check.py"
+        script.write_text(textwrap.dedent(code))
+        out = subprocess.run(
+            [sys.executable, str(script)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            cwd=ROOT,
+        )
     assert out.returncode == 0, out.stderr
     result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
