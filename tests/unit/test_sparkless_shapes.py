@@ -158,3 +158,33 @@ def test_a_document_with_a_misspelled_plan_key() -> None:
     with pytest.raises(PlanError) as info:
         connect_plan.validate(None, None, {"input": {"schema": SCHEMA, "rows": []}, "plann": []})
     assert info.value.details[0].code == "unknown_key" and "did you mean 'plan'?" in info.value.details[0].message
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # a key another kind of input reads is unknown here: a table's schema was ignored
+        ({"table": "t", "schema": [{"name": "a", "type": "int"}]}, [("unknown_key", "/input/schema")]),
+        ({"table": "t", "optons": {"a": "b"}}, [("unknown_key", "/input/optons")]),
+        ({"sql": "select 1 as a", "schema": "a int"}, [("unknown_key", "/input/schema")]),
+        ({"range": 5, "schema": [{"name": "id", "type": "bigint"}]}, [("unknown_key", "/input/schema")]),
+        ({"range": {"end": 5, "stepp": 2}}, [("unknown_key", "/input/range/stepp")]),
+        ({"files": "/d/x.parquet", "fromat": "parquet"}, [("unknown_key", "/input/fromat")]),
+        ({"schema": [{"name": "a", "type": "int"}], "rows": [[1]], "options": {}}, [("unknown_key", "/input/options")]),
+    ],
+)
+def test_unknown_keys_of_each_kind_of_input_are_refused(source: dict[str, Any], expected: list[Any]) -> None:
+    with pytest.raises(PlanError) as info:
+        connect_plan.validate(None, None, {"input": source, "plan": []})
+    assert [(d.code, d.loc) for d in info.value.details] == expected
+
+
+def test_every_key_each_kind_of_input_reads_is_accepted() -> None:
+    for source in (
+        {"table": "t", "options": {"versionAsOf": "1"}},
+        {"files": "/d/x.csv", "format": "csv", "options": {"header": "true"}, "schema": "a int"},
+        {"range": {"start": 0, "end": 5, "step": 1, "numPartitions": 2}},
+        {"sql": "select :x as a", "args": {"x": 1}},
+        {"schema": [{"name": "a", "type": "int"}], "data": [[1]]},
+    ):
+        connect_plan.validate(None, None, {"input": source, "plan": []})

@@ -28,9 +28,11 @@ from .outputs import output
 from .spellings import (
     DOCUMENT_EXTENSION_KEYS,
     DOCUMENT_KEYS,
-    INPUT_KEYS,
     NOT_OPS_HINTS,
     PAYLOAD_KEYS,
+    RANGE_KEYS,
+    ROWS_INPUT_KEYS,
+    SOURCE_KEYS,
     SOURCE_KINDS,
     STEP_KEYS,
 )
@@ -106,7 +108,7 @@ def document(p: Parser, doc: Any, loc: str = "") -> ir.Plan | None:
             inp if inp is not None else MISSING,
         )
         return None
-    check_keys(p, inp, f"{loc}/input", INPUT_KEYS, "an input")
+    check_keys(p, inp, f"{loc}/input", ROWS_INPUT_KEYS, "a rows input")
     rows_key, rows = key(inp, "input", "rows")
     schema_key, schema = key(inp, "input", "schema")
     if schema_key is None:
@@ -462,6 +464,7 @@ def source(p: Parser, raw: Any, loc: str) -> ir.Source | None:
         p.err("input_kind", loc, f"an input must be one kind of source, this one mixes {kinds}", raw)
         return None
     kind = kinds[0]
+    check_keys(p, raw, loc, SOURCE_KEYS[kind], f"a {SOURCE_WHAT[kind]} input")
     if kind == "inline":
         rows_key, rows = key(raw, "input", "rows")
         if rows_key is None:
@@ -550,6 +553,7 @@ def _range_source(p: Parser, raw: Mapping[str, Any], loc: str) -> ir.Source | No
             spec,
         )
         return None
+    check_keys(p, spec, rloc, RANGE_KEYS, "a range")
     values: dict[str, int | None] = {}
     for name, default in (("start", 0), ("end", None), ("step", 1), ("num_partitions", None)):
         k, v = key(spec, "range", name)
@@ -679,6 +683,16 @@ def _ref_source(p: Parser, raw: Mapping[str, Any], loc: str) -> ir.Source | None
         return None
     return shared
 
+
+#: how an error names each kind of input
+SOURCE_WHAT: dict[str, str] = {
+    "inline": "rows",
+    "table": "table",
+    "files": "files",
+    "range": "range",
+    "sql": "SQL",
+    "ref": "ref",
+}
 
 _SOURCE_PARSERS: dict[str, Callable[[Parser, Mapping[str, Any], str], ir.Source | None]] = {
     "table": _table_source,

@@ -40,7 +40,6 @@ __all__ = [
     "EXPR_OP_WORDS",
     "FRAME_KEYS",
     "GROUP_KINDS",
-    "INPUT_KEYS",
     "JOIN_TYPES",
     "KEY_ALIASES",
     "NOT_OPS_HINTS",
@@ -48,10 +47,13 @@ __all__ = [
     "OTHER_KEYS",
     "PAYLOAD_KEYS",
     "PRODUCER_KEYS",
+    "RANGE_KEYS",
     "RIGHT_PLAN_KEYS",
+    "ROWS_INPUT_KEYS",
     "SET_OPS",
     "SINGLE_JOIN",
     "SORT_ITEM_KEYS",
+    "SOURCE_KEYS",
     "SOURCE_KINDS",
     "SPARKLESS_OPS",
     "SPARKLESS_OP_KEYS",
@@ -639,8 +641,26 @@ def _keys_of(*kinds: str) -> frozenset[str]:
 
 #: a plan document's keys (robin's input/plan, the extensions)
 DOCUMENT_KEYS: frozenset[str] = _keys_of("document") | frozenset(PRODUCER_KEYS["document"])
-#: an input object's keys (inline rows, a table, files, a range, SQL, a ref)
-INPUT_KEYS: frozenset[str] = _keys_of("input")
+
+
+def _input_keys(*names: str) -> frozenset[str]:
+    return frozenset(k for name in names for k in KEY_ALIASES["input"][name])
+
+
+#: the keys each kind of input reads (a key another kind reads is still unknown here: a
+#: table's 'schema' would otherwise be silently ignored)
+SOURCE_KEYS: dict[str, frozenset[str]] = {
+    "inline": _input_keys("rows", "schema"),
+    "table": _input_keys("table", "options"),
+    "files": _input_keys("files", "format", "options", "schema"),
+    "range": _input_keys("range"),
+    "sql": _input_keys("sql", "args"),
+    "ref": _input_keys("ref"),
+}
+#: a robin document's input: rows and their schema
+ROWS_INPUT_KEYS: frozenset[str] = SOURCE_KEYS["inline"]
+#: the keys of a range input's object form
+RANGE_KEYS: frozenset[str] = _keys_of("range")
 #: a step object's keys: op, payload and what binary steps may carry beside their payload
 STEP_KEYS: frozenset[str] = _keys_of("step") | frozenset(OTHER_KEYS) | frozenset(PRODUCER_KEYS["step"])
 
