@@ -188,3 +188,41 @@ def test_every_key_each_kind_of_input_reads_is_accepted() -> None:
         {"schema": [{"name": "a", "type": "int"}], "data": [[1]]},
     ):
         connect_plan.validate(None, None, {"input": source, "plan": []})
+
+
+@pytest.mark.parametrize(
+    ("plan", "expected"),
+    [
+        ([{"op": "orderBy", "payload": {"columns": [{"col": "age", "dsc": True}]}}], "/plan/0/payload/columns/0/dsc"),
+        (
+            [{"op": "orderBy", "payload": {"columns": [{"expr": {"col": "age"}, "ascnd": False}]}}],
+            "/plan/0/payload/columns/0/ascnd",
+        ),
+        ([{"op": "select", "payload": [{"name": "x", "expr": {"col": "age"}, "extra": 1}]}], "/plan/0/payload/0/extra"),
+        ([{"op": "select", "payload": [{"col": "age", "alais": "x"}]}], "/plan/0/payload/0/alais"),
+        (
+            [{"op": "filter", "payload": {"op": "gt", "left": {"col": "age", "sid": "left"}, "right": {"lit": 1}}}],
+            "/plan/0/payload/left/sid",
+        ),
+        (
+            [{"op": "filter", "payload": {"op": "gt", "left": {"col": "age"}, "right": {"lit": 1, "tpe": "int"}}}],
+            "/plan/0/payload/right/tpe",
+        ),
+        (
+            [{"op": "filter", "payload": {"condition": _op(">", {"type": "column", "name": "age", "nme": 1}, 1)}}],
+            "/plan/0/payload/condition/left/nme",
+        ),
+    ],
+)
+def test_typos_in_items_references_and_literals_are_refused(plan: list[Any], expected: str) -> None:
+    with pytest.raises(PlanError) as info:
+        connect_plan.validate([[30, "a"]], SCHEMA, plan)
+    assert [(d.code, d.loc) for d in info.value.details] == [("unknown_key", expected)]
+
+
+def test_a_schema_fields_typo_is_refused_and_structtype_json_keys_are_not() -> None:
+    with pytest.raises(PlanError) as info:
+        connect_plan.validate([[1]], [{"name": "a", "type": "int", "nulable": False}], [])
+    assert [(d.code, d.loc) for d in info.value.details] == [("unknown_key", "/input/schema/0/nulable")]
+    spark_json = {"fields": [{"name": "a", "type": "integer", "nullable": True, "metadata": {}}]}
+    connect_plan.validate([[1]], spark_json, [])

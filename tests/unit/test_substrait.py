@@ -4,6 +4,8 @@ unknown ones, detection by shape, located errors, translation purity."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -13,7 +15,6 @@ from connect_plan import ir
 from connect_plan.errors import PlanError
 from connect_plan.formats import load_plan
 from connect_plan.formats.substrait import is_substrait, parse_substrait, parse_substrait_plan
-from connect_plan.formats.substrait.proto import message_class
 
 I64 = {"i64": {"nullability": "NULLABILITY_REQUIRED"}}
 STR = {"string": {"nullability": "NULLABILITY_REQUIRED"}}
@@ -166,15 +167,29 @@ def test_an_extension_relation_is_a_located_error() -> None:
     assert e.value.codes == ("substrait_unsupported",)
 
 
-def test_the_private_pool_coexists_with_pyspark() -> None:
-    from google.protobuf import descriptor_pool
-    from pyspark.sql.connect import proto as pb
-
-    cls = message_class("substrait.Plan")
-    assert cls.DESCRIPTOR.file.pool is not descriptor_pool.Default()
-    pb.Plan()  # PySpark's protos still load from the default pool
-    with pytest.raises(KeyError):
-        descriptor_pool.Default().FindMessageTypeByName("substrait.Plan")
+def test_the_private_pool_coexists_with_pyspark(tmp_path: Any) -> None:
+    """In a fresh interpreter (another test may have imported the `substrait` package, whose
+    classes do live in the default pool): connect_plan's Substrait classes come from a private
+    pool, leave the default pool without them, and PySpark's protos still load from it."""
+    script = tmp_path / "pools.py"
+    script.write_text(
+        "from google.protobuf import descriptor_pool\n"
+        "from connect_plan.formats.substrait.proto import message_class\n"
+        "from pyspark.sql.connect import proto as pb\n"
+        "cls = message_class('substrait.Plan')\n"
+        "assert cls.DESCRIPTOR.file.pool is not descriptor_pool.Default()\n"
+        "pb.Plan()\n"
+        "try:\n"
+        "    descriptor_pool.Default().FindMessageTypeByName('substrait.Plan')\n"
+        "except KeyError:\n"
+        "    print('private')\n"
+        "else:\n"
+        "    print('in the default pool')\n"
+    )
+    # from a file, not `python -c` (pyspark-client's dependency check wants a SPARK_HOME then)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "private"
 
 
 def test_cli_checks_a_binary_plan_with_tables(tmp_path: Any, capsys: Any) -> None:

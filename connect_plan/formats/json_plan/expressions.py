@@ -24,9 +24,11 @@ from ...types import TypeParseError, incomplete, parse_type
 from .core import MAP, MISSING, Parser, check_keys, column_name, first, key, side
 from .spellings import (
     CALL_KEYS,
+    COLUMN_FORM_KEYS,
     EXPR_OP_FUNCTIONS,
     EXPR_OP_WORDS,
     KEY_ALIASES,
+    LITERAL_FORM_KEYS,
     OP_KEYS,
     SPARKLESS_OP_KEYS,
     SPARKLESS_OPS,
@@ -145,8 +147,12 @@ def parse_expr(p: Parser, raw: Any, loc: str, depth: int = 0, *, in_window: bool
         if isinstance(raw.get(k), str):
             if len(raw) > 1 and any(m in raw for m in ("fn", "function", "op", "lit")):
                 break
+            if len(raw) > 1:
+                check_keys(p, raw, loc, COLUMN_FORM_KEYS, "a column reference")
             return column_ref(p, raw[k], f"{loc}/{k}", side=side(p, raw, loc))
     if "lit" in raw:
+        if len(raw) > 1:
+            check_keys(p, raw, loc, LITERAL_FORM_KEYS, "a literal")
         return literal(
             p,
             raw["lit"],
@@ -185,8 +191,10 @@ def parse_expr(p: Parser, raw: Any, loc: str, depth: int = 0, *, in_window: bool
     if isinstance(raw.get("window"), MAP) and "function" in raw["window"]:
         return EXPRESSION_FORMS["sparkless"](p, raw, ("window", None), loc, depth)
     if t == "column" and isinstance(raw.get("name"), str):
+        check_keys(p, raw, loc, COLUMN_FORM_KEYS, "a column reference")
         return column_ref(p, raw["name"], f"{loc}/name")
     if t in ("literal", "lit") and "value" in raw:
+        check_keys(p, raw, loc, LITERAL_FORM_KEYS, "a literal")
         return literal(p, raw["value"], f"{loc}/value")
     if "col" in raw or "column" in raw:
         k = "col" if "col" in raw else "column"

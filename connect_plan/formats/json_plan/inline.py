@@ -12,7 +12,8 @@ from typing import Any
 from ... import ir
 from ...data import Field, rows_to_arrow
 from ...types import TypeParseError, arrow_type, from_arrow, incomplete, parse_type
-from .core import MAP, MISSING, Parser, key
+from .core import MAP, MISSING, Parser, check_keys, key
+from .spellings import SCHEMA_FIELD_KEYS
 
 __all__ = ["inline", "is_table_input", "parse_schema"]
 
@@ -80,6 +81,7 @@ def parse_schema(p: Parser, raw: Any, loc: str, *, bare_array: bool = False) -> 
         name: Any
         tval: Any
         if isinstance(item, MAP):
+            check_keys(p, item, at, SCHEMA_FIELD_KEYS, "a schema field")
             _, name = key(item, "schema_field", "name")
             _, tval = key(item, "schema_field", "type")
             if isinstance(tval, MAP):

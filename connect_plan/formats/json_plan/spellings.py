@@ -34,6 +34,7 @@ from ... import ir
 __all__ = [
     "AGG_ENTRY_KEYS",
     "CALL_KEYS",
+    "COLUMN_FORM_KEYS",
     "DOCUMENT_EXTENSION_KEYS",
     "DOCUMENT_KEYS",
     "EXPR_OP_FUNCTIONS",
@@ -42,6 +43,7 @@ __all__ = [
     "GROUP_KINDS",
     "JOIN_TYPES",
     "KEY_ALIASES",
+    "LITERAL_FORM_KEYS",
     "NOT_OPS_HINTS",
     "OP_KEYS",
     "OTHER_KEYS",
@@ -50,6 +52,7 @@ __all__ = [
     "RANGE_KEYS",
     "RIGHT_PLAN_KEYS",
     "ROWS_INPUT_KEYS",
+    "SCHEMA_FIELD_KEYS",
     "SET_OPS",
     "SINGLE_JOIN",
     "SORT_ITEM_KEYS",
@@ -632,6 +635,9 @@ PRODUCER_KEYS: dict[str, dict[str, str]] = {
     # Sparkless {"type": "window"} / robin-format window objects: the output name, read by a
     # select item (withColumn names the column itself)
     "call": {"alias": "Sparkless", "column": "Sparkless"},
+    # Spark's StructType JSON (robin HEAD's schemas): inline rows' nullability comes from the
+    # values, and a field's metadata has no effect on them
+    "schema_field": {"nullable": "robin", "metadata": "robin"},
 }
 
 
@@ -701,5 +707,13 @@ CALL_KEYS: frozenset[str] = (
 OP_KEYS: frozenset[str] = _keys_of("op") | frozenset(("op", "type", "alias", "name"))
 #: the keys of a Sparkless op node ({"type": "op", "op", "left", "right"}, when's branches)
 SPARKLESS_OP_KEYS: frozenset[str] = _keys_of("sparkless") | frozenset(("op", "type", "name"))
+#: a schema field object's keys ({"name", "type"}, Spark's StructType JSON)
+SCHEMA_FIELD_KEYS: frozenset[str] = _keys_of("schema_field") | frozenset(PRODUCER_KEYS["schema_field"])
+#: the keys of a column reference object: its name, a join side, Sparkless' {"type":
+#: "column", "name"} and a select item's output name (a sort item's keys are taken off first)
+COLUMN_FORM_KEYS: frozenset[str] = _keys_of("column") | frozenset(("type", "alias"))
+#: the keys of a literal object: the value and its type, Sparkless' {"type": "literal",
+#: "value"} and a select item's output name
+LITERAL_FORM_KEYS: frozenset[str] = frozenset(("lit", "type", "value", "alias", "name"))
 #: an aggregation entry's keys
 AGG_ENTRY_KEYS: frozenset[str] = _keys_of("agg_entry")

@@ -25,6 +25,9 @@ _CONCAT = re.compile(r"^\s*(concat_ws|concat)\s*\((.*)\)\s*(?:\s[aA][sS]\s+(.+?)
 _AS = re.compile(r"^(.+?)\s+[aA][sS]\s+(.+)$", re.S)
 _SIMPLE_NAME = re.compile(r"^[^\s()]+$")
 _ITEM = KEY_ALIASES["select_item"]
+#: the keys of a select item {"expr", "name"/"alias"} and of a column item {"col", "alias"}
+_EXPR_ITEM_KEYS: frozenset[str] = frozenset((*_ITEM["expr"], *_ITEM["output_name"]))
+_COLUMN_ITEM_KEYS: frozenset[str] = frozenset((*_ITEM["column"], *_ITEM["alias"], *_ITEM["type"], *_ITEM["side"]))
 
 
 @step("filter")
@@ -94,6 +97,7 @@ def _select_item(p: Parser, item: Any, loc: str) -> ir.SelectItem | None:
         return None
     name = alias(p, item, loc, keys=_ITEM["alias"])
     if "expr" in item:
+        check_keys(p, item, loc, _EXPR_ITEM_KEYS, "a select item")
         expr = parse_expr(p, item["expr"], f"{loc}/expr")
         out_name = alias(p, item, loc, keys=_ITEM["output_name"], multi=True)
         return ir.SelectItem(expr, out_name, loc) if expr is not None else None
@@ -114,6 +118,7 @@ def _select_item(p: Parser, item: Any, loc: str) -> ir.SelectItem | None:
             item,
         )
         return None
+    check_keys(p, item, loc, _COLUMN_ITEM_KEYS, "a select item")
     if not isinstance(col, str) or not col:
         p.err("column_name", f"{loc}/{k}", "a column name must be a non-empty string", col)
         return None

@@ -12,9 +12,9 @@ from typing import Any
 
 from ... import ir
 from ...functions import CATALOG, SORT_FUNCTIONS
-from .core import MAP, Parser, column_name, first, key, split_args
+from .core import MAP, Parser, check_keys, column_name, first, key, split_args
 from .expressions import EXPRESSION_FORMS, call, parse_expr
-from .spellings import FRAME_KEYS, KEY_ALIASES, SORT_ITEM_KEYS, SPARKLESS_OPS, WINDOW_SPEC_KEYS
+from .spellings import COLUMN_FORM_KEYS, FRAME_KEYS, KEY_ALIASES, SORT_ITEM_KEYS, SPARKLESS_OPS, WINDOW_SPEC_KEYS
 
 __all__ = ["sort_keys", "window_expr"]
 
@@ -277,6 +277,11 @@ def sort_keys(
     return keys
 
 
+#: a sort item's keys besides its order: an expression, or a column's name and side
+_SORT_EXPR_ITEM_KEYS: frozenset[str] = SORT_ITEM_KEYS | frozenset(KEY_ALIASES["sort_item"]["expr"])
+_SORT_COLUMN_ITEM_KEYS: frozenset[str] = SORT_ITEM_KEYS | COLUMN_FORM_KEYS
+
+
 def _sort_key(p: Parser, item: Mapping[str, Any], loc: str) -> tuple[ir.Expr, bool | None, bool | None, str] | None:
     """An object sort item: a column or expression plus direction / null placement keys."""
     sort_op = item.get("op")
@@ -306,10 +311,12 @@ def _sort_key(p: Parser, item: Mapping[str, Any], loc: str) -> tuple[ir.Expr, bo
         return (key_expr, direction, nulls, loc) if key_expr is not None else None
     expr: ir.Expr | None
     if "expr" in item:
+        check_keys(p, item, loc, _SORT_EXPR_ITEM_KEYS, "a sort item")
         expr = parse_expr(p, item["expr"], f"{loc}/expr")
     elif any(k in item for k in ("fn", "function", "op", "lit", "udf")):
         expr = parse_expr(p, {k: v for k, v in item.items() if k not in SORT_ITEM_KEYS}, loc)
     else:
+        check_keys(p, item, loc, _SORT_COLUMN_ITEM_KEYS, "a sort item")
         name = column_name(p, item, loc)
         expr = ir.Col(name, loc) if name is not None else None
     asc: bool | None = None
