@@ -110,19 +110,9 @@ def _engine(consumer: str, tables: dict[str, str]) -> Any:
     """A function plan bytes → Arrow table on a fresh instance of the consumer, each table
     registered under its own name and in upper case (Isthmus' spelling)."""
     if consumer == "duckdb":
-        import duckdb
-        import duckdb_extension_substrait
+        from tests.substrait_producers import duckdb_with_tables
 
-        ext = os.path.join(
-            os.path.dirname(duckdb_extension_substrait.__file__),
-            "extensions",
-            f"v{duckdb.__version__}",
-            "substrait.duckdb_extension",
-        )
-        con = duckdb.connect()
-        con.load_extension(ext)
-        for name, path in tables.items():  # DuckDB's identifiers are case-insensitive
-            con.sql(f"CREATE TABLE {name} AS SELECT * FROM read_parquet('{path}')")
+        con = duckdb_with_tables(tables)
         return lambda blob: con.from_substrait(proto=blob).arrow()
     if consumer == "datafusion":
         from datafusion import SessionContext

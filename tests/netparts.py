@@ -322,6 +322,23 @@ class TcpProxy:
         self.drop()
 
 
+def proxy_in_front_of(spark_url: str) -> Iterator[GrpcTlsProxy]:
+    """A plaintext recording proxy in front of the test server (skips on an in-process one);
+    for a module-scoped fixture: ``yield from proxy_in_front_of(spark_url)``."""
+    from urllib.parse import urlparse
+
+    import pytest
+
+    if not spark_url.startswith("sc://"):
+        pytest.skip("needs a network Spark Connect server")
+    target = urlparse("http" + spark_url[2:].split("/;")[0])
+    p = GrpcTlsProxy(f"{target.hostname}:{target.port}", None)
+    try:
+        yield p
+    finally:
+        p.stop()
+
+
 def _reset(s: socket.socket) -> None:
     try:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")

@@ -125,7 +125,9 @@ def datafusion_plans(tpch: Tpch) -> dict[int, bytes | str]:
     return out
 
 
-def duckdb_plans(tpch: Tpch) -> dict[int, bytes | str]:
+def duckdb_with_tables(files: dict[str, str]) -> Any:
+    """A DuckDB connection with its substrait extension loaded and each parquet file a table
+    (the producer here, and a consumer in scripts/substrait_matrix.py)."""
     import duckdb
     import duckdb_extension_substrait
 
@@ -137,8 +139,13 @@ def duckdb_plans(tpch: Tpch) -> dict[int, bytes | str]:
     )
     con = duckdb.connect()
     con.load_extension(ext)  # the signed extension shipped in the wheel: no download
-    for name, path in tpch.files.items():
+    for name, path in files.items():  # DuckDB's identifiers are case-insensitive
         con.sql(f"CREATE TABLE {name} AS SELECT * FROM read_parquet('{path}')")
+    return con
+
+
+def duckdb_plans(tpch: Tpch) -> dict[int, bytes | str]:
+    con = duckdb_with_tables(tpch.files)
     out: dict[int, bytes | str] = {}
     for n, q in tpch.queries.items():
         try:

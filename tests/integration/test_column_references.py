@@ -10,7 +10,6 @@ from __future__ import annotations
 import concurrent.futures
 from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import urlparse
 
 import pytest
 from pyspark.sql import functions as F
@@ -18,7 +17,7 @@ from pyspark.sql.window import Window as W
 
 import connect_plan
 from tests.conftest import engine
-from tests.netparts import GrpcTlsProxy
+from tests.netparts import GrpcTlsProxy, proxy_in_front_of
 
 from .conftest import Differential, assert_same
 
@@ -264,12 +263,7 @@ def test_spark_resolves_it_so_the_check_lets_it_through(
 
 @pytest.fixture(scope="module")
 def proxy(spark_url: str) -> Iterator[GrpcTlsProxy]:
-    if not spark_url.startswith("sc://"):
-        pytest.skip("needs a network Spark Connect server")
-    target = urlparse("http" + spark_url[2:].split("/;")[0])
-    p = GrpcTlsProxy(f"{target.hostname}:{target.port}", None)
-    yield p
-    p.stop()
+    yield from proxy_in_front_of(spark_url)
 
 
 @pytest.fixture(scope="module")

@@ -9,12 +9,11 @@ from __future__ import annotations
 import concurrent.futures
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlparse
 
 import pytest
 
 import connect_plan
-from tests.netparts import GrpcTlsProxy
+from tests.netparts import GrpcTlsProxy, proxy_in_front_of
 
 SERVICE = "/spark.connect.SparkConnectService/"
 SCHEMA = [{"name": "id", "type": "bigint"}, {"name": "x", "type": "double"}, {"name": "s", "type": "string"}]
@@ -35,12 +34,7 @@ def rows(seed: int) -> list[list[Any]]:
 
 @pytest.fixture(scope="module")
 def proxy(spark_url: str) -> Iterator[GrpcTlsProxy]:
-    if not spark_url.startswith("sc://"):
-        pytest.skip("needs a network Spark Connect server")
-    target = urlparse("http" + spark_url[2:].split("/;")[0])
-    p = GrpcTlsProxy(f"{target.hostname}:{target.port}", None)
-    yield p
-    p.stop()
+    yield from proxy_in_front_of(spark_url)
 
 
 @pytest.fixture
