@@ -59,9 +59,11 @@ def test_on_progress_is_called_in_order_and_ends_at_100_percent(watched: Any, sp
         assert a.tasks_done <= b.tasks_done and a.rows <= b.rows
     assert any(p.tasks and p.tasks_done < p.tasks for p in running)  # seen mid-way
     assert last.tasks > 0 and last.tasks_done == last.tasks and last.fraction == 1.0
-    # two shuffles: three or more stages, of which adaptive execution may skip some (on a
-    # server that had run many queries, 2 ran and 3 were skipped; alone, 3 run)
-    assert last.stages >= 2 and last.stages + last.stages_skipped >= 3, last
+    # two shuffles: three or more stages, but the count is of the stages the server's reports
+    # named (every 200 ms here): adaptive execution skips some (2 ran + 3 skipped seen), and
+    # a query that ends within about two reports may name only one (a CI run: 1 stage in
+    # 0.59 s). What must hold is that the stages named all ended and their tasks are counted
+    assert last.stages >= 1 and last.stages_done == last.stages, last
     assert last.rows == 97 and last.running_tasks == 0
     assert {p.operation_id for p in seen if p.operation_id} == {stats[0].operation_id}
     # the statistics: against the result, and the server's own counts against PySpark's
