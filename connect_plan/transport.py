@@ -39,7 +39,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from . import _pyspark_import  # noqa: F401  (before any PySpark import: its check of __main__)
 from .channel import (
     CHANNEL_DEFAULTS,
     ChannelBuilder,
@@ -225,8 +224,29 @@ def connector(
     user_id: str | None = None,
     retry_policy: Mapping[str, Any] | None = None,
 ) -> Connector:
-    """The connector the client uses for ``url``: today always :class:`PySparkConnector`.
+    """The connector the client uses for ``url``: the lean gRPC transport
+    (:class:`~connect_plan.grpc_transport.GrpcConnector`), or PySpark's client
+    (:class:`PySparkConnector`) when the environment says ``CONNECT_PLAN_TRANSPORT=pyspark``.
     Raises as the URL or the options are invalid (see :func:`~connect_plan.channel.ChannelBuilder`)."""
+    import os
+
+    kind = os.environ.get("CONNECT_PLAN_TRANSPORT", "grpc").strip().lower() or "grpc"
+    if kind not in ("grpc", "pyspark"):
+        raise ConnectPlanError(f"CONNECT_PLAN_TRANSPORT must be grpc or pyspark, got {kind!r}")
+    if kind == "grpc":
+        from .grpc_transport import GrpcConnector
+
+        return GrpcConnector(
+            url,
+            token=token,
+            use_ssl=use_ssl,
+            ca_cert=ca_cert,
+            headers=headers,
+            allow_insecure_token=allow_insecure_token,
+            channel_options=channel_options,
+            user_id=user_id,
+            retry_policy=retry_policy,
+        )
     return PySparkConnector(
         url,
         token=token,
@@ -308,8 +328,6 @@ def _install_quiet_filter() -> None:
             logger.addFilter(_QUIET)
 
 
-_install_quiet_filter()
-
 # PySpark warns "[RETRIES_EXCEEDED]" just before it raises the error that ended its retries;
 # that error reaches the caller as a ServerError saying so, so the warning is only noise
 # (and under warnings-as-errors it would replace the real error)
@@ -390,6 +408,7 @@ class PySparkConnector:
             headers=headers,
             allow_insecure_token=allow_insecure_token,
             channel_options=list(channel_options) if channel_options is not None else None,
+            lean=False,
         )
         self.token: str | None = self.builder.token
         self.secure: bool = bool(self.builder.secure)
@@ -397,7 +416,12 @@ class PySparkConnector:
         self._retry_policy = dict(retry_policy or {})
 
     def open(self, reached: Callable[[], bool]) -> PySparkTransport:
+        from . import _pyspark_import  # noqa: F401  (before any PySpark import: its check of __main__)
+
+        # isort: split
         from pyspark.sql.connect.client import SparkConnectClient
+
+        _install_quiet_filter()
 
         with _quiet():
             sc = SparkConnectClient(self.builder, user_id=self._user_id, retry_policy=self._retry_policy)

@@ -203,24 +203,20 @@ def test_the_server_version_is_probed_once_and_an_older_server_is_refused(spark_
     connect_plan supports (here: one that answers 3.5.2) is refused before any plan is sent,
     naming what it lacks, instead of silently ignoring the fields it does not know."""
     with connect_plan.connect(spark_url) as c:
-        real = c._transport.sc._analyze
+        real = c._transport.spark_version
         asked: list[str] = []
 
-        def analyze(method: str, **kw: Any) -> Any:
-            asked.append(method)
-            return real(method=method, **kw)
+        def version() -> str:
+            asked.append("spark_version")
+            return real()
 
-        c._transport.sc._analyze = analyze
+        c._transport.spark_version = version
         for n in (1, 2):
             assert c.execute([{"op": "limit", "payload": {"n": n}}], data=ROWS, schema=SCHEMA).num_rows == n
         assert asked.count("spark_version") == 1
     with connect_plan.connect(spark_url) as old:
-
-        class Answer:
-            spark_version = "3.5.2"
-
         sent: list[Any] = []
-        old._transport.sc._analyze = lambda method, **kw: Answer() if method == "spark_version" else sent.append(method)
+        old._transport.spark_version = lambda: "3.5.2"
         old._executor.results = lambda *a, **kw: sent.append(a)  # type: ignore[method-assign]
         for rpc in ("execute_plan", "execute_command", "schema", "explain"):  # whatever would reach the server
             setattr(old._transport, rpc, lambda *a, **kw: sent.append(a))
@@ -267,7 +263,7 @@ def test_output_names_are_compared_as_the_session_compares_them(spark_url: str) 
         op = pb.ConfigRequest.Operation()
         pair = op.set.pairs.add()
         pair.key, pair.value = "spark.sql.caseSensitive", "true"
-        c._transport.sc.config(op)
+        c._transport.config(op)
         assert c.execute(CASE_PAIR).column_names == ["a", "A"]
         with pytest.raises(connect_plan.ResultIntegrityError, match="two columns named 'a'"):
             c.execute({"input": {"sql": "SELECT 1 AS a, 2 AS a"}, "plan": []})
