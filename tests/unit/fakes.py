@@ -385,16 +385,26 @@ def record_execution(client: Any, doc: Any) -> list[Any]:
     with client._session.plan_conf(ir_plan.conf):
         plan = client._executor.prepare(ir_plan).plan
         t = client._transport
-        req = t.execute_request(plan)
-        responses = list(t._stub.ExecutePlan(req, metadata=t._metadata))
-        t._stub.ReleaseExecute(
+        if hasattr(t, "sc"):  # PySpark's client as the transport (CONNECT_PLAN_TRANSPORT=pyspark)
+            sc = t.sc
+            req = sc._execute_plan_request_with_metadata()
+            req.plan.CopyFrom(plan)
+            req.request_options.append(
+                pb.ExecutePlanRequest.RequestOption(reattach_options=pb.ReattachOptions(reattachable=True))
+            )
+            stub, metadata = sc._stub, sc._builder.metadata()
+        else:
+            req = t.execute_request(plan)
+            stub, metadata = t._stub, t._metadata
+        responses = list(stub.ExecutePlan(req, metadata=metadata))
+        stub.ReleaseExecute(
             pb.ReleaseExecuteRequest(
                 session_id=req.session_id,
                 user_context=req.user_context,
                 operation_id=req.operation_id,
                 release_all=pb.ReleaseExecuteRequest.ReleaseAll(),
             ),
-            metadata=t._metadata,
+            metadata=metadata,
         )
         return responses
 
