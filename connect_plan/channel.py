@@ -322,7 +322,9 @@ class UrlChannelBuilder:
     parameter sent as a header), the same channel defaults (128 MiB messages) and the same
     user agent, so a server sees the same client either way. Hand-written because importing
     PySpark's builder imports PySpark's Connect client, and with it pandas (issue 17);
-    tests/unit/test_channel_url.py compares the two on a table of URLs."""
+    tests/unit/test_channel_url.py compares the two on a table of URLs. A malformed URL raises
+    ``ValueError`` (PySpark: ``PySparkValueError``), which the client reports with the URL's
+    secrets hidden."""
 
     PARAM_USE_SSL = "use_ssl"
     PARAM_TOKEN = "token"
@@ -343,13 +345,13 @@ class UrlChannelBuilder:
         for key, value in channelOptions or ():
             self.setChannelOption(key, value)
         if url[:5] != "sc://":
-            raise ConnectPlanError(
+            raise ValueError(
                 "The URL must start with 'sc://'. Please update the URL to follow the correct format, "
                 "e.g., 'sc://hostname:port'."
             )
         self.url = urllib.parse.urlparse("http" + url[2:])
         if self.url.path and self.url.path != "/":
-            raise ConnectPlanError(
+            raise ValueError(
                 f"The path component '{self.url.path}' must be empty. Please update the URL to follow the "
                 "correct format, e.g., 'sc://hostname:port'."
             )
@@ -357,14 +359,14 @@ class UrlChannelBuilder:
             for part in self.url.params.split(";"):
                 kv = part.split("=")
                 if len(kv) != 2:
-                    raise ConnectPlanError(
+                    raise ValueError(
                         f"Parameter '{part}' should be provided as a key-value pair separated by an equal "
                         "sign (=). Please update the parameter to follow the correct format, e.g., 'key=value'."
                     )
                 self.set(kv[0], urllib.parse.unquote(kv[1]))
         hostname = self.url.hostname
         if not hostname:
-            raise ConnectPlanError(
+            raise ValueError(
                 f"Hostname is missing in the URL: '{self.url.geturl()}'. Please update the URL to follow "
                 "the correct format, e.g., 'sc://hostname:port'."
             )
@@ -442,7 +444,7 @@ class UrlChannelBuilder:
             try:
                 uuid.UUID(session_id, version=4)
             except ValueError as exc:
-                raise ConnectPlanError(f"session_id must be a UUID: {exc}") from None
+                raise ValueError(f"session_id must be a UUID: {exc}") from None
         return session_id
 
     @property
@@ -457,7 +459,7 @@ class UrlChannelBuilder:
         )
         length = len(urllib.parse.quote(user_agent))
         if length > 2048:
-            raise ConnectPlanError(
+            raise ValueError(
                 f"'user_agent' parameter should not exceed 2048 characters after URL escaping, found {length} characters."
             )
         return " ".join(
