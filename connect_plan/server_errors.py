@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EXCEPTION_CLASSES",
     "STACKTRACE_CONFS",
+    "THIRD_PARTY_CLASSES",
     "retry_delay",
     "rpc_failure",
     "stacktrace_shown",
@@ -87,7 +88,7 @@ EXCEPTION_CLASSES: dict[str, tuple[str, str | None]] = {
     ),
 }
 #: a SparkException whose message names one of these is PySpark's class for it instead
-_THIRD_PARTY: dict[str, tuple[str, str | None]] = {
+THIRD_PARTY_CLASSES: dict[str, tuple[str, str | None]] = {
     "net.razorvine.pickle.PickleException": ("PickleException", "PickleException"),
 }
 _UNKNOWN: tuple[str, str | None] = ("UnknownException", "UnknownException")
@@ -239,7 +240,7 @@ def _server_failure(
     for name in classes:
         found = EXCEPTION_CLASSES.get(name)
         if found is not None and found[0] == "SparkException":
-            for third_party, mapped in _THIRD_PARTY.items():
+            for third_party, mapped in THIRD_PARTY_CLASSES.items():
                 found = mapped if third_party in message else found
         if found is not None:
             python_class, exception_type = found

@@ -268,7 +268,13 @@ CASES: dict[str, Case] = {
     "invalid_cast": Case(
         "execute", lambda s, d: sql("select cast('abc' as int)"), {}, "NumberFormatException", "CAST_INVALID_INPUT"
     ),
-    "number_format": Case("execute", lambda s, d: sql("select to_number('12x', '999')"), {}, None, None),
+    "number_format": Case(
+        "execute",
+        lambda s, d: sql("select to_number('12x', '999')"),
+        {},
+        "IllegalArgumentException",
+        "INVALID_FORMAT.MISMATCH_INPUT",
+    ),
     "table_not_found": Case(
         "execute",
         lambda s, d: sql("select * from no_such_table_i17e"),
@@ -280,7 +286,9 @@ CASES: dict[str, Case] = {
         "schema", lambda s, d: sql("select no_such_function_i17e(1)"), {}, "AnalysisException", "UNRESOLVED_ROUTINE"
     ),
     "python_udf": Case("execute", _python_udf, {}, "PythonException", None),
-    "illegal_argument": Case("execute", lambda s, d: sql("select sequence(1, 5, 0)"), {}, None, None),
+    "illegal_argument": Case(
+        "execute", lambda s, d: sql("select sequence(1, 5, 0)"), {}, "IllegalArgumentException", None
+    ),
     "array_index": Case(
         "execute",
         lambda s, d: sql("select array(1, 2)[5]"),
