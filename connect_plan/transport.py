@@ -36,9 +36,9 @@ import logging
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .call_failures import RpcFailure, chain_status, error_texts, grpc_failure, status_name
 from .channel import (
     CHANNEL_DEFAULTS,
     ChannelBuilder,
@@ -85,34 +85,6 @@ DEFAULT_MAX_MESSAGE = 128 * 1024 * 1024
 
 
 # ---------------------------------------------------------------------------- the seam
-
-
-@dataclass(frozen=True)
-class RpcFailure:
-    """A failed call as a transport describes it, in terms of no client library.
-
-    ``kind`` says what failed: ``"status"`` a bare gRPC status (``text`` is its details),
-    ``"server"`` the server's error record (Spark's error class, SQLSTATE, message...;
-    ``text`` is the whole text the transport has for it), ``"other"`` anything else
-    (``text`` is ``"<type>: <message>"``)."""
-
-    kind: str
-    text: str
-    #: the gRPC status name the error carries itself
-    status: str | None = None
-    #: the first gRPC status found along the error and its causes (a deadline that passed
-    #: inside a retry shows only there)
-    chain_status: str | None = None
-    error_class: str | None = None
-    sqlstate: str | None = None
-    message: str = ""
-    stacktrace: str | None = None
-    message_parameters: Mapping[str, str] = field(default_factory=dict)
-    #: the engine-neutral kind of error (``AnalysisException``, ``ParseException``...)
-    exception_type: str | None = None
-    #: every text of the original error (its str, repr, stack trace): a credential in any
-    #: of them means the error may not be kept as the cause of what is raised
-    texts: tuple[str, ...] = ()
 
 
 class ResultStream(Protocol):
@@ -260,48 +232,6 @@ def connector(
     )
 
 
-def grpc_failure(exc: BaseException) -> RpcFailure | None:
-    """The description of a bare gRPC error (None: ``exc`` is not one)."""
-    import grpc
-
-    if not isinstance(exc, grpc.RpcError):
-        return None
-    code = exc.code() if hasattr(exc, "code") else None
-    details = exc.details() if hasattr(exc, "details") else str(exc)
-    return RpcFailure(
-        "status",
-        str(details),
-        status=code.name if code is not None else None,
-        chain_status=_chain_status(exc),
-        texts=_texts(exc),
-    )
-
-
-def _chain_status(exc: BaseException) -> str | None:
-    """The gRPC status of ``exc``: a gRPC error's, or the one PySpark's error kept (its own
-    or its cause's), else None."""
-    import grpc
-
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, grpc.RpcError) and hasattr(seen, "code"):
-            return _status_name(seen.code())
-        code = getattr(seen, "_grpc_status_code", None)
-        if code is not None:
-            return _status_name(code)
-        seen = seen.__cause__
-    return None
-
-
-def _status_name(code: Any) -> str | None:
-    name = getattr(code, "name", None)
-    return name if isinstance(name, str) else None
-
-
-def _texts(exc: BaseException) -> tuple[str, ...]:
-    return (str(exc), repr(exc), str(getattr(exc, "_stackTrace", "") or ""))
-
-
 # ---------------------------------------------------------------------------- PySpark's errors
 
 
@@ -353,21 +283,23 @@ def pyspark_failure(exc: BaseException) -> RpcFailure:
     if bare is not None:
         return bare
     if not isinstance(exc, PySparkException):
-        return RpcFailure("other", f"{type(exc).__name__}: {exc}", chain_status=_chain_status(exc), texts=_texts(exc))
+        return RpcFailure(
+            "other", f"{type(exc).__name__}: {exc}", chain_status=chain_status(exc), texts=error_texts(exc)
+        )
     stack = getattr(exc, "_stackTrace", None)
     params = exc.getMessageParameters() if hasattr(exc, "getMessageParameters") else None
     return RpcFailure(
         "server",
         str(exc),
-        status=_status_name(getattr(exc, "_grpc_status_code", None)),
-        chain_status=_chain_status(exc),
+        status=status_name(getattr(exc, "_grpc_status_code", None)),
+        chain_status=chain_status(exc),
         error_class=exc.getCondition(),
         sqlstate=exc.getSqlState(),
         message=exc.getMessage() if hasattr(exc, "getMessage") else str(exc),
         stacktrace=stack if isinstance(stack, str) else None,
         message_parameters=dict(params or {}),
         exception_type=_exception_type(exc),
-        texts=_texts(exc),
+        texts=error_texts(exc),
     )
 
 
