@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "connect_plan.ir",
             "connect_plan._pyspark_import",
             "connect_plan.spark_proto",
+            "connect_plan.arrow_types",
         ),
     ),
     ("data", ("connect_plan.data",)),
