@@ -778,25 +778,10 @@ class Backoff:
 
 def server_retry_delay(e: BaseException) -> int | None:
     """The server's ``RetryInfo.retry_delay`` in milliseconds, if the gRPC error carries one."""
-    import grpc
+    from .server_errors import retry_delay
 
-    if not isinstance(e, grpc.RpcError):
-        return None
-    try:
-        from google.rpc import error_details_pb2
-        from grpc_status import rpc_status
-
-        status = rpc_status.from_call(e)
-    except Exception:  # no trailing metadata to read, or not a call
-        return None
-    if status is None:
-        return None
-    for detail in status.details:
-        if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
-            info = error_details_pb2.RetryInfo()
-            detail.Unpack(info)
-            return int(info.retry_delay.ToMilliseconds())
-    return None
+    seconds = retry_delay(e)
+    return None if seconds is None else round(seconds * 1000)
 
 
 def retrying(policy: Backoff, call: Callable[[], T]) -> T:

@@ -51,7 +51,7 @@ from .errors import ConnectPlanError, ResultIntegrityError
 from .spark_proto import pb, service_stub
 
 if TYPE_CHECKING:
-    from .transport import RpcFailure
+    from .call_failures import RpcFailure
 
 __all__ = ["ExecutionStream", "GrpcConnector", "GrpcTransport", "SessionChanged"]
 
@@ -364,22 +364,34 @@ class GrpcTransport:
             log.debug("could not fetch the details of error %s: %s", error_id, exc)
             return None
 
+    def _stacktrace_shown(self) -> bool:
+        """Whether the session shows JVM stack traces in error texts (PySpark asks the same
+        Config when an error has one; shown when the answer cannot be had)."""
+        from .server_errors import STACKTRACE_CONFS, stacktrace_shown
+
+        try:
+            with grace(FETCH_ERROR_SECONDS):
+                op = pb.ConfigRequest.Operation(get_option=pb.ConfigRequest.GetOption(keys=list(STACKTRACE_CONFS)))
+                return stacktrace_shown(self.config(op))
+        except Exception:
+            return True
+
     def failure(self, exc: BaseException) -> RpcFailure:
         from .server_errors import rpc_failure
 
         if isinstance(exc, SessionChanged):
-            from .transport import RpcFailure
+            from .call_failures import RpcFailure
 
             text = str(exc)
             return RpcFailure("server", text, message=text, texts=(text, repr(exc)))
-        return rpc_failure(exc, self.fetch_error_details)
+        return rpc_failure(exc, self.fetch_error_details, show_stacktrace=self._stacktrace_shown)
 
     # ------------------------------------------------------------ releases
 
     def release(self, req: pb.ReleaseExecuteRequest) -> None:
         """ReleaseExecute in the background (retried; a failure is only logged: the server
         drops abandoned executions itself)."""
-        from .results import _release_pool
+        from .results import release_pool
 
         stub, metadata, policy = self._stub, self._metadata, self.policy
 
@@ -390,7 +402,7 @@ class GrpcTransport:
             except Exception as exc:
                 log.info("ReleaseExecute of operation %s failed: %s", req.operation_id, exc)
 
-        future = _release_pool().submit(target)
+        future = release_pool().submit(target)
         with self._lock:
             self.release_futures = {f for f in self.release_futures if not f.done()}
             self.release_futures.add(future)

@@ -60,6 +60,7 @@ __all__ = [
     "ReattachableStream",
     "ResultChecker",
     "reattachable_stream",
+    "release_pool",
     "timed_out",
 ]
 
@@ -85,7 +86,7 @@ _RELEASE_POOL: Any = None
 _RELEASE_POOL_LOCK = threading.Lock()
 
 
-def _release_pool() -> Any:
+def release_pool() -> Any:
     """The process's thread pool for ReleaseExecute calls (started on first use; threads are
     started only when all are busy, and end with the process). Up to 16, so that releases
     stuck retrying a server that went away do not hold up the releases of other clients."""
@@ -124,7 +125,7 @@ def _throttled_iterator_class() -> Any:
                 # PySpark means one pool per process, but assigns it to the instance
                 # (``self._release_thread_pool_instance = ...``), so every query made a pool
                 # and started a thread for its ReleaseExecute: ~1 ms of a 4 ms query on Sail
-                return _release_pool()
+                return release_pool()
 
             def _release_until(self, until_response_id: str) -> None:
                 if self.unreleased_bytes >= RELEASE_EVERY_BYTES:

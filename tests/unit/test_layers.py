@@ -47,6 +47,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "connect_plan.results",
             "connect_plan.telemetry",
             "connect_plan.transport",
+            "connect_plan.grpc_transport",
             "connect_plan.inputs",
             "connect_plan.udf",
             "connect_plan.versions",
