@@ -307,7 +307,7 @@ def test_releases_share_one_thread_pool(client: Any) -> None:
     pool per process."""
     import threading
 
-    from connect_plan.results import _release_pool
+    from connect_plan.results import release_pool
 
     def pools() -> set[str]:
         return {t.name.rsplit("_", 1)[0] for t in threading.enumerate() if t.name.startswith("ThreadPoolExecutor-")}
@@ -319,4 +319,4 @@ def test_releases_share_one_thread_pool(client: Any) -> None:
         assert client.execute(plan, data, schema).num_rows == 2
     assert pools() == before
     assert any(t.name.startswith("connect-plan-release") for t in threading.enumerate())
-    assert 1 <= _release_pool()._max_workers == 16
+    assert 1 <= release_pool()._max_workers == 16
