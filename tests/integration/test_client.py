@@ -325,3 +325,33 @@ def test_a_failure_while_locating_the_step_names_no_step(spark_url: str, code: s
     assert err.op_index is None and err.op_name is None, str(err)
     assert err.exception_type == "AnalysisException" and "zz" in err.message  # the query's own error
     assert not str(err).startswith("plan step")
+
+
+#: one column of each kind a result can hold, as Spark SQL makes them
+TYPED_SQL = (
+    "SELECT CAST(1 AS TINYINT) AS b, CAST(1 AS SMALLINT) AS sm, 1 AS i, 1L AS l, 1.5F AS f, 1.5D AS d, "
+    "CAST(1.5 AS DECIMAL(20, 4)) AS dec, 'x' AS s, 'x' COLLATE UTF8_LCASE AS sc, CAST('x' AS CHAR(3)) AS ch, "
+    "X'00' AS bin, true AS bo, DATE'2024-01-02' AS dt, TIMESTAMP'2024-01-02 03:04:05' AS ts, "
+    "TIMESTAMP_NTZ'2024-01-02 03:04:05' AS ntz, INTERVAL '1' DAY AS dti, INTERVAL '2' HOUR AS hi, "
+    "INTERVAL '1' YEAR AS ymi, make_interval(1, 2, 3, 4, 5, 6, 7) AS ci, NULL AS n, "
+    "array(1, NULL) AS arr, map('k', array(TIMESTAMP'2024-01-02 03:04:05')) AS m, "
+    "named_struct('x', 1, 'y', named_struct('z', 'q')) AS st, parse_json('{\"a\": 1}') AS v"
+)
+
+
+@pytest.mark.parametrize("zone", [None, "America/New_York"])
+def test_schema_is_what_the_batches_carry(client: Any, zone: str | None) -> None:
+    """``Client.schema`` (the server's analysis, read without PySpark) equals the schema of the
+    executed result and of an empty one, for every kind of column, in the session's time zone
+    (PySpark's ``to_arrow_schema`` raised for timestamps and intervals)."""
+    doc: dict[str, Any] = {"input": {"sql": TYPED_SQL}, "plan": []}
+    if zone is not None:
+        doc["conf"] = {"spark.sql.session.timeZone": zone}
+    table = client.execute(doc)
+    empty = client.execute({**doc, "plan": [{"op": "limit", "payload": {"n": 0}}]})
+    schema = client.schema(doc)
+    assert schema.equals(table.schema, check_metadata=True), f"{schema}\n!=\n{table.schema}"
+    assert empty.schema.equals(table.schema, check_metadata=True)
+    assert schema.field("ts").type.tz == (
+        zone or client.get_conf("spark.sql.session.timeZone")["spark.sql.session.timeZone"]
+    )
