@@ -531,6 +531,15 @@ class ExecutionStream:
                         self._unreleased = 0
                         self._release(self._last_id)
                 yield resp
+            # the server ends the stream right after ResultComplete: read it to its end, so
+            # that the call ends OK rather than cancelled (anything more is the checker's to refuse)
+            calls = self._calls
+            if calls is not None:
+                try:
+                    yield from calls
+                except Exception as exc:  # the result is whole; the stream's end is not ours to report
+                    log.debug("the stream of operation %s ended with %s after ResultComplete", self.operation_id, exc)
+                self._calls = None
         except GeneratorExit:
             raise
         except ConnectPlanError:
@@ -616,7 +625,7 @@ class ExecutionStream:
         started = self._requested
         self._responses.close()
         calls, self._calls = self._calls, None
-        if calls is not None and hasattr(calls, "cancel"):
-            calls.cancel()
+        if calls is not None and not self.result_complete and hasattr(calls, "cancel"):
+            calls.cancel()  # a stream stopped early (a complete one is ending by itself)
         if started:
             self._release_all()
