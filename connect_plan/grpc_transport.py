@@ -182,13 +182,15 @@ class GrpcTransport:
                 f"Please create a new Spark Session to reconnect. ({server_side} != {self._server_session_id})"
             )
 
-    def unary(self, name: str, req: Any, timeout: float) -> Any:
-        """One retried unary call of the service, its response checked."""
+    def unary(self, name: str, req: Any, timeout: float, *, check: bool = True) -> Any:
+        """One retried unary call of the service, its response checked (``check``: for the
+        session, as PySpark checks the answers it checks)."""
         method = getattr(self._stub, name)
 
         def call() -> Any:
             resp = method(req, metadata=self._metadata, timeout=timeout)
-            self.verify(resp)
+            if check:
+                self.verify(resp)
             return resp
 
         return retrying(self.policy, call)
@@ -269,7 +271,8 @@ class GrpcTransport:
         unique = list(dict.fromkeys(hashes))
         names = [f"{_CACHE_PREFIX}/{h}" for h in unique]
         status_req = self.stamp(pb.ArtifactStatusesRequest(names=names), observed=False)
-        statuses = self.unary("ArtifactStatus", status_req, SHORT_RPC_SECONDS).statuses
+        # artifact answers are not session-checked (PySpark's ArtifactManager does not either)
+        statuses = self.unary("ArtifactStatus", status_req, SHORT_RPC_SECONDS, check=False).statuses
         missing = {}
         for blob, h in zip(blobs, hashes):
             status = statuses.get(f"{_CACHE_PREFIX}/{h}")
@@ -279,9 +282,7 @@ class GrpcTransport:
             requests = list(self._artifact_requests([(f"{_CACHE_PREFIX}/{h}", b) for h, b in missing.items()]))
 
             def upload() -> Any:
-                resp = self._stub.AddArtifacts(iter(requests), metadata=self._metadata, timeout=ARTIFACTS_SECONDS)
-                self.verify(resp)
-                return resp
+                return self._stub.AddArtifacts(iter(requests), metadata=self._metadata, timeout=ARTIFACTS_SECONDS)
 
             retrying(self.policy, upload)
             # the answer's per-artifact ``is_crc_successful`` is not read (nor by PySpark): the
