@@ -6,10 +6,14 @@ server session. Through it pass Spark Connect protos and plain values, never a P
 client object, and failures are described by :class:`RpcFailure` records, so that
 another implementation can take PySpark's place without a change to the client.
 
-:class:`PySparkTransport` is today's: PySpark's ``SparkConnectClient`` (its request
-metadata, retry policy, error details, artifact upload) over the channel of
-:mod:`connect_plan.channel`, with results read by :mod:`connect_plan.results`'
-reattachable stream. What any implementation must keep:
+Two implementations: :class:`~connect_plan.grpc_transport.GrpcTransport`, the default, drives
+Spark Connect's gRPC service with PySpark's generated stub and messages but without PySpark's
+client, so that running a plan imports neither PySpark's package nor pandas (issue 17; see
+that module for what it re-does and why). :class:`PySparkTransport`, chosen with
+``CONNECT_PLAN_TRANSPORT=pyspark``, is PySpark's ``SparkConnectClient`` (its request metadata,
+retry policy, error details, artifact upload) over the channel of :mod:`connect_plan.channel`,
+with results read by :mod:`connect_plan.results`' reattachable stream: kept as the reference
+the lean one is tested against. What any implementation must keep:
 
 * **Deadlines.** Every RPC started inside :func:`connect_plan.deadlines.deadline` is capped
   by what is left of it, none is started after it passed (``QueryTimeoutError``), and no
