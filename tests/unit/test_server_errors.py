@@ -239,11 +239,15 @@ def test_fetch_failing_falls_back_on_the_status(fake: FakeSparkConnect) -> None:
     assert ours == theirs and "JVM stacktrace" not in ours.text
 
 
-def test_sqlstate_from_pysparks_own_conditions(fake: FakeSparkConnect) -> None:
-    """No SQLSTATE from the server: PySpark's error-conditions.json gives the main class's."""
-    info = error_info({"classes": ANALYSIS, "errorClass": "CANNOT_MERGE_TYPE.SUB", "messageParameters": "{}"})
+@pytest.mark.parametrize("error_class", ["CANNOT_MERGE_TYPE", "CANNOT_MERGE_TYPE.SUB", "NOT_PYSPARKS_OWN"])
+def test_sqlstate_from_pysparks_own_conditions(fake: FakeSparkConnect, error_class: str) -> None:
+    """No SQLSTATE from the server: PySpark's error-conditions.json gives the class's (its
+    main class's from PySpark 4.3, its sub-class's before)."""
+    info = error_info({"classes": ANALYSIS, "errorClass": error_class, "messageParameters": "{}"})
     ours, theirs = play(fake, Script(status(grpc.StatusCode.INTERNAL, "m", info)))
-    assert ours == theirs and ours.sqlstate is not None
+    assert ours == theirs
+    if error_class == "CANNOT_MERGE_TYPE":
+        assert ours.sqlstate == "42K09"
 
 
 @pytest.mark.parametrize(
