@@ -299,6 +299,25 @@ def test_deadline_exceeded_is_a_bare_status(fake: FakeSparkConnect) -> None:
     assert fake.script.fetches == 0
 
 
+@pytest.mark.parametrize("error_id", [False, True])
+@pytest.mark.parametrize("shown", [False, True])
+def test_round_trips_per_error(fake: FakeSparkConnect, error_id: bool, shown: bool) -> None:
+    """At most one FetchErrorDetails (when the server names an error id) and one Config (only
+    when there is a stack trace to show or not); PySpark's client reads the confs whenever
+    it maps an ErrorInfo, one by one (2 Config calls when stack traces are off)."""
+    meta = {"classes": ANALYSIS, "errorClass": "X_Y"} | ({"errorId": "e7"} if error_id else {})
+    confs = {STACKTRACE_CONFS[0]: "true" if shown else "false", STACKTRACE_CONFS[1]: "false"}
+    details = details_answer(0, {"message": "whole", "frames": [("a.B", "c")]})
+    fake.script = Script(status(grpc.StatusCode.INTERNAL, "m", error_info(meta)), details, confs)
+    fake.ours()
+    assert (fake.script.fetches, fake.script.config_reads) == ((1, 1) if error_id else (0, 0))
+    fake.theirs()
+    pyspark_configs = 1 if shown else 2
+    assert (fake.script.fetches, fake.script.config_reads) == (
+        (2, 1 + pyspark_configs) if error_id else (0, pyspark_configs)
+    )
+
+
 # ---------------------------------------------------------------- where PySpark breaks
 
 
