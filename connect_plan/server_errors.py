@@ -23,7 +23,7 @@ proven equal field by field by tests/integration/test_server_errors.py:
   it when the server's conf shows stack traces (:data:`STACKTRACE_CONFS`);
 * its class, from the JVM classes the server names (:data:`EXCEPTION_CLASSES`);
 * its SQLSTATE: the server's, else the one PySpark's own error-conditions.json gives the
-  error class (read as a file, PySpark is not imported).
+  error class, by the installed PySpark's rule (read as files, PySpark is not imported).
 
 Where PySpark's client itself fails on what the server sent, this does not: metadata that
 is not JSON is read as absent (PySpark raises ``JSONDecodeError``), a details answer whose
@@ -42,6 +42,7 @@ import functools
 import importlib.util
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -315,23 +316,33 @@ def _jvm_stacktrace(errors: list[Any], root_index: int) -> str:
 
 
 def _pyspark_sqlstate(error_class: str | None) -> str | None:
-    """The SQLSTATE PySpark's error-conditions.json gives ``error_class`` (its main class)."""
+    """The SQLSTATE PySpark's error-conditions.json gives ``error_class``: from 4.3 its main
+    class's; before, the class's own (``A.B``: sub-class B's), else none."""
     if error_class is None:
         return None
-    state = _pyspark_conditions().get(error_class.split(".")[0], {}).get("sqlState")
+    conditions, version = _pyspark_conditions()
+    parts = error_class.split(".")
+    entry: Any = conditions.get(parts[0], {})
+    if version < (4, 3) and len(parts) > 1:
+        entry = entry.get("sub_class", {}).get(parts[1], {}) if isinstance(entry, dict) else {}
+    state = entry.get("sqlState") if isinstance(entry, dict) else None
     return state if isinstance(state, str) else None
 
 
 @functools.cache
-def _pyspark_conditions() -> dict[str, dict[str, Any]]:
-    """PySpark's own error conditions (pyspark/errors/error-conditions.json), read as a file."""
+def _pyspark_conditions() -> tuple[dict[str, Any], tuple[int, int]]:
+    """PySpark's own error conditions (pyspark/errors/error-conditions.json) and its version
+    (pyspark/version.py), read as files: PySpark is not imported."""
     spec = importlib.util.find_spec("pyspark")
     if spec is None or spec.origin is None:
-        return {}
-    path = os.path.join(os.path.dirname(spec.origin), "errors", "error-conditions.json")
+        return {}, (0, 0)
+    folder = os.path.dirname(spec.origin)
     try:
-        with open(path, encoding="utf-8") as f:
-            found = json.load(f)
+        with open(os.path.join(folder, "version.py"), encoding="utf-8") as f:
+            found = re.search(r"""__version__[^=]*=\s*["'](\d+)\.(\d+)""", f.read())
+        version = (int(found.group(1)), int(found.group(2))) if found else (0, 0)
+        with open(os.path.join(folder, "errors", "error-conditions.json"), encoding="utf-8") as f:
+            conditions = json.load(f)
     except (OSError, ValueError):
-        return {}
-    return found if isinstance(found, dict) else {}
+        return {}, (0, 0)
+    return (conditions if isinstance(conditions, dict) else {}), version

@@ -239,11 +239,15 @@ def test_fetch_failing_falls_back_on_the_status(fake: FakeSparkConnect) -> None:
     assert ours == theirs and "JVM stacktrace" not in ours.text
 
 
-def test_sqlstate_from_pysparks_own_conditions(fake: FakeSparkConnect) -> None:
-    """No SQLSTATE from the server: PySpark's error-conditions.json gives the main class's."""
-    info = error_info({"classes": ANALYSIS, "errorClass": "CANNOT_MERGE_TYPE.SUB", "messageParameters": "{}"})
+@pytest.mark.parametrize("error_class", ["CANNOT_MERGE_TYPE", "CANNOT_MERGE_TYPE.SUB", "NOT_PYSPARKS_OWN"])
+def test_sqlstate_from_pysparks_own_conditions(fake: FakeSparkConnect, error_class: str) -> None:
+    """No SQLSTATE from the server: PySpark's error-conditions.json gives the class's (its
+    main class's from PySpark 4.3, its sub-class's before)."""
+    info = error_info({"classes": ANALYSIS, "errorClass": error_class, "messageParameters": "{}"})
     ours, theirs = play(fake, Script(status(grpc.StatusCode.INTERNAL, "m", info)))
-    assert ours == theirs and ours.sqlstate is not None
+    assert ours == theirs
+    if error_class == "CANNOT_MERGE_TYPE":
+        assert ours.sqlstate == "42K09"
 
 
 @pytest.mark.parametrize(
@@ -293,6 +297,25 @@ def test_deadline_exceeded_is_a_bare_status(fake: FakeSparkConnect) -> None:
     ours = fake.ours()
     assert ours == grpc_failure(fake.raw_error()) and ours.status == "DEADLINE_EXCEEDED"
     assert fake.script.fetches == 0
+
+
+@pytest.mark.parametrize("error_id", [False, True])
+@pytest.mark.parametrize("shown", [False, True])
+def test_round_trips_per_error(fake: FakeSparkConnect, error_id: bool, shown: bool) -> None:
+    """At most one FetchErrorDetails (when the server names an error id) and one Config (only
+    when there is a stack trace to show or not); PySpark's client reads the confs whenever
+    it maps an ErrorInfo, one by one (2 Config calls when stack traces are off)."""
+    meta = {"classes": ANALYSIS, "errorClass": "X_Y"} | ({"errorId": "e7"} if error_id else {})
+    confs = {STACKTRACE_CONFS[0]: "true" if shown else "false", STACKTRACE_CONFS[1]: "false"}
+    details = details_answer(0, {"message": "whole", "frames": [("a.B", "c")]})
+    fake.script = Script(status(grpc.StatusCode.INTERNAL, "m", error_info(meta)), details, confs)
+    fake.ours()
+    assert (fake.script.fetches, fake.script.config_reads) == ((1, 1) if error_id else (0, 0))
+    fake.theirs()
+    pyspark_configs = 1 if shown else 2
+    assert (fake.script.fetches, fake.script.config_reads) == (
+        (2, 1 + pyspark_configs) if error_id else (0, pyspark_configs)
+    )
 
 
 # ---------------------------------------------------------------- where PySpark breaks
