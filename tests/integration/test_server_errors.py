@@ -187,10 +187,19 @@ class Case:
 
 
 def _dataframe_context(spark: Any, folder: Path) -> Any:
+    import pyspark.errors.utils as debugging
     from pyspark.sql import functions as F
 
-    df = spark.range(3).select((F.col("id") / F.lit(0)).alias("q"))
-    return df._plan.to_proto(spark.client)
+    # PySpark decides once per process, at the first Column it builds, whether to record call
+    # sites (the DataFrame query context): False if no session was active then, as happens
+    # when another test built a Column first. Recorded for this plan whatever ran before.
+    before = debugging._enable_debugging_cache
+    debugging._enable_debugging_cache = True
+    try:
+        df = spark.range(3).select((F.col("id") / F.lit(0)).alias("q"))
+        return df._plan.to_proto(spark.client)
+    finally:
+        debugging._enable_debugging_cache = before
 
 
 def _python_udf(spark: Any, folder: Path) -> Any:
