@@ -47,7 +47,9 @@ def _facts(builder: Any) -> dict[str, Any]:
         "use_ssl": builder.use_ssl,
         "token": builder.token,
         "user": builder.userId,
-        "metadata": sorted(builder.metadata()),
+        # PySpark before 4.3 has no keepalive and sends its URL parameters as headers; connect_plan
+        # reads them on every version, as 4.3 does (test_transport's keepalive test proves it)
+        "metadata": sorted(kv for kv in builder.metadata() if not kv[0].startswith("grpc_keepalive_")),
         "session": builder.session_id,
         "agent": builder.userAgent,
         "options": sorted(builder._channel_options),
