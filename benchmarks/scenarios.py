@@ -193,14 +193,12 @@ def small_query(ctx: Context) -> list[dict[str, Any]]:
     ``execute``; PySpark ``createDataFrame(...)...toArrow()``; one raw ExecutePlan RPC of our
     already-translated plan (the floor: one round trip, no client work); robin-sparkless
     ``_execute_plan(...).collect()`` in-process (no server at all)."""
-    import pyarrow as pa
 
     from connect_plan.formats import load_plan
 
     client, spark = ctx.client, ctx.spark
     plan_ir = load_plan(w.SMALL_PLAN, w.SMALL_ROWS, w.INPUT_SCHEMA)
     raw_plan = client._executor.prepare(plan_ir).plan
-    sc = client._transport.sc
 
     def ours() -> Any:
         return client.execute(w.SMALL_PLAN, w.SMALL_ROWS, w.INPUT_SCHEMA)
@@ -209,13 +207,7 @@ def small_query(ctx: Context) -> list[dict[str, Any]]:
         return w.small_df(spark).toArrow()
 
     def raw() -> Any:
-        req = sc._execute_plan_request_with_metadata()
-        req.plan.CopyFrom(raw_plan)
-        batches = []
-        for resp in sc._stub.ExecutePlan(req, metadata=sc._builder.metadata()):
-            if resp.HasField("arrow_batch"):
-                batches.extend(pa.ipc.open_stream(resp.arrow_batch.data))
-        return pa.Table.from_batches(batches)
+        return _raw_execute(client, raw_plan)
 
     clients: dict[str, Callable[[], Any]] = {"connect_plan": ours, "pyspark": pyspark, "raw ExecutePlan": raw}
     if ctx.robin is not None:
@@ -498,6 +490,23 @@ def analytical(ctx: Context, n: int) -> list[dict[str, Any]]:
     return [_record("analytical", f"groupBy + join over {n:,} rows", series, ratios, same_result=same)]
 
 
+def _raw_execute(client: Any, plan: Any) -> Any:
+    """One plain ExecutePlan of ``plan`` on ``client``'s session, its Arrow batches read: the
+    floor any client's small query stands on (no reattach, no release, no checks)."""
+    import pyarrow as pa
+
+    from connect_plan.spark_proto import pb
+
+    t = client._transport
+    req = t.stamp(pb.ExecutePlanRequest())
+    req.plan.CopyFrom(plan)
+    batches = []
+    for resp in t._stub.ExecutePlan(req, metadata=t._metadata):
+        if resp.HasField("arrow_batch"):
+            batches.extend(pa.ipc.open_stream(resp.arrow_batch.data))
+    return pa.Table.from_batches(batches)
+
+
 # ------------------------------------------------------------------ emulated network links
 
 
@@ -522,7 +531,8 @@ class _Counted:
 
 
 def _count_rpcs(sc: Any) -> dict[str, int]:
-    """Count the RPCs of PySpark's client ``sc`` (connect_plan's transport uses one too) from now on."""
+    """Count the RPCs of ``sc`` from now on: PySpark's client, or connect_plan's transport
+    (both call the service through their ``_stub``)."""
     counts: dict[str, int] = {}
     sc._stub = _Counted(sc._stub, counts)
     return counts
@@ -545,7 +555,6 @@ def link_latency(ctx: Context, rtt: float = 0.020) -> list[dict[str, Any]]:
     timed together. The same first query on loopback, in the same rounds, turns the link's
     extra time into round trips: (link − loopback) / rtt, which includes the new TCP
     connection's handshake (one round trip, paid by every client); warm queries likewise."""
-    import pyarrow as pa
     from pyspark.sql import SparkSession
 
     import connect_plan
@@ -561,16 +570,9 @@ def link_latency(ctx: Context, rtt: float = 0.020) -> list[dict[str, Any]]:
         try:
             plan_ir = load_plan(w.SMALL_PLAN, w.SMALL_ROWS, w.INPUT_SCHEMA)
             raw_plan = client._executor.prepare(plan_ir).plan
-            sc = client._transport.sc
 
             def raw() -> Any:
-                req = sc._execute_plan_request_with_metadata()
-                req.plan.CopyFrom(raw_plan)
-                batches = []
-                for resp in sc._stub.ExecutePlan(req, metadata=sc._builder.metadata()):
-                    if resp.HasField("arrow_batch"):
-                        batches.extend(pa.ipc.open_stream(resp.arrow_batch.data))
-                return pa.Table.from_batches(batches)
+                return _raw_execute(client, raw_plan)
 
             clients: dict[str, Callable[[], Any]] = {
                 "connect_plan": lambda: client.execute(w.SMALL_PLAN, w.SMALL_ROWS, w.INPUT_SCHEMA),
@@ -585,7 +587,7 @@ def link_latency(ctx: Context, rtt: float = 0.020) -> list[dict[str, Any]]:
                     fn()
             rpcs: dict[str, dict[str, int]] = {}
             for name, fn in list(clients.items())[:3]:
-                counts = _count_rpcs(client._transport.sc if name != "pyspark" else spark.client)
+                counts = _count_rpcs(client._transport if name != "pyspark" else spark.client)
                 fn()
                 rpcs[name] = dict(counts)
             names = list(clients)
@@ -630,8 +632,8 @@ def link_latency(ctx: Context, rtt: float = 0.020) -> list[dict[str, Any]]:
         def ours_first(url: str, counts: dict[str, int] | None = None) -> Any:
             with connect_plan.connect(url) as c:
                 if counts is not None:
-                    counts.update(_count_rpcs(c._transport.sc))
-                    live = c._transport.sc._stub._counts
+                    counts.update(_count_rpcs(c._transport))
+                    live = c._transport._stub._counts
                     result = c.execute(w.SMALL_PLAN, w.SMALL_ROWS, w.INPUT_SCHEMA)
                     counts.update(live)
                     return result

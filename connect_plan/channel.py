@@ -38,23 +38,30 @@ import threading
 import time
 import warnings
 import weakref
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Generator, Mapping
+from typing import Any, TypeVar
 
 from .deadlines import remaining, timeout_error
 from .errors import ConnectPlanError, InsecureTransportError
 
 __all__ = [
     "CHANNEL_DEFAULTS",
+    "Backoff",
     "ChannelBuilder",
     "InsecureTokenWarning",
+    "RetryAgain",
     "RetryPolicy",
+    "UrlChannelBuilder",
     "close_channel",
     "never_connected",
+    "retrying",
+    "server_retry_delay",
     "start_call",
 ]
 
 log = logging.getLogger("connect_plan")
+
+T = TypeVar("T")
 
 #: channel options set unless the caller gives them:
 #: * keepalive pings (PySpark's: every 60 s, 20 s to answer, also between calls) go on
@@ -308,11 +315,182 @@ def _read_ca(ca_cert: str | bytes | os.PathLike[str] | None) -> bytes | None:
         raise ConnectPlanError(f"cannot read the CA certificate file {text!r}: {exc.strerror}") from None
 
 
-def _builder_class() -> type:
-    import grpc
-    from pyspark.sql.connect.client import DefaultChannelBuilder
+class UrlChannelBuilder:
+    """PySpark's ``DefaultChannelBuilder`` (4.3) without PySpark: the same ``sc://`` URL rules
+    (``sc://host[:port][/;key=value;...]``, port 15002 by default, percent-encoded values,
+    ``token``/``use_ssl``/``user_id``/``user_agent``/``session_id`` consumed, every other
+    parameter sent as a header), the same channel defaults (128 MiB messages) and the same
+    user agent, so a server sees the same client either way. Hand-written because importing
+    PySpark's builder imports PySpark's Connect client, and with it pandas (issue 17);
+    tests/unit/test_channel_url.py compares the two on a table of URLs. A malformed URL raises
+    ``ValueError`` (PySpark: ``PySparkValueError``), which the client reports with the URL's
+    secrets hidden."""
 
-    class Builder(DefaultChannelBuilder):
+    PARAM_USE_SSL = "use_ssl"
+    PARAM_TOKEN = "token"
+    PARAM_USER_ID = "user_id"
+    PARAM_USER_AGENT = "user_agent"
+    PARAM_SESSION_ID = "session_id"
+    GRPC_MAX_MESSAGE_LENGTH_DEFAULT = 128 * 1024 * 1024
+
+    def __init__(self, url: str, channelOptions: list[tuple[str, Any]] | None = None) -> None:
+        import urllib.parse
+
+        self._interceptors: list[Any] = []
+        self._params: dict[str, str] = {}
+        self._channel_options: list[tuple[str, Any]] = [
+            ("grpc.max_send_message_length", self.GRPC_MAX_MESSAGE_LENGTH_DEFAULT),
+            ("grpc.max_receive_message_length", self.GRPC_MAX_MESSAGE_LENGTH_DEFAULT),
+        ]
+        for key, value in channelOptions or ():
+            self.setChannelOption(key, value)
+        if url[:5] != "sc://":
+            raise ValueError(
+                "The URL must start with 'sc://'. Please update the URL to follow the correct format, "
+                "e.g., 'sc://hostname:port'."
+            )
+        self.url = urllib.parse.urlparse("http" + url[2:])
+        if self.url.path and self.url.path != "/":
+            raise ValueError(
+                f"The path component '{self.url.path}' must be empty. Please update the URL to follow the "
+                "correct format, e.g., 'sc://hostname:port'."
+            )
+        if self.url.params:
+            for part in self.url.params.split(";"):
+                kv = part.split("=")
+                if len(kv) != 2:
+                    raise ValueError(
+                        f"Parameter '{part}' should be provided as a key-value pair separated by an equal "
+                        "sign (=). Please update the parameter to follow the correct format, e.g., 'key=value'."
+                    )
+                self.set(kv[0], urllib.parse.unquote(kv[1]))
+        hostname = self.url.hostname
+        if not hostname:
+            raise ValueError(
+                f"Hostname is missing in the URL: '{self.url.geturl()}'. Please update the URL to follow "
+                "the correct format, e.g., 'sc://hostname:port'."
+            )
+        self._host = f"[{hostname}]" if ":" in hostname else hostname
+        port = self.url.port  # ValueError for a port that is not a number in range, as PySpark
+        self._port = port if port is not None else 15002
+
+    def get(self, key: str) -> Any:
+        return self._params[key]
+
+    def getDefault(self, key: str, default: Any) -> Any:
+        return self._params.get(key, default)
+
+    def set(self, key: str, value: Any) -> None:
+        self._params[key] = value
+
+    def setChannelOption(self, key: str, value: Any) -> None:
+        for i, option in enumerate(self._channel_options):
+            if option[0] == key:
+                self._channel_options[i] = (key, value)
+                return
+        self._channel_options.append((key, value))
+
+    def add_interceptor(self, interceptor: Any) -> None:
+        self._interceptors.append(interceptor)
+
+    def _effective_channel_options(self) -> list[tuple[str, Any]]:
+        return list(self._channel_options)  # keepalive: set by :func:`_keepalive`
+
+    def _insecure_channel(self, target: Any, **kwargs: Any) -> Any:
+        import grpc
+
+        channel = grpc.insecure_channel(target, options=self._effective_channel_options(), **kwargs)
+        return grpc.intercept_channel(channel, *self._interceptors) if self._interceptors else channel
+
+    def _secure_channel(self, target: Any, credentials: Any, **kwargs: Any) -> Any:
+        import grpc
+
+        channel = grpc.secure_channel(target, credentials, options=self._effective_channel_options(), **kwargs)
+        return grpc.intercept_channel(channel, *self._interceptors) if self._interceptors else channel
+
+    @property
+    def userId(self) -> str | None:
+        return self._params.get(self.PARAM_USER_ID)
+
+    @property
+    def token(self) -> str | None:
+        return self._params.get(self.PARAM_TOKEN, os.environ.get("SPARK_CONNECT_AUTHENTICATE_TOKEN"))
+
+    @property
+    def use_ssl(self) -> bool:
+        return str(self.getDefault(self.PARAM_USE_SSL, "")).lower() == "true"
+
+    @property
+    def secure(self) -> bool:
+        return self.use_ssl or self.token is not None
+
+    @property
+    def host(self) -> str:
+        return self._host
+
+    @property
+    def endpoint(self) -> str:
+        return f"{self._host}:{self._port}"
+
+    def metadata(self) -> list[tuple[str, str]]:
+        return [(k, v) for k, v in self._params.items() if k not in _RESERVED]
+
+    @property
+    def session_id(self) -> str | None:
+        import uuid
+
+        session_id = self._params.get(self.PARAM_SESSION_ID)
+        if session_id is not None:
+            try:
+                uuid.UUID(session_id, version=4)
+            except ValueError as exc:
+                raise ValueError(f"session_id must be a UUID: {exc}") from None
+        return session_id
+
+    @property
+    def userAgent(self) -> str:
+        import platform
+        import urllib.parse
+
+        from .spark_proto import pyspark_version
+
+        user_agent = self._params.get(
+            self.PARAM_USER_AGENT, os.getenv("SPARK_CONNECT_USER_AGENT", "_SPARK_CONNECT_PYTHON")
+        )
+        length = len(urllib.parse.quote(user_agent))
+        if length > 2048:
+            raise ValueError(
+                f"'user_agent' parameter should not exceed 2048 characters after URL escaping, found {length} characters."
+            )
+        return " ".join(
+            [
+                user_agent,
+                f"spark/{pyspark_version()}",
+                f"os/{platform.uname().system.lower()}",
+                f"python/{platform.python_version()}",
+            ]
+        )
+
+
+_BUILDER_CLASSES: dict[bool, type] = {}
+
+
+def _builder_class(lean: bool = True) -> type:
+    """The connect_plan builder over :class:`UrlChannelBuilder` (``lean``) or over PySpark's
+    ``DefaultChannelBuilder`` (what PySpark's own client needs)."""
+    cached = _BUILDER_CLASSES.get(lean)
+    if cached is not None:
+        return cached
+    import grpc
+
+    if lean:
+        base: type = UrlChannelBuilder
+    else:
+        from pyspark.sql.connect.client import DefaultChannelBuilder
+
+        base = DefaultChannelBuilder
+
+    class Builder(base):  # type: ignore[misc]
         """PySpark's builder; only ``toChannel`` (credentials) differs, see module doc."""
 
         ca: bytes | None = None
@@ -361,6 +539,7 @@ def _builder_class() -> type:
                 self.add_interceptor(_call_interceptor((("authorization", f"Bearer {token}"),)))
             return self._insecure_channel(self.endpoint)
 
+    _BUILDER_CLASSES[lean] = Builder
     return Builder
 
 
@@ -373,12 +552,14 @@ def ChannelBuilder(
     headers: Mapping[str, str] | None = None,
     allow_insecure_token: bool = False,
     channel_options: list[tuple[str, Any]] | None = None,
+    lean: bool = True,
 ) -> Any:
-    """A PySpark ``DefaultChannelBuilder`` for ``url`` with the credential rules above;
-    ``token``/``use_ssl`` given here override the URL's."""
+    """A channel builder for ``url`` with the credential rules above (over PySpark's
+    ``DefaultChannelBuilder`` when not ``lean``); ``token``/``use_ssl`` given here override
+    the URL's."""
     given = {k for k, _ in channel_options or ()}
     options = [*(o for o in CHANNEL_DEFAULTS if o[0] not in given), *(channel_options or ())]
-    builder = _builder_class()(url, options)
+    builder = _builder_class(lean)(url, options)
     if token is not None:
         builder.set(builder.PARAM_TOKEN, token)
     if use_ssl is not None:
@@ -495,3 +676,136 @@ def never_connected(e: BaseException) -> bool:
         return False
     details = (e.details() if hasattr(e, "details") else str(e)) or ""
     return any(s in details.lower() for s in _UNREACHABLE)
+
+
+# ---------------------------------------------------------------------------- retries, without PySpark
+
+
+class RetryAgain(Exception):
+    """Raised inside :func:`retrying` to retry at once (a stream to reattach, an execution to
+    start again), bounded by :data:`RETRY_AGAIN_SECONDS` in all (PySpark's ``RetryException``)."""
+
+
+#: how long :class:`RetryAgain` may be retried in all (PySpark: one hour)
+RETRY_AGAIN_SECONDS = 60 * 60.0
+
+
+class Backoff:
+    """PySpark 4.3's ``DefaultPolicy`` for the lean transport, with connect_plan's two rules
+    (see module doc: a refused connection to a server never reached is final; no wait runs
+    past the operation's deadline). Retried: UNAVAILABLE, INTERNAL saying
+    ``INVALID_CURSOR.DISCONNECTED``, and any error carrying the server's ``RetryInfo``,
+    whose delay (up to 10 min) is waited at least. Waits grow from ``initial_backoff`` ms by
+    ``backoff_multiplier`` up to ``max_backoff``, with up to ``jitter`` ms added to waits of
+    ``min_jitter_threshold`` ms or more; at most ``max_retries`` retries.
+
+    Hand-written: PySpark's ``retries`` module cannot be imported without PySpark's package
+    (and pandas with it); the rules and defaults are PySpark's, and tests/unit/test_retries.py
+    compares both on the same errors."""
+
+    def __init__(
+        self,
+        reached: Callable[[], bool],
+        *,
+        max_retries: int | None = 15,
+        initial_backoff: int = 50,
+        max_backoff: int | None = 60000,
+        backoff_multiplier: float = 4.0,
+        jitter: int = 500,
+        min_jitter_threshold: int = 2000,
+        recognize_server_retry_delay: bool = True,
+        max_server_retry_delay: int | None = 10 * 60 * 1000,
+    ) -> None:
+        self.reached = reached
+        self.max_retries = max_retries
+        self.initial_backoff = initial_backoff
+        self.max_backoff = max_backoff
+        self.backoff_multiplier = backoff_multiplier
+        self.jitter = jitter
+        self.min_jitter_threshold = min_jitter_threshold
+        self.recognize_server_retry_delay = recognize_server_retry_delay
+        self.max_server_retry_delay = max_server_retry_delay
+
+    def can_retry(self, e: BaseException) -> bool:
+        import grpc
+
+        if not isinstance(e, grpc.RpcError) or not hasattr(e, "code"):
+            return False
+        code = e.code()
+        if code == grpc.StatusCode.INTERNAL and "INVALID_CURSOR.DISCONNECTED" in str(e):
+            retryable = True
+        elif code == grpc.StatusCode.UNAVAILABLE:
+            retryable = True
+        else:
+            retryable = server_retry_delay(e) is not None
+        return retryable and (self.reached() or not never_connected(e))
+
+    def waits(self) -> Generator[Callable[[BaseException], float | None], None, None]:
+        """One retry state: each item, called with the error, is the seconds to wait before
+        the next attempt, or None when no retry is left."""
+        import random
+
+        attempt = 0
+        next_wait = float(self.initial_backoff)
+        while True:
+
+            def wait_for(e: BaseException) -> float | None:
+                nonlocal attempt, next_wait
+                if self.max_retries is not None and attempt >= self.max_retries:
+                    return None
+                attempt += 1
+                wait = next_wait
+                if self.max_backoff is not None:
+                    next_wait = min(float(self.max_backoff), wait * self.backoff_multiplier)
+                if self.recognize_server_retry_delay:
+                    hint = server_retry_delay(e)
+                    if hint is not None:
+                        if self.max_server_retry_delay is not None:
+                            hint = min(hint, self.max_server_retry_delay)
+                        wait = max(wait, hint)
+                if wait >= self.min_jitter_threshold:
+                    wait += random.uniform(0, self.jitter)
+                ms = int(wait)
+                left = remaining()
+                if left is not None:
+                    if left <= 0:
+                        return None  # no retry after the deadline: the last error stands
+                    ms = min(ms, int(left * 1000) + 1)
+                return ms / 1000
+
+            yield wait_for
+
+
+def server_retry_delay(e: BaseException) -> int | None:
+    """The server's ``RetryInfo.retry_delay`` in milliseconds, if the gRPC error carries one."""
+    from .server_errors import retry_delay
+
+    seconds = retry_delay(e)
+    return None if seconds is None else round(seconds * 1000)
+
+
+def retrying(policy: Backoff, call: Callable[[], T]) -> T:
+    """``call()`` retried as ``policy`` allows; the last error is raised when it does not."""
+    state = policy.waits()
+    wait_for = next(state)
+    again_since: float | None = None
+    while True:
+        try:
+            return call()
+        except RetryAgain as exc:
+            now = time.monotonic()
+            again_since = now if again_since is None else again_since
+            if now - again_since >= RETRY_AGAIN_SECONDS:
+                raise (exc.__cause__ or exc) from None
+            left = remaining()
+            if left is not None and left <= 0:
+                raise (exc.__cause__ or exc) from None
+            continue
+        except Exception as exc:
+            if not policy.can_retry(exc):
+                raise
+            wait = wait_for(exc)
+            if wait is None:
+                raise
+            log.debug("retrying after %.3f s: %r", wait, exc)
+            time.sleep(wait)

@@ -44,13 +44,14 @@ import time
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
+from .arrow_types import AnnouncedSchema
+from .arrow_types import announced as announced_schema
 from .channel import start_call
 from .deadlines import grace, timeout_error
 from .deadlines import remaining as deadlines_remaining
 from .errors import ConnectPlanError, QueryTimeoutError, ResultIntegrityError
 
 if TYPE_CHECKING:
-    import pyarrow as pa
     from pyspark.sql.connect import proto as pb
 
 __all__ = [
@@ -58,9 +59,8 @@ __all__ = [
     "RELEASE_EVERY_BYTES",
     "ReattachableStream",
     "ResultChecker",
-    "arrow_schema",
     "reattachable_stream",
-    "spark_struct",
+    "release_pool",
     "timed_out",
 ]
 
@@ -86,7 +86,7 @@ _RELEASE_POOL: Any = None
 _RELEASE_POOL_LOCK = threading.Lock()
 
 
-def _release_pool() -> Any:
+def release_pool() -> Any:
     """The process's thread pool for ReleaseExecute calls (started on first use; threads are
     started only when all are busy, and end with the process). Up to 16, so that releases
     stuck retrying a server that went away do not hold up the releases of other clients."""
@@ -125,7 +125,7 @@ def _throttled_iterator_class() -> Any:
                 # PySpark means one pool per process, but assigns it to the instance
                 # (``self._release_thread_pool_instance = ...``), so every query made a pool
                 # and started a thread for its ReleaseExecute: ~1 ms of a 4 ms query on Sail
-                return _release_pool()
+                return release_pool()
 
             def _release_until(self, until_response_id: str) -> None:
                 if self.unreleased_bytes >= RELEASE_EVERY_BYTES:
@@ -357,8 +357,9 @@ class ResultChecker:
     """Checks and decodes the ``ExecutePlanResponse`` messages of one result, in order
     (no I/O: what arrives over the network is fed in, so recorded responses can be too).
 
-    ``feed`` yields the announced schema (a PySpark ``StructType``) and each Arrow
-    ``RecordBatch``; it raises :class:`~connect_plan.errors.ResultIntegrityError` when
+    ``feed`` yields the announced schema (an :class:`~connect_plan.arrow_types.AnnouncedSchema`:
+    names, nullability, Arrow types, read without PySpark) and each Arrow ``RecordBatch``; it
+    raises :class:`~connect_plan.errors.ResultIntegrityError` when
 
     * an Arrow batch's ``start_offset`` is not the number of rows before it, or its
       ``row_count`` is not the number of rows it holds;
@@ -376,7 +377,7 @@ class ResultChecker:
     def __init__(self) -> None:
         self.rows_seen = 0
         self.batches = 0
-        self.announced: Any = None
+        self.announced: AnnouncedSchema | None = None
         self.schema: Any = None  # of the first batch
         self.complete = False
         self._chunks: list[bytes] = []
@@ -386,14 +387,18 @@ class ResultChecker:
 
     def feed(self, resp: Any) -> Generator[Any, None, None]:
         import pyarrow as pa
-        from pyspark.sql.connect.types import proto_schema_to_pyspark_data_type
 
         if self.complete:
             raise ResultIntegrityError("the server sent more responses after ResultComplete")
         if resp.HasField("schema"):
             if self._announced_proto is None:
                 self._announced_proto = resp.schema
-                self.announced = proto_schema_to_pyspark_data_type(resp.schema)
+                try:
+                    self.announced = announced_schema(resp.schema)
+                except ValueError as exc:
+                    raise ResultIntegrityError(
+                        f"the server announced a result schema that is not a table: {exc}"
+                    ) from None
                 if self.schema is not None:
                     _check_announced(self.announced, self.schema)
                 yield self.announced
@@ -478,25 +483,6 @@ class ResultChecker:
             )
 
 
-def spark_struct(schema: pb.DataType) -> Any:
-    """The PySpark ``StructType`` of a result schema the server sent as a proto (an
-    AnalyzePlan answer): what the :class:`ResultChecker` compares batches against."""
-    from pyspark.sql.connect.types import proto_schema_to_pyspark_data_type
-    from pyspark.sql.types import StructType
-
-    struct = proto_schema_to_pyspark_data_type(schema)
-    assert isinstance(struct, StructType)  # a result's schema is a struct (PySpark asserts it too)
-    return struct
-
-
-def arrow_schema(struct: Any) -> pa.Schema:
-    """The Arrow schema of a result whose Spark schema is ``struct`` (a ``StructType``, as
-    :func:`spark_struct` and the :class:`ResultChecker` give it)."""
-    from pyspark.sql.pandas.types import to_arrow_schema
-
-    return to_arrow_schema(struct)
-
-
 def _spark_arrow_type(t: Any) -> Any:
     import pyarrow as pa
 
@@ -537,27 +523,24 @@ def _cast_batch(batch: Any, target: Any) -> Any:
     return pa.RecordBatch.from_arrays([c.cast(f.type) for c, f in zip(batch.columns, target)], schema=target)
 
 
-def _check_announced(announced: Any, schema: Any) -> None:
-    """The first batch's Arrow schema against the StructType the server announced."""
-    names = [f.name for f in announced.fields]
+def _check_announced(announced: AnnouncedSchema, schema: Any) -> None:
+    """The first batch's Arrow schema against the schema the server announced."""
+    names = announced.names
     if names != schema.names:
         raise ResultIntegrityError(f"the Arrow batches have columns {schema.names}, the server announced {names}")
-    from pyspark.sql.pandas.types import to_arrow_type
-
     for field, arrow in zip(announced.fields, schema):
         if field.nullable != arrow.nullable:
             raise ResultIntegrityError(
                 f"column {field.name!r} is {'nullable' if arrow.nullable else 'not nullable'} in the Arrow batches, "
                 f"the server announced the opposite"
             )
-        try:
-            expected = to_arrow_type(field.dataType, timezone="UTC")
-        except Exception:  # no Arrow mapping in this PySpark (e.g. year-month intervals)
+        expected = field.arrow
+        if expected is None:  # no Arrow mapping in PySpark's either (e.g. year-month intervals)
             continue
         if not _same_type(expected, arrow.type):
             raise ResultIntegrityError(
                 f"column {field.name!r} is {arrow.type} in the Arrow batches, the server announced "
-                f"{field.dataType.simpleString()} ({expected})"
+                f"{field.type_string} ({expected})"
             )
 
 

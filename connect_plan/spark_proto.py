@@ -15,7 +15,7 @@ protobuf's default pool (re-adding an identical file is a no-op) and protobuf ke
 class per descriptor, so ``connect_plan.spark_proto.pb.Plan is pyspark.sql.connect.proto.Plan``
 whichever is imported first (tests/unit/test_spark_proto.py proves it in fresh processes), and a
 plan built here goes to PySpark's client unchanged. ``base_pb2_grpc`` (the service stubs, which
-import grpc) is not loaded: connect_plan's transport takes the stubs from PySpark.
+import grpc) is loaded only when :func:`service_stub` is first called, the same way.
 
 When ``pyspark.sql.connect.proto`` is already imported, ``pb`` is simply that module.
 """
@@ -31,7 +31,7 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["pb", "types_pb2"]
+__all__ = ["pb", "pyspark_version", "service_stub", "types_pb2"]
 
 _REAL = "pyspark.sql.connect.proto"
 # the files PySpark's proto package star-imports, in its order (it differs between versions)
@@ -96,6 +96,7 @@ def _load_private(folder: str, files: tuple[str, ...]) -> types.ModuleType:
         for key, value in vars(module).items():
             if not key.startswith("_"):
                 setattr(package, key, value)
+    package._load_file = load  # type: ignore[attr-defined]  # the stubs, on first use
     return package
 
 
@@ -119,3 +120,41 @@ if TYPE_CHECKING:
 else:
     pb = _load()
     types_pb2 = pb.types_pb2
+
+
+_STUB_CLASS: Any = None
+
+
+def service_stub(channel: Any) -> Any:
+    """PySpark's generated ``SparkConnectServiceStub`` over ``channel`` (its
+    ``base_pb2_grpc``, loaded like the messages: without importing PySpark)."""
+    global _STUB_CLASS
+    if _STUB_CLASS is None:
+        loader = getattr(pb, "_load_file", None)
+        if loader is not None:
+            _STUB_CLASS = loader(_STUBS).SparkConnectServiceStub
+        else:
+            from pyspark.sql.connect.proto import base_pb2_grpc
+
+            _STUB_CLASS = base_pb2_grpc.SparkConnectServiceStub
+    return _STUB_CLASS(channel)
+
+
+_VERSION: str | None = None
+
+
+def pyspark_version() -> str:
+    """The installed PySpark's version (its ``pyspark/version.py``, read, not imported)."""
+    global _VERSION
+    if _VERSION is None:
+        version = "unknown"
+        spec = importlib.util.find_spec("pyspark")
+        if spec is not None and spec.origin is not None:
+            try:
+                with open(os.path.join(os.path.dirname(spec.origin), "version.py"), encoding="utf-8") as f:
+                    found = re.search(r"""__version__[^=]*=\s*["']([^"']+)["']""", f.read())
+                version = found.group(1) if found else version
+            except OSError:
+                pass
+        _VERSION = version
+    return _VERSION

@@ -6,10 +6,14 @@ server session. Through it pass Spark Connect protos and plain values, never a P
 client object, and failures are described by :class:`RpcFailure` records, so that
 another implementation can take PySpark's place without a change to the client.
 
-:class:`PySparkTransport` is today's: PySpark's ``SparkConnectClient`` (its request
-metadata, retry policy, error details, artifact upload) over the channel of
-:mod:`connect_plan.channel`, with results read by :mod:`connect_plan.results`'
-reattachable stream. What any implementation must keep:
+Two implementations: :class:`~connect_plan.grpc_transport.GrpcTransport`, the default, drives
+Spark Connect's gRPC service with PySpark's generated stub and messages but without PySpark's
+client, so that running a plan imports neither PySpark's package nor pandas (issue 17; see
+that module for what it re-does and why). :class:`PySparkTransport`, chosen with
+``CONNECT_PLAN_TRANSPORT=pyspark``, is PySpark's ``SparkConnectClient`` (its request metadata,
+retry policy, error details, artifact upload) over the channel of :mod:`connect_plan.channel`,
+with results read by :mod:`connect_plan.results`' reattachable stream: kept as the reference
+the lean one is tested against. What any implementation must keep:
 
 * **Deadlines.** Every RPC started inside :func:`connect_plan.deadlines.deadline` is capped
   by what is left of it, none is started after it passed (``QueryTimeoutError``), and no
@@ -36,10 +40,9 @@ import logging
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from . import _pyspark_import  # noqa: F401  (before any PySpark import: its check of __main__)
+from .call_failures import RpcFailure, chain_status, error_texts, grpc_failure, status_name
 from .channel import (
     CHANNEL_DEFAULTS,
     ChannelBuilder,
@@ -86,34 +89,6 @@ DEFAULT_MAX_MESSAGE = 128 * 1024 * 1024
 
 
 # ---------------------------------------------------------------------------- the seam
-
-
-@dataclass(frozen=True)
-class RpcFailure:
-    """A failed call as a transport describes it, in terms of no client library.
-
-    ``kind`` says what failed: ``"status"`` a bare gRPC status (``text`` is its details),
-    ``"server"`` the server's error record (Spark's error class, SQLSTATE, message...;
-    ``text`` is the whole text the transport has for it), ``"other"`` anything else
-    (``text`` is ``"<type>: <message>"``)."""
-
-    kind: str
-    text: str
-    #: the gRPC status name the error carries itself
-    status: str | None = None
-    #: the first gRPC status found along the error and its causes (a deadline that passed
-    #: inside a retry shows only there)
-    chain_status: str | None = None
-    error_class: str | None = None
-    sqlstate: str | None = None
-    message: str = ""
-    stacktrace: str | None = None
-    message_parameters: Mapping[str, str] = field(default_factory=dict)
-    #: the engine-neutral kind of error (``AnalysisException``, ``ParseException``...)
-    exception_type: str | None = None
-    #: every text of the original error (its str, repr, stack trace): a credential in any
-    #: of them means the error may not be kept as the cause of what is raised
-    texts: tuple[str, ...] = ()
 
 
 class ResultStream(Protocol):
@@ -225,8 +200,29 @@ def connector(
     user_id: str | None = None,
     retry_policy: Mapping[str, Any] | None = None,
 ) -> Connector:
-    """The connector the client uses for ``url``: today always :class:`PySparkConnector`.
+    """The connector the client uses for ``url``: the lean gRPC transport
+    (:class:`~connect_plan.grpc_transport.GrpcConnector`), or PySpark's client
+    (:class:`PySparkConnector`) when the environment says ``CONNECT_PLAN_TRANSPORT=pyspark``.
     Raises as the URL or the options are invalid (see :func:`~connect_plan.channel.ChannelBuilder`)."""
+    import os
+
+    kind = os.environ.get("CONNECT_PLAN_TRANSPORT", "grpc").strip().lower() or "grpc"
+    if kind not in ("grpc", "pyspark"):
+        raise ConnectPlanError(f"CONNECT_PLAN_TRANSPORT must be grpc or pyspark, got {kind!r}")
+    if kind == "grpc":
+        from .grpc_transport import GrpcConnector
+
+        return GrpcConnector(
+            url,
+            token=token,
+            use_ssl=use_ssl,
+            ca_cert=ca_cert,
+            headers=headers,
+            allow_insecure_token=allow_insecure_token,
+            channel_options=channel_options,
+            user_id=user_id,
+            retry_policy=retry_policy,
+        )
     return PySparkConnector(
         url,
         token=token,
@@ -238,48 +234,6 @@ def connector(
         user_id=user_id,
         retry_policy=retry_policy,
     )
-
-
-def grpc_failure(exc: BaseException) -> RpcFailure | None:
-    """The description of a bare gRPC error (None: ``exc`` is not one)."""
-    import grpc
-
-    if not isinstance(exc, grpc.RpcError):
-        return None
-    code = exc.code() if hasattr(exc, "code") else None
-    details = exc.details() if hasattr(exc, "details") else str(exc)
-    return RpcFailure(
-        "status",
-        str(details),
-        status=code.name if code is not None else None,
-        chain_status=_chain_status(exc),
-        texts=_texts(exc),
-    )
-
-
-def _chain_status(exc: BaseException) -> str | None:
-    """The gRPC status of ``exc``: a gRPC error's, or the one PySpark's error kept (its own
-    or its cause's), else None."""
-    import grpc
-
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, grpc.RpcError) and hasattr(seen, "code"):
-            return _status_name(seen.code())
-        code = getattr(seen, "_grpc_status_code", None)
-        if code is not None:
-            return _status_name(code)
-        seen = seen.__cause__
-    return None
-
-
-def _status_name(code: Any) -> str | None:
-    name = getattr(code, "name", None)
-    return name if isinstance(name, str) else None
-
-
-def _texts(exc: BaseException) -> tuple[str, ...]:
-    return (str(exc), repr(exc), str(getattr(exc, "_stackTrace", "") or ""))
 
 
 # ---------------------------------------------------------------------------- PySpark's errors
@@ -308,8 +262,6 @@ def _install_quiet_filter() -> None:
             logger.addFilter(_QUIET)
 
 
-_install_quiet_filter()
-
 # PySpark warns "[RETRIES_EXCEEDED]" just before it raises the error that ended its retries;
 # that error reaches the caller as a ServerError saying so, so the warning is only noise
 # (and under warnings-as-errors it would replace the real error)
@@ -335,21 +287,23 @@ def pyspark_failure(exc: BaseException) -> RpcFailure:
     if bare is not None:
         return bare
     if not isinstance(exc, PySparkException):
-        return RpcFailure("other", f"{type(exc).__name__}: {exc}", chain_status=_chain_status(exc), texts=_texts(exc))
+        return RpcFailure(
+            "other", f"{type(exc).__name__}: {exc}", chain_status=chain_status(exc), texts=error_texts(exc)
+        )
     stack = getattr(exc, "_stackTrace", None)
     params = exc.getMessageParameters() if hasattr(exc, "getMessageParameters") else None
     return RpcFailure(
         "server",
         str(exc),
-        status=_status_name(getattr(exc, "_grpc_status_code", None)),
-        chain_status=_chain_status(exc),
+        status=status_name(getattr(exc, "_grpc_status_code", None)),
+        chain_status=chain_status(exc),
         error_class=exc.getCondition(),
         sqlstate=exc.getSqlState(),
         message=exc.getMessage() if hasattr(exc, "getMessage") else str(exc),
         stacktrace=stack if isinstance(stack, str) else None,
         message_parameters=dict(params or {}),
         exception_type=_exception_type(exc),
-        texts=_texts(exc),
+        texts=error_texts(exc),
     )
 
 
@@ -390,6 +344,7 @@ class PySparkConnector:
             headers=headers,
             allow_insecure_token=allow_insecure_token,
             channel_options=list(channel_options) if channel_options is not None else None,
+            lean=False,
         )
         self.token: str | None = self.builder.token
         self.secure: bool = bool(self.builder.secure)
@@ -397,7 +352,12 @@ class PySparkConnector:
         self._retry_policy = dict(retry_policy or {})
 
     def open(self, reached: Callable[[], bool]) -> PySparkTransport:
+        from . import _pyspark_import  # noqa: F401  (before any PySpark import: its check of __main__)
+
+        # isort: split
         from pyspark.sql.connect.client import SparkConnectClient
+
+        _install_quiet_filter()
 
         with _quiet():
             sc = SparkConnectClient(self.builder, user_id=self._user_id, retry_policy=self._retry_policy)

@@ -602,12 +602,11 @@ class Client:
         policy: Policy | None = None,
         tables: Mapping[str, Any] | None = None,
     ) -> pa.Schema:
-        """The Arrow schema of the plan's result, from the server's analysis."""
-        from ..results import arrow_schema
-
+        """The Arrow schema of the plan's result, from the server's analysis: what its batches
+        carry (timestamps in the session's time zone)."""
         ir_plan, effective = self._load(plan, data, schema, policy, tables)
         timeout = self._bounds(effective, None, None, timeout)[2]
-        return arrow_schema(self._run(ir_plan, lambda _: self._executor.schema(ir_plan), timeout))
+        return self._run(ir_plan, lambda _: self._executor.schema(ir_plan), timeout)
 
 
 def owned_stream(

@@ -22,6 +22,8 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import ir
+from ..arrow_types import NoArrowType, arrow_schema, has_timestamp
+from ..arrow_types import announced as announced_schema
 from ..deadlines import grace, remaining
 from ..errors import (
     ConnectPlanError,
@@ -30,7 +32,7 @@ from ..errors import (
     ResultIntegrityError,
     ServerError,
 )
-from ..results import ResultChecker, arrow_schema, spark_struct, timed_out
+from ..results import ResultChecker, timed_out
 from ..telemetry import ProgressCallback, QueryStats, QueryWatch
 from .failures import locate
 from .paths import absolute_paths
@@ -59,7 +61,8 @@ _CLOSE_GRACE_SECONDS = 5.0
 
 
 def decoded(stream: ResultStream, watch: QueryWatch | None = None) -> Generator[Any, None, None]:
-    """The announced schema (a ``StructType``) and every Arrow batch of ``stream``, checked
+    """The announced schema (an :class:`~connect_plan.arrow_types.AnnouncedSchema`) and
+    every Arrow batch of ``stream``, checked
     by a :class:`~connect_plan.results.ResultChecker`. On a timeout or Ctrl-C the execution
     is released and interrupted on the server before the error is raised; the stream is
     closed (released) in every case. ``watch`` is fed every response (progress, metrics)
@@ -133,8 +136,7 @@ class Executor:
             return cached
         plan = pb.Plan()
         plan.root.CopyFrom(relation)
-        struct = session.call(lambda: spark_struct(session.transport.schema(plan)))
-        names = [f.name for f in struct.fields]
+        names = _names(session.call(lambda: session.transport.schema(plan)))
         if len(session.schema_cache) > _SCHEMA_CACHE_SIZE:
             session.schema_cache.clear()
         session.schema_cache[key] = names
@@ -161,16 +163,31 @@ class Executor:
 
         def analyse(prefix: ir.Plan) -> object:
             tr = self.prepare(prefix)
-            return session.call(lambda: spark_struct(session.transport.schema(tr.plan)))
+            return session.call(lambda: session.transport.schema(tr.plan))
 
         return locate(err, plan, analyse)
 
     # ------------------------------------------------------------ analysis
 
-    def schema(self, plan: ir.Plan) -> Any:
-        """The result's Spark schema (a ``StructType``) from the server's analysis."""
+    def schema(self, plan: ir.Plan) -> pa.Schema:
+        """The result's Arrow schema from the server's analysis: what its batches carry."""
         session = self.session
-        return session.call(lambda: spark_struct(session.transport.schema(self.prepare(plan).plan)))
+        return self._arrow_schema(session.call(lambda: session.transport.schema(self.prepare(plan).plan)))
+
+    def _arrow_schema(self, dt: pb.DataType) -> pa.Schema:
+        """The Arrow schema of a result Spark announced as ``dt``, as Spark's batches carry it:
+        timestamps in the session's time zone (asked of the server only when there is one),
+        year-month and calendar intervals as Arrow intervals (PySpark maps neither)."""
+        zone = "UTC"
+        if has_timestamp(dt):
+            key = "spark.sql.session.timeZone"
+            zone = self.session.get_conf((key,)).get(key) or zone
+        try:
+            return arrow_schema(dt, timezone=zone, intervals=True)
+        except NoArrowType as exc:
+            raise ConnectPlanError(f"the result has a column whose type {exc}") from None
+        except ValueError as exc:
+            raise ResultIntegrityError(f"the server announced a result schema that is not a table: {exc}") from None
 
     def explain(self, plan: ir.Plan, mode: str) -> str:
         """Spark's plans for the query; for a plan that writes, those of what it writes (the
@@ -284,7 +301,7 @@ class Executor:
             if first_batch is not None:
                 first = first_batch.schema
             elif announced is not None:
-                first = arrow_schema(announced)
+                first = self._arrow_schema(announced.proto)
             else:
                 raise ResultIntegrityError("the server sent neither a schema nor any Arrow batch")
             self._check_names(first, case_sensitive)
@@ -377,6 +394,14 @@ class Executor:
                 "rows": pa.array([rows], pa.int64()),
             }
         )
+
+
+def _names(dt: pb.DataType) -> list[str]:
+    """The column names of a result schema the server sent."""
+    try:
+        return announced_schema(dt).names
+    except ValueError as exc:
+        raise ResultIntegrityError(f"the server announced a result schema that is not a table: {exc}") from None
 
 
 def _has_inline_data(plan: ir.Plan) -> bool:

@@ -188,6 +188,8 @@ def server_error(failure: RpcFailure, url: str) -> ServerError:
                 f"cannot reach the Spark Connect server at {redact(url)}: {_unavailable_reason(details)}",
                 grpc_status="UNAVAILABLE",
             )
+        if failure.status == "UNAUTHENTICATED":  # as PySpark's client passes it on, below
+            return _refused(url, details)
         sentence = _status_sentence(failure.status, details, url)
         if sentence:
             return ServerError(sentence, grpc_status=failure.status)
@@ -203,10 +205,7 @@ def server_error(failure: RpcFailure, url: str) -> ServerError:
             grpc_status="UNAVAILABLE",
         )
     if error_class is None and failure.status == "UNAUTHENTICATED":
-        return ServerError(
-            f"the Spark Connect server at {redact(url)} refused the credentials: {_grpc_details(text)}",
-            grpc_status="UNAUTHENTICATED",
-        )
+        return _refused(url, _grpc_details(text))
     if error_class is None and "StatusCode." in text:  # a bare status, as PySpark passes it on
         m = _STATUS_RE.search(text)
         status = failure.status or (m.group(1) if m else None)
@@ -226,6 +225,12 @@ def server_error(failure: RpcFailure, url: str) -> ServerError:
         server_stacktrace=failure.stacktrace,
         message_parameters=dict(failure.message_parameters) or None,
         exception_type=failure.exception_type,
+    )
+
+
+def _refused(url: str, details: str) -> ServerError:
+    return ServerError(
+        f"the Spark Connect server at {redact(url)} refused the credentials: {details}", grpc_status="UNAUTHENTICATED"
     )
 
 

@@ -66,18 +66,22 @@ def unresolved(exprs: Iterable[ir.Expr], scopes: Sequence[Scope], also: Iterable
     """The references of ``exprs`` that resolve in none of ``scopes`` (nor to a name of
     ``also``: a select's own earlier aliases, which Spark resolves laterally), each with
     its message. Empty when any scope's columns are not all known."""
-    if not scopes or not all(s.complete for s in scopes):
+    if not scopes:
         return []
-    extra = Scope(tuple(also), scopes[0].case_sensitive)
-    looked = [*scopes, extra]
+    looked: list[Scope] | None = None
     out: list[tuple[ir.Col, str]] = []
     for expr in exprs:
         if type(expr) is ir.Lit:
             continue
         for col in _column_refs(expr):
+            if looked is None:
+                looked = [*scopes, Scope(tuple(also), scopes[0].case_sensitive)]
             if _resolves(col.name, looked):
                 continue
             out.append((col, _message(col, scopes[-1])))
+    # every scope is looked at only when a name was not found in any (a long plan has many)
+    if out and not all(s.complete for s in scopes):
+        return []
     return out
 
 

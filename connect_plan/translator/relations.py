@@ -357,27 +357,44 @@ class Emitter:
         return ExprContext(scope, literal_protos=literal_protos, udfs=self.udfs, subquery_ids=ids)
 
 
+#: values that never hold a subquery (skipped by :func:`subqueries_in` without a look inside)
+_NO_SUBQUERY = frozenset({str, int, float, bool, bytes, type(None), ir.Col, ir.Lit, ir.LambdaVar})
+#: each dataclass's field names, read once per class (see :func:`subqueries_in`)
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def subqueries_in(node: Any) -> list[ir.Subquery]:
     """The subquery nodes in the expressions of a ``Rel`` or an IR step (not in its input
-    chains or right-hand plans, and not nested in another subquery's plan), in order."""
+    chains or right-hand plans, and not nested in another subquery's plan), in order.
+    Called for every step of every plan: leaves are skipped by type and each class's fields
+    are read once (a generic walk was a quarter of translation's time at 100 steps)."""
     out: list[ir.Subquery] = []
     seen: set[int] = set()
     stack: list[Any] = [node]
+    skip = _NO_SUBQUERY
     while stack:
         value = stack.pop()
+        kind = type(value)
+        if kind in skip:
+            continue
         if isinstance(value, ir.Subquery):
             if id(value) not in seen:
                 seen.add(id(value))
                 out.append(value)
             stack.extend(reversed(value.values))
-        elif isinstance(value, (list, tuple)):
+        elif kind is list or kind is tuple:
             stack.extend(reversed(value))
-        elif isinstance(value, dict):
+        elif kind is dict:
             stack.extend(reversed(list(value.values())))
         elif isinstance(value, (ir.Plan, Rel, Scope)) and value is not node:
             continue
-        elif hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
-            stack.extend(reversed([getattr(value, f) for f in value.__dataclass_fields__]))
+        else:
+            names = _FIELDS.get(kind)
+            if names is None:
+                fields = getattr(kind, "__dataclass_fields__", None)
+                names = _FIELDS[kind] = tuple(fields) if fields is not None and not isinstance(value, type) else ()
+            if names:
+                stack.extend(reversed([getattr(value, f) for f in names]))
     return out
 
 

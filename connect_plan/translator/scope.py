@@ -28,6 +28,8 @@ def attribute_parts(name: str) -> list[str] | None:
     """The name parts Spark reads from an unparsed identifier (its ``parseAttributeName``:
     dots separate parts, backticks quote, a doubled backtick is one), or None where Spark
     would refuse the text (a stray backtick, an empty part)."""
+    if name and "." not in name and "`" not in name:
+        return [name]  # a plain name, the usual case
     parts: list[str] = []
     cur: list[str] = []
     quoted = False  # inside backticks

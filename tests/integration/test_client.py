@@ -203,24 +203,20 @@ def test_the_server_version_is_probed_once_and_an_older_server_is_refused(spark_
     connect_plan supports (here: one that answers 3.5.2) is refused before any plan is sent,
     naming what it lacks, instead of silently ignoring the fields it does not know."""
     with connect_plan.connect(spark_url) as c:
-        real = c._transport.sc._analyze
+        real = c._transport.spark_version
         asked: list[str] = []
 
-        def analyze(method: str, **kw: Any) -> Any:
-            asked.append(method)
-            return real(method=method, **kw)
+        def version() -> str:
+            asked.append("spark_version")
+            return real()
 
-        c._transport.sc._analyze = analyze
+        c._transport.spark_version = version
         for n in (1, 2):
             assert c.execute([{"op": "limit", "payload": {"n": n}}], data=ROWS, schema=SCHEMA).num_rows == n
         assert asked.count("spark_version") == 1
     with connect_plan.connect(spark_url) as old:
-
-        class Answer:
-            spark_version = "3.5.2"
-
         sent: list[Any] = []
-        old._transport.sc._analyze = lambda method, **kw: Answer() if method == "spark_version" else sent.append(method)
+        old._transport.spark_version = lambda: "3.5.2"
         old._executor.results = lambda *a, **kw: sent.append(a)  # type: ignore[method-assign]
         for rpc in ("execute_plan", "execute_command", "schema", "explain"):  # whatever would reach the server
             setattr(old._transport, rpc, lambda *a, **kw: sent.append(a))
@@ -267,7 +263,7 @@ def test_output_names_are_compared_as_the_session_compares_them(spark_url: str) 
         op = pb.ConfigRequest.Operation()
         pair = op.set.pairs.add()
         pair.key, pair.value = "spark.sql.caseSensitive", "true"
-        c._transport.sc.config(op)
+        c._transport.config(op)
         assert c.execute(CASE_PAIR).column_names == ["a", "A"]
         with pytest.raises(connect_plan.ResultIntegrityError, match="two columns named 'a'"):
             c.execute({"input": {"sql": "SELECT 1 AS a, 2 AS a"}, "plan": []})
@@ -329,3 +325,33 @@ def test_a_failure_while_locating_the_step_names_no_step(spark_url: str, code: s
     assert err.op_index is None and err.op_name is None, str(err)
     assert err.exception_type == "AnalysisException" and "zz" in err.message  # the query's own error
     assert not str(err).startswith("plan step")
+
+
+#: one column of each kind a result can hold, as Spark SQL makes them
+TYPED_SQL = (
+    "SELECT CAST(1 AS TINYINT) AS b, CAST(1 AS SMALLINT) AS sm, 1 AS i, 1L AS l, 1.5F AS f, 1.5D AS d, "
+    "CAST(1.5 AS DECIMAL(20, 4)) AS dec, 'x' AS s, 'x' COLLATE UTF8_LCASE AS sc, CAST('x' AS CHAR(3)) AS ch, "
+    "X'00' AS bin, true AS bo, DATE'2024-01-02' AS dt, TIMESTAMP'2024-01-02 03:04:05' AS ts, "
+    "TIMESTAMP_NTZ'2024-01-02 03:04:05' AS ntz, INTERVAL '1' DAY AS dti, INTERVAL '2' HOUR AS hi, "
+    "INTERVAL '1' YEAR AS ymi, make_interval(1, 2, 3, 4, 5, 6, 7) AS ci, NULL AS n, "
+    "array(1, NULL) AS arr, map('k', array(TIMESTAMP'2024-01-02 03:04:05')) AS m, "
+    "named_struct('x', 1, 'y', named_struct('z', 'q')) AS st, parse_json('{\"a\": 1}') AS v"
+)
+
+
+@pytest.mark.parametrize("zone", [None, "America/New_York"])
+def test_schema_is_what_the_batches_carry(client: Any, zone: str | None) -> None:
+    """``Client.schema`` (the server's analysis, read without PySpark) equals the schema of the
+    executed result and of an empty one, for every kind of column, in the session's time zone
+    (PySpark's ``to_arrow_schema`` raised for timestamps and intervals)."""
+    doc: dict[str, Any] = {"input": {"sql": TYPED_SQL}, "plan": []}
+    if zone is not None:
+        doc["conf"] = {"spark.sql.session.timeZone": zone}
+    table = client.execute(doc)
+    empty = client.execute({**doc, "plan": [{"op": "limit", "payload": {"n": 0}}]})
+    schema = client.schema(doc)
+    assert schema.equals(table.schema, check_metadata=True), f"{schema}\n!=\n{table.schema}"
+    assert empty.schema.equals(table.schema, check_metadata=True)
+    assert schema.field("ts").type.tz == (
+        zone or client.get_conf("spark.sql.session.timeZone")["spark.sql.session.timeZone"]
+    )

@@ -276,7 +276,7 @@ def counted(proxy: GrpcTlsProxy) -> Iterator[Any]:
 
 def settle(client: Any) -> None:
     """Wait for the ReleaseExecute calls PySpark sends from its thread pool after a query."""
-    concurrent.futures.wait(list(client._transport.sc._release_futures), timeout=30)
+    concurrent.futures.wait(list(client._transport.release_futures), timeout=30)
 
 
 def refused_without_a_call(proxy: GrpcTlsProxy, client: Any, run: Callable[[], Any]) -> connect_plan.PlanError:

@@ -179,7 +179,7 @@ def assert_cancelled_on_the_server(client: Any, marker: Path) -> None:
 
 
 def op_states(client: Any) -> list[str]:
-    statuses = client._transport.sc._get_operation_statuses().operation_statuses
+    statuses = client._transport.operation_statuses().operation_statuses
     return [s.DESCRIPTOR.fields_by_name["state"].enum_type.values_by_number[s.state].name for s in statuses]
 
 

@@ -88,7 +88,7 @@ def needs_artifact_cache(client: Any) -> None:
     """Fail at once, before building inputs the size of the threshold, when the server
     cannot cache artifacts (Sail: ArtifactStatus fails, and it reports a 2 GiB threshold)."""
     try:
-        client._transport.sc.cache_artifacts([b"connect_plan artifact probe"])
+        client._transport.cache_artifacts([b"connect_plan artifact probe"])
     except Exception as exc:  # the server's refusal, whatever PySpark raised it as
         pytest.fail(f"the server has no artifact cache: {str(exc).splitlines()[0][:200]}")
 
@@ -148,13 +148,13 @@ def test_json_rows_converted_column_wise_match_pyspark(client: Any, spark: Any) 
 def test_the_same_data_is_not_uploaded_twice(fresh_client: Any) -> None:
     needs_artifact_cache(fresh_client)
     calls: list[int] = []
-    real = fresh_client._transport.sc.cache_artifacts
+    real = fresh_client._transport.cache_artifacts
 
     def counting(blobs: list[bytes]) -> list[str]:  # the real upload, counted
         calls.append(len(blobs))
         return real(blobs)
 
-    fresh_client._transport.sc.cache_artifacts = counting
+    fresh_client._transport.cache_artifacts = counting
     rows = rows_over(fresh_client, 1.5, seed=4)
     table = load_plan([], rows, SCHEMA).source.table
     n = [{"op": "agg", "payload": {"aggs": [{"agg": "count", "alias": "n"}]}}]
@@ -246,13 +246,13 @@ def test_inline_tables_over_the_limit_on_a_caching_server_name_the_threshold(fre
 def counting_uploads(client: Any) -> list[list[bytes]]:
     """Record every upload of ``client`` (the real ``cache_artifacts`` call still runs)."""
     calls: list[list[bytes]] = []
-    real = client._transport.sc.cache_artifacts
+    real = client._transport.cache_artifacts
 
     def counting(blobs: list[bytes]) -> list[str]:
         calls.append(list(blobs))
         return real(blobs)
 
-    client._transport.sc.cache_artifacts = counting
+    client._transport.cache_artifacts = counting
     return calls
 
 

@@ -81,7 +81,7 @@ def test_chunked_batches(spark_url: str) -> None:
     """The client asks for 64 KiB chunks (PySpark's preferred_arrow_chunk_size): batches
     arrive in several chunks each, reassembled into the same table."""
     with connect_plan.connect(spark_url) as c:
-        c._transport.sc._preferred_arrow_chunk_size = 64 * 1024
+        c._transport.preferred_arrow_chunk_size = 64 * 1024
         doc = generated(200_000)
         responses = record(c, doc)
         chunked = [r for r in responses if r.HasField("arrow_batch") and r.arrow_batch.num_chunks_in_batch > 1]
@@ -98,7 +98,7 @@ def test_chunked_batches(spark_url: str) -> None:
 def recorded(spark_url: str) -> dict[str, list[Any]]:
     with connect_plan.connect(spark_url) as c:
         small = record(c, {**generated(1_000), "conf": SMALL_BATCHES})
-        c._transport.sc._preferred_arrow_chunk_size = 16 * 1024
+        c._transport.preferred_arrow_chunk_size = 16 * 1024
         chunked = record(c, generated(50_000))
     assert len(arrow_indices(small)) >= 5
     assert any(r.arrow_batch.num_chunks_in_batch > 2 for r in chunked if r.HasField("arrow_batch"))
@@ -158,7 +158,7 @@ def test_execute_never_returns_a_tampered_result(
     with connect_plan.connect(spark_url) as c:
         responses = record(c, {**generated(1_000), "conf": SMALL_BATCHES})
         tamper(responses)
-        c._transport.sc._stub = ReplayStub(c._transport.sc._stub, responses)
+        c._transport._stub = ReplayStub(c._transport._stub, responses)
         with pytest.raises(ResultIntegrityError, match=message):
             c.execute(generated(1_000))
 
@@ -169,8 +169,8 @@ def test_a_stream_cut_short_is_reattached_a_bounded_number_of_times(spark_url: s
     with connect_plan.connect(spark_url) as c:
         responses = record(c, {**generated(1_000), "conf": SMALL_BATCHES})
         truncated_after_two_batches(responses)
-        stub = ReplayStub(c._transport.sc._stub, responses)
-        c._transport.sc._stub = stub
+        stub = ReplayStub(c._transport._stub, responses)
+        c._transport._stub = stub
         with pytest.raises(ResultIntegrityError, match="giving up instead of reattaching forever"):
             c.execute(generated(1_000))
         assert stub.reattaches == MAX_EMPTY_REATTACHES + 1
@@ -190,11 +190,15 @@ CLIENT_VARIANTS = [_reattach_switched_off, _like_pyspark_4_0]
 
 
 @pytest.mark.parametrize("variant", CLIENT_VARIANTS, ids=lambda v: v.__name__.strip("_"))
-def test_every_pyspark_client_gets_the_checked_stream(spark_url: str, variant: Callable[[Any], None]) -> None:
+def test_every_pyspark_client_gets_the_checked_stream(
+    spark_url: str, variant: Callable[[Any], None], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """There is no unchecked path: with PySpark's reattachable execution switched off, or
     without internals PySpark 4.0 lacks, results still come whole from the real server and a
     stream without ResultComplete (or with a lost batch) is still refused. (These took a
-    fallback through PySpark's to_table_as_iterator, which returned the truncated table.)"""
+    fallback through PySpark's to_table_as_iterator, which returned the truncated table.)
+    PySpark's client is the transport here (CONNECT_PLAN_TRANSPORT=pyspark)."""
+    monkeypatch.setenv("CONNECT_PLAN_TRANSPORT", "pyspark")
     with connect_plan.connect(spark_url) as c:
         variant(c._transport.sc)
         assert c.execute({**generated(1_000), "conf": SMALL_BATCHES}).column("id").to_pylist() == list(range(1_000))

@@ -45,7 +45,7 @@ def counted(proxy: GrpcTlsProxy) -> Iterator[Any]:
 
 def settle(c: Any) -> None:
     """Wait for the ReleaseExecute calls PySpark sends from its thread pool."""
-    concurrent.futures.wait(list(c._transport.sc._release_futures), timeout=30)
+    concurrent.futures.wait(list(c._transport.release_futures), timeout=30)
 
 
 def calls_of(proxy: GrpcTlsProxy, c: Any, run: Any) -> list[str]:

@@ -203,7 +203,7 @@ def test_analysis_errors_are_raised_by_stream_with_the_step(client: Any) -> None
 
 
 def _states(c: Any) -> list[str]:
-    statuses = c._transport.sc._get_operation_statuses().operation_statuses
+    statuses = c._transport.operation_statuses().operation_statuses
     return [s.DESCRIPTOR.fields_by_name["state"].enum_type.values_by_number[s.state].name for s in statuses]
 
 
@@ -233,7 +233,10 @@ def test_execute_plan_can_stream(spark_url: str) -> None:
     assert head.column("id").to_pylist() == [0, 1, 2]
 
 
-def test_without_reattachable_execution_the_result_is_the_same(spark_url: str) -> None:
+def test_without_reattachable_execution_the_result_is_the_same(spark_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PySpark's own client (CONNECT_PLAN_TRANSPORT=pyspark) with its reattachable execution
+    switched off still gets the reattachable, checked stream."""
+    monkeypatch.setenv("CONNECT_PLAN_TRANSPORT", "pyspark")
     rows, schema, plan = generated(3, 10_000)
     with connect_plan.connect(spark_url) as c:
         expected = c.execute(ordered(plan), rows, schema)
@@ -251,7 +254,7 @@ def test_consumed_responses_are_released_in_bulk(spark_url: str) -> None:
 
     with connect_plan.connect(spark_url) as c:
         releases: list[str] = []
-        real = c._transport.sc._stub.ReleaseExecute
+        real = c._transport._stub.ReleaseExecute
 
         class Stub:  # the real stub; ReleaseExecute calls are recorded on the way
             def __getattr__(self, name: str) -> Any:
@@ -261,11 +264,11 @@ def test_consumed_responses_are_released_in_bulk(spark_url: str) -> None:
                 releases.append(request.WhichOneof("release"))
                 return real(request, **kw)
 
-        stub = c._transport.sc._stub
-        c._transport.sc._stub = Stub()
+        stub = c._transport._stub
+        c._transport._stub = Stub()
 
         def settle() -> list[str]:
-            concurrent.futures.wait(list(c._transport.sc._release_futures), timeout=30)
+            concurrent.futures.wait(list(c._transport.release_futures), timeout=30)
             out = list(releases)
             releases.clear()
             return out
@@ -304,7 +307,7 @@ def test_releases_share_one_thread_pool(client: Any) -> None:
     pool per process."""
     import threading
 
-    from connect_plan.results import _release_pool
+    from connect_plan.results import release_pool
 
     def pools() -> set[str]:
         return {t.name.rsplit("_", 1)[0] for t in threading.enumerate() if t.name.startswith("ThreadPoolExecutor-")}
@@ -316,4 +319,4 @@ def test_releases_share_one_thread_pool(client: Any) -> None:
         assert client.execute(plan, data, schema).num_rows == 2
     assert pools() == before
     assert any(t.name.startswith("connect-plan-release") for t in threading.enumerate())
-    assert 1 <= _release_pool()._max_workers == 16
+    assert 1 <= release_pool()._max_workers == 16

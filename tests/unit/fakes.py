@@ -384,21 +384,27 @@ def record_execution(client: Any, doc: Any) -> list[Any]:
     ir_plan = load_plan(doc)
     with client._session.plan_conf(ir_plan.conf):
         plan = client._executor.prepare(ir_plan).plan
-        sc = client._transport.sc
-        req = sc._execute_plan_request_with_metadata()
-        req.plan.CopyFrom(plan)
-        req.request_options.append(
-            pb.ExecutePlanRequest.RequestOption(reattach_options=pb.ReattachOptions(reattachable=True))
-        )
-        responses = list(sc._stub.ExecutePlan(req, metadata=sc._builder.metadata()))
-        sc._stub.ReleaseExecute(
+        t = client._transport
+        if hasattr(t, "sc"):  # PySpark's client as the transport (CONNECT_PLAN_TRANSPORT=pyspark)
+            sc = t.sc
+            req = sc._execute_plan_request_with_metadata()
+            req.plan.CopyFrom(plan)
+            req.request_options.append(
+                pb.ExecutePlanRequest.RequestOption(reattach_options=pb.ReattachOptions(reattachable=True))
+            )
+            stub, metadata = sc._stub, sc._builder.metadata()
+        else:
+            req = t.execute_request(plan)
+            stub, metadata = t._stub, t._metadata
+        responses = list(stub.ExecutePlan(req, metadata=metadata))
+        stub.ReleaseExecute(
             pb.ReleaseExecuteRequest(
                 session_id=req.session_id,
                 user_context=req.user_context,
                 operation_id=req.operation_id,
                 release_all=pb.ReleaseExecuteRequest.ReleaseAll(),
             ),
-            metadata=sc._builder.metadata(),
+            metadata=metadata,
         )
         return responses
 
@@ -413,11 +419,11 @@ def record_analysis(client: Any, doc: Any) -> list[Any]:
 
     ir_plan = load_plan(doc)
     plan = client._executor.prepare(ir_plan).plan
-    sc = client._transport.sc
-    req = sc._analyze_plan_request_with_metadata()
+    t = client._transport
+    req = t.stamp(pb.AnalyzePlanRequest())
     req.schema.plan.CopyFrom(plan)
     try:
-        return [sc._stub.AnalyzePlan(req, metadata=sc._builder.metadata())]
+        return [t._stub.AnalyzePlan(req, metadata=t._metadata)]
     except grpc.RpcError as error:
         status = rpc_status.from_call(error)
         assert status is not None, error
@@ -428,15 +434,17 @@ def record_analysis(client: Any, doc: Any) -> list[Any]:
             fetch = pb.FetchErrorDetailsRequest(
                 session_id=req.session_id, user_context=req.user_context, error_id=info.metadata["errorId"]
             )
-            out.append(sc._stub.FetchErrorDetails(fetch, metadata=sc._builder.metadata()))
+            out.append(t._stub.FetchErrorDetails(fetch, metadata=t._metadata))
     return out
 
 
 def record_version(client: Any) -> list[Any]:
-    sc = client._transport.sc
-    req = sc._analyze_plan_request_with_metadata()
+    from pyspark.sql.connect import proto as pb
+
+    t = client._transport
+    req = t.stamp(pb.AnalyzePlanRequest())
     req.spark_version.SetInParent()
-    return [sc._stub.AnalyzePlan(req, metadata=sc._builder.metadata())]
+    return [t._stub.AnalyzePlan(req, metadata=t._metadata)]
 
 
 def record(url: str, name: str) -> list[Any]:
@@ -446,7 +454,7 @@ def record(url: str, name: str) -> list[Any]:
     kind, doc = RECORDINGS[name]
     with connect_plan.connect(url) as client:
         if name == "chunked":
-            client._transport.sc._preferred_arrow_chunk_size = CHUNK_BYTES
+            client._transport.preferred_arrow_chunk_size = CHUNK_BYTES
         if kind == "execute":
             return record_execution(client, doc)
         if kind == "analyze":

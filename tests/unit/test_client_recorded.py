@@ -91,6 +91,44 @@ def test_an_empty_result_has_only_its_announced_schema() -> None:
     assert table.num_rows == 0 and table.schema == reader.schema
 
 
+def _add_columns(struct: Any, **kinds: str) -> None:
+    """Append a column of each kind (a ``DataType`` oneof name) to a struct ``DataType``."""
+    for name, kind in kinds.items():
+        getattr(struct.struct.fields.add(name=name, nullable=True).data_type, kind).SetInParent()
+
+
+def test_a_result_without_batches_takes_its_schema_from_the_announced_one() -> None:
+    """Timestamps in the session's zone (read from the server, with the plan's conf applied),
+    intervals as Spark's batches carry them; PySpark's ``to_arrow_schema`` raised for both."""
+    responses = [r for r in load("empty") if not r.HasField("arrow_batch")]
+    _add_columns(next(r for r in responses if r.HasField("schema")).schema, t="timestamp", n="timestamp_ntz")
+    _add_columns(next(r for r in responses if r.HasField("schema")).schema, y="year_month_interval")
+    transport = RecordedTransport(responses, conf={"spark.sql.session.timeZone": "Asia/Tokyo"})
+    with recorded_client(transport) as c:
+        table = c.execute(EMPTY_DOC)
+    assert table.num_rows == 0
+    assert table.schema.names == ["id", "s", "t", "n", "y"]
+    assert table.schema.field("t").type == pa.timestamp("us", tz="Asia/Tokyo")
+    assert table.schema.field("n").type == pa.timestamp("us")
+    assert table.schema.field("y").type.id == pa.lib.Type_INTERVAL_MONTHS
+
+
+def test_schema_gives_timestamps_the_sessions_zone_asking_only_when_there_is_one() -> None:
+    plan = {"input": {"range": 1}, "plan": []}
+    timestamped = load("schema")
+    _add_columns(timestamped[0].schema.schema, t="timestamp")
+    for answer, zone_reads in (("schema", 0), (timestamped, 1)):
+        transport = RecordedTransport(analyze=answer, conf={"spark.sql.session.timeZone": "America/New_York"})
+        with recorded_client(transport) as c:
+            first = c.schema(plan)
+            before = len(transport.config_ops)
+            again = c.schema(plan)
+            assert transport.config_ops[before:] == ["get"] * zone_reads
+        assert first == again
+    assert first.names == ["id", "c0", "c1", "c2", "t"]
+    assert first.field("t").type == pa.timestamp("us", tz="America/New_York")
+
+
 def test_a_result_with_neither_schema_nor_batch_is_refused() -> None:
     complete = [r for r in load("empty") if r.HasField("result_complete")]
     with recorded_client(RecordedTransport(complete)) as c:

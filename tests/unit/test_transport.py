@@ -230,9 +230,11 @@ def _leaks(texts: list[str], secrets: tuple[str, ...]) -> list[str]:
     return [t for t in texts for s in secrets if s in t]
 
 
+@pytest.mark.parametrize("kind", ["grpc", "pyspark"])
 @pytest.mark.parametrize("form", sorted(CREDENTIAL_URLS))
 def test_the_token_never_appears_in_repr_errors_or_logs(
     form: str,
+    kind: str,
     tls_server: GrpcTlsProxy,
     certs: Certificates,
     caplog: pytest.LogCaptureFixture,
@@ -240,6 +242,7 @@ def test_the_token_never_appears_in_repr_errors_or_logs(
 ) -> None:
     from pyspark.sql.connect.logging import logger as pyspark_logger
 
+    monkeypatch.setenv("CONNECT_PLAN_TRANSPORT", kind)  # the lean transport, and PySpark's client
     monkeypatch.setattr(pyspark_logger, "disabled", False)  # PySpark's Connect log is off by default
     caplog.set_level(logging.DEBUG)
     for name in ("pyspark.sql.connect.logging", "connect_plan", "grpc"):
@@ -277,7 +280,9 @@ def test_the_token_never_appears_in_repr_errors_or_logs(
             connect_plan.connect(bad)
         texts.append(str(bad_url.value))
     texts.append(caplog.text)
-    assert "pyspark.sql.connect" in caplog.text  # PySpark's own debug log was captured too
+    if kind == "pyspark":
+        assert "pyspark.sql.connect" in caplog.text  # PySpark's own debug log was captured too
+    assert "rpc AnalyzePlan" in caplog.text  # connect_plan's debug log of every RPC was captured
     assert not _leaks(texts, (*secrets, TOKEN, "cdSeCrEt"))
     assert "percent-encoded" in texts[-2]  # the malformed token URL says how to write one
     assert ("sc://***@127.0.0.1" if userinfo else "token=***") in repr(c)

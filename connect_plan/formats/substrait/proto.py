@@ -20,13 +20,9 @@ from google.protobuf.message import DecodeError, Message
 
 from ...errors import ErrorDetail, PlanError
 from . import descriptors
+from .shape import PLAN_KEYS, PLAN_MESSAGE_NAMES, is_substrait, looks_like_json
 
-__all__ = ["is_substrait", "message_class", "parse_substrait", "pool"]
-
-#: the keys only a Substrait Plan has at its top (JSON names and proto names)
-PLAN_KEYS = frozenset({"relations", "extensionUris", "extension_uris", "extensionUrns", "extension_urns"})
-#: full names of the Plan message in the packages producers use (substrait-protobuf; substrait <=0.26)
-PLAN_MESSAGE_NAMES = frozenset({"substrait.Plan", "proto.Plan", "substrait.gen.proto.Plan"})
+__all__ = ["PLAN_KEYS", "PLAN_MESSAGE_NAMES", "is_substrait", "message_class", "parse_substrait", "pool"]
 
 
 @cache
@@ -44,29 +40,6 @@ def message_class(full_name: str) -> type[Message]:
     return cls
 
 
-def is_substrait(plan: Any) -> bool:
-    """Whether ``plan`` has a Substrait Plan's shape: a Plan message, binary protobuf (JSON
-    text starts with a brace or bracket, a message with a field tag), or a parsed JSON object
-    with a Plan's top-level keys (JSON text is parsed by the caller first, with its limits)."""
-    if isinstance(plan, Message):
-        return plan.DESCRIPTOR.full_name in PLAN_MESSAGE_NAMES
-    if isinstance(plan, (bytes, bytearray, memoryview)):
-        return bool(plan) and not _looks_like_json(bytes(plan))
-    if isinstance(plan, Mapping):
-        return "plan" not in plan and bool(PLAN_KEYS & set(plan))
-    return False
-
-
-def _looks_like_json(raw: bytes) -> bool:
-    """JSON text starts with a brace, bracket or quote after optional whitespace; a binary Plan
-    starts with a field tag, and 0x0a (field 1) is also a newline: then the text must also end
-    like JSON."""
-    head = raw[:64].lstrip()
-    if head[:1] not in (b"{", b"[", b'"'):
-        return False
-    return raw[:1] != b"\n" or raw.rstrip()[-1:] in (b"}", b"]", b'"')
-
-
 def parse_substrait(plan: Any) -> Message:
     """The plan as a superset ``substrait.Plan`` message; :class:`PlanError` if it cannot be read
     whole (bad bytes, bad JSON, a field no known spec version has)."""
@@ -75,7 +48,7 @@ def parse_substrait(plan: Any) -> Message:
         plan = plan.SerializeToString()
     if isinstance(plan, (bytes, bytearray, memoryview)):
         raw = bytes(plan)
-        if _looks_like_json(raw):
+        if looks_like_json(raw):
             plan = raw.decode("utf-8", errors="replace")
         else:
             msg = cls()

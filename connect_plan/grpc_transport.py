@@ -1,0 +1,632 @@
+"""The lean transport: Spark Connect's gRPC service driven directly, without PySpark's client.
+
+PySpark's ``SparkConnectClient`` cannot be imported without ``pyspark/__init__``, PySpark's
+Connect package and pandas (its ``client/core.py`` imports pandas at module level): 0.5-0.7 s
+and ~90 MiB of a cold start that needs none of them (issue 17, docs/performance.md "Cold
+start"). This module makes the same RPCs with PySpark's own generated stub and message classes
+(:mod:`connect_plan.spark_proto` loads them without PySpark) over the channel of
+:mod:`connect_plan.channel`, and keeps every guarantee of :class:`~connect_plan.transport.
+PySparkTransport` (the module doc of :mod:`connect_plan.transport` lists them).
+
+What is hand-written, and why (each mirrors PySpark 4.3's code, named in brackets):
+
+* requests: session id, user context, client type, the server-side session id observed,
+  result chunking and reattach options [``_execute_plan_request_with_metadata`` and its
+  siblings]; the session-integrity check of every response [``_verify_response_integrity``];
+* :class:`ExecutionStream`, the reattachable execution [``ExecutePlanResponseReattachableIterator``]:
+  ReattachExecute after a broken stream or one ended without ``ResultComplete``, a new
+  ExecutePlan when the first never reached the server, a fresh stream when a per-stream
+  deadline fired, release of consumed responses (every :data:`~connect_plan.results.
+  RELEASE_EVERY_BYTES`, not every response) and release-all at the end, from a thread pool;
+  with connect_plan's bound on empty reattached streams;
+* retries: :class:`~connect_plan.channel.Backoff` [``DefaultPolicy``];
+* artifacts: ArtifactStatus, then AddArtifacts of the missing blobs as cache artifacts, each
+  with its CRC, batched up to 32 KiB or chunked [``ArtifactManager.cache_artifacts``];
+* errors: a call raises gRPC's own error, or :class:`SessionChanged`; :meth:`GrpcTransport.
+  failure` describes it with :func:`connect_plan.server_errors.rpc_failure`, which fetches
+  Spark's error details [``_handle_rpc_error``, ``convert_exception``].
+
+Per-RPC deadlines are PySpark 4.3's [``RpcDeadlines``]: 10 minutes per stream segment (a
+stream whose deadline fires is reattached, the execution goes on), an hour for analysis and
+uploads, 10 minutes for the rest; the operation's own deadline caps each of them
+(:mod:`connect_plan.deadlines`, applied by the channel's interceptor).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import threading
+import time
+import uuid
+import zlib
+from collections.abc import Callable, Generator, Mapping, Sequence
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
+
+from .channel import Backoff, ChannelBuilder, RetryAgain, close_channel, retrying, start_call
+from .deadlines import grace, remaining, timeout_error
+from .errors import ConnectPlanError, ResultIntegrityError
+from .spark_proto import pb, service_stub
+
+if TYPE_CHECKING:
+    from .call_failures import RpcFailure
+
+__all__ = ["ExecutionStream", "GrpcConnector", "GrpcTransport", "SessionChanged"]
+
+log = logging.getLogger("connect_plan")
+
+#: per-RPC deadlines, seconds (PySpark 4.3's ``RpcDeadlines``)
+STREAM_SEGMENT_SECONDS = 10 * 60.0
+ANALYZE_SECONDS = 60 * 60.0
+ARTIFACTS_SECONDS = 60 * 60.0
+SHORT_RPC_SECONDS = 10 * 60.0
+#: how long describing a failure may spend fetching Spark's error details
+FETCH_ERROR_SECONDS = 10.0
+#: artifacts up to this size go in one batched request, larger ones in chunks of it
+ARTIFACT_CHUNK = 32 * 1024
+_CACHE_PREFIX = "cache"
+_LOST_OPERATION = ("INVALID_HANDLE.OPERATION_NOT_FOUND", "INVALID_HANDLE.SESSION_NOT_FOUND")
+
+
+class SessionChanged(Exception):
+    """A response of another session, or of another server-side session than this client's
+    (the server restarted): the client opens a new session (see ``client.session``)."""
+
+
+class GrpcConnector:
+    """Opens :class:`GrpcTransport` sessions: the URL and credentials are parsed once into a
+    :func:`~connect_plan.channel.ChannelBuilder`, which every session reuses."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        token: str | None = None,
+        use_ssl: bool | None = None,
+        ca_cert: Any = None,
+        headers: Mapping[str, str] | None = None,
+        allow_insecure_token: bool = False,
+        channel_options: Sequence[tuple[str, Any]] | None = None,
+        user_id: str | None = None,
+        retry_policy: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.builder = ChannelBuilder(
+            url,
+            token=token,
+            use_ssl=use_ssl,
+            ca_cert=ca_cert,
+            headers=headers,
+            allow_insecure_token=allow_insecure_token,
+            channel_options=list(channel_options) if channel_options is not None else None,
+            lean=True,
+        )
+        self.token: str | None = self.builder.token
+        self.secure: bool = bool(self.builder.secure)
+        # as PySpark: the URL's user_id, else the argument, else the OS user
+        if self.builder.userId is not None:
+            self.user_id: str | None = self.builder.userId
+        elif user_id is not None:
+            self.user_id = user_id
+        else:
+            self.user_id = os.getenv("SPARK_USER", os.getenv("USER"))
+        self.client_type = self.builder.userAgent  # raises now for a user agent over 2,048 characters
+        self.fixed_session_id = self.builder.session_id  # raises now for one that is not a UUID
+        self._retry_policy = dict(retry_policy or {})
+        Backoff(lambda: False, **self._retry_policy)  # unknown settings are refused now, not per session
+
+    def open(self, reached: Callable[[], bool]) -> GrpcTransport:
+        return GrpcTransport(self, Backoff(reached, **self._retry_policy))
+
+
+class GrpcTransport:
+    """A :class:`~connect_plan.transport.Transport` over one gRPC channel and one session."""
+
+    def __init__(self, connector: GrpcConnector, policy: Backoff) -> None:
+        builder = connector.builder
+        self.policy = policy
+        self._session_id = connector.fixed_session_id or str(uuid.uuid4())
+        self._server_session_id: str | None = None
+        self._user_id = connector.user_id
+        self._client_type = connector.client_type
+        self._metadata = list(builder.metadata())
+        options = dict(builder._channel_options)
+        limit = options.get("grpc.max_send_message_length")
+        self._max_message = limit if isinstance(limit, int) and limit > 0 else builder.GRPC_MAX_MESSAGE_LENGTH_DEFAULT
+        self._channel = builder.toChannel()
+        #: the service stub every call goes through (tests replace it with a recording one)
+        self._stub = service_stub(self._channel)
+        #: ReleaseExecute calls not yet done (awaited briefly before the channel closes)
+        self.release_futures: set[Future[None]] = set()
+        self._lock = threading.Lock()
+        #: asked of the server for chunked result batches (None: the server's default)
+        self.preferred_arrow_chunk_size: int | None = None
+
+    # ------------------------------------------------------------ requests
+
+    @property
+    def session_id(self) -> str:
+        return self._session_id
+
+    @property
+    def max_message_size(self) -> int:
+        return int(self._max_message)
+
+    def stamp(self, req: Any, *, observed: bool = True) -> Any:
+        """``req`` with this client's session, user and client type (and the server-side
+        session it observed, where the request has the field)."""
+        req.session_id = self._session_id
+        fields = req.DESCRIPTOR.fields_by_name
+        if "client_type" in fields:
+            req.client_type = self._client_type
+        if self._user_id:
+            req.user_context.user_id = self._user_id
+        if observed and self._server_session_id is not None and "client_observed_server_side_session_id" in fields:
+            req.client_observed_server_side_session_id = self._server_session_id
+        return req
+
+    def verify(self, resp: Any) -> None:
+        """The session-integrity check of every response (PySpark's): the same client session,
+        and the same server-side session as every response before."""
+        if resp.session_id != self._session_id:
+            raise SessionChanged(
+                f"Received incorrect session identifier for request:{resp.session_id} != {self._session_id}"
+            )
+        server_side = resp.server_side_session_id
+        if self._server_session_id is None:
+            self._server_session_id = server_side
+        elif server_side and server_side != self._server_session_id:
+            raise SessionChanged(
+                "INVALID_HANDLE.SESSION_CHANGED: Received incorrect server side session identifier for request. "
+                f"Please create a new Spark Session to reconnect. ({server_side} != {self._server_session_id})"
+            )
+
+    def unary(self, name: str, req: Any, timeout: float, *, check: bool = True) -> Any:
+        """One retried unary call of the service, its response checked (``check``: for the
+        session, as PySpark checks the answers it checks)."""
+        method = getattr(self._stub, name)
+
+        def call() -> Any:
+            resp = method(req, metadata=self._metadata, timeout=timeout)
+            if check:
+                self.verify(resp)
+            return resp
+
+        return retrying(self.policy, call)
+
+    # ------------------------------------------------------------ executions
+
+    def execute_request(self, plan: pb.Plan) -> pb.ExecutePlanRequest:
+        """The reattachable ExecutePlan request of ``plan`` (a new operation id; chunked
+        result batches allowed)."""
+        req = self.stamp(pb.ExecutePlanRequest())
+        req.plan.CopyFrom(plan)
+        req.operation_id = str(uuid.uuid4())
+        chunking = getattr(pb, "ResultChunkingOptions", None)  # Spark 4.1+ protos
+        if chunking is not None:
+            options = chunking(allow_arrow_batch_chunking=True)
+            if self.preferred_arrow_chunk_size is not None:
+                options.preferred_arrow_chunk_size = self.preferred_arrow_chunk_size
+            req.request_options.append(pb.ExecutePlanRequest.RequestOption(result_chunking_options=options))
+        req.request_options.append(
+            pb.ExecutePlanRequest.RequestOption(reattach_options=pb.ReattachOptions(reattachable=True))
+        )
+        return req  # type: ignore[no-any-return]
+
+    def execute_plan(self, plan: pb.Plan) -> ExecutionStream:
+        return ExecutionStream(self, self.execute_request(plan))
+
+    def execute_command(self, command: pb.Command) -> list[pb.ExecutePlanResponse.ObservedMetrics]:
+        plan = pb.Plan()
+        plan.command.CopyFrom(command)
+        stream = self.execute_plan(plan)
+        observed = []
+        complete = False
+        try:
+            for resp in stream:
+                observed.extend(resp.observed_metrics)
+                complete = complete or resp.HasField("result_complete")
+        finally:
+            stream.close()
+        if not complete:  # the stream cannot end otherwise: reattached until it does
+            raise ResultIntegrityError("the command's result stream ended without ResultComplete")
+        return observed
+
+    # ------------------------------------------------------------ analysis and settings
+
+    def _analyze(self, **kind: Any) -> pb.AnalyzePlanResponse:
+        req = self.stamp(pb.AnalyzePlanRequest(**kind))
+        return self.unary("AnalyzePlan", req, ANALYZE_SECONDS)  # type: ignore[no-any-return]
+
+    def schema(self, plan: pb.Plan) -> pb.DataType:
+        return self._analyze(schema=pb.AnalyzePlanRequest.Schema(plan=plan)).schema.schema
+
+    def explain(self, plan: pb.Plan, mode: str) -> str:
+        modes = {
+            "simple": pb.AnalyzePlanRequest.Explain.ExplainMode.EXPLAIN_MODE_SIMPLE,
+            "extended": pb.AnalyzePlanRequest.Explain.ExplainMode.EXPLAIN_MODE_EXTENDED,
+            "codegen": pb.AnalyzePlanRequest.Explain.ExplainMode.EXPLAIN_MODE_CODEGEN,
+            "cost": pb.AnalyzePlanRequest.Explain.ExplainMode.EXPLAIN_MODE_COST,
+            "formatted": pb.AnalyzePlanRequest.Explain.ExplainMode.EXPLAIN_MODE_FORMATTED,
+        }
+        if mode not in modes:
+            raise ConnectPlanError(f"unknown explain mode {mode!r}: one of {', '.join(modes)}")
+        explain = pb.AnalyzePlanRequest.Explain(plan=plan, explain_mode=modes[mode])
+        return str(self._analyze(explain=explain).explain.explain_string)
+
+    def spark_version(self) -> str:
+        return str(self._analyze(spark_version=pb.AnalyzePlanRequest.SparkVersion()).spark_version.version)
+
+    def config(self, operation: pb.ConfigRequest.Operation) -> list[tuple[str, str | None]]:
+        req = self.stamp(pb.ConfigRequest())
+        req.operation.CopyFrom(operation)
+        resp = self.unary("Config", req, SHORT_RPC_SECONDS)
+        for warning in resp.warnings:
+            log.warning("Spark Connect server: %s", warning)
+        return [(kv.key, kv.value if kv.HasField("value") else None) for kv in resp.pairs]
+
+    def cache_artifacts(self, blobs: list[bytes]) -> list[str]:
+        hashes = [hashlib.sha256(blob).hexdigest() for blob in blobs]
+        unique = list(dict.fromkeys(hashes))
+        names = [f"{_CACHE_PREFIX}/{h}" for h in unique]
+        status_req = self.stamp(pb.ArtifactStatusesRequest(names=names), observed=False)
+        # artifact answers are not session-checked (PySpark's ArtifactManager does not either)
+        statuses = self.unary("ArtifactStatus", status_req, SHORT_RPC_SECONDS, check=False).statuses
+        missing = {}
+        for blob, h in zip(blobs, hashes):
+            status = statuses.get(f"{_CACHE_PREFIX}/{h}")
+            if (status is None or not status.exists) and h not in missing:
+                missing[h] = blob
+        if missing:
+            requests = list(self._artifact_requests([(f"{_CACHE_PREFIX}/{h}", b) for h, b in missing.items()]))
+
+            def upload() -> Any:
+                return self._stub.AddArtifacts(iter(requests), metadata=self._metadata, timeout=ARTIFACTS_SECONDS)
+
+            retrying(self.policy, upload)
+            # the answer's per-artifact ``is_crc_successful`` is not read (nor by PySpark): the
+            # field has no presence, so an engine that does not fill it would read as a failure
+        return hashes
+
+    def _artifact_requests(self, artifacts: list[tuple[str, bytes]]) -> Generator[pb.AddArtifactsRequest, None, None]:
+        """AddArtifacts requests: small artifacts batched up to :data:`ARTIFACT_CHUNK` bytes,
+        larger ones in chunks of that size, each piece with its CRC (PySpark's layout)."""
+        Req = pb.AddArtifactsRequest
+        batch: list[Any] = []
+        size = 0
+
+        def flush() -> Generator[Any, None, None]:
+            nonlocal batch, size
+            if batch:
+                yield self.stamp(Req(batch=Req.Batch(artifacts=batch)), observed=False)
+            batch, size = [], 0
+
+        for name, blob in artifacts:
+            if len(blob) > ARTIFACT_CHUNK:
+                yield from flush()
+                pieces = [blob[i : i + ARTIFACT_CHUNK] for i in range(0, len(blob), ARTIFACT_CHUNK)]
+                first = Req.ArtifactChunk(data=pieces[0], crc=zlib.crc32(pieces[0]))
+                begin = Req.BeginChunkedArtifact(
+                    name=name, total_bytes=len(blob), num_chunks=len(pieces), initial_chunk=first
+                )
+                yield self.stamp(Req(begin_chunk=begin), observed=False)
+                for piece in pieces[1:]:
+                    yield self.stamp(Req(chunk=Req.ArtifactChunk(data=piece, crc=zlib.crc32(piece))), observed=False)
+                continue
+            if size + len(blob) > ARTIFACT_CHUNK:
+                yield from flush()
+            data = Req.ArtifactChunk(data=blob, crc=zlib.crc32(blob))
+            batch.append(Req.SingleChunkArtifact(name=name, data=data))
+            size += len(blob)
+        yield from flush()
+
+    def interrupt_request(self, operation_id: str) -> pb.InterruptRequest:
+        req = self.stamp(pb.InterruptRequest())
+        req.interrupt_type = pb.InterruptRequest.InterruptType.INTERRUPT_TYPE_OPERATION_ID
+        req.operation_id = operation_id
+        return req  # type: ignore[no-any-return]
+
+    def operation_statuses(self, operation_ids: Sequence[str] = ()) -> Any:
+        """GetStatus of this session's operations (Spark 4.3+; tests read it)."""
+        req = self.stamp(pb.GetStatusRequest())
+        req.operation_status.operation_ids.extend(operation_ids)
+        return self.unary("GetStatus", req, SHORT_RPC_SECONDS)
+
+    def release_session(self) -> None:
+        req = self.stamp(pb.ReleaseSessionRequest(), observed=False)
+        self.unary("ReleaseSession", req, SHORT_RPC_SECONDS)
+
+    def close(self, *, wait: bool = True) -> None:
+        """Close the channel (calls still running are cancelled); with ``wait``, pending
+        releases get 0.2 s first (against a server that answers they are done by then)."""
+        import concurrent.futures
+
+        pending = list(self.release_futures)
+        if pending and wait:
+            concurrent.futures.wait(pending, timeout=0.2)
+        try:
+            close_channel(self._channel)
+        except Exception as exc:  # closing is best effort
+            log.debug("closing the channel: %s", exc)
+
+    # ------------------------------------------------------------ failures
+
+    def fetch_error_details(self, error_id: str) -> pb.FetchErrorDetailsResponse | None:
+        """FetchErrorDetails of ``error_id`` (None when the server cannot be asked)."""
+        req = self.stamp(pb.FetchErrorDetailsRequest(error_id=error_id))
+        try:
+            with grace(FETCH_ERROR_SECONDS):
+                left = remaining()
+                resp = self._stub.FetchErrorDetails(req, metadata=self._metadata, timeout=left)
+            # not checked for the session: Spark leaves this answer's session ids empty (PySpark
+            # does not check it either)
+            return resp  # type: ignore[no-any-return]
+        except Exception as exc:
+            log.debug("could not fetch the details of error %s: %s", error_id, exc)
+            return None
+
+    def _stacktrace_shown(self) -> bool:
+        """Whether the session shows JVM stack traces in error texts (PySpark asks the same
+        Config when an error has one; shown when the answer cannot be had)."""
+        from .server_errors import STACKTRACE_CONFS, stacktrace_shown
+
+        try:
+            with grace(FETCH_ERROR_SECONDS):
+                op = pb.ConfigRequest.Operation(get_option=pb.ConfigRequest.GetOption(keys=list(STACKTRACE_CONFS)))
+                return stacktrace_shown(self.config(op))
+        except Exception:
+            return True
+
+    def failure(self, exc: BaseException) -> RpcFailure:
+        from .server_errors import rpc_failure
+
+        if isinstance(exc, SessionChanged):
+            from .call_failures import RpcFailure
+
+            text = str(exc)
+            return RpcFailure("server", text, message=text, texts=(text, repr(exc)))
+        return rpc_failure(exc, self.fetch_error_details, show_stacktrace=self._stacktrace_shown)
+
+    # ------------------------------------------------------------ releases
+
+    def release(self, req: pb.ReleaseExecuteRequest) -> None:
+        """ReleaseExecute in the background (retried; a failure is only logged: the server
+        drops abandoned executions itself)."""
+        from .results import release_pool
+
+        stub, metadata, policy = self._stub, self._metadata, self.policy
+
+        def target() -> None:
+            try:
+                with grace(SHORT_RPC_SECONDS):
+                    retrying(policy, lambda: stub.ReleaseExecute(req, metadata=metadata))
+            except Exception as exc:
+                log.info("ReleaseExecute of operation %s failed: %s", req.operation_id, exc)
+
+        future = release_pool().submit(target)
+        with self._lock:
+            self.release_futures = {f for f in self.release_futures if not f.done()}
+            self.release_futures.add(future)
+
+
+class ExecutionStream:
+    """The ``ExecutePlanResponse`` messages of one reattachable execution (a
+    :class:`~connect_plan.transport.ResultStream`); the request goes out on the first read.
+
+    Reattached (ReattachExecute after the last response received) when a stream breaks with
+    a retryable error or ends without ``ResultComplete``; started again with ExecutePlan when
+    the server does not know the operation and no response came yet (the first request never
+    reached it); a new stream when a per-stream deadline fired (the execution goes on).
+    Consumed responses are released every :data:`~connect_plan.results.RELEASE_EVERY_BYTES`
+    of Arrow data and at the end; after :data:`~connect_plan.results.MAX_EMPTY_REATTACHES`
+    reattached streams in a row that end at once and empty it gives up."""
+
+    def __init__(self, transport: GrpcTransport, request: pb.ExecutePlanRequest) -> None:
+        from .results import RELEASE_EVERY_BYTES
+
+        self._transport = transport
+        self.operation_id = request.operation_id
+        self._request = request
+        self._release_every = RELEASE_EVERY_BYTES
+        self._unreleased = 0
+        self._last_id: str | None = None
+        self.result_complete = False
+        self._released = False
+        self.reattaches = 0
+        self.empty_streams = 0
+        self._calls: Any = None  # the gRPC response iterator being read
+        self._requested = False
+        self._responses = self._run()
+
+    def __iter__(self) -> ExecutionStream:
+        return self
+
+    def __next__(self) -> pb.ExecutePlanResponse:
+        return next(self._responses)
+
+    def _open(self, reattach: bool) -> Any:
+        t = self._transport
+        if reattach:
+            req = pb.ReattachExecuteRequest(
+                session_id=self._request.session_id,
+                user_context=self._request.user_context,
+                operation_id=self.operation_id,
+                client_type=self._request.client_type,
+            )
+            if self._request.HasField("client_observed_server_side_session_id"):
+                req.client_observed_server_side_session_id = self._request.client_observed_server_side_session_id
+            if self._last_id:
+                req.last_response_id = self._last_id
+            self.reattaches += 1
+            return t._stub.ReattachExecute(req, metadata=t._metadata, timeout=STREAM_SEGMENT_SECONDS)
+        return t._stub.ExecutePlan(self._request, metadata=t._metadata, timeout=STREAM_SEGMENT_SECONDS)
+
+    def _next_response(self) -> pb.ExecutePlanResponse | None:
+        """The next response (None at the true end), reattaching as needed; one attempt of
+        the retry loop."""
+        import grpc
+
+        from .results import EMPTY_STREAM_SECONDS, MAX_EMPTY_REATTACHES
+
+        while True:
+            if self._calls is None:
+                self._calls = self._open(reattach=True)
+                self._opened, self._stream_responses = time.monotonic(), 0
+            try:
+                resp = next(self._calls)
+            except StopIteration:
+                # ended without ResultComplete: reattach (bounded when it keeps ending at once and empty)
+                quick = time.monotonic() - self._opened < EMPTY_STREAM_SECONDS
+                if quick and not self._stream_responses:
+                    self.empty_streams += 1
+                    if self.empty_streams > MAX_EMPTY_REATTACHES:
+                        raise ResultIntegrityError(
+                            f"the server ended {self.empty_streams} result streams in a row at once, with no "
+                            "response and without ResultComplete; giving up instead of reattaching forever"
+                        ) from None
+                else:
+                    self.empty_streams = 0
+                self._calls = None
+                continue
+            except grpc.RpcError as exc:
+                self._calls = None
+                text = f"{exc.details() if hasattr(exc, 'details') else exc}"
+                lost = next((m for m in _LOST_OPERATION if m in text), None)
+                if lost is not None:
+                    if self._last_id is not None:
+                        raise ResultIntegrityError(
+                            f"the server lost the execution ({lost}) after responses were received; "
+                            "the rest of the result cannot be had"
+                        ) from exc
+                    # the ExecutePlan never reached the server: start it again
+                    self._calls = self._open(reattach=False)
+                    self._opened, self._stream_responses = time.monotonic(), 0
+                    raise RetryAgain() from exc
+                if hasattr(exc, "code") and exc.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
+                    left = remaining()
+                    if left is None or left > 0:  # the stream's own deadline: the execution goes on
+                        raise RetryAgain() from exc
+                raise
+            self._stream_responses += 1
+            self.empty_streams = 0
+            return resp  # type: ignore[no-any-return]
+
+    def _run(self) -> Generator[pb.ExecutePlanResponse, None, None]:
+        t = self._transport
+        self._requested = True
+        try:
+            self._calls = self._open(reattach=False)
+            self._opened, self._stream_responses = time.monotonic(), 0
+            while not self.result_complete:
+                resp = retrying(t.policy, self._next_response)
+                if resp is None:
+                    break
+                t.verify(resp)
+                self._last_id = resp.response_id
+                if resp.HasField("result_complete"):
+                    self._release_all()
+                elif resp.HasField("arrow_batch"):
+                    self._unreleased += len(resp.arrow_batch.data)
+                    if self._unreleased >= self._release_every:
+                        self._unreleased = 0
+                        self._release(self._last_id)
+                yield resp
+            # the server ends the stream right after ResultComplete: read it to its end, so
+            # that the call ends OK rather than cancelled (anything more is the checker's to refuse)
+            calls = self._calls
+            if calls is not None:
+                try:
+                    yield from calls
+                except Exception as exc:  # the result is whole; the stream's end is not ours to report
+                    log.debug("the stream of operation %s ended with %s after ResultComplete", self.operation_id, exc)
+                self._calls = None
+        except GeneratorExit:
+            raise
+        except ConnectPlanError:
+            self._release_all()
+            raise
+        except BaseException as error:
+            self._release_all()
+            left = remaining()
+            if left is not None and left <= 0 and not isinstance(error, SessionChanged):
+                raise timeout_error() from error
+            raise
+
+    def _release_request(self, until: str | None) -> pb.ReleaseExecuteRequest:
+        req = pb.ReleaseExecuteRequest(
+            session_id=self._request.session_id,
+            user_context=self._request.user_context,
+            operation_id=self.operation_id,
+            client_type=self._request.client_type,
+        )
+        if until:
+            req.release_until.response_id = until
+        else:
+            req.release_all.SetInParent()
+        return req
+
+    def _release(self, until: str) -> None:
+        if not self.result_complete:
+            self._transport.release(self._release_request(until))
+
+    def _release_all(self) -> None:
+        if not self.result_complete:
+            self.result_complete = True
+            self._transport.release(self._release_request(None))
+
+    def cancel(self) -> bool | None:
+        """Release the execution, then interrupt it (see :func:`~connect_plan.results._cancel`
+        for why in this order); False when no request was made yet."""
+        from .results import CANCEL_WAIT_SECONDS, INTERRUPT_GRACE_SECONDS
+
+        if not self._requested:
+            return False
+        t = self._transport
+        release = None if self.result_complete else self._release_request(None)
+        self.result_complete = True  # nothing else releases it after the interrupt
+        pending = list(t.release_futures)
+        stub, channel, metadata = t._stub, t._channel, t._metadata
+        calls = [("release", stub.ReleaseExecute, release)] if release is not None else []
+        calls.append(("interrupt", stub.Interrupt, t.interrupt_request(self.operation_id)))
+        outcome: list[bool] = []
+        operation_id = self.operation_id
+
+        def tell_the_server() -> None:
+            import concurrent.futures
+
+            with grace(INTERRUPT_GRACE_SECONDS):
+                if pending:
+                    concurrent.futures.wait(pending, timeout=max(0.0, remaining() or 0.0))
+                for what, method, request in calls:
+                    try:
+                        call = start_call(channel, method, request, metadata=metadata)
+                        if call is None:
+                            log.info("could not %s operation %s: the client was closed", what, operation_id)
+                            outcome.append(False)
+                            return
+                        call.result()
+                    except Exception as exc:
+                        log.info("could not %s operation %s: %s", what, operation_id, exc)
+                        if what == "interrupt":
+                            outcome.append(False)
+                            return
+            log.debug("interrupted operation %s", operation_id)
+            outcome.append(True)
+
+        helper = threading.Thread(
+            target=tell_the_server, name=f"connect_plan-interrupt-{operation_id[:8]}", daemon=True
+        )
+        helper.start()
+        helper.join(CANCEL_WAIT_SECONDS)
+        return outcome[0] if outcome else None
+
+    def close(self) -> None:
+        """ReleaseExecute of everything the server still holds (also after an early stop)."""
+        started = self._requested
+        self._responses.close()
+        calls, self._calls = self._calls, None
+        if calls is not None and not self.result_complete and hasattr(calls, "cancel"):
+            calls.cancel()  # a stream stopped early (a complete one is ending by itself)
+        if started:
+            self._release_all()
