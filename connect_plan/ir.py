@@ -165,6 +165,20 @@ class Subquery:
     values: tuple[Expr, ...]
     loc: str
 
+    def __post_init__(self) -> None:
+        _SUBQUERIES_MADE[0] = True
+
+
+#: whether any :class:`Subquery` was made in this process (see :func:`subqueries_made`)
+_SUBQUERIES_MADE = [False]
+
+
+def subqueries_made() -> bool:
+    """False while no :class:`Subquery` was made in this process, so no plan can hold one:
+    the translator then skips looking for them (a walk of every step of every plan; only the
+    Substrait front-end makes them)."""
+    return _SUBQUERIES_MADE[0]
+
 
 Expr = Col | Lit | Call | Cast | When | ExtractValue | Star | Window | Lambda | LambdaVar | UdfCall | Subquery
 

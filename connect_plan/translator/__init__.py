@@ -61,6 +61,8 @@ def all_subqueries(plan: ir.Plan) -> list[ir.Subquery]:
     """Every subquery expression in the plan, its nested plans and the subqueries' own plans
     (each once, outermost first)."""
     out: list[ir.Subquery] = []
+    if not ir.subqueries_made():
+        return out
     plans = [plan]
     seen: set[int] = set()
     while plans:

@@ -29,17 +29,23 @@ _HIDDEN_ROOTS = frozenset({"_metadata"})
 
 def _column_refs(expr: ir.Expr, *, sided: bool = False) -> Iterator[ir.Col]:
     """The column references of ``expr``, except names rooted at a lambda parameter (and,
-    unless ``sided``, those a join condition pins to one input)."""
-    stack: list[tuple[ir.Expr, frozenset[str]]] = [(expr, frozenset())]
+    unless ``sided``, those a join condition pins to one input), in written order."""
+    stack: list[ir.Expr] = [expr]
     while stack:
-        node, params = stack.pop()
-        if type(node) is ir.Col:
-            if (sided or node.side is None) and _root(node.name).lower() not in params:
-                yield node
+        node = stack.pop()
+        kind = type(node)
+        if kind is ir.Col:
+            if sided or node.side is None:  # type: ignore[union-attr]
+                yield node  # type: ignore[misc]
+        elif kind is ir.Lit:
             continue
-        if isinstance(node, ir.Lambda):
-            params = params | {n.lower() for n in node.params}
-        stack.extend((child, params) for child in reversed(ir.children(node)))  # in written order
+        elif kind is ir.Lambda:
+            params = {n.lower() for n in node.params}  # type: ignore[union-attr]
+            for col in _column_refs(node.body, sided=sided):  # type: ignore[union-attr]
+                if _root(col.name).lower() not in params:
+                    yield col
+        else:
+            stack.extend(reversed(ir.children(node)))
 
 
 def _root(name: str) -> str:
@@ -49,6 +55,9 @@ def _root(name: str) -> str:
 
 def _resolves(name: str, scopes: Sequence[Scope]) -> bool:
     """Whether any reading of ``name`` could resolve in one of ``scopes`` (all complete)."""
+    for scope in scopes:  # the usual case: the name as written is a column of the first scope
+        if scope.has(name):
+            return True
     parts = attribute_parts(name)
     if parts is None:
         return True  # text Spark refuses to parse: its own error says more
