@@ -45,7 +45,7 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
-from .channel import Backoff, ChannelBuilder, RetryAgain, close_channel, retrying, start_call
+from .channel import Backoff, RetryAgain, close_channel, retrying
 from .deadlines import grace, remaining, timeout_error
 from .errors import ConnectPlanError, ResultIntegrityError
 from .spark_proto import pb, service_stub
@@ -76,32 +76,14 @@ class SessionChanged(Exception):
 
 
 class GrpcConnector:
-    """Opens :class:`GrpcTransport` sessions: the URL and credentials are parsed once into a
-    :func:`~connect_plan.channel.ChannelBuilder`, which every session reuses."""
+    """Opens :class:`GrpcTransport` sessions over ``builder`` (a lean
+    :func:`~connect_plan.channel.ChannelBuilder`, made by :func:`~connect_plan.transport.connector`),
+    which every session reuses."""
 
     def __init__(
-        self,
-        url: str,
-        *,
-        token: str | None = None,
-        use_ssl: bool | None = None,
-        ca_cert: Any = None,
-        headers: Mapping[str, str] | None = None,
-        allow_insecure_token: bool = False,
-        channel_options: Sequence[tuple[str, Any]] | None = None,
-        user_id: str | None = None,
-        retry_policy: Mapping[str, Any] | None = None,
+        self, builder: Any, *, user_id: str | None = None, retry_policy: Mapping[str, Any] | None = None
     ) -> None:
-        self.builder = ChannelBuilder(
-            url,
-            token=token,
-            use_ssl=use_ssl,
-            ca_cert=ca_cert,
-            headers=headers,
-            allow_insecure_token=allow_insecure_token,
-            channel_options=list(channel_options) if channel_options is not None else None,
-            lean=True,
-        )
+        self.builder = builder
         self.token: str | None = self.builder.token
         self.secure: bool = bool(self.builder.secure)
         # as PySpark: the URL's user_id, else the argument, else the OS user
@@ -576,50 +558,24 @@ class ExecutionStream:
             self._transport.release(self._release_request(None))
 
     def cancel(self) -> bool | None:
-        """Release the execution, then interrupt it (see :func:`~connect_plan.results._cancel`
-        for why in this order); False when no request was made yet."""
-        from .results import CANCEL_WAIT_SECONDS, INTERRUPT_GRACE_SECONDS
+        """Release the execution, then interrupt it (:func:`~connect_plan.results.
+        release_then_interrupt`); False when no request was made yet."""
+        from .results import release_then_interrupt
 
         if not self._requested:
             return False
         t = self._transport
         release = None if self.result_complete else self._release_request(None)
         self.result_complete = True  # nothing else releases it after the interrupt
-        pending = list(t.release_futures)
-        stub, channel, metadata = t._stub, t._channel, t._metadata
-        calls = [("release", stub.ReleaseExecute, release)] if release is not None else []
-        calls.append(("interrupt", stub.Interrupt, t.interrupt_request(self.operation_id)))
-        outcome: list[bool] = []
-        operation_id = self.operation_id
-
-        def tell_the_server() -> None:
-            import concurrent.futures
-
-            with grace(INTERRUPT_GRACE_SECONDS):
-                if pending:
-                    concurrent.futures.wait(pending, timeout=max(0.0, remaining() or 0.0))
-                for what, method, request in calls:
-                    try:
-                        call = start_call(channel, method, request, metadata=metadata)
-                        if call is None:
-                            log.info("could not %s operation %s: the client was closed", what, operation_id)
-                            outcome.append(False)
-                            return
-                        call.result()
-                    except Exception as exc:
-                        log.info("could not %s operation %s: %s", what, operation_id, exc)
-                        if what == "interrupt":
-                            outcome.append(False)
-                            return
-            log.debug("interrupted operation %s", operation_id)
-            outcome.append(True)
-
-        helper = threading.Thread(
-            target=tell_the_server, name=f"connect_plan-interrupt-{operation_id[:8]}", daemon=True
+        return release_then_interrupt(
+            t._stub,
+            t._channel,
+            t._metadata,
+            release,
+            t.interrupt_request(self.operation_id),
+            list(t.release_futures),
+            self.operation_id,
         )
-        helper.start()
-        helper.join(CANCEL_WAIT_SECONDS)
-        return outcome[0] if outcome else None
 
     def close(self) -> None:
         """ReleaseExecute of everything the server still holds (also after an early stop)."""

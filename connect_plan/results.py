@@ -61,6 +61,7 @@ __all__ = [
     "ResultChecker",
     "reattachable_stream",
     "release_pool",
+    "release_then_interrupt",
     "timed_out",
 ]
 
@@ -289,9 +290,46 @@ def timed_out(message: str, interrupted: bool | None) -> QueryTimeoutError:
 
 
 def _cancel(sc: Any, responses: Any, operation_id: str) -> bool | None:
-    """Stop an operation the caller gave up on (timeout, Ctrl-C): release it on the server,
-    then send Interrupt. True if the server answered the Interrupt, False if it could not be
-    reached, None if it had not answered within :data:`CANCEL_WAIT_SECONDS`.
+    """Stop an operation of PySpark's client ``sc`` the caller gave up on (timeout, Ctrl-C):
+    :func:`release_then_interrupt` with the requests PySpark's client makes."""
+    pending: list[Any] = []
+    release: Any = None
+    if responses is not None:
+        pending = list(getattr(responses, "release_futures", ()))  # PySpark's own release-all, on errors
+        if not responses._result_complete:
+            try:
+                release = responses._create_release_execute_request(None)
+            except Exception as exc:
+                log.info("could not release operation %s: %s", operation_id, exc)
+            # set here, not in the helper: PySpark's own close() must not release it again
+            # after the Interrupt (see release_then_interrupt)
+            responses._result_complete = True
+    # everything taken from the PySpark client now: the client may be closed meanwhile
+    return release_then_interrupt(
+        sc._stub,
+        sc._channel,
+        sc._builder.metadata(),
+        release,
+        sc._interrupt_request("operation", operation_id),
+        pending,
+        operation_id,
+    )
+
+
+def release_then_interrupt(
+    stub: Any,
+    channel: Any,
+    metadata: Any,
+    release: Any,
+    interrupt: Any,
+    pending: list[Any],
+    operation_id: str,
+) -> bool | None:
+    """Stop an operation the caller gave up on (timeout, Ctrl-C), for either transport: send
+    ``release`` (a ReleaseExecute request, or None when nothing is left to release), then
+    ``interrupt``, after the ``pending`` releases. True if the server answered the Interrupt,
+    False if it could not be reached, None if it had not answered within
+    :data:`CANCEL_WAIT_SECONDS`.
 
     Both RPCs run in a helper thread within :data:`INTERRUPT_GRACE_SECONDS` of their own;
     the caller waits for them at most :data:`CANCEL_WAIT_SECONDS`, so that ``timeout=`` bounds
@@ -307,23 +345,9 @@ def _cancel(sc: Any, responses: Any, operation_id: str) -> bool | None:
     """
     import concurrent.futures
 
-    pending: list[Any] = []
-    release: Any = None
-    if responses is not None:
-        pending = list(getattr(responses, "release_futures", ()))  # PySpark's own release-all, on errors
-        if not responses._result_complete:
-            try:
-                release = responses._create_release_execute_request(None)
-            except Exception as exc:
-                log.info("could not release operation %s: %s", operation_id, exc)
-            # set here, not in the helper: PySpark's own close() must not release it again
-            # after the Interrupt (see above)
-            responses._result_complete = True
     outcome: list[bool] = []
-    # everything taken from the PySpark client now: the client may be closed meanwhile
-    stub, channel, metadata = sc._stub, sc._channel, sc._builder.metadata()
     calls = [("release", stub.ReleaseExecute, release)] if release is not None else []
-    calls.append(("interrupt", stub.Interrupt, sc._interrupt_request("operation", operation_id)))
+    calls.append(("interrupt", stub.Interrupt, interrupt))
 
     def tell_the_server() -> None:
         # each call is started under the channel's guard (the client may close the channel
