@@ -199,41 +199,34 @@ def connector(
     channel_options: Sequence[tuple[str, Any]] | None = None,
     user_id: str | None = None,
     retry_policy: Mapping[str, Any] | None = None,
+    kind: str | None = None,
 ) -> Connector:
     """The connector the client uses for ``url``: the lean gRPC transport
-    (:class:`~connect_plan.grpc_transport.GrpcConnector`), or PySpark's client
-    (:class:`PySparkConnector`) when the environment says ``CONNECT_PLAN_TRANSPORT=pyspark``.
-    Raises as the URL or the options are invalid (see :func:`~connect_plan.channel.ChannelBuilder`)."""
+    (:class:`~connect_plan.grpc_transport.GrpcConnector`, ``kind="grpc"``), or PySpark's client
+    (:class:`PySparkConnector`, ``kind="pyspark"``); by default what the environment's
+    ``CONNECT_PLAN_TRANSPORT`` says, else the lean one. The URL and credentials are parsed
+    here, once (:func:`~connect_plan.channel.ChannelBuilder`), and raise as they are invalid."""
     import os
 
-    kind = os.environ.get("CONNECT_PLAN_TRANSPORT", "grpc").strip().lower() or "grpc"
+    if kind is None:
+        kind = os.environ.get("CONNECT_PLAN_TRANSPORT", "grpc").strip().lower() or "grpc"
     if kind not in ("grpc", "pyspark"):
         raise ConnectPlanError(f"CONNECT_PLAN_TRANSPORT must be grpc or pyspark, got {kind!r}")
-    if kind == "grpc":
-        from .grpc_transport import GrpcConnector
-
-        return GrpcConnector(
-            url,
-            token=token,
-            use_ssl=use_ssl,
-            ca_cert=ca_cert,
-            headers=headers,
-            allow_insecure_token=allow_insecure_token,
-            channel_options=channel_options,
-            user_id=user_id,
-            retry_policy=retry_policy,
-        )
-    return PySparkConnector(
+    builder = ChannelBuilder(
         url,
         token=token,
         use_ssl=use_ssl,
         ca_cert=ca_cert,
         headers=headers,
         allow_insecure_token=allow_insecure_token,
-        channel_options=channel_options,
-        user_id=user_id,
-        retry_policy=retry_policy,
+        channel_options=list(channel_options) if channel_options is not None else None,
+        lean=kind == "grpc",
     )
+    if kind == "grpc":
+        from .grpc_transport import GrpcConnector
+
+        return GrpcConnector(builder, user_id=user_id, retry_policy=retry_policy)
+    return PySparkConnector(builder, user_id=user_id, retry_policy=retry_policy)
 
 
 # ---------------------------------------------------------------------------- PySpark's errors
@@ -320,34 +313,16 @@ def _exception_type(exc: BaseException) -> str | None:
 
 
 class PySparkConnector:
-    """Opens :class:`PySparkTransport` sessions: the URL and credentials are parsed once
-    into a :func:`~connect_plan.channel.ChannelBuilder`, which every session's client reuses."""
+    """Opens :class:`PySparkTransport` sessions over ``builder`` (a
+    :func:`~connect_plan.channel.ChannelBuilder` over PySpark's, made by :func:`connector`),
+    which every session's client reuses."""
 
     def __init__(
-        self,
-        url: str,
-        *,
-        token: str | None = None,
-        use_ssl: bool | None = None,
-        ca_cert: str | bytes | os.PathLike[str] | None = None,
-        headers: Mapping[str, str] | None = None,
-        allow_insecure_token: bool = False,
-        channel_options: Sequence[tuple[str, Any]] | None = None,
-        user_id: str | None = None,
-        retry_policy: Mapping[str, Any] | None = None,
+        self, builder: Any, *, user_id: str | None = None, retry_policy: Mapping[str, Any] | None = None
     ) -> None:
-        self.builder = ChannelBuilder(
-            url,
-            token=token,
-            use_ssl=use_ssl,
-            ca_cert=ca_cert,
-            headers=headers,
-            allow_insecure_token=allow_insecure_token,
-            channel_options=list(channel_options) if channel_options is not None else None,
-            lean=False,
-        )
-        self.token: str | None = self.builder.token
-        self.secure: bool = bool(self.builder.secure)
+        self.builder = builder
+        self.token: str | None = builder.token
+        self.secure: bool = bool(builder.secure)
         self._user_id = user_id
         self._retry_policy = dict(retry_policy or {})
 

@@ -32,7 +32,7 @@ import pytest
 
 from connect_plan.call_failures import RpcFailure
 from connect_plan.server_errors import STACKTRACE_CONFS, rpc_failure, stacktrace_shown
-from connect_plan.transport import PySparkConnector, PySparkTransport, pyspark_failure
+from connect_plan.transport import PySparkTransport, connector, pyspark_failure
 from tests.conftest import engine
 
 
@@ -364,7 +364,7 @@ CASES: dict[str, Case] = {
 
 @pytest.fixture
 def both(spark_url: str) -> Iterator[tuple[Recorded, Raw]]:
-    transport = PySparkConnector(spark_url).open(lambda: True)
+    transport = connector(spark_url, kind="pyspark").open(lambda: True)
     assert isinstance(transport, PySparkTransport)
     raw = Raw(spark_url)
     try:
@@ -448,7 +448,7 @@ def test_server_error_described_as_pyspark_does(
 
 def test_invalid_session_handle(spark_url: str) -> None:
     """A session error the server raises before any session exists (INVALID_HANDLE)."""
-    transport = PySparkConnector(spark_url).open(lambda: True)
+    transport = connector(spark_url, kind="pyspark").open(lambda: True)
     assert isinstance(transport, PySparkTransport)
     rec = Recorded(transport)
     transport.sc._session_id = "not-a-uuid"

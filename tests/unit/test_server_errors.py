@@ -158,9 +158,9 @@ class FakeSparkConnect:
     # PySpark's side ----------------------------------------------------------
 
     def theirs(self) -> RpcFailure:
-        from connect_plan.transport import PySparkConnector, pyspark_failure
+        from connect_plan.transport import connector, pyspark_failure
 
-        transport = PySparkConnector(self.url, retry_policy={"max_retries": 0}).open(lambda: True)
+        transport = connector(self.url, retry_policy={"max_retries": 0}, kind="pyspark").open(lambda: True)
         try:
             transport.spark_version()
         except Exception as exc:
