@@ -38,7 +38,7 @@ import threading
 import time
 import warnings
 import weakref
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from .deadlines import remaining, timeout_error
@@ -55,7 +55,6 @@ __all__ = [
     "close_channel",
     "never_connected",
     "retrying",
-    "server_retry_delay",
     "start_call",
 ]
 
@@ -737,57 +736,52 @@ class Backoff:
         elif code == grpc.StatusCode.UNAVAILABLE:
             retryable = True
         else:
-            retryable = server_retry_delay(e) is not None
+            from .server_errors import retry_delay
+
+            retryable = retry_delay(e) is not None
         return retryable and (self.reached() or not never_connected(e))
 
-    def waits(self) -> Generator[Callable[[BaseException], float | None], None, None]:
-        """One retry state: each item, called with the error, is the seconds to wait before
-        the next attempt, or None when no retry is left."""
+    def state(self) -> Callable[[BaseException], float | None]:
+        """A new retry state: called with each error, the seconds to wait before the next
+        attempt, or None when no retry is left."""
         import random
+
+        from .server_errors import retry_delay
 
         attempt = 0
         next_wait = float(self.initial_backoff)
-        while True:
 
-            def wait_for(e: BaseException) -> float | None:
-                nonlocal attempt, next_wait
-                if self.max_retries is not None and attempt >= self.max_retries:
-                    return None
-                attempt += 1
-                wait = next_wait
-                if self.max_backoff is not None:
-                    next_wait = min(float(self.max_backoff), wait * self.backoff_multiplier)
-                if self.recognize_server_retry_delay:
-                    hint = server_retry_delay(e)
-                    if hint is not None:
-                        if self.max_server_retry_delay is not None:
-                            hint = min(hint, self.max_server_retry_delay)
-                        wait = max(wait, hint)
-                if wait >= self.min_jitter_threshold:
-                    wait += random.uniform(0, self.jitter)
-                ms = int(wait)
-                left = remaining()
-                if left is not None:
-                    if left <= 0:
-                        return None  # no retry after the deadline: the last error stands
-                    ms = min(ms, int(left * 1000) + 1)
-                return ms / 1000
+        def wait_for(e: BaseException) -> float | None:
+            nonlocal attempt, next_wait
+            if self.max_retries is not None and attempt >= self.max_retries:
+                return None
+            attempt += 1
+            wait = next_wait
+            if self.max_backoff is not None:
+                next_wait = min(float(self.max_backoff), wait * self.backoff_multiplier)
+            if self.recognize_server_retry_delay:
+                hint = retry_delay(e)
+                if hint is not None:
+                    hint_ms = round(hint * 1000)
+                    if self.max_server_retry_delay is not None:
+                        hint_ms = min(hint_ms, self.max_server_retry_delay)
+                    wait = max(wait, hint_ms)
+            if wait >= self.min_jitter_threshold:
+                wait += random.uniform(0, self.jitter)
+            ms = int(wait)
+            left = remaining()
+            if left is not None:
+                if left <= 0:
+                    return None  # no retry after the deadline: the last error stands
+                ms = min(ms, int(left * 1000) + 1)
+            return ms / 1000
 
-            yield wait_for
-
-
-def server_retry_delay(e: BaseException) -> int | None:
-    """The server's ``RetryInfo.retry_delay`` in milliseconds, if the gRPC error carries one."""
-    from .server_errors import retry_delay
-
-    seconds = retry_delay(e)
-    return None if seconds is None else round(seconds * 1000)
+        return wait_for
 
 
 def retrying(policy: Backoff, call: Callable[[], T]) -> T:
     """``call()`` retried as ``policy`` allows; the last error is raised when it does not."""
-    state = policy.waits()
-    wait_for = next(state)
+    wait_for = policy.state()
     again_since: float | None = None
     while True:
         try:

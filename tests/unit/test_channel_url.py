@@ -92,10 +92,10 @@ def test_the_environment_token_is_read_as_pyspark_reads_it(monkeypatch: pytest.M
 
 
 class _Status(grpc.RpcError):
-    """A gRPC error as a call raises it (code, details, no trailing metadata)."""
+    """A gRPC error as a call raises it (code, details, trailing metadata)."""
 
-    def __init__(self, code: grpc.StatusCode, details: str = "") -> None:
-        self._code, self._details = code, details
+    def __init__(self, code: grpc.StatusCode, details: str = "", trailer: tuple[tuple[str, bytes], ...] = ()) -> None:
+        self._code, self._details, self._trailer = code, details, trailer
 
     def code(self) -> grpc.StatusCode:
         return self._code
@@ -103,8 +103,8 @@ class _Status(grpc.RpcError):
     def details(self) -> str:
         return self._details
 
-    def trailing_metadata(self) -> tuple[()]:
-        return ()
+    def trailing_metadata(self) -> tuple[tuple[str, bytes], ...]:
+        return self._trailer
 
     def __str__(self) -> str:
         return f"<_Status {self._code} {self._details}>"
@@ -135,7 +135,7 @@ def test_the_waits_are_pyspark_s(monkeypatch: pytest.MonkeyPatch) -> None:
     error = ERRORS[0]
     for kwargs in ({"max_retries": 6, "initial_backoff": 50, "max_backoff": 2000, "backoff_multiplier": 4.0}, {}):
         theirs = DefaultPolicy(**kwargs, jitter=0).to_state()
-        ours = next(Backoff(lambda: True, **kwargs, jitter=0).waits())
+        ours = Backoff(lambda: True, **kwargs, jitter=0).state()
         for _ in range(17):
             mine = ours(error)
             expected = theirs.next_attempt(error)
@@ -151,7 +151,34 @@ def test_a_refused_connection_to_a_server_never_reached_is_not_retried() -> None
 def test_no_wait_runs_past_the_deadline() -> None:
     from connect_plan.deadlines import deadline
 
-    waits = next(Backoff(lambda: True, initial_backoff=5000, max_backoff=60000).waits())
+    waits = Backoff(lambda: True, initial_backoff=5000, max_backoff=60000).state()
     with deadline(0.2):
         wait = waits(ERRORS[0])
     assert wait is not None and wait <= 0.25
+
+
+def _with_retry_info(code: grpc.StatusCode, seconds: int) -> _Status:
+    """An error whose google.rpc.Status carries the server's RetryInfo (a retry delay)."""
+    from google.protobuf import any_pb2
+    from google.rpc import error_details_pb2, status_pb2
+
+    detail = any_pb2.Any()
+    detail.Pack(error_details_pb2.RetryInfo(retry_delay={"seconds": seconds}))
+    status = status_pb2.Status(code=code.value[0], message="try later", details=[detail])
+    return _Status(code, "try later", (("grpc-status-details-bin", status.SerializeToString()),))
+
+
+@pytest.mark.parametrize("code", [grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.UNAVAILABLE])
+def test_the_servers_retry_delay_is_waited_as_pyspark_waits_it(code: grpc.StatusCode) -> None:
+    """An error carrying RetryInfo is retried whatever its status, and each wait is at least
+    the server's delay (capped at 10 minutes): the same as PySpark's DefaultPolicy, attempt by
+    attempt (jitter off)."""
+    from pyspark.sql.connect.client.retries import DefaultPolicy
+
+    error = _with_retry_info(code, 3)
+    assert Backoff(lambda: True).can_retry(error) and DefaultPolicy().can_retry(error)
+    theirs = DefaultPolicy(jitter=0).to_state()
+    ours = Backoff(lambda: True, jitter=0).state()
+    waits = [ours(error) for _ in range(4)]
+    assert [None if w is None else round(w * 1000) for w in waits] == [theirs.next_attempt(error) for _ in range(4)]
+    assert waits[0] == 3.0  # the server's 3 s, not the 50 ms backoff
