@@ -45,7 +45,7 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
-from .channel import Backoff, RetryAgain, close_channel, retrying
+from .channel import Backoff, DirectStub, RetryAgain, channel_guard, close_channel, retrying
 from .deadlines import grace, remaining, timeout_error
 from .errors import ConnectPlanError, ResultIntegrityError
 from .spark_proto import pb, service_stub
@@ -118,7 +118,7 @@ class GrpcTransport:
         self._max_message = limit if isinstance(limit, int) and limit > 0 else builder.GRPC_MAX_MESSAGE_LENGTH_DEFAULT
         self._channel = builder.toChannel()
         #: the service stub every call goes through (tests replace it with a recording one)
-        self._stub = service_stub(self._channel)
+        self._stub = DirectStub(service_stub(self._channel), channel_guard(self._channel), builder.call_metadata)
         #: ReleaseExecute calls not yet done (awaited briefly before the channel closes)
         self.release_futures: set[Future[None]] = set()
         self._lock = threading.Lock()
@@ -582,7 +582,11 @@ class ExecutionStream:
         started = self._requested
         self._responses.close()
         calls, self._calls = self._calls, None
-        if calls is not None and not self.result_complete and hasattr(calls, "cancel"):
-            calls.cancel()  # a stream stopped early (a complete one is ending by itself)
+        if calls is not None and hasattr(calls, "cancel"):
+            # a stream not read to its end: stopped early, or given up on (``cancel``). It is
+            # read in the calling thread (see channel.SINGLE_THREADED_STREAMS), so nothing would
+            # notice its end until the channel closes. (A complete stream is read to its end by
+            # ``_run`` and is None here.)
+            calls.cancel()
         if started:
             self._release_all()
