@@ -254,11 +254,11 @@ def write_stream(
 
 def _policy(args: argparse.Namespace) -> Policy | None:
     """``--policy strict|trusted|FILE.json`` (None when not given: trusted)."""
-    from .policy import Policy
-
     spec = getattr(args, "policy", None)
     if spec is None:
         return None
+    from .policy import Policy
+
     if spec == "strict":
         return Policy.strict()
     if spec == "trusted":

@@ -43,7 +43,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConnectPlanError, ErrorDetail, PlanError, ServerError
-from .policy import Policy
 from .types import (
     ArrayType,
     DataType,
@@ -60,6 +59,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from .client import Client
+    from .policy import Policy
 
 __all__ = [
     "PLACEHOLDERS",
@@ -330,10 +330,16 @@ def _sorts(doc: Mapping[str, Any]) -> bool:
     return ordered
 
 
-#: fixture keys that are not part of the plan document
-#: what a fixture's own setup and cleanup run under (they prepare the plan's world)
-_TRUSTED = Policy.trusted()
+def _trusted() -> Policy:
+    """What a fixture's own setup and cleanup run under (they prepare the plan's world). The
+    policy module loads here, not with this module: ``connect-plan run`` reads placeholders
+    through this module and needs no policy unless given one."""
+    from .policy import Policy
 
+    return Policy.trusted()
+
+
+#: fixture keys that are not part of the plan document
 _FIXTURE_KEYS = ("name", "description", "expected", "setup", "then", "cleanup")
 
 
@@ -475,7 +481,7 @@ def run_fixture(client: Client, doc: Mapping[str, Any], path: str = "", tmp_dir:
             try:
                 # setup and cleanup are the fixture author's, not the plan under test: the
                 # client's policy (``fixtures --policy``) applies to the plan and its ``then``
-                client.execute(setup, policy=_TRUSTED)
+                client.execute(setup, policy=_trusted())
             except ConnectPlanError as exc:
                 return FixtureResult(
                     path, name, False, f"setup {i} failed: {type(exc).__name__}: {exc}", time.perf_counter() - start
@@ -501,13 +507,13 @@ def _cleanup(client: Client, what: Mapping[str, Any]) -> None:
         with contextlib.suppress(ConnectPlanError):
             client.execute(
                 {"input": {"sql": "DROP TABLE IF EXISTS IDENTIFIER(:t)", "args": {"t": table}}, "plan": []},
-                policy=_TRUSTED,
+                policy=_trusted(),
             )
     for view in what.get("views") or []:
         with contextlib.suppress(ConnectPlanError):
             client.execute(
                 {"input": {"sql": "DROP VIEW IF EXISTS IDENTIFIER(:v)", "args": {"v": view}}, "plan": []},
-                policy=_TRUSTED,
+                policy=_trusted(),
             )
 
 

@@ -39,7 +39,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .. import ir, transport
 from ..errors import ConnectPlanError, PlanError, ServerError
 from ..formats import load_plan
-from ..policy import Policy
 from .execute import Executor, check_unique_names
 from .failures import TOKEN_RE, Redactor, redact, url_secrets
 from .session import CLOSE_GRACE_SECONDS, COMPRESSIONS, Session, check_compression, check_timeout
@@ -49,6 +48,7 @@ if TYPE_CHECKING:
     from pyspark.sql.connect import proto as pb
 
     from ..drawing import PlanDrawing
+    from ..policy import Policy
     from ..telemetry import ProgressCallback, QueryStats
 
 __all__ = [
@@ -148,8 +148,11 @@ class Client:
         ``policy=`` replaces it for that call. Its result bounds (``max_rows``, ``max_bytes``,
         ``timeout``) tighten each call's.
         """
-        if policy is not None and not isinstance(policy, Policy):
-            raise TypeError(f"policy must be a connect_plan.policy.Policy, got {type(policy).__name__}")
+        if policy is not None:  # the policy module (~10 ms to import) only when a policy is given
+            from ..policy import Policy
+
+            if not isinstance(policy, Policy):
+                raise TypeError(f"policy must be a connect_plan.policy.Policy, got {type(policy).__name__}")
         self._policy = policy
         url = resolve_remote(remote)
         codec = check_compression(compression, url)
