@@ -1,7 +1,5 @@
 """``python -m connect_plan`` is the ``connect-plan`` command."""
 
-import sys
+from .cli import entry
 
-from .cli import main
-
-sys.exit(main())
+entry()
