@@ -1,8 +1,11 @@
 """The gRPC channel to a Spark Connect server: credentials, guards, deadline caps, retries.
 
-Used by :class:`~connect_plan.transport.PySparkTransport`; the guards and interceptors are
-plain gRPC and would serve any other transport as they are. The PySpark parts are small
-layers over PySpark's own Connect client:
+Used by both transports. PySpark's client (:class:`~connect_plan.transport.PySparkTransport`)
+calls its own stub, so its channel carries the guard, deadline and logging as gRPC
+interceptors; the lean transport (:class:`~connect_plan.grpc_transport.GrpcTransport`) calls
+through a :class:`DirectStub`, which does the same work per call without gRPC's interceptor
+machinery, and reads response streams in the calling thread (:data:`SINGLE_THREADED_STREAMS`).
+The PySpark parts are small layers over PySpark's own Connect client:
 
 * **Channel** — :class:`ChannelBuilder` is PySpark's ``DefaultChannelBuilder`` (it parses
   the ``sc://host:port/;token=...;use_ssl=...;user_id=...`` URL, keepalive settings and

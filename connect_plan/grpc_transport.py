@@ -29,7 +29,7 @@ What is hand-written, and why (each mirrors PySpark 4.3's code, named in bracket
 Per-RPC deadlines are PySpark 4.3's [``RpcDeadlines``]: 10 minutes per stream segment (a
 stream whose deadline fires is reattached, the execution goes on), an hour for analysis and
 uploads, 10 minutes for the rest; the operation's own deadline caps each of them
-(:mod:`connect_plan.deadlines`, applied by the channel's interceptor).
+(:mod:`connect_plan.deadlines`, applied by :class:`~connect_plan.channel.DirectStub`).
 """
 
 from __future__ import annotations
