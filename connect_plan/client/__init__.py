@@ -287,6 +287,9 @@ class Client:
         """The session's values of ``keys`` (a registered key that is not set reads as its
         default; an unknown one as None). With no keys: every key set for the session, the
         server's own Spark configuration included (a key at its default is not listed)."""
+        for key in keys:
+            if not isinstance(key, str):
+                raise TypeError(f"get_conf takes each key as a string argument (get_conf('a', 'b')), got {key!r}")
         session = self._session
         with session.operation(timeout):
             if keys:

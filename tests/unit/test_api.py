@@ -90,3 +90,12 @@ def test_error_tree() -> None:
     assert issubclass(connect_plan.PlanError, ValueError)
     assert issubclass(connect_plan.ServerUnavailableError, connect_plan.ServerError)
     assert issubclass(connect_plan.ResultIntegrityError, connect_plan.ConnectPlanError)
+
+
+def test_get_conf_refuses_keys_passed_as_one_tuple_before_any_call() -> None:
+    import pytest
+
+    # nothing listens on port 9: a key checked only on the server would fail to connect instead
+    with connect_plan.connect("sc://127.0.0.1:9") as client:
+        with pytest.raises(TypeError, match=r"get_conf\('a', 'b'\).*\('spark.sql.shuffle.partitions',\)"):
+            client.get_conf(("spark.sql.shuffle.partitions",))  # type: ignore[arg-type]
