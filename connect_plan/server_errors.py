@@ -259,9 +259,9 @@ def _server_failure(
         error_class=error_class,
         sqlstate=sqlstate,
         message=text,
-        # pyspark_failure reads the stack trace PySpark's classic (py4j) errors keep; its
-        # Connect errors keep it elsewhere, so it has never been filled in from them
-        stacktrace=None,
+        # the server's (truncated, or fetched whole) whether or not the text shows it, as
+        # PySpark's error keeps it
+        stacktrace=stacktrace or None,
         # PySpark keeps parameters only together with an error class
         message_parameters=message_parameters if error_class is not None else {},
         exception_type=exception_type,

@@ -283,7 +283,9 @@ def pyspark_failure(exc: BaseException) -> RpcFailure:
         return RpcFailure(
             "other", f"{type(exc).__name__}: {exc}", chain_status=chain_status(exc), texts=error_texts(exc)
         )
-    stack = getattr(exc, "_stackTrace", None)
+    # the server's stack trace: PySpark's Connect errors keep it in _stacktrace (whether or not
+    # their text shows it), its classic (py4j) errors in _stackTrace
+    stack = getattr(exc, "_stacktrace", None) or getattr(exc, "_stackTrace", None)
     params = exc.getMessageParameters() if hasattr(exc, "getMessageParameters") else None
     return RpcFailure(
         "server",

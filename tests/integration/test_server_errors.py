@@ -31,6 +31,7 @@ import grpc
 import pytest
 
 from connect_plan.call_failures import RpcFailure
+from connect_plan.errors import ServerError
 from connect_plan.server_errors import STACKTRACE_CONFS, rpc_failure, stacktrace_shown
 from connect_plan.transport import PySparkTransport, connector, pyspark_failure
 from tests.conftest import engine
@@ -467,3 +468,16 @@ def test_invalid_session_handle(spark_url: str) -> None:
     assert theirs.kind == "server" and (theirs.error_class or "").startswith("INVALID_HANDLE"), theirs
     assert_same(rec.replayed(), theirs)
     assert_same(ours, theirs)
+
+
+@pytest.mark.spark_only("a JVM stack trace (Sail sends none)")
+def test_a_server_error_carries_the_servers_stack_trace(client: Any) -> None:
+    """ServerError.server_stacktrace holds the stack trace the server sent (fetched with the
+    error's details), whether or not the message shows it; it was always None before."""
+    with pytest.raises(ServerError) as info:
+        client.execute({"input": {"sql": "SELECT raise_error('boom')"}, "plan": []})
+    err = info.value
+    assert err.error_class == "USER_RAISED_EXCEPTION", err
+    trace = err.server_stacktrace or ""
+    assert trace.startswith("org.apache.spark.SparkRuntimeException\n\tat org.apache.spark."), trace[:300]
+    assert "JVM stacktrace" not in err.message  # the message shows it only when the session asks
