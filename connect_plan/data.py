@@ -27,6 +27,7 @@ import json
 import math
 import re
 import sys
+from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
@@ -420,11 +421,19 @@ def _fast_column(values: list[Any], t: DataType, at: pa.DataType, present: set[t
             return built if built is not None else pa.array(values, type=at)
         if present <= {str, _NONE}:
             if t.name == "date":
-                strings = pa.array(values, type=pa.string())
+                if len(values) <= _SMALL_DATES:
+                    small = _small_dates(values, at)
+                    if small is not _UNDECIDED:
+                        return small
+                strings = _strings(values, present)
                 return strings.cast(at) if _all_match(strings, _FAST_DATE) else None
             if t.name in ("timestamp", "timestamp_ntz"):
                 # naive ISO strings only; anything with a zone takes the slow path
-                strings = pa.array(values, type=pa.string())
+                if len(values) <= _SMALL_TIMESTAMPS:
+                    small = _small_timestamps(values, at)
+                    if small is not _UNDECIDED:
+                        return small
+                strings = _strings(values, present)
                 if not _all_match(strings, _FAST_TS):
                     return None
                 naive = strings.cast(pa.timestamp("us"))
@@ -492,6 +501,95 @@ def _from_buffers(values: list[Any], name: str, at: pa.DataType, present: set[ty
             return None
         return pa.Array.from_buffers(at, n, [validity, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(blob)])
     return None
+
+
+def _strings(values: list[Any], present: set[type]) -> pa.Array:
+    """Strings (and nulls) as an Arrow string array, without pyarrow's pandas probe while
+    pandas is not imported (see :func:`_from_buffers`)."""
+    import pyarrow as pa
+
+    built = None if _pandas_imported() else _from_buffers(values, "string", pa.string(), present)
+    return built if built is not None else pa.array(values, type=pa.string())
+
+
+#: a date (timestamp) column of at most this many strings is checked and converted value by
+#: value (a precompiled regular expression, the datetime module: ~0.5 µs a date, ~1.3 µs a
+#: timestamp) rather than in one vectorised Arrow pass, whose fixed cost (an RE2 compile per
+#: call, then a cast) is 35-60 µs (measured: the two cost the same at ~90 dates, ~50 timestamps)
+_SMALL_DATES = 64
+_SMALL_TIMESTAMPS = 32
+_FAST_DATE_RE = re.compile(_FAST_DATE, re.ASCII)
+#: _FAST_TS with its parts captured: date, hours, minutes, seconds, fraction
+_FAST_TS_PARTS = re.compile(
+    rf"({_FAST_YEAR}-\d{{2}}-\d{{2}})(?:[T ](\d{{2}}):(\d{{2}})(?::(\d{{2}})(?:\.(\d{{1,6}}))?)?)?", re.ASCII
+)
+_DAY_MICROS = 86_400_000_000
+_EPOCH_ORDINAL = _EPOCH_DATE.toordinal()
+_INT32 = next(code for code in "ilh" if array(code).itemsize == 4)  # "i" wherever Python runs
+#: what the small-column converters return when Arrow's cast must decide (a string Python
+#: refuses, which Arrow's cast may judge otherwise): the vectorised path then runs as before
+_UNDECIDED: Any = object()
+
+
+def _small_dates(values: list[Any], at: pa.DataType) -> pa.Array | None:
+    """``values`` (ISO date strings and nulls) as the date32 array Arrow's cast makes of them;
+    None when a string is not of the fast form (as :func:`_all_match` would say)."""
+    days: list[int] = []
+    for v in values:
+        if v is None:
+            days.append(0)
+            continue
+        if not _FAST_DATE_RE.fullmatch(v):
+            return None
+        try:
+            days.append(dt.date.fromisoformat(v).toordinal() - _EPOCH_ORDINAL)
+        except ValueError:  # not a calendar date: Arrow's cast refuses it too, and decides
+            return _UNDECIDED
+    return _fixed_width(at, _INT32, days, values)
+
+
+def _small_timestamps(values: list[Any], at: pa.DataType) -> pa.Array | None:
+    """``values`` (naive ISO timestamp strings and nulls) as the timestamp[us] array Arrow's
+    cast makes of them (in ``at``'s zone: the same instants); None when a string is not of
+    the fast form (as :func:`_all_match` would say)."""
+    micros: list[int] = []
+    for v in values:
+        if v is None:
+            micros.append(0)
+            continue
+        m = _FAST_TS_PARTS.fullmatch(v)
+        if m is None:
+            return None
+        date, hours, minutes, seconds, fraction = m.groups()
+        try:
+            day = dt.date.fromisoformat(date).toordinal() - _EPOCH_ORDINAL
+        except ValueError:  # not a calendar date: Arrow's cast refuses it too, and decides
+            return _UNDECIDED
+        if hours is None:
+            micros.append(day * _DAY_MICROS)
+            continue
+        h, mi, sec = int(hours), int(minutes), int(seconds or 0)
+        if h > 23 or mi > 59 or sec > 59:
+            return _UNDECIDED
+        us = int(fraction.ljust(6, "0")) if fraction else 0
+        micros.append(day * _DAY_MICROS + (h * 3600 + mi * 60 + sec) * 1_000_000 + us)
+    return _fixed_width(at, "q", micros, values)
+
+
+def _fixed_width(at: pa.DataType, code: str, numbers: list[int], values: list[Any]) -> pa.Array:
+    """An Arrow array of type ``at`` over ``numbers`` (packed as the ``array`` module's
+    ``code``: :data:`_INT32` or q = int64), null where ``values`` has None."""
+    import pyarrow as pa
+
+    n = len(values)
+    validity = None
+    if None in values:
+        bits = 0
+        for i, v in enumerate(values):
+            if v is not None:
+                bits |= 1 << i
+        validity = pa.py_buffer(bits.to_bytes((n + 7) // 8, "little"))
+    return pa.Array.from_buffers(at, n, [validity, pa.py_buffer(array(code, numbers))])
 
 
 def _all_match(strings: pa.Array, pattern: str) -> bool:

@@ -4,10 +4,116 @@ errors at the same locations)."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pyarrow as pa
 import pytest
+
+from connect_plan import data
+from connect_plan.data import Field, rows_to_arrow, serialize_ipc
+from connect_plan.errors import ErrorDetail
+from connect_plan.types import parse_type
+
+# ---------------------------------------------------------------- date and timestamp strings
+
+
+def _date(rng: random.Random) -> str:
+    year = rng.choice(["2024", "0001", "9999", "0000", "1970", "1969", "2023", "0100", "0010", "12345", "99"])
+    month = rng.choice(["01", "02", "12", "13", "00", "1", "06", "٠١"])  # Arabic-Indic digits: not \d in Arrow
+    day = rng.choice(["01", "28", "29", "30", "31", "00", "32", "15"])
+    return f"{year}-{month}-{day}"
+
+
+def _timestamp(rng: random.Random) -> str:
+    text = _date(rng)
+    kind = rng.randrange(6)
+    if kind == 0:
+        return text
+    text += rng.choice("TT ") + rng.choice(["00", "23", "24", "12", "9"]) + ":" + rng.choice(["00", "59", "60", "30"])
+    if kind >= 2:
+        text += ":" + rng.choice(["00", "59", "60", "07"])
+    if kind >= 3:
+        text += "." + "".join(rng.choice("0123456789") for _ in range(rng.choice([1, 2, 3, 5, 6, 7, 9])))
+    if kind == 5:
+        text += rng.choice(["Z", "+01:00", "-0530", " ", "\n", "x"])
+    return text
+
+
+def _convert(name: str, values: list[Any]) -> tuple[pa.Table, list[ErrorDetail]]:
+    errors: list[ErrorDetail] = []
+    table = rows_to_arrow([[v] for v in values], [Field("c", parse_type(name), "/schema/0")], "/rows", errors)
+    return table, errors
+
+
+@pytest.mark.parametrize("name", ["date", "timestamp", "timestamp_ntz"])
+@pytest.mark.parametrize("seed", range(6))
+def test_a_few_strings_convert_as_the_vectorised_path_converts_them(
+    name: str, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Value by value (a few rows) and in one Arrow pass (many rows): the same table, the
+    same IPC bytes, the same errors, whatever mix of valid, invalid and null strings."""
+    rng = random.Random(seed)
+    gen = _date if name == "date" else _timestamp
+    columns = []
+    for trial in range(160):
+        n = rng.choice([1, 2, 3, 5, 8, 9, 17, 32])
+        valid_only = trial % 2 == 0  # half of them convert (the others mostly fall back)
+        values: list[Any] = []
+        while len(values) < n:
+            v = None if rng.random() < 0.15 else gen(rng)
+            if valid_only and v is not None and _convert(name, [v])[1]:
+                continue
+            values.append(v)
+        columns.append(values)
+    small = [_convert(name, values) for values in columns]
+    monkeypatch.setattr(data, "_SMALL_DATES", -1)
+    monkeypatch.setattr(data, "_SMALL_TIMESTAMPS", -1)
+    converted = 0
+    for values, (table, errors) in zip(columns, small):
+        expected_table, expected_errors = _convert(name, values)
+        assert errors == expected_errors, values
+        assert table.schema == expected_table.schema
+        if not errors:
+            converted += 1
+            table.validate(full=True)
+            assert table.equals(expected_table), values
+            assert serialize_ipc(table) == serialize_ipc(expected_table), values
+    assert converted > 60  # the comparison is not only of errors
+
+
+@pytest.mark.parametrize("name", ["date", "timestamp"])
+def test_the_small_path_is_taken_up_to_its_size_and_not_after(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    value = "2024-02-29" if name == "date" else "2024-02-29 12:30:59.25"
+    limit = data._SMALL_DATES if name == "date" else data._SMALL_TIMESTAMPS
+    calls: list[int] = []
+    original = data._all_match
+
+    def counted(strings: pa.Array, pattern: str) -> bool:
+        calls.append(len(strings))
+        return original(strings, pattern)
+
+    monkeypatch.setattr(data, "_all_match", counted)
+    at_limit, errors = _convert(name, [value] * limit)
+    assert errors == [] and calls == []
+    over, errors = _convert(name, [value] * (limit + 1))
+    assert errors == [] and calls == [limit + 1]
+    assert over.slice(0, limit).equals(at_limit)
+
+
+def test_a_string_python_refuses_is_left_to_arrows_cast(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A string of the fast form that is no calendar date (or time) is judged by the
+    vectorised path, as before: the per-value parser then reports it at its row."""
+    calls: list[int] = []
+    original = data._all_match
+    monkeypatch.setattr(data, "_all_match", lambda s, p: calls.append(len(s)) or original(s, p))
+    _, errors = _convert("date", ["2024-01-01", "2023-02-29"])
+    assert calls == [2]
+    assert [(e.code, e.loc) for e in errors] == [("row_value", "/rows/1/0")]
+    assert "not a valid calendar date" in errors[0].message
+    _, errors = _convert("timestamp_ntz", [None, "2024-01-01T24:00"])
+    assert [(e.code, e.loc) for e in errors] == [("row_value", "/rows/1/0")]
+
 
 # ---------------------------------------------------------------- from_arrow
 
