@@ -223,3 +223,112 @@ def test_from_arrow_reads_each_arrow_type_as_before(arrow: pa.DataType) -> None:
     except TypeParseError as exc:
         got = str(exc)
     assert got == expected
+
+
+# ---------------------------------------------------------------- absolute_paths
+
+
+def _absolute_paths_everywhere(message: Any, base: str) -> None:
+    """absolute_paths as it was before it knew which fields can hold a path: every field of
+    every message visited."""
+    from connect_plan.client.paths import _absolute
+
+    stack = [message]
+    while stack:
+        msg = stack.pop()
+        name = msg.DESCRIPTOR.full_name
+        if name == "spark.connect.Read.DataSource":
+            paths = [_absolute(p, base) for p in msg.paths]
+            del msg.paths[:]
+            msg.paths.extend(paths)
+        if name == "spark.connect.WriteOperation" and msg.HasField("path"):
+            msg.path = _absolute(msg.path, base)
+        if name in ("spark.connect.Read.DataSource", "spark.connect.WriteOperation") and "path" in msg.options:
+            msg.options["path"] = _absolute(msg.options["path"], base)
+        for desc, value in msg.ListFields():
+            if desc.message_type is None:
+                continue
+            if desc.message_type.GetOptions().map_entry:
+                if desc.message_type.fields_by_name["value"].message_type is not None:
+                    stack.extend(value.values())
+            elif desc.is_repeated if hasattr(desc, "is_repeated") else desc.label == desc.LABEL_REPEATED:
+                stack.extend(value)
+            else:
+                stack.append(value)
+
+
+def _files(path: str) -> dict[str, Any]:
+    return {"input": {"files": path, "format": "parquet", "schema": [["city", "string"]]}, "plan": []}
+
+
+_ROWS = {"schema": [["city", "string"]], "rows": [["Oslo"]]}
+_PATH_DOCUMENTS: list[Any] = [
+    _files("weather.parquet"),
+    {"input": {"files": ["a.parquet", "/abs/b.parquet", "s3a://bucket/c", "~/d"], "format": "parquet"}, "plan": []},
+    {"input": {"format": "parquet", "options": {"path": "sub/e"}}, "plan": []},
+    {"input": _ROWS, "plan": [{"op": "join", "payload": {"other": _files("right.parquet"), "on": ["city"]}}]},
+    {"input": _ROWS, "plan": [{"op": "union", "payload": {"other": _files("u1.parquet")}}]},
+    {"input": _ROWS, "plan": [{"op": "crossJoin", "payload": {"other": _files("x.parquet")}}]},
+    {
+        "with": {"w": _files("shared.parquet")},
+        "input": {"ref": "w"},
+        "plan": [{"op": "union", "payload": {"other": {"input": {"ref": "w"}, "plan": []}}}],
+    },
+    {"plan": [{"op": "read", "payload": {"files": "r.csv", "format": "csv", "options": {"header": "true"}}}]},
+    {"input": _ROWS, "plan": [{"op": "write", "payload": {"format": "parquet", "path": "out/report"}}]},
+    {
+        "input": _ROWS,
+        "plan": [{"op": "write", "payload": {"saveAsTable": "t", "format": "parquet", "options": {"path": "ext"}}}],
+    },
+    {
+        "input": _files("in.parquet")["input"],
+        "output": {"format": "parquet", "path": "/abs/out", "mode": "overwrite"},
+        "plan": [{"op": "join", "payload": {"other": _files("../up.parquet"), "on": ["city"]}}],
+    },
+    {"input": {"sql": "SELECT 1 AS city"}, "plan": [{"op": "filter", "payload": {"col": "city"}}]},
+    {"input": {"range": 3}, "plan": [{"op": "limit", "payload": {"n": 1}}]},
+]
+
+
+@pytest.mark.parametrize("doc", _PATH_DOCUMENTS, ids=[str(i) for i in range(len(_PATH_DOCUMENTS))])
+def test_absolute_paths_rewrites_what_the_walk_of_every_field_rewrote(doc: Any) -> None:
+    import connect_plan
+    from connect_plan.client.paths import absolute_paths
+
+    plan = connect_plan.translate(None, None, doc)
+    expected = type(plan)()
+    expected.CopyFrom(plan)
+    _absolute_paths_everywhere(expected, "/home/me")
+    absolute_paths(plan, "/home/me")
+    assert plan == expected
+    for relation in (plan.root, plan.command.write_operation.input):
+        copy = type(relation)()
+        copy.CopyFrom(relation)
+        absolute_paths(copy, "/elsewhere")  # a relation alone (a name resolution's request)
+        _absolute_paths_everywhere(relation, "/elsewhere")
+        assert copy == relation
+
+
+def test_absolute_paths_reaches_paths_wherever_the_protos_allow_them() -> None:
+    """Read and write paths in places no plan of ours puts them (a WithRelations reference,
+    a Parse input, a SQL command's input, a map of relations) are rewritten too."""
+    from connect_plan.client.paths import absolute_paths
+    from connect_plan.spark_proto import pb
+
+    plan = pb.Plan()
+    refs = plan.root.with_relations.references
+    refs.add().read.data_source.paths.append("ref.parquet")
+    refs.add().parse.input.read.data_source.options["path"] = "p.json"
+    plan.root.with_relations.root.project.input.read.data_source.paths.append("root.parquet")
+    sql = pb.Plan()
+    sql.command.sql_command.input.read.data_source.paths.append("q.parquet")
+    sql.command.sql_command.named_arguments["x"].literal.string = "not.a.path"
+    for message in (plan, sql):
+        expected = type(message)()
+        expected.CopyFrom(message)
+        _absolute_paths_everywhere(expected, "/b")
+        absolute_paths(message, "/b")
+        assert message == expected
+    assert list(plan.root.with_relations.references[0].read.data_source.paths) == ["/b/ref.parquet"]
+    assert plan.root.with_relations.references[1].parse.input.read.data_source.options["path"] == "/b/p.json"
+    assert list(sql.command.sql_command.input.read.data_source.paths) == ["/b/q.parquet"]
