@@ -30,7 +30,7 @@ import sys
 from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import accumulate, repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -417,7 +417,10 @@ def _fast_column(values: list[Any], t: DataType, at: pa.DataType, present: set[t
         return None
     try:
         if present <= _FAST_TYPES.get(t.name, frozenset()):
-            built = None if _pandas_imported() else _from_buffers(values, t.name, at, present)
+            if 0 < len(values) <= (_SMALL_NUMBERS if t.name in _ARRAY_CODES else _SMALL_BUFFERS):
+                built = _small_buffers(values, t.name, at, present)
+            else:
+                built = None if _pandas_imported() else _from_buffers(values, t.name, at, present)
             return built if built is not None else pa.array(values, type=at)
         if present <= {str, _NONE}:
             if t.name == "date":
@@ -503,6 +506,72 @@ def _from_buffers(values: list[Any], name: str, at: pa.DataType, present: set[ty
     return None
 
 
+#: string and boolean columns of at most this many values, and integer and double columns of
+#: at most _SMALL_NUMBERS, are built from buffers packed by the array module
+#: (:func:`_small_buffers`): for 3 values 1.2-1.6x cheaper than ``pa.array`` (which reads an
+#: environment variable on each call) and 1.2-2.7x cheaper than NumPy (a fixed cost per
+#: array). Measured: as cheap as ``pa.array`` at ~30 strings or booleans, cheaper than
+#: either at 128 integers or doubles
+_SMALL_BUFFERS = 32
+_SMALL_NUMBERS = 128
+#: the array module's codes of Arrow's integer and double types
+_INT32 = next(code for code in "ilh" if array(code).itemsize == 4)  # "i" wherever Python runs
+_ARRAY_CODES = {"tinyint": "b", "smallint": "h", "int": _INT32, "bigint": "q", "double": "d"}
+
+
+def _small_buffers(values: list[Any], name: str, at: pa.DataType, present: set[type]) -> pa.Array | None:
+    """A few integers, doubles, booleans or strings (and nulls) as the array
+    ``pa.array(values, type=at)`` makes of them, or None (then ``pa.array`` builds it). Raises
+    OverflowError for an integer out of range, as ``pa.array`` and :func:`_from_buffers` do."""
+    import pyarrow as pa
+
+    if str(at) != _ARROW_NAMES.get(name):
+        return None
+    n = len(values)
+    validity = _validity(values) if _NONE in present else None
+    code = _ARRAY_CODES.get(name)
+    if code is not None:
+        if name == "double":
+            if not present <= {float, int, _NONE}:
+                return None
+            if int in present and not all(-_EXACT_IN_DOUBLE <= v <= _EXACT_IN_DOUBLE for v in values if type(v) is int):
+                return None  # pa.array refuses ints a double cannot hold exactly
+        plain = [0 if v is None else v for v in values] if validity is not None else values
+        return pa.Array.from_buffers(at, n, [validity, pa.py_buffer(array(code, plain))])
+    if name == "boolean":
+        bits = 0
+        for i, v in enumerate(values):
+            if v is True:
+                bits |= 1 << i
+        return pa.Array.from_buffers(at, n, [validity, pa.py_buffer(bits.to_bytes((n + 7) // 8, "little"))])
+    if name == "string":
+        strings = [v or "" for v in values] if validity is not None else values
+        try:
+            blob = "".join(strings).encode()
+        except UnicodeEncodeError:  # a lone surrogate: pa.array's error path reports it
+            return None
+        lengths = list(map(len, strings))
+        if len(blob) != sum(lengths):  # not all ASCII: lengths in bytes, string by string
+            lengths = [len(v.encode()) for v in strings]
+        try:
+            offsets = array(_INT32, accumulate(lengths, initial=0))
+        except OverflowError:  # over 2 GiB of text: pa.array makes a chunked array
+            return None
+        return pa.Array.from_buffers(at, n, [validity, pa.py_buffer(offsets), pa.py_buffer(blob)])
+    return None
+
+
+def _validity(values: list[Any]) -> pa.Buffer:
+    """The validity bitmap of ``values`` (a bit set for each value that is not None)."""
+    import pyarrow as pa
+
+    bits = 0
+    for i, v in enumerate(values):
+        if v is not None:
+            bits |= 1 << i
+    return pa.py_buffer(bits.to_bytes((len(values) + 7) // 8, "little"))
+
+
 def _strings(values: list[Any], present: set[type]) -> pa.Array:
     """Strings (and nulls) as an Arrow string array, without pyarrow's pandas probe while
     pandas is not imported (see :func:`_from_buffers`)."""
@@ -525,7 +594,6 @@ _FAST_TS_PARTS = re.compile(
 )
 _DAY_MICROS = 86_400_000_000
 _EPOCH_ORDINAL = _EPOCH_DATE.toordinal()
-_INT32 = next(code for code in "ilh" if array(code).itemsize == 4)  # "i" wherever Python runs
 #: what the small-column converters return when Arrow's cast must decide (a string Python
 #: refuses, which Arrow's cast may judge otherwise): the vectorised path then runs as before
 _UNDECIDED: Any = object()
@@ -581,15 +649,8 @@ def _fixed_width(at: pa.DataType, code: str, numbers: list[int], values: list[An
     ``code``: :data:`_INT32` or q = int64), null where ``values`` has None."""
     import pyarrow as pa
 
-    n = len(values)
-    validity = None
-    if None in values:
-        bits = 0
-        for i, v in enumerate(values):
-            if v is not None:
-                bits |= 1 << i
-        validity = pa.py_buffer(bits.to_bytes((n + 7) // 8, "little"))
-    return pa.Array.from_buffers(at, n, [validity, pa.py_buffer(array(code, numbers))])
+    validity = _validity(values) if None in values else None
+    return pa.Array.from_buffers(at, len(values), [validity, pa.py_buffer(array(code, numbers))])
 
 
 def _all_match(strings: pa.Array, pattern: str) -> bool:
@@ -817,7 +878,6 @@ def rows_to_arrow(
         _locate(errors, start_errors, rows, names, rows_loc)
         return _empty_table(fields)
     arrays = []
-    arrow_fields = []
     for j, field in enumerate(fields):
         t = field.type
         if isinstance(t, ArrayType) and t.element is None:
@@ -826,10 +886,11 @@ def rows_to_arrow(
         else:
             at = arrow_type(t)
         arrays.append(_column(columns[j], field, at, rows_loc, j, errors, present[j]))
-        arrow_fields.append(pa.field(field.name, at))
     if len(errors) > start_errors:
         _locate(errors, start_errors, rows, names, rows_loc)
-    return pa.Table.from_arrays(arrays, schema=pa.schema(arrow_fields))
+    # every array has its column's Arrow type ``at``: the schema is read from them (nullable
+    # fields without metadata, as pa.field makes them), not built field by field
+    return pa.Table.from_arrays(arrays, names=names)
 
 
 _CONTAINERS = frozenset({list, tuple, dict})

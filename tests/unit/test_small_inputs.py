@@ -115,6 +115,60 @@ def test_a_string_python_refuses_is_left_to_arrows_cast(monkeypatch: pytest.Monk
     assert [(e.code, e.loc) for e in errors] == [("row_value", "/rows/1/0")]
 
 
+# ---------------------------------------------------------------- a few plain values
+
+_PLAIN: dict[str, list[Any]] = {
+    "tinyint": [0, 1, -128, 127, None],
+    "smallint": [0, -32768, 32767, None, 5],
+    "int": [0, -(2**31), 2**31 - 1, None, 7],
+    "bigint": [0, -(2**63), 2**63 - 1, None, 1],
+    "double": [0.0, -0.0, -1.5, float("inf"), float("nan"), 1e308, 5e-324, None, 3, -(2**53), 2**53],
+    "boolean": [True, False, None],
+    "string": ["", "a", "Tromsø", "日本語", "🙂", "x" * 300, None],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_PLAIN))
+@pytest.mark.parametrize("seed", range(6))
+def test_a_few_plain_values_make_the_array_pa_array_makes(name: str, seed: int) -> None:
+    """Same values, nulls, type and IPC bytes as ``pa.array`` (which builds longer columns)."""
+    rng = random.Random(seed)
+    for n in (1, 2, 3, 7, 8, 9, 31, 32, 33, 64, 127, 128):
+        values = [rng.choice(_PLAIN[name]) for _ in range(n)]
+        if seed == 0:
+            values = [None] * n
+        table, errors = _convert(name, values)
+        assert errors == []
+        expected = pa.table({"c": pa.array(values, type=table.schema.field("c").type)})
+        table.validate(full=True)
+        assert table.schema == expected.schema
+        assert serialize_ipc(table) == serialize_ipc(expected), values
+        present = set(map(type, values))
+        small = data._small_buffers(values, name, expected.schema.field("c").type, present)
+        assert small is not None  # the path taken (NaN is not equal to itself: bytes compared)
+        assert serialize_ipc(pa.table({"c": small})) == serialize_ipc(expected)
+
+
+@pytest.mark.parametrize(("name", "bad"), [("tinyint", 128), ("smallint", -32769), ("int", 2**31), ("bigint", 2**63)])
+def test_a_few_values_out_of_range_are_reported_as_before(name: str, bad: int) -> None:
+    with pytest.raises(OverflowError):
+        data._small_buffers([1, bad], name, pa.array([1], type=data.arrow_type(parse_type(name))).type, {int})
+    _, errors = _convert(name, [None, 1, bad])
+    assert [(e.code, e.loc) for e in errors] == [("row_value", "/rows/2/0")]
+    assert "out of range" in errors[0].message
+
+
+def test_a_few_values_pa_array_refuses_take_the_per_value_path() -> None:
+    """A lone surrogate, an integer a double cannot hold exactly: None, then pa.array and
+    the per-value path decide as before."""
+    assert data._small_buffers(["a", "\ud800"], "string", pa.string(), {str}) is None
+    assert data._small_buffers([1.5, 2**53 + 1], "double", pa.float64(), {int, float}) is None
+    _, errors = _convert("string", ["a", "\ud800"])
+    assert [(e.code, e.loc) for e in errors] == [("row_value", "/rows/1/0")]
+    table, errors = _convert("double", [1.5, 2**53 + 1])
+    assert errors == [] and table.column("c").to_pylist() == [1.5, float(2**53)]
+
+
 # ---------------------------------------------------------------- from_arrow
 
 
