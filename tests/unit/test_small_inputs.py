@@ -386,3 +386,39 @@ def test_absolute_paths_reaches_paths_wherever_the_protos_allow_them() -> None:
     assert list(plan.root.with_relations.references[0].read.data_source.paths) == ["/b/ref.parquet"]
     assert plan.root.with_relations.references[1].parse.input.read.data_source.options["path"] == "/b/p.json"
     assert list(sql.command.sql_command.input.read.data_source.paths) == ["/b/q.parquet"]
+
+
+# ---------------------------------------------------------------- an inline table's scope
+
+
+@pytest.mark.parametrize("case_sensitive", [False, True])
+@pytest.mark.parametrize(
+    "table",
+    [
+        pa.table({"id": [1], "X": [1.5], "s": ["a"], "When": pa.array([None], pa.date32())}),
+        pa.table({"t": pa.array([1], pa.time32("s")), "Name": ["x"], "d": pa.array([1], pa.duration("us"))}),
+        pa.table({"a": pa.array([], pa.int64()), "A": pa.array([], pa.string())}),
+        pa.table({}),
+    ],
+    ids=["plain", "unsupported", "case-pair", "empty"],
+)
+def test_an_inline_tables_scope_is_its_names_with_their_types(table: pa.Table, case_sensitive: bool) -> None:
+    """The scope of its columns, with the types of those Spark has (as with_names kept them
+    from a scope of the same names)."""
+    from connect_plan import ir
+    from connect_plan.translator.analyze import Analyzer
+    from connect_plan.translator.scope import Scope
+    from connect_plan.types import TypeParseError, from_arrow
+
+    scope = Analyzer(case_sensitive=case_sensitive).inline_source(ir.InlineData(table, "/input/rows")).scope
+    plain = Scope(tuple(table.column_names), case_sensitive)
+    types = {}
+    for f in table.schema:
+        try:
+            types[plain.norm(f.name)] = from_arrow(f.type)
+        except TypeParseError:
+            continue
+    expected = plain.with_names(plain.names, types)
+    assert scope == expected
+    assert scope.names == tuple(table.column_names)
+    assert all(scope.type_of(n) == expected.type_of(n) for n in table.column_names)
