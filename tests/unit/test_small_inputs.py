@@ -13,6 +13,7 @@ import pytest
 from connect_plan import data
 from connect_plan.data import Field, rows_to_arrow, serialize_ipc
 from connect_plan.errors import ErrorDetail
+from connect_plan.formats import load_plan
 from connect_plan.types import parse_type
 
 # ---------------------------------------------------------------- date and timestamp strings
@@ -422,3 +423,123 @@ def test_an_inline_tables_scope_is_its_names_with_their_types(table: pa.Table, c
     assert scope == expected
     assert scope.names == tuple(table.column_names)
     assert all(scope.type_of(n) == expected.type_of(n) for n in table.column_names)
+
+
+# ---------------------------------------------------------------- placing a table
+
+
+_BOUND_SCHEMA = [
+    ("i8", "tinyint"),
+    ("i32", "int"),
+    ("i64", "bigint"),
+    ("f", "float"),
+    ("x", "double"),
+    ("s", "string"),
+    ("s2", "string"),
+    ("b", "boolean"),
+    ("b2", "boolean"),
+    ("d", "date"),
+    ("t", "timestamp"),
+    ("n", "timestamp_ntz"),
+    ("m", "decimal(10,2)"),
+    ("bin", "binary"),
+    ("arr", "array<bigint>"),
+    ("inferred", "array"),
+    ("mp", "map<string,int>"),
+    ("st", "struct<a:int,b:string>"),
+]
+_BOUND_VALUES: dict[str, list[Any]] = {
+    "tinyint": [1, -5],
+    "int": [7, 2**31 - 1],
+    "bigint": [1, 2**40],
+    "float": [1.5, 2],
+    "double": [0.25, 3],
+    "string": ["a", "", "Tromsø", "x" * 40],
+    "boolean": [True, False],
+    "date": ["2024-01-01", "1999-12-31"],
+    "timestamp": ["2024-01-01T10:00", "2024-01-01 10:00:00Z"],
+    "timestamp_ntz": ["2024-01-01T10:00:00.5"],
+    "decimal(10,2)": [1.25, "3.5"],
+    "binary": ["aGk="],
+    "array<bigint>": [[1, 2], []],
+    "array": [[1, 2], [3]],
+    "map<string,int>": [{"k": 1}],
+    "struct<a:int,b:string>": [{"a": 1, "b": "x"}, [2, "y"]],
+}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_cheap_bound_of_a_converted_tables_size_is_never_under_it(seed: int) -> None:
+    """nbytes_bound(table) ≥ table.nbytes for every table rows_to_arrow makes: one row to
+    thousands, all nulls or none, one-byte buffers equal across columns (CPython shares them)."""
+    rng = random.Random(seed)
+    for n in (1, 1, 2, 3, 8, 9, 33, 129, 2000):
+        columns = [rng.sample(_BOUND_SCHEMA, rng.randint(1, len(_BOUND_SCHEMA))) for _ in range(3)]
+        for schema in [*columns, [("a", "string"), ("b", "string"), ("c", "boolean"), ("e", "boolean")]]:
+            null_share = rng.choice([0.0, 0.3, 1.0])
+            first_null = rng.random() < 0.5
+            rows = [
+                [
+                    None if rng.random() < null_share or (i == 0 and first_null) else rng.choice(_BOUND_VALUES[t])
+                    for _, t in schema
+                ]
+                for i in range(n)
+            ]
+            table = load_plan([], rows, [list(f) for f in schema]).source.table
+            bound = data.nbytes_bound(table)
+            assert bound is not None and table.nbytes <= bound, (schema, rows[:3])
+    for same in (["a"], [""], [True]):  # columns equal down to their one-byte buffers
+        table = load_plan([], [same * 4], [[f"c{i}", "string" if same != [True] else "boolean"] for i in range(4)])
+        assert table.source.table.nbytes <= (data.nbytes_bound(table.source.table) or 0)
+
+
+def test_only_converted_tables_have_the_cheap_bound() -> None:
+    shared = pa.array([1, 2, 3])
+    table = pa.table({"a": shared, "b": shared})  # one buffer, counted twice by nbytes
+    assert table.nbytes > table.get_total_buffer_size()
+    assert data.nbytes_bound(table) is None
+    assert data.nbytes_bound(load_plan([], table, None).source.table) is None
+    converted = load_plan([], [[1]], [["a", "bigint"]]).source.table
+    assert data.nbytes_bound(converted) is not None
+    assert data.nbytes_bound(converted.slice(0, 1)) is None
+
+
+def _placement(rows: list[list[Any]], uses: int, threshold: int, *, bounded: bool) -> Any:
+    """The plan prepare() sends for ``rows`` used ``uses`` times, under a server threshold."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from fakes import RecordedTransport, recorded_client
+
+    from connect_plan import inputs
+
+    conf = {"spark.sql.session.localRelationCacheThreshold": str(threshold)}
+    client = recorded_client(RecordedTransport(conf=conf))
+    schema = [["id", "bigint"], ["s", "string"], ["d", "date"]]
+    doc = {
+        "with": {"t": {"input": {"schema": schema, "rows": rows}, "plan": []}},
+        "input": {"ref": "t"},
+        "plan": [{"op": "union", "payload": {"other": {"input": {"ref": "t"}, "plan": []}}}] * (uses - 1),
+    }
+    original = inputs.nbytes_bound
+    inputs.nbytes_bound = original if bounded else (lambda table: None)  # type: ignore[assignment]
+    try:
+        return client._executor.prepare(load_plan(doc)).plan
+    finally:
+        inputs.nbytes_bound = original  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize("uses", [1, 2, 3])
+def test_a_table_is_placed_as_its_exact_size_places_it(uses: int) -> None:
+    """Inline or cached, the same plan whether the cheap bound or nbytes decided, for
+    thresholds all around the table's size (times its uses)."""
+    rows = [[i, f"s{i}", "2024-01-01"] for i in range(3)]
+    size = load_plan([], rows, [["id", "bigint"], ["s", "string"], ["d", "date"]]).source.table.nbytes * uses
+    for threshold in sorted({1, size - 40, size - 1, size, size + 1, size + 20, size + 60, 10 * size}):
+        if threshold < 1:
+            continue
+        exact = _placement(rows, uses, threshold, bounded=False)
+        cheap = _placement(rows, uses, threshold, bounded=True)
+        assert cheap == exact, threshold
+        assert ("cached" in str(exact)) == (threshold <= size), threshold
