@@ -526,7 +526,7 @@ def _small_buffers(values: list[Any], name: str, at: pa.DataType, present: set[t
     OverflowError for an integer out of range, as ``pa.array`` and :func:`_from_buffers` do."""
     import pyarrow as pa
 
-    if str(at) != _ARROW_NAMES.get(name):
+    if at.id != _plain_type_ids().get(name):  # the one Arrow type each of these names has
         return None
     n = len(values)
     validity = _validity(values) if _NONE in present else None
@@ -560,6 +560,15 @@ def _small_buffers(values: list[Any], name: str, at: pa.DataType, present: set[t
             return None
         return pa.Array.from_buffers(at, n, [validity, pa.py_buffer(offsets), pa.py_buffer(blob)])
     return None
+
+
+@functools.cache
+def _plain_type_ids() -> dict[str, int]:
+    """The Arrow type id of each type :func:`_small_buffers` builds (types without
+    parameters: equal when their ids are)."""
+    import pyarrow as pa
+
+    return {name: pa.type_for_alias(alias).id for name, alias in _ARROW_NAMES.items()}
 
 
 def _validity(values: list[Any]) -> pa.Buffer:

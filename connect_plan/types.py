@@ -268,6 +268,8 @@ def incomplete(t: DataType, *, bare_array: bool = False) -> str | None:
     """Why ``t`` names no concrete Spark type (a bare ``map`` anywhere, a bare ``array``
     other than at the top when ``bare_array`` allows it), or None. Spark has no type for
     either; only inline rows infer a top-level bare ``array``'s element type (robin does)."""
+    if type(t) is Primitive:  # the usual column
+        return None
     stack: list[tuple[DataType, bool]] = [(t, bare_array)]
     while stack:
         node, top_array_ok = stack.pop()
