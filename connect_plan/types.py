@@ -268,6 +268,8 @@ def incomplete(t: DataType, *, bare_array: bool = False) -> str | None:
     """Why ``t`` names no concrete Spark type (a bare ``map`` anywhere, a bare ``array``
     other than at the top when ``bare_array`` allows it), or None. Spark has no type for
     either; only inline rows infer a top-level bare ``array``'s element type (robin does)."""
+    if type(t) is Primitive:  # the usual column
+        return None
     stack: list[tuple[DataType, bool]] = [(t, bare_array)]
     while stack:
         node, top_array_ok = stack.pop()
@@ -340,7 +342,11 @@ _ARROW_PRIMITIVES: dict[str, Any] = {
 
 def from_arrow(t: pa.DataType) -> DataType:
     """The plan-format type of an Arrow type (results and Arrow inputs)."""
-    import pyarrow as pa
+    # a type without parameters is known by its id alone (one dict lookup: every inline
+    # table's columns come through here on each translation)
+    known = _by_type_id().get(t.id)
+    if known is not None:
+        return known
     import pyarrow.types as pat
 
     if pat.is_dictionary(t):  # e.g. pandas categoricals: the values' type
@@ -359,24 +365,35 @@ def from_arrow(t: pa.DataType) -> DataType:
         return Primitive("variant")
     if pat.is_struct(t):
         return StructType(tuple((t.field(i).name, from_arrow(t.field(i).type)) for i in range(t.num_fields)))
-    for name, factory in _ARROW_PRIMITIVES.items():
-        if name in ("timestamp", "timestamp_ntz"):
-            continue
-        if t == factory(pa):
-            return Primitive(name)
-    if pat.is_large_string(t) or pat.is_string_view(t):
-        return Primitive("string")
-    if pat.is_large_binary(t) or pat.is_binary_view(t):
-        return Primitive("binary")
-    if pat.is_date64(t):
-        return Primitive("date")
-    if pat.is_uint8(t) or pat.is_uint16(t):
-        return Primitive("int")
-    if pat.is_uint32(t) or pat.is_uint64(t):
-        return Primitive("bigint")
-    if pat.is_float16(t):
-        return Primitive("float")
     raise TypeParseError(f"Arrow type {t} has no Spark equivalent")
+
+
+@functools.cache
+def _by_type_id() -> dict[int, Primitive]:
+    """Arrow type id → plan-format type, for the Arrow types that have no parameters (two
+    such types are equal exactly when their ids are): Spark's own primitives, then the
+    Arrow types Spark reads as one of them (wider strings and binaries, date64, unsigned
+    ints widened, half floats)."""
+    import pyarrow as pa
+
+    out: dict[int, Primitive] = {}
+    for name, factory in _ARROW_PRIMITIVES.items():
+        if name not in ("timestamp", "timestamp_ntz"):  # parameterised (unit, zone): above
+            out.setdefault(factory(pa).id, Primitive(name))
+    wider = {
+        "string": ("large_string", "string_view"),
+        "binary": ("large_binary", "binary_view"),
+        "date": ("date64",),
+        "int": ("uint8", "uint16"),
+        "bigint": ("uint32", "uint64"),
+        "float": ("float16",),
+    }
+    for name, factories in wider.items():
+        for factory_name in factories:
+            arrow_factory = getattr(pa, factory_name, None)  # views: pyarrow 16 and later
+            if arrow_factory is not None:
+                out.setdefault(arrow_factory().id, Primitive(name))
+    return out
 
 
 def _is_variant(t: pa.StructType) -> bool:

@@ -156,8 +156,11 @@ class Analyzer:
     # -------------------------------------------------------------- sources
 
     def inline_source(self, source: ir.InlineData) -> PlanFacts:
-        scope = Scope(tuple(source.table.column_names), self.case_sensitive)
-        return PlanFacts(source, scope.with_names(scope.names, _arrow_types(source.table, scope)))
+        schema = source.table.schema  # its names: 0.3 µs; Table.column_names: 2 µs
+        names = tuple(schema.names)
+        # the scope of those names with their types (every key is one of its names: what
+        # with_names would keep, without building the scope twice)
+        return PlanFacts(source, Scope(names, self.case_sensitive, types=_arrow_types(schema, self.case_sensitive)))
 
     def table_source(self, source: ir.TableSource | ir.SqlSource) -> PlanFacts:
         return PlanFacts(source, Scope(None, self.case_sensitive))
@@ -664,12 +667,13 @@ def _join_output(
     return scope.with_names([*left.known(), *right_names])
 
 
-def _arrow_types(table: pa.Table, scope: Scope) -> dict[str, DataType]:
-    """The plan-format types of an inline table's columns (normalised names)."""
+def _arrow_types(schema: pa.Schema, case_sensitive: bool) -> dict[str, DataType]:
+    """The plan-format types of an inline table's columns (names normalised as a scope of
+    that case sensitivity normalises them)."""
     out: dict[str, DataType] = {}
-    for f in table.schema:
+    for name, arrow in zip(schema.names, schema.types):
         try:
-            out[scope.norm(f.name)] = from_arrow(f.type)
+            out[name if case_sensitive else name.lower()] = from_arrow(arrow)
         except TypeParseError:
             continue
     return out

@@ -80,7 +80,12 @@ def parse_schema(p: Parser, raw: Any, loc: str, *, bare_array: bool = False) -> 
         at = f"{loc}/{i}"
         name: Any
         tval: Any
-        if isinstance(item, MAP):
+        if type(item) is dict and len(item) == 2 and "name" in item and "type" in item:
+            # the usual {"name", "type"}: both keys read here, and the first spellings of theirs
+            name, tval = item["name"], item["type"]
+            if isinstance(tval, MAP):
+                tval = tval.get("typeName", tval.get("type", MISSING))
+        elif isinstance(item, MAP):
             check_keys(p, item, at, SCHEMA_FIELD_KEYS, "a schema field")
             _, name = key(item, "schema_field", "name")
             _, tval = key(item, "schema_field", "type")
@@ -175,7 +180,7 @@ def _arrow_input(p: Parser, rows: Any, rows_loc: str) -> Any:
         return None
     seen: dict[str, int] = {}
     ok = True
-    for i, name in enumerate(table.column_names):
+    for i, name in enumerate(table.schema.names):  # Table.column_names: 6x slower
         at = f"{rows_loc}/columns/{i}"
         if not name:
             p.err("column_name", at, "an input column needs a non-empty name", name)
@@ -271,8 +276,12 @@ def _spark_readable(p: Parser, table: Any, rows_loc: str) -> ir.InlineData | Non
     the indices)."""
     import pyarrow as pa
 
+    schema = table.schema
     try:
-        target = _spark_readable_schema(table.schema)
+        # the usual columns (integers, doubles, strings, booleans, dates ...) are already
+        # Spark's: known by their type ids, without hashing the schema for the cache below
+        plain = _spark_as_is().issuperset(t.id for t in schema.types)
+        target = None if plain else _spark_readable_schema(schema)
     except TypeParseError:
         for i, f in enumerate(table.schema):
             try:
@@ -287,6 +296,17 @@ def _spark_readable(p: Parser, table: Any, rows_loc: str) -> ir.InlineData | Non
             p.err("unsupported_type", rows_loc, f"the Arrow data cannot be converted to Spark's types {target}: {exc}")
             return None
     return ir.InlineData(table, rows_loc)
+
+
+@functools.cache
+def _spark_as_is() -> frozenset[int]:
+    """The ids of the Arrow types without parameters that Spark reads as they are
+    (``arrow_type(from_arrow(t)) == t``: two such types are equal when their ids are)."""
+    import pyarrow as pa
+
+    names = ("int8", "int16", "int32", "int64", "float32", "float64", "string", "bool", "date32", "binary", "null")
+    plain = [pa.type_for_alias(name) for name in names]
+    return frozenset(t.id for t in plain if arrow_type(from_arrow(t)) == t)
 
 
 @functools.lru_cache(maxsize=256)
