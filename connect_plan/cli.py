@@ -786,25 +786,24 @@ def entry() -> NoReturn:
 _EXIT_CODE: list[int] = []
 #: True when this process is the ``connect-plan`` command (:func:`entry`), not a caller of main()
 _PROCESS = False
-#: the commands that load plans and read results (pyarrow, numpy-free in the command's process)
+#: the commands that load plans and read results (pyarrow, NumPy-free in the command's process)
 _ARROW_COMMANDS = frozenset({"run", "check", "explain", "fixtures"})
 
 
 def _numpy_free_pyarrow() -> None:
-    """Load pyarrow in its NumPy-free mode (pyarrow has supported running without NumPy
-    since 16.0; it imports NumPy when it can find it). The command never hands Arrow data to
-    NumPy or pandas, and NumPy is ~60 ms and ~17 MiB of a ~0.45 s, ~120 MiB ``connect-plan
-    run`` (measured 2026-11-28). NumPy stays importable for anything else that wants it;
-    pyarrow alone does without it. Nothing happens when either is already loaded."""
+    """Run this process as if NumPy (and so pandas) were not installed, before pyarrow loads.
+
+    pyarrow has supported running without NumPy since 16.0, but imports it whenever it can
+    find it, and some of its conversions then probe for pandas (a zoned timestamp's or a
+    binary value's ``to_pylist``, compute calls on Python values): ~60 ms and ~17 MiB for
+    NumPy, ~0.3 s and ~40 MiB more for pandas, of a command that never hands Arrow data to
+    either (measured 2026-11-28). Not when PySpark's own client is the transport
+    (``CONNECT_PLAN_TRANSPORT=pyspark``), which imports pandas; nor once either is loaded."""
     if "pyarrow" in sys.modules or "numpy" in sys.modules:
         return
-    sys.modules["numpy"] = None  # type: ignore[assignment]  # `import numpy` fails while pyarrow loads
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:  # no pyarrow: the command reports it where it needs it
-        pass
-    finally:
-        del sys.modules["numpy"]
+    if os.environ.get("CONNECT_PLAN_TRANSPORT", "").strip().lower() == "pyspark":
+        return
+    sys.modules["numpy"] = None  # type: ignore[assignment]  # every `import numpy` fails: ImportError
 
 
 def _end_now() -> None:

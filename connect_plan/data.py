@@ -453,10 +453,15 @@ _EXACT_IN_DOUBLE = 2**53
 
 
 def _pandas_imported() -> bool:
-    """pyarrow's first ``pa.array`` of a list imports pandas (0.3-1 s of a cold start) to ask
-    whether the list is a pandas object; once pandas is imported that probe costs nothing and
-    ``pa.array`` is the faster path (strings: about 1.4x faster than :func:`_from_buffers`)."""
-    return "pandas" in sys.modules
+    """Is ``pa.array`` free of its pandas probe? pyarrow's first ``pa.array`` of a list imports
+    pandas (0.3-1 s of a cold start) to ask whether the list is a pandas object, unless pandas
+    is imported already (the probe then costs nothing) or pyarrow runs without NumPy (it never
+    probes then; it imports NumPy with itself whenever it can, so NumPy absent from
+    ``sys.modules`` means it runs without, as in the ``connect-plan`` command's process,
+    where ``sys.modules["numpy"]`` is None: see ``cli._numpy_free_pyarrow``). Where the
+    probe is free ``pa.array`` is the faster path (strings: about 1.4x faster than
+    :func:`_from_buffers`)."""
+    return "pandas" in sys.modules or sys.modules.get("numpy") is None
 
 
 def _from_buffers(values: list[Any], name: str, at: pa.DataType, present: set[type]) -> pa.Array | None:
@@ -466,9 +471,8 @@ def _from_buffers(values: list[Any], name: str, at: pa.DataType, present: set[ty
     of range (OverflowError), so the caller falls back alike."""
     import pyarrow as pa
 
-    try:
-        import numpy as np
-    except ImportError:  # pyarrow without numpy does not probe for pandas either
+    np = sys.modules.get("numpy")  # loaded by pyarrow; without it pyarrow does not probe for pandas
+    if np is None:
         return None
     if str(at) != _ARROW_NAMES.get(name):
         return None

@@ -99,7 +99,7 @@ def check_compression(compression: str, url: str) -> str | None:
 
 
 def _config_op(**kind: Any) -> Any:
-    from pyspark.sql.connect import proto as pb
+    from ..spark_proto import pb  # PySpark's message classes, without PySpark's package (and pandas)
 
     return pb.ConfigRequest.Operation(**kind)
 

@@ -86,6 +86,66 @@ def test_item1_table_and_parquet_write_every_type(spark_url: str, every_type: Pa
     assert back.column("arr").to_pylist() == [[1, 2]]
 
 
+#: the connect-plan process (cli.entry, as the console script runs it), which reports what it
+#: has loaded once main() returned
+_REPORTING_ENTRY = """
+import json, sys
+from connect_plan import cli
+
+run = cli.main
+
+
+def main(*args, **kwargs):
+    code = run(*args, **kwargs)
+    loaded = {m for m, module in sys.modules.items() if module is not None}
+    print("LOADED " + json.dumps(sorted(m for m in loaded if m.split(".")[0] in ("numpy", "pandas", "pyspark"))),
+          file=sys.stderr)
+    return code
+
+
+cli.main = main
+sys.argv[0] = "connect-plan"
+cli.entry()
+"""
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv", "parquet"])
+def test_the_command_writes_every_type_without_numpy_or_pandas(
+    spark_url: str, every_type: Path, tmp_path: Path, fmt: str
+) -> None:
+    """The connect-plan process runs pyarrow without NumPy (issue 17's cold start): nothing it
+    does with any Spark type but variant (a zoned timestamp, binary, decimals, nested values)
+    loads NumPy or pandas, which a pyarrow with NumPy probes for; showing a variant loads
+    PySpark's variant decoder, and PySpark with it, but still neither."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "entry.py"
+    script.write_text(_REPORTING_ENTRY)
+    target = ["-o", str(tmp_path / f"out.{fmt}")] if fmt == "parquet" else []
+
+    def loaded(doc: Path) -> list[str]:
+        out = subprocess.run(
+            [sys.executable, str(script), "run", str(doc), "--format", fmt, *target, "--remote", spark_url],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+        )
+        assert out.returncode == 0, out.stderr[-2000:]
+        [line] = [x for x in out.stderr.splitlines() if x.startswith("LOADED ")]
+        names: list[str] = json.loads(line[len("LOADED ") :])
+        return names
+
+    without_variant = tmp_path / "no_variant.json"
+    without_variant.write_text(
+        json.dumps({"input": {"sql": EVERY_TYPE_SQL}, "plan": [{"op": "drop", "payload": ["var"]}]})
+    )
+    assert loaded(without_variant) == []
+    assert not [m for m in loaded(every_type) if m.split(".")[0] in ("numpy", "pandas")]
+
+
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.json"))
 
 
