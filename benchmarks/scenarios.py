@@ -866,10 +866,13 @@ print((time.perf_counter() - t0) * 1e3, "pandas" in sys.modules)
 
 
 # the floors of a cold start: what any client of this design loads before it can send a plan
-# and read Arrow back (pyarrow, with NumPy when installed, as pyarrow imports it; gRPC;
+# and read Arrow back (pyarrow, without NumPy as the connect-plan process loads it; gRPC;
 # protobuf and Spark Connect's message classes), in a process that does nothing else; and,
-# timed inside the process, what a translation needs of them (no gRPC)
+# timed inside the process, what a library caller's translation needs of them (pyarrow with
+# NumPy, which pyarrow imports when it can; no gRPC)
 _FLOOR_IMPORTS = """
+import sys
+sys.modules["numpy"] = None
 import pyarrow, grpc
 from connect_plan.spark_proto import pb
 pb.Plan
