@@ -425,10 +425,10 @@ def _parse_step(p: Parser, raw: Any, index: int, loc: str) -> ir.Step | None:
         p.err("unknown_op", f"{loc}/op", f"unsupported op {op!r}{extra} ({listing})", op)
         return None
     parse, kind = registered
-    check_keys(p, raw, loc, STEP_KEYS, f"a plan step ({op})")
+    check_keys(p, raw, loc, STEP_KEYS, "a plan step ({})", op)
     payload = raw.get("payload")
     if isinstance(payload, MAP) and kind in PAYLOAD_KEYS:
-        check_keys(p, payload, f"{loc}/payload", PAYLOAD_KEYS[kind], f"the payload of {op}")
+        check_keys(p, payload, f"{loc}/payload", PAYLOAD_KEYS[kind], "the payload of {}", op)
     return parse(p, RawStep(op, index, loc, payload, raw, kind))
 
 
@@ -464,7 +464,7 @@ def source(p: Parser, raw: Any, loc: str) -> ir.Source | None:
         p.err("input_kind", loc, f"an input must be one kind of source, this one mixes {kinds}", raw)
         return None
     kind = kinds[0]
-    check_keys(p, raw, loc, SOURCE_KEYS[kind], f"a {SOURCE_WHAT[kind]} input")
+    check_keys(p, raw, loc, SOURCE_KEYS[kind], "a {} input", SOURCE_WHAT[kind])
     if kind == "inline":
         rows_key, rows = key(raw, "input", "rows")
         if rows_key is None:

@@ -75,6 +75,9 @@ _LEFT, _RIGHT = _OPS["left"], _OPS["right"]
 #: {"op": word} → the catalog row of the function it calls (the row's op_form is its form)
 _OP_ROWS: dict[str, FunctionSpec] = {word: CATALOG[name] for word, name in EXPR_OP_FUNCTIONS.items()}
 _FN = KEY_ALIASES["expr"]["fn"]
+#: integer literals stay below 38 digits (decimal(38,0)); a name, as Python does not fold
+#: ``10**38`` into a constant and would compute it for every literal
+_LITERAL_INT_BOUND = 10**38
 
 
 def type_arg(p: Parser, raw: Any, loc: str) -> Any:
@@ -248,7 +251,7 @@ def literal(p: Parser, value: Any, loc: str, type_raw: Any = None, type_loc: str
     if value is None or isinstance(value, (bool, str)):
         return ir.Lit(value, loc, t)
     if isinstance(value, int):
-        if not -(10**38) < value < 10**38:
+        if not -_LITERAL_INT_BOUND < value < _LITERAL_INT_BOUND:
             p.err("literal_range", loc, "integer literal too large (more than 38 digits)", value)
             return None
         return ir.Lit(value, loc, t)
@@ -310,9 +313,9 @@ def op_expr(p: Parser, raw: Mapping[str, Any], loc: str, depth: int) -> ir.Expr 
     Sparkless' shapes are read by ``sparkless.py``."""
     op = raw["op"]
     if is_sparkless_op(raw):
-        check_keys(p, raw, loc, SPARKLESS_OP_KEYS, f"an op {op!r}")
+        check_keys(p, raw, loc, SPARKLESS_OP_KEYS, "an op {!r}", op)
         return EXPRESSION_FORMS["sparkless"](p, raw, ("op", op), loc, depth)
-    check_keys(p, raw, loc, OP_KEYS, f"an op {op!r}")
+    check_keys(p, raw, loc, OP_KEYS, "an op {!r}", op)
     if op in ("and", "or"):
         return _logical_chain(p, raw, loc, depth)
     spec = _OP_ROWS.get(op)
@@ -544,7 +547,7 @@ def call(
     fkey = fn_key if fn_key in raw else "function"
     if fn_key == "fn" and args_key == "args":
         allowed = CALL_KEYS | WINDOW_SPEC_KEYS if raw.get("type") == "window" else CALL_KEYS
-        check_keys(p, raw, loc, allowed, f"a call of {name!r}")
+        check_keys(p, raw, loc, allowed, "a call of {!r}", name)
     if spec is None:
         if name in SORT_FUNCTIONS:
             p.err(
