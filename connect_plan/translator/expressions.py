@@ -193,27 +193,28 @@ def function(
 _COMPARISONS = frozenset({"==", "<=>", ">", ">=", "<", "<=", "!="})
 
 
-def _ordered(args: tuple[ir.Expr, ...], spec: FunctionSpec) -> list[ir.Expr]:
+def _ordered(args: tuple[ir.Expr, ...], spec: FunctionSpec) -> tuple[ir.Expr, ...] | list[ir.Expr]:
     if spec.order is None:
-        return list(args)
+        return args
     return [args[i] for i in spec.order if i < len(args)]
 
 
 def _build_logical_chain(call: ir.Call, spec: FunctionSpec, out: pb.Expression, ctx: ExprContext) -> None:
     """n-ary and/or as a balanced binary tree: depth log2(n) instead of n."""
-    args = list(call.args)
-    if len(args) == 1:
-        emit(args[0], out, ctx)
+    _balanced(call.args, 0, len(call.args), spec.spark, out, ctx)
+
+
+def _balanced(args: tuple[ir.Expr, ...], lo: int, hi: int, name: str, out: pb.Expression, ctx: ExprContext) -> None:
+    """``args[lo:hi]`` joined by ``name`` into ``out``, halves first (no slices copied)."""
+    if hi - lo == 1:
+        emit(args[lo], out, ctx)
         return
-    mid = len(args) // 2
+    mid = lo + (hi - lo) // 2
     fn = out.unresolved_function
-    fn.function_name = spec.spark
-    for part in (args[:mid], args[mid:]):
-        target = fn.arguments.add()
-        if len(part) == 1:
-            emit(part[0], target, ctx)
-        else:
-            _build_logical_chain(ir.Call(call.fn, tuple(part), call.loc), spec, target, ctx)
+    fn.function_name = name
+    arguments = fn.arguments
+    _balanced(args, lo, mid, name, arguments.add(), ctx)
+    _balanced(args, mid, hi, name, arguments.add(), ctx)
 
 
 def _build_between(call: ir.Call, spec: FunctionSpec, out: pb.Expression, ctx: ExprContext) -> None:
