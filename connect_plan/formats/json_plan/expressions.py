@@ -544,11 +544,11 @@ def call(
     in_window: bool = False,
 ) -> ir.Expr | None:
     spec = CATALOG.get(name)
-    fkey = fn_key if fn_key in raw else "function"
     if fn_key == "fn" and args_key == "args":
         allowed = CALL_KEYS | WINDOW_SPEC_KEYS if raw.get("type") == "window" else CALL_KEYS
         check_keys(p, raw, loc, allowed, "a call of {!r}", name)
     if spec is None:
+        fkey = fn_key if fn_key in raw else "function"
         if name in SORT_FUNCTIONS:
             p.err(
                 "sort_order",
@@ -578,20 +578,19 @@ def call(
     if not isinstance(raw_args, (list, tuple)):
         p.err("args_type", f"{loc}/{args_key}", f"'args' of {name!r} must be a list", raw_args)
         return None
-    hook = RAW_HOOKS.get(spec.desugar or "")
+    hook = RAW_HOOKS.get(spec.desugar) if spec.desugar is not None else None
     if hook is not None:
         return hook(p, spec, list(raw_args), f"{loc}/{args_key}", loc, depth)
-    args = arguments(
-        p, spec, [(a, f"{loc}/{args_key}/{i}") for i, a in enumerate(raw_args)], f"{loc}/{args_key}", depth
-    )
+    args_loc = f"{loc}/{args_key}"
+    args = arguments(p, spec, [(a, f"{args_loc}/{i}") for i, a in enumerate(raw_args)], args_loc, depth)
     if args is None:
         return None
-    distinct = spec.distinct or raw.get("distinct") is True or raw.get("isDistinct") is True
-    desugar = DESUGARS.get(spec.desugar or "")
+    desugar = DESUGARS.get(spec.desugar) if spec.desugar is not None else None
     out: ir.Expr | None
     if desugar is not None:
         out = desugar(p, spec, args, loc)
     else:
+        distinct = spec.distinct or raw.get("distinct") is True or raw.get("isDistinct") is True
         out = ir.Call(spec.name, tuple(args), loc, distinct=distinct)
     if "otherwise" in raw and out is not None:
         value = parse_expr(p, raw["otherwise"], f"{loc}/otherwise", depth + 1)
