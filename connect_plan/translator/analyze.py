@@ -233,6 +233,15 @@ class Analyzer:
         types: dict[str, Any] = {}
         aliases: list[str] = []
         for item in step.items:
+            col = item.expr
+            if type(col) is ir.Col and item.alias is None and col.side is None and scope.has(col.name):
+                # a column of the input as it is (the usual item): resolved, named and typed
+                # by the input; the same outcome as the general rules below, sooner
+                out.append(col.name)
+                known = scope.type_of(col.name)
+                if known is not None:
+                    types[scope.norm(col.name)] = known
+                continue
             self.check_refs((item.expr,), scope, also=tuple(aliases))
             if isinstance(item.alias, str):
                 aliases.append(item.alias)
@@ -290,17 +299,7 @@ class Analyzer:
             self._check_generator_width(step.expr, scope, step.expr.loc, "withColumn names one column")
         if scope.names is None:
             return scope
-        names = list(scope.names)
-        idx = scope.index_of(step.name)
-        if idx is None:
-            names.append(step.name)
-        else:
-            names[idx] = step.name
-        types = {k: t for k, t in scope.types.items() if k != key}
-        new_type = static_type(step.expr, scope)
-        if new_type is not None:
-            types[key] = new_type
-        return scope.with_names(names, types)
+        return scope.with_column(step.name, static_type(step.expr, scope))
 
     def rename(self, step: ir.WithColumnRenamed, facts: PlanFacts, scope: Scope) -> Scope:
         idx = scope.index_of(step.old)

@@ -159,9 +159,35 @@ class Scope:
         that remain; without it nothing is known of the new columns' types."""
         out = Scope(None if names is None else tuple(names), self.case_sensitive)
         if types and out.names is not None:
-            kept = {k: t for k, t in types.items() if k in out._positions}
+            positions = out._positions
+            kept = {k: t for k, t in types.items() if k in positions}
             if kept:
                 object.__setattr__(out, "types", kept)
+        return out
+
+    def with_column(self, name: str, type: DataType | None) -> Scope:
+        """This scope (its names known) with column ``name`` replacing the column of that
+        name, or added after the others (``withColumn``); ``type``: its static type, if known.
+        The lookup table and the types are the parent's, copied and amended: one step
+        costs the same however many steps came before."""
+        assert self.names is not None
+        key = self.norm(name)
+        positions = self._positions
+        idx = positions.get(key)
+        names = list(self.names)
+        if idx is None:
+            positions = {**positions, key: len(names)}
+            names.append(name)
+        else:
+            names[idx] = name  # the same name but for its case: the positions stay
+        out = Scope(tuple(names), self.case_sensitive)
+        object.__setattr__(out, "_positions_cache", positions)
+        types = dict(self.types)
+        types.pop(key, None)
+        if type is not None:
+            types[key] = type
+        if types:
+            object.__setattr__(out, "types", types)
         return out
 
     def type_of(self, name: str) -> DataType | None:
