@@ -110,18 +110,18 @@ def _typed_literal_proto(lit: ir.Lit, out: pb.Expression) -> None:
 
 
 def build_literal(lit: ir.Lit, out: pb.Expression, ctx: ExprContext) -> None:
-    if lit.type is not None and lit.value is not None and ctx.literal_protos:
+    if lit.type is None:  # the usual literal: typed as PySpark types it
+        fill_literal(lit.value, out.literal)
+        return
+    if lit.value is not None and ctx.literal_protos:
         _typed_literal_proto(lit, out)
         return
-    if lit.type is not None and lit.value is not None:
+    if lit.value is not None:
         # typed literal: the JSON value cast to the requested type (Spark folds it)
         fill_literal(lit.value, out.cast.expr.literal)
         out.cast.type.CopyFrom(spark_type_proto(lit.type))
         return
-    if lit.type is not None:
-        out.literal.null.CopyFrom(spark_type_proto(lit.type))
-        return
-    fill_literal(lit.value, out.literal)
+    out.literal.null.CopyFrom(spark_type_proto(lit.type))
 
 
 def fill_literal(value: Any, out: pb.Expression.Literal) -> None:

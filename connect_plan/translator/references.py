@@ -38,6 +38,8 @@ def _column_refs(expr: ir.Expr, *, sided: bool = False) -> list[ir.Col]:
         if kind is ir.Col:
             if sided or node.side is None:  # type: ignore[union-attr]
                 out.append(node)  # type: ignore[arg-type]
+        elif kind is ir.Call:  # the usual inner node
+            stack.extend(reversed(node.args))  # type: ignore[union-attr]
         elif kind is ir.Lit:
             continue
         elif kind is ir.Lambda:

@@ -239,12 +239,18 @@ def _extended_document(p: Parser, doc: Mapping[str, Any], loc: str) -> ir.Plan |
     return replace(plan, conf=conf) if conf else plan
 
 
+#: the steps :func:`finish` moves out of the step list (a first read, a last output)
+_PLACED_STEPS = frozenset({ir.Read, ir.Write, ir.TempView})
+
+
 def finish(
     p: Parser, src: ir.Source, steps: tuple[ir.Step, ...], plan_loc: str, *, allow_read_first: bool = False
 ) -> ir.Plan | None:
     """Take a leading ``read`` and a trailing output step out of the step list.
     ``stop`` steps are transparent: a read after them is still first, an output before
     them still last."""
+    if _PLACED_STEPS.isdisjoint(map(type, steps)):  # no read and no output (the usual plan)
+        return ir.Plan(src, steps, plan_loc)
     body = list(steps)
     first_i = next((i for i, s in enumerate(body) if not isinstance(s, ir.Stop)), None)
     if allow_read_first and first_i is not None and isinstance(body[first_i], ir.Read):
