@@ -432,10 +432,10 @@ def _parse_step(p: Parser, raw: Any, index: int, loc: str) -> ir.Step | None:
         return None
     parse, kind = registered
     check_keys(p, raw, loc, STEP_KEYS, "a plan step ({})", op)
-    payload = raw.get("payload")
-    if isinstance(payload, MAP) and kind in PAYLOAD_KEYS:
-        check_keys(p, payload, f"{loc}/payload", PAYLOAD_KEYS[kind], "the payload of {}", op)
-    return parse(p, RawStep(op, index, loc, payload, raw, kind))
+    s = RawStep(op, index, loc, raw.get("payload"), raw, kind)
+    if isinstance(s.payload, MAP) and kind in PAYLOAD_KEYS:
+        check_keys(p, s.payload, s.ploc, PAYLOAD_KEYS[kind], "the payload of {}", op)
+    return parse(p, s)
 
 
 # ---------------------------------------------------------------- sources
