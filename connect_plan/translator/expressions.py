@@ -164,7 +164,9 @@ def build_call(call: ir.Call, out: pb.Expression, ctx: ExprContext) -> None:
     if spec.builder is not None:
         SPECIAL_BUILDERS[spec.builder](call, spec, out, ctx)
         return
-    function(spec.spark, _ordered(call.args, spec), out, ctx, distinct=call.distinct)
+    function(
+        spec.spark, call.args if spec.order is None else _ordered(call.args, spec), out, ctx, distinct=call.distinct
+    )
 
 
 def function(
@@ -193,9 +195,8 @@ def function(
 _COMPARISONS = frozenset({"==", "<=>", ">", ">=", "<", "<=", "!="})
 
 
-def _ordered(args: tuple[ir.Expr, ...], spec: FunctionSpec) -> tuple[ir.Expr, ...] | list[ir.Expr]:
-    if spec.order is None:
-        return args
+def _ordered(args: tuple[ir.Expr, ...], spec: FunctionSpec) -> list[ir.Expr]:
+    assert spec.order is not None
     return [args[i] for i in spec.order if i < len(args)]
 
 
@@ -207,7 +208,8 @@ def _build_logical_chain(call: ir.Call, spec: FunctionSpec, out: pb.Expression, 
 def _balanced(args: tuple[ir.Expr, ...], lo: int, hi: int, name: str, out: pb.Expression, ctx: ExprContext) -> None:
     """``args[lo:hi]`` joined by ``name`` into ``out``, halves first (no slices copied)."""
     if hi - lo == 1:
-        emit(args[lo], out, ctx)
+        node = args[lo]
+        BUILDERS[type(node)](node, out, ctx)
         return
     mid = lo + (hi - lo) // 2
     fn = out.unresolved_function

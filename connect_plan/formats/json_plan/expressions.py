@@ -620,6 +620,14 @@ def arguments(
     then the literals PySpark sends for omitted optional slots (``fill``), and a lone ``*``
     of a row that counts rows as ``1`` (``count(*)`` is ``count(1)``, as PySpark sends it)."""
     n = len(raw_args)
+    if spec.expressions_only and n == len(spec.params):  # the usual row: each argument an expression
+        parsed = [parse_expr(p, a, aloc, depth + 1) for a, aloc in raw_args]
+        exprs = [e for e in parsed if e is not None]
+        if len(exprs) != n:
+            return None
+        if spec.counts_rows and n == 1 and isinstance(exprs[0], ir.Star):
+            return [ir.Lit(1, exprs[0].loc)]
+        return exprs
     indices = spec.slot_indices(n)
     if indices is None:
         p.err("arity", loc, f"function {spec.name!r} takes {spec.arity_text()}, got {n}", [a for a, _ in raw_args])
