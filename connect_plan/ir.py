@@ -495,6 +495,18 @@ STEP_CLASSES: tuple[type[Step], ...] = (
     Tail,
 )
 
+#: the steps with a right-hand input plan (``right``)
+BINARY_STEPS: tuple[type[Step], ...] = (Join, SetOp, CrossJoin)
+_ONE_INPUT_STEPS = frozenset(STEP_CLASSES) - set(BINARY_STEPS)
+
+
+def right_plans(steps: tuple[Step, ...]) -> list[Plan]:
+    """The right-hand input plans of ``steps`` (joins, set operations), in step order."""
+    if _ONE_INPUT_STEPS.issuperset(map(type, steps)):  # none (the usual plan), decided at C speed
+        return []
+    return [step.right for step in steps if isinstance(step, (Join, SetOp, CrossJoin))]
+
+
 EXPR_CLASSES: tuple[type, ...] = (
     Col,
     Lit,

@@ -622,9 +622,7 @@ def count_uses(plan: ir.Plan) -> dict[int, int]:
             if key not in seen:
                 seen.add(key)
                 stack.append(p.source.plan)
-        for step in p.steps:
-            if isinstance(step, (ir.Join, ir.SetOp, ir.CrossJoin)):
-                stack.append(step.right)
+        stack.extend(ir.right_plans(p.steps))
     return uses
 
 
