@@ -23,6 +23,7 @@ Outputs
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
@@ -494,6 +495,18 @@ STEP_CLASSES: tuple[type[Step], ...] = (
     Tail,
 )
 
+#: the steps with a right-hand input plan (``right``)
+BINARY_STEPS: tuple[type[Step], ...] = (Join, SetOp, CrossJoin)
+_ONE_INPUT_STEPS = frozenset(STEP_CLASSES) - set(BINARY_STEPS)
+
+
+def right_plans(steps: tuple[Step, ...]) -> list[Plan]:
+    """The right-hand input plans of ``steps`` (joins, set operations), in step order."""
+    if _ONE_INPUT_STEPS.issuperset(map(type, steps)):  # none (the usual plan), decided at C speed
+        return []
+    return [step.right for step in steps if isinstance(step, (Join, SetOp, CrossJoin))]
+
+
 EXPR_CLASSES: tuple[type, ...] = (
     Col,
     Lit,
@@ -522,21 +535,32 @@ def walk(expr: Expr) -> list[Expr]:
 
 
 def children(node: Expr) -> list[Expr]:
-    if isinstance(node, (Call, UdfCall)):
-        return list(node.args)
-    if isinstance(node, Cast):
-        return [node.expr]
-    if isinstance(node, When):
-        kids = [e for pair in node.branches for e in pair]
-        if node.otherwise is not None:
-            kids.append(node.otherwise)
-        return kids
-    if isinstance(node, ExtractValue):
-        return [node.child, node.key]
-    if isinstance(node, Window):
-        return [node.func, *node.partition_by, *(k.expr for k in node.order_by)]
-    if isinstance(node, Lambda):
-        return [node.body]
-    if isinstance(node, Subquery):
-        return list(node.values)  # its plan is a plan, not part of this expression tree
-    return []
+    """The sub-expressions of ``node`` in written order (none for a leaf)."""
+    get = _CHILDREN.get(type(node))
+    return [] if get is None else get(node)
+
+
+def _when_children(node: When) -> list[Expr]:
+    kids = [e for pair in node.branches for e in pair]
+    if node.otherwise is not None:
+        kids.append(node.otherwise)
+    return kids
+
+
+#: each expression class with sub-expressions → its children (a table: every walk over an
+#: expression asks it once per node); the other classes are leaves
+_CHILDREN: dict[type, Callable[[Any], list[Expr]]] = {
+    Call: lambda n: list(n.args),
+    UdfCall: lambda n: list(n.args),
+    Cast: lambda n: [n.expr],
+    When: _when_children,
+    ExtractValue: lambda n: [n.child, n.key],
+    Window: lambda n: [n.func, *n.partition_by, *(k.expr for k in n.order_by)],
+    Lambda: lambda n: [n.body],
+    Subquery: lambda n: list(n.values),  # its plan is a plan, not part of this expression tree
+}
+_LEAF_CLASSES = {Col, Lit, Star, LambdaVar}
+if set(EXPR_CLASSES) != set(_CHILDREN) | _LEAF_CLASSES:  # pragma: no cover - developer error at import
+    raise RuntimeError(
+        f"expression classes and children differ: {set(EXPR_CLASSES) ^ (set(_CHILDREN) | _LEAF_CLASSES)}"
+    )

@@ -150,10 +150,22 @@ class FunctionSpec:
             return None
         return len(self.params)
 
+    @functools.cached_property
+    def fixed_arity(self) -> bool:
+        """Every slot is required and none repeats (``e, e``: most rows)."""
+        return not self.cycle and not any(p.optional or p.variadic for p in self.params)
+
+    @functools.cached_property
+    def expressions_only(self) -> bool:
+        """Every slot is a required plain expression (``e, e``): arguments need no slot rules."""
+        return self.fixed_arity and all(p.code == "e" for p in self.params)
+
     def slot_indices(self, n_args: int) -> list[int] | None:
         """The index (into ``params``) of the slot each of ``n_args`` arguments fills, or
         None if that many arguments are not allowed."""
         params = self.params
+        if self.fixed_arity:  # the usual row, asked for every call the parser sees
+            return list(range(n_args)) if n_args == len(params) else None
         if self.cycle:
             if n_args % len(params) or n_args < self.min_args:
                 return None

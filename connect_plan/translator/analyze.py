@@ -40,7 +40,7 @@ from .facts import (
     WithColumnFacts,
 )
 from .naming import col_output_name, default_agg_name, generator_names, is_generator, unique_suffix
-from .references import unmatched_by_name, unresolved, unresolved_in_join
+from .references import root_name, unmatched_by_name, unresolved, unresolved_in_join, unresolved_refs
 from .scope import Scope
 from .statictypes import generator_width, static_type
 
@@ -137,6 +137,17 @@ class Analyzer:
         for col, message in unresolved(exprs, scopes, also):
             self.err("unknown_column", col.loc, message, col.name)
 
+    def check_found_refs(self, refs: list[ir.Col], scope: Scope, found: int, *, earlier: bool = False) -> None:
+        """:meth:`check_refs` for the references :meth:`ExprChecker.facts` found: their
+        problems are placed before those the walk reported (from error ``found`` on), where
+        a check before the walk would have put them."""
+        scopes = self._earlier if earlier and self._earlier else [scope]
+        unknown = [
+            ErrorDetail("unknown_column", col.loc, message, col.name) for col, message in unresolved_refs(refs, scopes)
+        ]
+        if unknown:
+            self.errors[found:found] = unknown
+
     def resolve(self, facts: PlanFacts, scope: Scope) -> Scope:
         """Ask the server for the names when static tracking lost them (rare); ``facts``
         holds the steps analysed so far, whose output ``scope`` describes."""
@@ -225,8 +236,9 @@ class Analyzer:
         return scope
 
     def filter(self, step: ir.Filter, facts: PlanFacts, scope: Scope) -> Scope:
-        self.check_refs((step.condition,), scope, earlier=True)
-        _, _, nondet, _ = self.exprs.facts(step.condition)
+        found = len(self.errors)
+        _, refs, _, nondet, _ = self.exprs.facts(step.condition)
+        self.check_found_refs(refs, scope, found, earlier=True)
         facts.steps.append(FilterFacts(step, scope, nondet))
         return scope
 
@@ -236,6 +248,15 @@ class Analyzer:
         types: dict[str, Any] = {}
         aliases: list[str] = []
         for item in step.items:
+            col = item.expr
+            if type(col) is ir.Col and item.alias is None and col.side is None and scope.has(col.name):
+                # a column of the input as it is (the usual item): resolved, named and typed
+                # by the input; the same outcome as the general rules below, sooner
+                out.append(col.name)
+                known = scope.type_of(col.name)
+                if known is not None:
+                    types[scope.norm(col.name)] = known
+                continue
             self.check_refs((item.expr,), scope, also=tuple(aliases))
             if isinstance(item.alias, str):
                 aliases.append(item.alias)
@@ -285,25 +306,16 @@ class Analyzer:
         return scope.with_names(None if unknown else out, types)
 
     def with_column(self, step: ir.WithColumn, facts: PlanFacts, scope: Scope) -> Scope:
-        self.check_refs((step.expr,), scope)
-        refs, star, _, generator = self.exprs.facts(step.expr)
+        found = len(self.errors)
+        names, refs, star, _, generator = self.exprs.facts(step.expr)
+        self.check_found_refs(refs, scope, found)
         key = scope.norm(step.name)
-        facts.steps.append(WithColumnFacts(step, scope, key, refs, star, generator))
+        facts.steps.append(WithColumnFacts(step, scope, key, names, star, generator))
         if generator:  # somewhere in the expression; the check looks at the top
             self._check_generator_width(step.expr, scope, step.expr.loc, "withColumn names one column")
         if scope.names is None:
             return scope
-        names = list(scope.names)
-        idx = scope.index_of(step.name)
-        if idx is None:
-            names.append(step.name)
-        else:
-            names[idx] = step.name
-        types = {k: t for k, t in scope.types.items() if k != key}
-        new_type = static_type(step.expr, scope)
-        if new_type is not None:
-            types[key] = new_type
-        return scope.with_names(names, types)
+        return scope.with_column(step.name, static_type(step.expr, scope))
 
     def rename(self, step: ir.WithColumnRenamed, facts: PlanFacts, scope: Scope) -> Scope:
         idx = scope.index_of(step.old)
@@ -521,11 +533,14 @@ class ExprChecker:
         self.udfs = udfs
         self.err = err
 
-    def facts(self, expr: ir.Expr) -> tuple[set[str], bool, bool, bool]:
-        """Names referenced (lower-cased, with struct roots), and whether the expression has a
-        star, a non-deterministic call, or a generator; checks struct field names and calls
-        of registered UDFs on the way (one walk)."""
+    def facts(self, expr: ir.Expr) -> tuple[set[str], list[ir.Col], bool, bool, bool]:
+        """Names referenced (lower-cased, with struct roots); the column references a
+        reference check looks up (as :func:`~.references.unresolved` finds them: in written
+        order, none a join condition pins to one input, none rooted at a lambda parameter); and whether
+        the expression has a star, a non-deterministic call, or a generator. Checks struct
+        field names and calls of registered UDFs on the way (one walk)."""
         names: set[str] = set()
+        refs: list[ir.Col] = []  # right to left: this walk takes a node's children last first
         star = nondet = generator = False
         stack: list[ir.Expr] = [expr]
         while stack:
@@ -538,6 +553,8 @@ class ExprChecker:
                 names.add(name)
                 if "." in name:
                     names.add(name.split(".", 1)[0])
+                if node.side is None:  # type: ignore[union-attr]
+                    refs.append(node)  # type: ignore[arg-type]
             elif kind is ir.Call:
                 spec = CATALOG[node.fn]  # type: ignore[union-attr]
                 nondet = nondet or spec.nondeterministic
@@ -547,6 +564,14 @@ class ExprChecker:
                 stack.extend(node.args)  # type: ignore[union-attr]
             elif kind is ir.Star:
                 star = True
+            elif kind is ir.Lambda:
+                # its body, walked now (as the stack would take it next); its references
+                # rooted at the lambda's parameters are the lambda's own, not columns
+                body_names, body_refs, body_star, body_nondet, body_generator = self.facts(node.body)  # type: ignore[union-attr]
+                names |= body_names
+                params = {n.lower() for n in node.params}  # type: ignore[union-attr]
+                refs.extend(col for col in reversed(body_refs) if root_name(col.name).lower() not in params)
+                star, nondet, generator = star or body_star, nondet or body_nondet, generator or body_generator
             else:
                 if kind is ir.UdfCall:
                     nondet = True  # UDFs may be non-deterministic; never merged
@@ -557,7 +582,8 @@ class ExprChecker:
                     # see them there)
                     names |= plan_column_names(node.plan)  # type: ignore[union-attr]
                 stack.extend(ir.children(node))
-        return names, star, nondet, generator
+        refs.reverse()
+        return names, refs, star, nondet, generator
 
     def check(self, *exprs: ir.Expr) -> None:
         """The checks of :meth:`facts`, for expressions that merge with nothing."""
@@ -626,9 +652,7 @@ def count_uses(plan: ir.Plan) -> dict[int, int]:
             if key not in seen:
                 seen.add(key)
                 stack.append(p.source.plan)
-        for step in p.steps:
-            if isinstance(step, (ir.Join, ir.SetOp, ir.CrossJoin)):
-                stack.append(step.right)
+        stack.extend(ir.right_plans(p.steps))
     return uses
 
 

@@ -54,9 +54,7 @@ def _sub_plans(plan: ir.Plan) -> list[ir.Plan]:
     subs: list[ir.Plan] = []
     if isinstance(plan.source, ir.SharedPlan):
         subs.append(plan.source.plan)
-    for step in plan.steps:
-        if isinstance(step, (ir.Join, ir.SetOp, ir.CrossJoin)):
-            subs.append(step.right)
+    subs.extend(ir.right_plans(plan.steps))
     return subs
 
 

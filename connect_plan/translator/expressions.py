@@ -110,18 +110,18 @@ def _typed_literal_proto(lit: ir.Lit, out: pb.Expression) -> None:
 
 
 def build_literal(lit: ir.Lit, out: pb.Expression, ctx: ExprContext) -> None:
-    if lit.type is not None and lit.value is not None and ctx.literal_protos:
+    if lit.type is None:  # the usual literal: typed as PySpark types it
+        fill_literal(lit.value, out.literal)
+        return
+    if lit.value is not None and ctx.literal_protos:
         _typed_literal_proto(lit, out)
         return
-    if lit.type is not None and lit.value is not None:
+    if lit.value is not None:
         # typed literal: the JSON value cast to the requested type (Spark folds it)
         fill_literal(lit.value, out.cast.expr.literal)
         out.cast.type.CopyFrom(spark_type_proto(lit.type))
         return
-    if lit.type is not None:
-        out.literal.null.CopyFrom(spark_type_proto(lit.type))
-        return
-    fill_literal(lit.value, out.literal)
+    out.literal.null.CopyFrom(spark_type_proto(lit.type))
 
 
 def fill_literal(value: Any, out: pb.Expression.Literal) -> None:
@@ -164,7 +164,9 @@ def build_call(call: ir.Call, out: pb.Expression, ctx: ExprContext) -> None:
     if spec.builder is not None:
         SPECIAL_BUILDERS[spec.builder](call, spec, out, ctx)
         return
-    function(spec.spark, _ordered(call.args, spec), out, ctx, distinct=call.distinct)
+    function(
+        spec.spark, call.args if spec.order is None else _ordered(call.args, spec), out, ctx, distinct=call.distinct
+    )
 
 
 def function(
@@ -194,26 +196,27 @@ _COMPARISONS = frozenset({"==", "<=>", ">", ">=", "<", "<=", "!="})
 
 
 def _ordered(args: tuple[ir.Expr, ...], spec: FunctionSpec) -> list[ir.Expr]:
-    if spec.order is None:
-        return list(args)
+    assert spec.order is not None
     return [args[i] for i in spec.order if i < len(args)]
 
 
 def _build_logical_chain(call: ir.Call, spec: FunctionSpec, out: pb.Expression, ctx: ExprContext) -> None:
     """n-ary and/or as a balanced binary tree: depth log2(n) instead of n."""
-    args = list(call.args)
-    if len(args) == 1:
-        emit(args[0], out, ctx)
+    _balanced(call.args, 0, len(call.args), spec.spark, out, ctx)
+
+
+def _balanced(args: tuple[ir.Expr, ...], lo: int, hi: int, name: str, out: pb.Expression, ctx: ExprContext) -> None:
+    """``args[lo:hi]`` joined by ``name`` into ``out``, halves first (no slices copied)."""
+    if hi - lo == 1:
+        node = args[lo]
+        BUILDERS[type(node)](node, out, ctx)
         return
-    mid = len(args) // 2
+    mid = lo + (hi - lo) // 2
     fn = out.unresolved_function
-    fn.function_name = spec.spark
-    for part in (args[:mid], args[mid:]):
-        target = fn.arguments.add()
-        if len(part) == 1:
-            emit(part[0], target, ctx)
-        else:
-            _build_logical_chain(ir.Call(call.fn, tuple(part), call.loc), spec, target, ctx)
+    fn.function_name = name
+    arguments = fn.arguments
+    _balanced(args, lo, mid, name, arguments.add(), ctx)
+    _balanced(args, mid, hi, name, arguments.add(), ctx)
 
 
 def _build_between(call: ir.Call, spec: FunctionSpec, out: pb.Expression, ctx: ExprContext) -> None:

@@ -16,46 +16,52 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 
 from .. import ir
 from .scope import Scope, attribute_parts
 
-__all__ = ["unmatched_by_name", "unresolved", "unresolved_in_join"]
+__all__ = ["root_name", "unmatched_by_name", "unresolved", "unresolved_in_join", "unresolved_refs"]
 
 #: hidden columns Spark resolves without their being in a relation's output
 _HIDDEN_ROOTS = frozenset({"_metadata"})
 
 
-def _column_refs(expr: ir.Expr, *, sided: bool = False) -> Iterator[ir.Col]:
+def _column_refs(expr: ir.Expr, *, sided: bool = False) -> list[ir.Col]:
     """The column references of ``expr``, except names rooted at a lambda parameter (and,
     unless ``sided``, those a join condition pins to one input), in written order."""
+    out: list[ir.Col] = []
     stack: list[ir.Expr] = [expr]
     while stack:
         node = stack.pop()
         kind = type(node)
         if kind is ir.Col:
             if sided or node.side is None:  # type: ignore[union-attr]
-                yield node  # type: ignore[misc]
+                out.append(node)  # type: ignore[arg-type]
+        elif kind is ir.Call:  # the usual inner node
+            stack.extend(reversed(node.args))  # type: ignore[union-attr]
         elif kind is ir.Lit:
             continue
         elif kind is ir.Lambda:
             params = {n.lower() for n in node.params}  # type: ignore[union-attr]
-            for col in _column_refs(node.body, sided=sided):  # type: ignore[union-attr]
-                if _root(col.name).lower() not in params:
-                    yield col
+            body = _column_refs(node.body, sided=sided)  # type: ignore[union-attr]
+            out.extend(col for col in body if root_name(col.name).lower() not in params)
         else:
             stack.extend(reversed(ir.children(node)))
+    return out
 
 
-def _root(name: str) -> str:
+def root_name(name: str) -> str:
+    """The first part of a column name as Spark reads it (``a`` of ``a.b``)."""
     parts = attribute_parts(name)
     return parts[0] if parts else name
 
 
 def _resolves(name: str, scopes: Sequence[Scope]) -> bool:
     """Whether any reading of ``name`` could resolve in one of ``scopes`` (all complete)."""
-    for scope in scopes:  # the usual case: the name as written is a column of the first scope
+    # the usual case: the name as written is a column of the latest scope (a filter looks at
+    # every scope of the plan before it, so a long plan has many: the latest is looked at first)
+    for scope in reversed(scopes):
         if scope.has(name):
             return True
     parts = attribute_parts(name)
@@ -71,23 +77,33 @@ def _resolves(name: str, scopes: Sequence[Scope]) -> bool:
     return any(scope.has(c) for scope in scopes for c in candidates)
 
 
-def unresolved(exprs: Iterable[ir.Expr], scopes: Sequence[Scope], also: Iterable[str] = ()) -> list[tuple[ir.Col, str]]:
+def unresolved(exprs: Iterable[ir.Expr], scopes: Sequence[Scope], also: Sequence[str] = ()) -> list[tuple[ir.Col, str]]:
     """The references of ``exprs`` that resolve in none of ``scopes`` (nor to a name of
     ``also``: a select's own earlier aliases, which Spark resolves laterally), each with
     its message. Empty when any scope's columns are not all known."""
+    return unresolved_refs(
+        [col for expr in exprs if type(expr) is not ir.Lit for col in _column_refs(expr)], scopes, also
+    )
+
+
+def unresolved_refs(
+    refs: Iterable[ir.Col], scopes: Sequence[Scope], also: Sequence[str] = ()
+) -> list[tuple[ir.Col, str]]:
+    """:func:`unresolved` for column references already found (in written order, as
+    :func:`_column_refs` finds them)."""
     if not scopes:
         return []
-    looked: list[Scope] | None = None
+    lateral: Scope | None = None  # ``also`` as a scope, made for the first name not found in ``scopes``
     out: list[tuple[ir.Col, str]] = []
-    for expr in exprs:
-        if type(expr) is ir.Lit:
+    for col in refs:
+        if _resolves(col.name, scopes):
             continue
-        for col in _column_refs(expr):
-            if looked is None:
-                looked = [*scopes, Scope(tuple(also), scopes[0].case_sensitive)]
-            if _resolves(col.name, looked):
+        if also:
+            if lateral is None:
+                lateral = Scope(tuple(also), scopes[0].case_sensitive)
+            if _resolves(col.name, (lateral,)):
                 continue
-            out.append((col, _message(col, scopes[-1])))
+        out.append((col, _message(col, scopes[-1])))
     # every scope is looked at only when a name was not found in any (a long plan has many)
     if out and not all(s.complete for s in scopes):
         return []

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from .. import ir
@@ -353,10 +354,12 @@ class Emitter:
 
     def ctx(self, scope: Scope, *, literal_protos: bool = False) -> ExprContext:
         """The context a relation's expressions are emitted in."""
-        ids = {k: chain[-1].plan_id for k, chain in self.subqueries.items()}
+        ids = {k: chain[-1].plan_id for k, chain in self.subqueries.items()} if self.subqueries else _NO_IDS
         return ExprContext(scope, literal_protos=literal_protos, udfs=self.udfs, subquery_ids=ids)
 
 
+#: the subquery ids of a plan without subqueries (shared, never changed)
+_NO_IDS: Mapping[int, int] = MappingProxyType({})
 #: values that never hold a subquery (skipped by :func:`subqueries_in` without a look inside)
 _NO_SUBQUERY = frozenset({str, int, float, bool, bytes, type(None), ir.Col, ir.Lit, ir.LambdaVar})
 #: each dataclass's field names, read once per class (see :func:`subqueries_in`)

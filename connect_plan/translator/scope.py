@@ -11,8 +11,8 @@ known (a table read), ``names`` is ``None``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..types import DataType
@@ -69,18 +69,41 @@ def _part(text: str) -> str:
     return text if text and "." not in text and "`" not in text else _quote(text)
 
 
-@dataclass(frozen=True)
+#: the shared empty mappings of a scope without renames or known types (never changed)
+_NO_RENAMES: Mapping[str, str] = MappingProxyType({})
+_NO_TYPES: Mapping[str, DataType] = MappingProxyType({})
+
+
 class Scope:
-    names: tuple[str | None, ...] | None
-    case_sensitive: bool = False
-    plan_id: int | None = None
-    #: for a join's right input: original name (normalised) → name after renaming
-    renames: Mapping[str, str] = field(default_factory=dict)
-    #: inside a join condition: the scopes of the two inputs
-    sides: Mapping[str, Scope] | None = None
-    #: the Spark types known statically (normalised name → type): an inline input's
-    #: columns, carried through the steps that keep them; any other column is unknown
-    types: Mapping[str, DataType] = field(default_factory=dict)
+    """The columns of one intermediate result. Never changed once made (the ``with_*``
+    methods make new ones). A plain slotted class: one is made per step, so it is built
+    without dataclass machinery."""
+
+    __slots__ = ("_positions_cache", "case_sensitive", "names", "plan_id", "renames", "sides", "types")
+
+    def __init__(
+        self,
+        names: tuple[str | None, ...] | None,
+        case_sensitive: bool = False,
+        plan_id: int | None = None,
+        renames: Mapping[str, str] = _NO_RENAMES,
+        sides: Mapping[str, Scope] | None = None,
+        types: Mapping[str, DataType] = _NO_TYPES,
+    ) -> None:
+        self.names = names
+        self.case_sensitive = case_sensitive
+        self.plan_id = plan_id
+        #: for a join's right input: original name (normalised) → name after renaming
+        self.renames = renames
+        #: inside a join condition: the scopes of the two inputs
+        self.sides = sides
+        #: the Spark types known statically (normalised name → type): an inline input's
+        #: columns, carried through the steps that keep them; any other column is unknown
+        self.types = types
+        self._positions_cache: dict[str, int] | None = None
+
+    def __repr__(self) -> str:
+        return f"Scope({self.names!r}, case_sensitive={self.case_sensitive}, plan_id={self.plan_id})"
 
     def norm(self, name: str) -> str:
         return name if self.case_sensitive else name.lower()
@@ -91,24 +114,23 @@ class Scope:
 
     @property
     def _positions(self) -> dict[str, int]:
-        """Normalised name → first position (built once per scope, on first lookup; kept
-        by hand: functools.cached_property takes a lock on every first access in 3.11)."""
-        out: dict[str | None, int] | None = self.__dict__.get("_positions_cache")
+        """Normalised name → first position (built once per scope, on first lookup)."""
+        out = self._positions_cache
         if out is None:
             names = self.names or ()
             keys = names if self.case_sensitive else [n and n.lower() for n in names]
             # built from the end so that the first position of a repeated name wins
-            out = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1)))
-            out.pop(None, None)
-            object.__setattr__(self, "_positions_cache", out)
-        return out  # type: ignore[return-value]
+            found: dict[Any, int] = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1)))
+            found.pop(None, None)  # unnamed columns (named by Spark) are not looked up
+            out = self._positions_cache = found
+        return out
 
     def known(self) -> list[str]:
         return [n for n in self.names or () if n is not None]
 
     def has(self, name: str) -> bool | None:
         """True/False if the column ``name`` exists; None if that cannot be known."""
-        if self.names is not None and self.norm(name) in self._positions:
+        if self.names is not None and (name if self.case_sensitive else name.lower()) in self._positions:
             return True
         return False if self.complete else None
 
@@ -159,9 +181,33 @@ class Scope:
         that remain; without it nothing is known of the new columns' types."""
         out = Scope(None if names is None else tuple(names), self.case_sensitive)
         if types and out.names is not None:
-            kept = {k: t for k, t in types.items() if k in out._positions}
+            positions = out._positions
+            kept = {k: t for k, t in types.items() if k in positions}
             if kept:
-                object.__setattr__(out, "types", kept)
+                out.types = kept
+        return out
+
+    def with_column(self, name: str, type: DataType | None) -> Scope:
+        """This scope (its names known) with column ``name`` replacing the column of that
+        name, or added after the others (``withColumn``); ``type``: its static type, if known.
+        The lookup table and the types are the parent's, copied and amended: one step
+        costs the same however many steps came before."""
+        assert self.names is not None
+        key = self.norm(name)
+        positions = self._positions
+        idx = positions.get(key)
+        names = list(self.names)
+        if idx is None:
+            positions = {**positions, key: len(names)}
+            names.append(name)
+        else:
+            names[idx] = name  # the same name but for its case: the positions stay
+        types = dict(self.types)
+        types.pop(key, None)
+        if type is not None:
+            types[key] = type
+        out = Scope(tuple(names), self.case_sensitive, types=types or _NO_TYPES)
+        out._positions_cache = positions
         return out
 
     def type_of(self, name: str) -> DataType | None:

@@ -60,6 +60,9 @@ class Parser:
         #: the document's conf sets spark.sql.caseSensitive=true: row object keys match
         #: their columns in the exact case only
         self.case_sensitive = False
+        #: window expressions made so far: a filter walks its condition for one only when
+        #: its parse made one (windows are refused there)
+        self.windows = 0
 
     def err(self, code: str, loc: str, message: str, input: Any = MISSING) -> None:
         self.errors.append(ErrorDetail(code, loc, message, input))
@@ -144,9 +147,17 @@ def key(d: Mapping[str, Any], kind: str, name: str) -> tuple[str | None, Any]:
 # ---------------------------------------------------------------- shared small parsers
 
 
-def check_keys(p: Parser, obj: Mapping[str, Any], loc: str, allowed: frozenset[str], what: str) -> None:
+def check_keys(
+    p: Parser, obj: Mapping[str, Any], loc: str, allowed: frozenset[str], what: str, *what_args: Any
+) -> None:
     """Every key of ``obj`` that is not read here (``allowed``) is an ``unknown_key`` error
-    with a did-you-mean, unless its value is null: a typo never silently changes a result."""
+    with a did-you-mean, unless its value is null: a typo never silently changes a result.
+    ``what`` names the object in the message, formatted with ``what_args`` (only when a key
+    is reported: this runs for nearly every object of a plan)."""
+    if obj.keys() <= allowed:  # the usual case, decided at C speed
+        return
+    if what_args:
+        what = what.format(*what_args)
     for k, v in obj.items():
         if v is None or k in allowed:
             continue

@@ -239,12 +239,18 @@ def _extended_document(p: Parser, doc: Mapping[str, Any], loc: str) -> ir.Plan |
     return replace(plan, conf=conf) if conf else plan
 
 
+#: the steps :func:`finish` moves out of the step list (a first read, a last output)
+_PLACED_STEPS = frozenset({ir.Read, ir.Write, ir.TempView})
+
+
 def finish(
     p: Parser, src: ir.Source, steps: tuple[ir.Step, ...], plan_loc: str, *, allow_read_first: bool = False
 ) -> ir.Plan | None:
     """Take a leading ``read`` and a trailing output step out of the step list.
     ``stop`` steps are transparent: a read after them is still first, an output before
     them still last."""
+    if _PLACED_STEPS.isdisjoint(map(type, steps)):  # no read and no output (the usual plan)
+        return ir.Plan(src, steps, plan_loc)
     body = list(steps)
     first_i = next((i for i, s in enumerate(body) if not isinstance(s, ir.Stop)), None)
     if allow_read_first and first_i is not None and isinstance(body[first_i], ir.Read):
@@ -425,11 +431,11 @@ def _parse_step(p: Parser, raw: Any, index: int, loc: str) -> ir.Step | None:
         p.err("unknown_op", f"{loc}/op", f"unsupported op {op!r}{extra} ({listing})", op)
         return None
     parse, kind = registered
-    check_keys(p, raw, loc, STEP_KEYS, f"a plan step ({op})")
-    payload = raw.get("payload")
-    if isinstance(payload, MAP) and kind in PAYLOAD_KEYS:
-        check_keys(p, payload, f"{loc}/payload", PAYLOAD_KEYS[kind], f"the payload of {op}")
-    return parse(p, RawStep(op, index, loc, payload, raw, kind))
+    check_keys(p, raw, loc, STEP_KEYS, "a plan step ({})", op)
+    s = RawStep(op, index, loc, raw.get("payload"), raw, kind)
+    if isinstance(s.payload, MAP) and kind in PAYLOAD_KEYS:
+        check_keys(p, s.payload, s.ploc, PAYLOAD_KEYS[kind], "the payload of {}", op)
+    return parse(p, s)
 
 
 # ---------------------------------------------------------------- sources
@@ -464,7 +470,7 @@ def source(p: Parser, raw: Any, loc: str) -> ir.Source | None:
         p.err("input_kind", loc, f"an input must be one kind of source, this one mixes {kinds}", raw)
         return None
     kind = kinds[0]
-    check_keys(p, raw, loc, SOURCE_KEYS[kind], f"a {SOURCE_WHAT[kind]} input")
+    check_keys(p, raw, loc, SOURCE_KEYS[kind], "a {} input", SOURCE_WHAT[kind])
     if kind == "inline":
         rows_key, rows = key(raw, "input", "rows")
         if rows_key is None:

@@ -75,6 +75,9 @@ _LEFT, _RIGHT = _OPS["left"], _OPS["right"]
 #: {"op": word} → the catalog row of the function it calls (the row's op_form is its form)
 _OP_ROWS: dict[str, FunctionSpec] = {word: CATALOG[name] for word, name in EXPR_OP_FUNCTIONS.items()}
 _FN = KEY_ALIASES["expr"]["fn"]
+#: integer literals stay below 38 digits (decimal(38,0)); a name, as Python does not fold
+#: ``10**38`` into a constant and would compute it for every literal
+_LITERAL_INT_BOUND = 10**38
 
 
 def type_arg(p: Parser, raw: Any, loc: str) -> Any:
@@ -248,7 +251,7 @@ def literal(p: Parser, value: Any, loc: str, type_raw: Any = None, type_loc: str
     if value is None or isinstance(value, (bool, str)):
         return ir.Lit(value, loc, t)
     if isinstance(value, int):
-        if not -(10**38) < value < 10**38:
+        if not -_LITERAL_INT_BOUND < value < _LITERAL_INT_BOUND:
             p.err("literal_range", loc, "integer literal too large (more than 38 digits)", value)
             return None
         return ir.Lit(value, loc, t)
@@ -310,9 +313,9 @@ def op_expr(p: Parser, raw: Mapping[str, Any], loc: str, depth: int) -> ir.Expr 
     Sparkless' shapes are read by ``sparkless.py``."""
     op = raw["op"]
     if is_sparkless_op(raw):
-        check_keys(p, raw, loc, SPARKLESS_OP_KEYS, f"an op {op!r}")
+        check_keys(p, raw, loc, SPARKLESS_OP_KEYS, "an op {!r}", op)
         return EXPRESSION_FORMS["sparkless"](p, raw, ("op", op), loc, depth)
-    check_keys(p, raw, loc, OP_KEYS, f"an op {op!r}")
+    check_keys(p, raw, loc, OP_KEYS, "an op {!r}", op)
     if op in ("and", "or"):
         return _logical_chain(p, raw, loc, depth)
     spec = _OP_ROWS.get(op)
@@ -541,11 +544,11 @@ def call(
     in_window: bool = False,
 ) -> ir.Expr | None:
     spec = CATALOG.get(name)
-    fkey = fn_key if fn_key in raw else "function"
     if fn_key == "fn" and args_key == "args":
         allowed = CALL_KEYS | WINDOW_SPEC_KEYS if raw.get("type") == "window" else CALL_KEYS
-        check_keys(p, raw, loc, allowed, f"a call of {name!r}")
+        check_keys(p, raw, loc, allowed, "a call of {!r}", name)
     if spec is None:
+        fkey = fn_key if fn_key in raw else "function"
         if name in SORT_FUNCTIONS:
             p.err(
                 "sort_order",
@@ -575,20 +578,19 @@ def call(
     if not isinstance(raw_args, (list, tuple)):
         p.err("args_type", f"{loc}/{args_key}", f"'args' of {name!r} must be a list", raw_args)
         return None
-    hook = RAW_HOOKS.get(spec.desugar or "")
+    hook = RAW_HOOKS.get(spec.desugar) if spec.desugar is not None else None
     if hook is not None:
         return hook(p, spec, list(raw_args), f"{loc}/{args_key}", loc, depth)
-    args = arguments(
-        p, spec, [(a, f"{loc}/{args_key}/{i}") for i, a in enumerate(raw_args)], f"{loc}/{args_key}", depth
-    )
+    args_loc = f"{loc}/{args_key}"
+    args = arguments(p, spec, [(a, f"{args_loc}/{i}") for i, a in enumerate(raw_args)], args_loc, depth)
     if args is None:
         return None
-    distinct = spec.distinct or raw.get("distinct") is True or raw.get("isDistinct") is True
-    desugar = DESUGARS.get(spec.desugar or "")
+    desugar = DESUGARS.get(spec.desugar) if spec.desugar is not None else None
     out: ir.Expr | None
     if desugar is not None:
         out = desugar(p, spec, args, loc)
     else:
+        distinct = spec.distinct or raw.get("distinct") is True or raw.get("isDistinct") is True
         out = ir.Call(spec.name, tuple(args), loc, distinct=distinct)
     if "otherwise" in raw and out is not None:
         value = parse_expr(p, raw["otherwise"], f"{loc}/otherwise", depth + 1)
@@ -618,6 +620,14 @@ def arguments(
     then the literals PySpark sends for omitted optional slots (``fill``), and a lone ``*``
     of a row that counts rows as ``1`` (``count(*)`` is ``count(1)``, as PySpark sends it)."""
     n = len(raw_args)
+    if spec.expressions_only and n == len(spec.params):  # the usual row: each argument an expression
+        parsed = [parse_expr(p, a, aloc, depth + 1) for a, aloc in raw_args]
+        exprs = [e for e in parsed if e is not None]
+        if len(exprs) != n:
+            return None
+        if spec.counts_rows and n == 1 and isinstance(exprs[0], ir.Star):
+            return [ir.Lit(1, exprs[0].loc)]
+        return exprs
     indices = spec.slot_indices(n)
     if indices is None:
         p.err("arity", loc, f"function {spec.name!r} takes {spec.arity_text()}, got {n}", [a for a, _ in raw_args])

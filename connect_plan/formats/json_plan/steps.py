@@ -35,6 +35,7 @@ def parse_filter(p: Parser, s: RawStep) -> ir.Step | None:
     if s.payload is None:
         p.err("missing_key", s.ploc, 'filter needs a payload: the condition (an expression, or {"condition": ...})')
         return None
+    windows = p.windows
     ckey, raw = s.key("condition") if isinstance(s.payload, MAP) else (None, MISSING)
     if ckey is not None:  # Sparkless: {"condition": <expr>}
         check_keys(p, s.payload, s.ploc, frozenset(KEY_ALIASES["filter"]["condition"]), "the payload of filter")
@@ -43,6 +44,8 @@ def parse_filter(p: Parser, s: RawStep) -> ir.Step | None:
         cond = parse_expr(p, s.payload, s.ploc)
     if cond is None:
         return None
+    if p.windows == windows:  # parsing the condition made no window: nothing to look for
+        return ir.Filter(s.index, s.op, s.loc, cond)
     for node in ir.walk(cond):
         if isinstance(node, ir.Window):
             p.err(
@@ -135,6 +138,8 @@ def _select_string(p: Parser, text: str, loc: str) -> ir.SelectItem | None:
         return None
     if text == "*":
         return ir.SelectItem(ir.Star(loc), None, loc)
+    if text.isidentifier():  # a plain name (the usual case): neither form below can match
+        return ir.SelectItem(ir.Col(text, loc), None, loc)
     m = _CONCAT.match(text)
     if m:
         fn_name, inner, out_name = m.groups()

@@ -78,6 +78,7 @@ def window_expr(p: Parser, raw: Mapping[str, Any], name: Any, loc: str, depth: i
             order = tuple(ir.SortKey(e, True, None, wloc) for e in partition)
         else:
             order = (ir.SortKey(ir.Lit(1, wloc), True, None, wloc),)
+    p.windows += 1
     return ir.Window(func, partition, order, frame, loc)
 
 
