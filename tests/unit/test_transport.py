@@ -346,6 +346,7 @@ def test_a_server_that_never_answers_is_bounded_by_the_timeout() -> None:
     interrupt's 5 s grace, PySpark's release waiting for the connection attempt to fail.)"""
     peer = TcpProxy("127.0.0.1", 9)
     peer.mode = "stall"
+    peers = [peer]
     # what a first call imports (translation, Arrow) is loaded before the clock starts: the
     # figures are of the network's bound, not of imports on a loaded machine (seen: 3.4 s)
     connect_plan.translate([[1]], [("a", "int")], [{"op": "limit", "payload": {"n": 1}}])
@@ -365,12 +366,16 @@ def test_a_server_that_never_answers_is_bounded_by_the_timeout() -> None:
         # a session that already knows the server's version (as after a first query) goes
         # straight to ExecutePlan for a plan without inline data (inline data would first read
         # the cache settings): the timeout meets the result stream, and the release and
-        # interrupt sent after it are not answered either (a new client for each call: a
-        # channel gives up connecting 10 s after its first attempt and then fails at once with
-        # UNAVAILABLE, which a loaded machine reached within one client's two calls)
+        # interrupt sent after it are not answered either (a new peer for each call: gRPC gives
+        # up connecting 10 s after the first attempt and then fails at once with UNAVAILABLE,
+        # and it shares one connection attempt among the channels to the same address, so a
+        # new client to the same peer would inherit the first one's clock)
         ranged = {"input": {"range": 1}, "plan": []}
         for name, verb in (("execute (version known)", "execute"), ("stream (version known)", "stream")):
-            c = connect_plan.connect(peer.url)
+            own = TcpProxy("127.0.0.1", 9)
+            own.mode = "stall"
+            peers.append(own)
+            c = connect_plan.connect(own.url)
             c._session.version = "4.3.0"
             start = time.monotonic()
             with pytest.raises(QueryTimeoutError, match="could not be told to interrupt it") as info:
@@ -380,9 +385,12 @@ def test_a_server_that_never_answers_is_bounded_by_the_timeout() -> None:
             start = time.monotonic()
             c.close()
             figures[f"close after {verb}"] = time.monotonic() - start
+        own = TcpProxy("127.0.0.1", 9)
+        own.mode = "stall"
+        peers.append(own)
         start = time.monotonic()
         with pytest.raises(QueryTimeoutError):
-            connect_plan.execute_plan([[1]], [("a", "int")], [], remote=peer.url, timeout=2)
+            connect_plan.execute_plan([[1]], [("a", "int")], [], remote=own.url, timeout=2)
         figures["execute_plan"] = time.monotonic() - start
         print("\n[never answers] " + ", ".join(f"{k} {v:.2f} s" for k, v in figures.items()))
         for name in (
@@ -396,7 +404,8 @@ def test_a_server_that_never_answers_is_bounded_by_the_timeout() -> None:
             assert 2 <= figures[name] < 2 + 1, (name, figures)
         assert figures["close after execute"] < 0.5 and figures["close after stream"] < 0.5, figures
     finally:
-        peer.close()
+        for each in peers:
+            each.close()
 
 
 def test_retry_waits_end_at_the_deadline() -> None:
