@@ -105,11 +105,17 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
             {"connect_plan/pyspark_to_proto": paired(ours_0, py_0)},
         )
     ]
+    from . import floors
+
+    local = connect_plan.translate(table, None, []).root.local_relation
     marginal: dict[int, float] = {}
     raw: dict[int, float] = {}
     for n in sizes:
         plan = w.translation_plan(n)
+        if floors.build_plan(plan, local) != connect_plan.translate(table, None, plan):
+            raise AssertionError("the floor's plan is not the one translate builds")
         ours, ours_rows, ours_marginal = Series("µs/op"), Series("µs/op"), Series("µs/op")
+        walk, build = Series("µs/op"), Series("µs/op")
         py_proto, py_total, py_marginal = Series("µs/op"), Series("µs/op"), Series("µs/op")
         reps = ctx.repeat * (10 if n <= 100 else 2)
         for _ in range(2):  # warm-up
@@ -124,6 +130,10 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
                     ours_marginal.samples.append((t - t0) * 1e6 / n)  # same round, same load
                     t, _ = thread_cpu(lambda plan=plan: connect_plan.translate(w.SMALL_ROWS, w.INPUT_SCHEMA, plan))
                     ours_rows.samples.append(t / n * 1e6)
+                    t, _ = thread_cpu(lambda plan=plan: floors.walk_json(plan))
+                    walk.samples.append(t / n * 1e6)
+                    t, _ = thread_cpu(lambda plan=plan: floors.build_plan(plan, local))
+                    build.samples.append(t / n * 1e6)
                 else:
                     t0, _ = thread_cpu(lambda: base._plan.to_proto(ctx.spark.client))
                     t_api, df = thread_cpu(lambda n=n: w.translation_df(base, n))
@@ -136,6 +146,11 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
             "connect_plan/pyspark_to_proto": paired(ours, py_proto),
             "connect_plan/pyspark_api_and_proto": paired(ours, py_total),
             "marginal: connect_plan/pyspark_to_proto": paired(ours_marginal, py_marginal),
+            # the least any Python translator does (read the plan, build the protos: see
+            # benchmarks/floors.py) over the same PySpark cost: how low the ratio could go
+            "floor (walk + build)/pyspark_api_and_proto": paired(
+                Series("µs/op", [a + b for a, b in zip(walk.samples, build.samples)]), py_total
+            ),
         }
         targets = []
         if n == 100:
@@ -162,6 +177,8 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
             "pyspark to_proto": py_proto,
             "pyspark to_proto marginal": py_marginal,
             "pyspark API + to_proto": py_total,
+            "floor: walk the JSON plan": walk,
+            "floor: build the same protos": build,
         }
         out.append(_record("translation", f"{n} ops", series, ratios, targets))
         ctx.log(
