@@ -458,7 +458,7 @@ def _pandas_imported() -> bool:
     is imported already (the probe then costs nothing) or pyarrow runs without NumPy (it never
     probes then; it imports NumPy with itself whenever it can, so NumPy absent from
     ``sys.modules`` means it runs without, as in the ``connect-plan`` command's process,
-    where ``sys.modules["numpy"]`` is None: see ``cli._numpy_free_pyarrow``). Where the
+    where ``sys.modules["numpy"]`` is None: see ``cli._lean_pyarrow``). Where the
     probe is free ``pa.array`` is the faster path (strings: about 1.4x faster than
     :func:`_from_buffers`)."""
     return "pandas" in sys.modules or sys.modules.get("numpy") is None

@@ -710,6 +710,9 @@ with tempfile.TemporaryDirectory() as tmp:
     seen["code"] = cli.main(["run", path, "--remote", "sc://fake:15002", "--format", sys.argv[2]])
 seen["pandas at the end"] = "pandas" in sys.modules
 seen["numpy at the end"] = sys.modules.get("numpy") is not None
+import pyarrow
+seen["arrow pool"] = pyarrow.default_memory_pool().backend_name
+seen["pool variable left"] = "ARROW_DEFAULT_MEMORY_POOL" in os.environ
 print(json.dumps(seen))
 """
 
@@ -766,7 +769,14 @@ def test_a_run_of_json_rows_of_the_common_types_imports_no_pandas(fmt: str) -> N
     rows (pyarrow's pa.array imports pandas on its first call there: 0.3 s of a cold start):
     converted, placed, sent and shown without pandas."""
     seen = _run_in_a_fresh_interpreter(_COMMON_COLUMNS[:-1], fmt)
-    assert seen == {"code": 0, "pandas when sent": False, "pandas at the end": False, "numpy at the end": True}
+    assert seen.pop("arrow pool") == pyarrow_default_pool()
+    assert seen == {
+        "code": 0,
+        "pandas when sent": False,
+        "pandas at the end": False,
+        "numpy at the end": True,
+        "pool variable left": False,
+    }
 
 
 def test_a_zoned_timestamp_column_is_sent_without_pandas() -> None:
@@ -780,4 +790,23 @@ def test_the_connect_plan_process_runs_without_numpy_or_pandas(fmt: str) -> None
     conversions probes for pandas, a zoned timestamp's display included (in a process where
     NumPy loads with pyarrow, showing one imports pandas: pyarrow's to_pylist)."""
     seen = _run_in_a_fresh_interpreter(_COMMON_COLUMNS, fmt, mode="process")
-    assert seen == {"code": 0, "pandas when sent": False, "pandas at the end": False, "numpy at the end": False}
+    assert seen == {
+        "code": 0,
+        "pandas when sent": False,
+        "pandas at the end": False,
+        "numpy at the end": False,
+        # the C library's allocator (mimalloc's arenas: ~4 MiB of the process), chosen through
+        # Arrow's variable, which no child process inherits
+        "arrow pool": "system",
+        "pool variable left": False,
+    }
+
+
+def pyarrow_default_pool() -> str:
+    """The backend pyarrow picks by itself in a fresh interpreter (mimalloc on Linux wheels)."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in __import__("os").environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    code = "import pyarrow; print(pyarrow.default_memory_pool().backend_name)"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env).stdout.strip()
