@@ -226,7 +226,15 @@ def small_query(ctx: Context) -> list[dict[str, Any]]:
     def raw() -> Any:
         return _raw_execute(client, raw_plan)
 
-    clients: dict[str, Callable[[], Any]] = {"connect_plan": ours, "pyspark": pyspark, "raw ExecutePlan": raw}
+    def raw_released() -> Any:
+        return _raw_execute(client, raw_plan, reattachable=True)
+
+    clients: dict[str, Callable[[], Any]] = {
+        "connect_plan": ours,
+        "pyspark": pyspark,
+        "raw ExecutePlan": raw,
+        "raw reattachable ExecutePlan + ReleaseExecute": raw_released,
+    }
     if ctx.robin is not None:
         schema = [(f["name"], f["type"]) for f in w.INPUT_SCHEMA]
         text = json.dumps(w.SMALL_PLAN)
@@ -247,6 +255,12 @@ def small_query(ctx: Context) -> list[dict[str, Any]]:
     ratios = {
         "connect_plan/pyspark": paired(series["connect_plan"], series["pyspark"]),
         "connect_plan/raw ExecutePlan": paired(series["connect_plan"], series["raw ExecutePlan"]),
+        # the floor with the guarantees every result here has (reattachable, so a broken stream
+        # resumes and a truncated one is told from a whole one; released at the end, as PySpark
+        # releases): the same raw call asked reattachable and followed by ReleaseExecute
+        "floor: raw reattachable + release/raw ExecutePlan": paired(
+            series["raw reattachable ExecutePlan + ReleaseExecute"], series["raw ExecutePlan"]
+        ),
     }
     if "robin-sparkless (in-process)" in series:
         ratios["connect_plan/robin-sparkless"] = paired(series["connect_plan"], series["robin-sparkless (in-process)"])
@@ -538,20 +552,34 @@ def analytical(ctx: Context, n: int) -> list[dict[str, Any]]:
     return [_record("analytical", f"groupBy + join over {n:,} rows", series, ratios, same_result=same)]
 
 
-def _raw_execute(client: Any, plan: Any) -> Any:
+def _raw_execute(client: Any, plan: Any, *, reattachable: bool = False) -> Any:
     """One plain ExecutePlan of ``plan`` on ``client``'s session, its Arrow batches read: the
-    floor any client's small query stands on (no reattach, no release, no checks)."""
+    floor any client's small query stands on (no reattach, no release, no checks). With
+    ``reattachable``: the request connect_plan sends (reattachable), then one ReleaseExecute
+    of the whole execution once the stream ended, as every client that reattaches must."""
     import pyarrow as pa
 
     from connect_plan.spark_proto import pb
 
     t = client._transport
-    req = t.stamp(pb.ExecutePlanRequest())
-    req.plan.CopyFrom(plan)
+    if reattachable:
+        req = t.execute_request(plan)
+    else:
+        req = t.stamp(pb.ExecutePlanRequest())
+        req.plan.CopyFrom(plan)
     batches = []
     for resp in t._stub.ExecutePlan(req, metadata=t._metadata):
         if resp.HasField("arrow_batch"):
             batches.extend(pa.ipc.open_stream(resp.arrow_batch.data))
+    if reattachable:
+        release = pb.ReleaseExecuteRequest(
+            session_id=req.session_id,
+            user_context=req.user_context,
+            operation_id=req.operation_id,
+            client_type=req.client_type,
+        )
+        release.release_all.SetInParent()
+        t._stub.ReleaseExecute(release, metadata=t._metadata)
     return pa.Table.from_batches(batches)
 
 
