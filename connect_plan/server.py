@@ -473,18 +473,22 @@ def _alive(pid: int) -> bool:
 
 
 def _answers(url: str) -> bool:
-    """One real RPC (a config read) with no retries: the server can run queries."""
+    """One real RPC (a config read) with no retries: the server can run queries. Over the
+    lean transport, which needs neither PySpark's client nor pandas (the ``connect-plan``
+    process runs without them: ``cli._lean_pyarrow``)."""
     try:
-        from pyspark.sql.connect.client import SparkConnectClient
+        from .spark_proto import pb
+        from .transport import connector
 
-        client = SparkConnectClient(url, retry_policy={"max_retries": 0})
+        transport = connector(url, kind="grpc", retry_policy={"max_retries": 0}).open(lambda: False)
         try:
-            client.get_configs("spark.sql.session.timeZone")
+            key = "spark.sql.session.timeZone"
+            transport.config(pb.ConfigRequest.Operation(get=pb.ConfigRequest.Get(keys=[key])))
             return True
         finally:
             with contextlib.suppress(Exception):
-                client.release_session()
-            client.close()
+                transport.release_session()
+            transport.close()
     except Exception:
         return False
 
