@@ -62,6 +62,9 @@ STREAM_SEGMENT_SECONDS = 10 * 60.0
 ANALYZE_SECONDS = 60 * 60.0
 ARTIFACTS_SECONDS = 60 * 60.0
 SHORT_RPC_SECONDS = 10 * 60.0
+#: how long closing waits for ReleaseExecute calls still on their way (each takes ~1 ms of a
+#: server that answers)
+RELEASES_SETTLE_SECONDS = 0.2
 #: how long describing a failure may spend fetching Spark's error details
 FETCH_ERROR_SECONDS = 10.0
 #: artifacts up to this size go in one batched request, larger ones in chunks of it
@@ -316,17 +319,28 @@ class GrpcTransport:
         return self.unary("GetStatus", req, SHORT_RPC_SECONDS)
 
     def release_session(self) -> None:
+        """ReleaseSession, after the executions' own releases still on their way (up to
+        :data:`RELEASES_SETTLE_SECONDS`): one that reached the server after the session was
+        gone would be refused (Spark answers INVALID_HANDLE.SESSION_CLOSED and logs it as an
+        error; seen in 2 of 3 ``connect-plan run`` processes, whose query's release left a
+        millisecond before the session's)."""
+        self._settle_releases()
         req = self.stamp(pb.ReleaseSessionRequest(), observed=False)
         self.unary("ReleaseSession", req, SHORT_RPC_SECONDS)
 
-    def close(self, *, wait: bool = True) -> None:
-        """Close the channel (calls still running are cancelled); with ``wait``, pending
-        releases get 0.2 s first (against a server that answers they are done by then)."""
+    def _settle_releases(self) -> None:
         import concurrent.futures
 
-        pending = list(self.release_futures)
-        if pending and wait:
-            concurrent.futures.wait(pending, timeout=0.2)
+        pending = [f for f in self.release_futures if not f.done()]
+        if pending:
+            concurrent.futures.wait(pending, timeout=RELEASES_SETTLE_SECONDS)
+
+    def close(self, *, wait: bool = True) -> None:
+        """Close the channel (calls still running are cancelled); with ``wait``, pending
+        releases get :data:`RELEASES_SETTLE_SECONDS` first (against a server that answers
+        they are done by then)."""
+        if wait:
+            self._settle_releases()
         try:
             close_channel(self._channel)
         except Exception as exc:  # closing is best effort
