@@ -211,7 +211,18 @@ class FunctionSpec:
 _SLOT = re.compile(r"^([eINFSBLTMX])(\d*)([?*+]?)(?:\s+(\w+))?$")
 
 
+#: signatures already parsed (most rows share a few: "e", "e, e", ...; Params are immutable)
+_PARSED: dict[str, tuple[Param, ...]] = {}
+
+
 def parse_signature(sig: str) -> tuple[Param, ...]:
+    parsed = _PARSED.get(sig)
+    if parsed is None:
+        parsed = _PARSED[sig] = _parse_signature(sig)
+    return parsed
+
+
+def _parse_signature(sig: str) -> tuple[Param, ...]:
     if not sig.strip():
         return ()
     out = []
