@@ -987,10 +987,17 @@ def cold_start(ctx: Context, runs: int) -> list[dict[str, Any]]:
     script_dir = tempfile.TemporaryDirectory(prefix="connect-plan-cold-start-")
     script = Path(script_dir.name) / "people.py"
     script.write_text(_PYSPARK_PEOPLE)
+    # PySpark's Connect client imports IPython (and pygments, zmq...) whenever it is installed,
+    # as it is here for the notebook tests: ~0.2 s of the script. A script's environment often
+    # has no Jupyter: the same script without it is the baseline the target is judged on (the
+    # harder one for connect_plan), the environment's own is reported beside it
+    plain = Path(script_dir.name) / "people_no_ipython.py"
+    plain.write_text("import sys\nsys.modules['IPython'] = None  # as if not installed\n" + _PYSPARK_PEOPLE)
     bytecode = _compiled_bytecode()
     argv = {
         "connect-plan run": [sys.executable, "-m", "connect_plan", "run", example, "--remote", ctx.url],
         "pyspark script": [sys.executable, str(script), ctx.url],
+        "pyspark script, no IPython": [sys.executable, str(plain), ctx.url],
         # floors: the interpreter alone, and the libraries any client of this design loads
         "python alone": [sys.executable, "-c", "pass"],
         "pyarrow + grpc + message classes": [sys.executable, "-c", _FLOOR_IMPORTS],
@@ -1028,7 +1035,7 @@ def cold_start(ctx: Context, runs: int) -> list[dict[str, Any]]:
     )
     # an importtime line ends with the module's name, indented by its import depth
     cli_pandas = any(re.search(r"\|\s+pandas$", line.rstrip()) for line in importtime.splitlines())
-    same = "CAROL" in outputs["connect-plan run"] and "CAROL" in outputs["pyspark script"]
+    same = all("CAROL" in outputs[k] for k in ("connect-plan run", "pyspark script", "pyspark script, no IPython"))
     series: dict[str, Series] = {}
     for k in argv:
         series[f"{k} wall"] = wall[k]
@@ -1036,16 +1043,24 @@ def cold_start(ctx: Context, runs: int) -> list[dict[str, Any]]:
     series["import connect_plan + first translate"] = translate
     series["import pyarrow + message classes (translate's floor)"] = floor_imports
     ratios = {
+        "wall: connect-plan run/pyspark script, no IPython": paired(
+            wall["connect-plan run"], wall["pyspark script, no IPython"]
+        ),
         "wall: connect-plan run/pyspark script": paired(wall["connect-plan run"], wall["pyspark script"]),
         "peak RSS: connect-plan run/pyspark script": paired(rss["connect-plan run"], rss["pyspark script"]),
         # how low the ratio could go if connect_plan's own work (imports, translation, the
         # query) cost nothing: the libraries' floor over the PySpark script
-        "floor: libraries' process/pyspark script": paired(
-            wall["pyarrow + grpc + message classes"], wall["pyspark script"]
+        "floor: libraries' process/pyspark script, no IPython": paired(
+            wall["pyarrow + grpc + message classes"], wall["pyspark script, no IPython"]
         ),
     }
     targets = [
-        _target("cold start: connect-plan run ≤ 0.4× the PySpark script", ratios[next(iter(ratios))], 0.4, "max"),
+        _target(
+            "cold start: connect-plan run ≤ 0.4× the PySpark script (without IPython)",
+            ratios["wall: connect-plan run/pyspark script, no IPython"],
+            0.4,
+            "max",
+        ),
         _target("cold start: connect-plan run peak RSS ≤ 80 MiB", rss["connect-plan run"].median, 80, "max"),
         _target("import connect_plan + first translate (3 steps, JSON rows) ≤ 150 ms", translate.median, 150, "max"),
         _target("translate imports no pandas", float(pandas_seen), 0, "max"),

@@ -910,8 +910,6 @@ class Backoff:
     def state(self) -> Callable[[BaseException], float | None]:
         """A new retry state: called with each error, the seconds to wait before the next
         attempt, or None when no retry is left."""
-        import random
-
         from .server_errors import retry_delay
 
         attempt = 0
@@ -933,6 +931,8 @@ class Backoff:
                         hint_ms = min(hint_ms, self.max_server_retry_delay)
                     wait = max(wait, hint_ms)
             if wait >= self.min_jitter_threshold:
+                import random  # only here: every call's retry state is made before its first attempt
+
                 wait += random.uniform(0, self.jitter)
             ms = int(wait)
             left = remaining()
