@@ -117,7 +117,7 @@ class Executor:
             limit=limit,
         )
         session.inputs.fill(tr.plan, tr.local_data)
-        if session.local_files:
+        if session.local_files and tr.files:
             absolute_paths(tr.plan, os.getcwd())
         self._check_size(tr.plan)
         return tr

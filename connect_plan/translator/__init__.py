@@ -46,6 +46,9 @@ class Translation:
     #: the output column names of every source and step by its location (``/plan/2``),
     #: as known statically (see :attr:`columns`; a plan drawing shows them)
     step_columns: Mapping[str, tuple[str | None, ...] | None] = field(default_factory=dict)
+    #: the plan names files (reads them, or writes one): relative paths to make absolute
+    #: for the local server (client/paths.py); none to look for otherwise
+    files: bool = False
 
 
 def _index(chain: list[Rel], out: dict[int, tuple[int, ...]]) -> None:
@@ -146,4 +149,5 @@ def translate_ir(
         {s.index: s.op for s in plan.steps},
         tuple(em.local),
         dict(analyzer.columns),
+        em.files,
     )

@@ -35,6 +35,7 @@ _METHODS = {
 
 
 def build_write(output: ir.Write, chain: list[Rel], plan_id: int, out: pb.Plan, em: Emitter) -> None:
+    em.files = True
     w = out.command.write_operation
     counted = w.input
     counted.common.plan_id = plan_id

@@ -201,6 +201,7 @@ def build_read_table(rel: ReadTableRel, out: pb.Relation, em: Emitter) -> None:
 
 
 def build_read_files(rel: ReadFilesRel, out: pb.Relation, em: Emitter) -> None:
+    em.files = True
     d = out.read.data_source
     src = rel.source
     if src.format is not None:
@@ -331,6 +332,9 @@ class Emitter:
     subqueries: Mapping[int, list[Rel]] = field(default_factory=dict)
     #: fresh plan ids (for the WithRelations around a relation that uses subqueries)
     new_id: Callable[[], int] | None = None
+    #: a relation or the output named files (a Read.DataSource, a WriteOperation): only then
+    #: has the executor relative paths to make absolute (client/paths.py)
+    files: bool = False
 
     def chain(self, chain: list[Rel], out: pb.Relation) -> None:
         """Fill ``out`` with the chain, outermost relation first (no copies), each

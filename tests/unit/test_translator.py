@@ -415,3 +415,47 @@ def test_every_join_kind_has_a_spark_join_type() -> None:
             {"op": "join", "payload": {"other_data": [], "other_schema": [("id", "bigint")], "on": "id", "how": how}}
         ]
         assert translate(plan).join.join_type != 0, how
+
+
+@pytest.mark.parametrize(
+    ("doc", "files"),
+    [
+        ({"input": {"rows": [[1]], "schema": [["a", "int"]]}, "plan": [{"op": "limit", "payload": {"n": 1}}]}, False),
+        ({"input": {"table": "t"}, "plan": []}, False),
+        ({"input": {"sql": "SELECT 1 AS a"}, "plan": []}, False),
+        ({"input": {"files": "data/x.parquet", "format": "parquet"}, "plan": []}, True),
+        (
+            {
+                "input": {"rows": [[1]], "schema": [["a", "int"]]},
+                "plan": [
+                    {
+                        "op": "join",
+                        "payload": {"other": {"input": {"files": "y.csv", "format": "csv"}, "plan": []}, "on": ["a"]},
+                    }
+                ],
+            },
+            True,
+        ),
+        (
+            {
+                "input": {"rows": [[1]], "schema": [["a", "int"]]},
+                "plan": [{"op": "write", "payload": {"path": "out", "format": "parquet"}}],
+            },
+            True,
+        ),
+    ],
+    ids=["rows", "table", "sql", "files", "joined-files", "write"],
+)
+def test_a_translation_says_whether_the_plan_names_files(doc: dict[str, Any], files: bool) -> None:
+    """The executor makes relative paths absolute for the local server only when the plan
+    names files (client/paths.py walks the protos otherwise for nothing)."""
+    from connect_plan.formats import load_plan
+    from connect_plan.translator import translate_ir
+
+    # a join input's names are asked of the server: here a resolver answers for it
+    tr = translate_ir(load_plan(doc), resolver=lambda relation, local=(): ["a"])
+    assert tr.files is files
+    has_paths = (
+        bool(tr.plan.root.read.data_source.paths) or "write_operation" in str(tr.plan) or "data_source" in str(tr.plan)
+    )
+    assert has_paths is files
