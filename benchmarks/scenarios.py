@@ -911,13 +911,13 @@ print((time.perf_counter() - t0) * 1e3, "pandas" in sys.modules)
 
 
 # the floors of a cold start: what any client of this design loads before it can send a plan
-# and read Arrow back (pyarrow, without NumPy as the connect-plan process loads it; gRPC;
+# and read Arrow back (pyarrow as the connect-plan process loads it, without NumPy or cloudpickle;
 # protobuf and Spark Connect's message classes), in a process that does nothing else; and,
 # timed inside the process, what a library caller's translation needs of them (pyarrow with
 # NumPy, which pyarrow imports when it can; no gRPC)
 _FLOOR_IMPORTS = """
 import sys
-sys.modules["numpy"] = None
+sys.modules["numpy"] = sys.modules["cloudpickle"] = None
 import pyarrow, grpc
 from connect_plan.spark_proto import pb
 pb.Plan
