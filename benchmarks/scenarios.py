@@ -595,9 +595,13 @@ def _raw_execute(client: Any, plan: Any, *, reattachable: bool = False) -> Any:
         req = t.stamp(pb.ExecutePlanRequest())
         req.plan.CopyFrom(plan)
     batches = []
+    kinds = []
     for resp in t._stub.ExecutePlan(req, metadata=t._metadata):
+        kinds.append(resp.WhichOneof("response_type"))
         if resp.HasField("arrow_batch"):
             batches.extend(pa.ipc.open_stream(resp.arrow_batch.data))
+    if not batches:  # this raw call checks nothing: say what came instead of failing obscurely
+        raise RuntimeError(f"a raw ExecutePlan stream ended with no Arrow batch; it held {kinds}")
     if reattachable:
         release = pb.ReleaseExecuteRequest(
             session_id=req.session_id,
