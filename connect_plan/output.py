@@ -305,12 +305,10 @@ def format_table(table: pa.Table, max_rows: int = 1000, footer: str = "") -> str
         convs = _columns(batch, months)
         cols = [[text_cell(v, conv(v)) for v in col.to_pylist()] for col, conv in zip(batch.columns, convs)]
         rows.extend(map(list, zip(*cols)) if cols else ([] for _ in range(batch.num_rows)))
-    if not header:
-        lines: list[str] = []
-    elif all(map(str.isprintable, _cells(header, rows))):
-        lines = _grid(header, rows)
-    else:
-        lines = _rich_grid(header, rows)
+    lines: list[str] = []
+    if header:
+        drawn = _grid(header, rows) if all(map(str.isprintable, _cells(header, rows))) else None
+        lines = drawn if drawn is not None else _rich_grid(header, rows)
     more = f", {table.num_rows - shown.num_rows} not shown" if table.num_rows > shown.num_rows else ""
     lines.append(f"({table.num_rows} row{'s' if table.num_rows != 1 else ''}{more}{footer})")
     return "\n".join(lines)
@@ -322,16 +320,20 @@ def _cells(header: list[str], rows: list[list[str]]) -> Iterator[str]:
         yield from row
 
 
-def _grid(header: list[str], rows: list[list[str]]) -> list[str]:
+def _grid(header: list[str], rows: list[list[str]]) -> list[str] | None:
     """The grid rich draws (:func:`_rich_grid`: an ASCII2 box, one space of padding, left
     aligned), for cells of printable text only, where it is widths and padding: with rich's
-    own cell widths, without importing rich's console (~35 ms of a 0.5 s cold start). Cells
-    with line breaks, tabs or other control or format characters go to rich, which lays them
-    out (tests/unit/test_output_grid.py holds the two equal)."""
+    own cell widths, without importing rich's console (~35 ms of a 0.5 s cold start). None
+    for a cell of only zero-width characters (a lone combining mark or skin-tone modifier,
+    which rich leaves out); cells with line breaks, tabs or other control or format
+    characters are not given here. Either way rich lays them out
+    (tests/unit/test_output_grid.py holds the two equal)."""
     from rich.cells import cell_len
 
     widths = [cell_len(name) for name in header]
     lens = [[cell_len(cell) for cell in row] for row in rows]
+    if any(not n and cell for cells, ns in ((header, widths), *zip(rows, lens)) for cell, n in zip(cells, ns)):
+        return None
     for row in lens:
         widths = [max(w, n) for w, n in zip(widths, row)]
     rule = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
