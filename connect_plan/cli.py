@@ -340,7 +340,7 @@ def _print_stats(stats: list[QueryStats]) -> None:
     """``--stats``: what the query cost, on stderr (stdout holds only the result)."""
     sys.stdout.flush()  # the result first, where both streams meet
     if not stats:
-        print("connect-plan: no statistics: the plan wrote its output instead of returning rows", file=sys.stderr)
+        print("connect-plan: no statistics were recorded", file=sys.stderr)
         return
     print(stats[-1].describe(), file=sys.stderr)
 

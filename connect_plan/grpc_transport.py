@@ -201,22 +201,6 @@ class GrpcTransport:
     def execute_plan(self, plan: pb.Plan) -> ExecutionStream:
         return ExecutionStream(self, self.execute_request(plan))
 
-    def execute_command(self, command: pb.Command) -> list[pb.ExecutePlanResponse.ObservedMetrics]:
-        plan = pb.Plan()
-        plan.command.CopyFrom(command)
-        stream = self.execute_plan(plan)
-        observed = []
-        complete = False
-        try:
-            for resp in stream:
-                observed.extend(resp.observed_metrics)
-                complete = complete or resp.HasField("result_complete")
-        finally:
-            stream.close()
-        if not complete:  # the stream cannot end otherwise: reattached until it does
-            raise ResultIntegrityError("the command's result stream ended without ResultComplete")
-        return observed
-
     # ------------------------------------------------------------ analysis and settings
 
     def _analyze(self, **kind: Any) -> pb.AnalyzePlanResponse:

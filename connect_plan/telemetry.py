@@ -254,6 +254,8 @@ class QueryWatch:
         self.arrow_bytes = 0
         self.first_batch: float | None = None
         self.operators: tuple[OperatorMetrics, ...] = ()
+        #: the ``ObservedMetrics`` responses, in order (a write's row count comes this way)
+        self.observed: list[pb.ExecutePlanResponse.ObservedMetrics] = []
         self.finished: QueryStats | None = None
         self._last_notified = float("-inf")
         self._last_state: tuple[Any, ...] = ()
@@ -286,6 +288,8 @@ class QueryWatch:
                 self._notify(force=False)
         if resp.HasField("metrics"):
             self.operators = operator_metrics(resp.metrics)
+        if resp.observed_metrics:
+            self.observed.extend(resp.observed_metrics)
 
     def finish(self, complete: bool) -> QueryStats:
         """The query ended: the last progress call (``done=True``), then the statistics."""

@@ -131,11 +131,8 @@ class Transport(Protocol):
         ...
 
     def execute_plan(self, plan: pb.Plan) -> ResultStream:
-        """ExecutePlan of a query plan, reattachable; the request goes out on the first read."""
-        ...
-
-    def execute_command(self, command: pb.Command) -> list[pb.ExecutePlanResponse.ObservedMetrics]:
-        """ExecutePlan of a command (a write, a view) read to its end; its observed metrics."""
+        """ExecutePlan of a plan (a query, or a command: a write, a view), reattachable; the
+        request goes out on the first read."""
         ...
 
     def schema(self, plan: pb.Plan) -> pb.DataType:
@@ -363,17 +360,6 @@ class PySparkTransport:
         from .results import reattachable_stream
 
         return _QuietStream(reattachable_stream(self.sc, plan))
-
-    def execute_command(self, command: pb.Command) -> list[pb.ExecutePlanResponse.ObservedMetrics]:
-        from .spark_proto import pb
-
-        with _quiet():
-            _, _, info = self.sc.execute_command(command)
-        # PySpark keeps each ObservedMetrics response as its name, keys and literal values
-        return [
-            pb.ExecutePlanResponse.ObservedMetrics(name=o.name, keys=list(o.keys), values=list(o.metrics))
-            for o in getattr(info, "_observations", None) or []
-        ]
 
     def schema(self, plan: pb.Plan) -> pb.DataType:
         with _quiet():

@@ -461,7 +461,7 @@ class Client:
         the last time with ``done=True``; ``on_stats`` once with the query's
         :class:`~connect_plan.telemetry.QueryStats` (also :attr:`last_query`). Both run in
         the calling thread; one that raises is logged and ignored. A plan that writes
-        reports neither.
+        reports its stages and tasks the same way; its statistics count no rows received.
         """
         ir_plan, effective = self._load(plan, data, schema, policy, tables)
         max_rows, max_bytes, timeout = self._bounds(effective, max_rows, max_bytes, timeout)
@@ -476,7 +476,11 @@ class Client:
         # an append may have happened on the server that went away: never twice
         again = not (isinstance(output, ir.Write) and output.mode == "append")
         return self._run(
-            ir_plan, lambda _: executor.write(executor.prepare(ir_plan), output), timeout, again=again, locate=True
+            ir_plan,
+            lambda _: executor.write(executor.prepare(ir_plan), output, on_progress, on_stats),
+            timeout,
+            again=again,
+            locate=True,
         )
 
     def stream(

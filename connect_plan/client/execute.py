@@ -7,7 +7,8 @@ The path of a query, one way down and back up::
             ─ decoded: ResultChecker (rows, offsets, chunks, schema, ResultComplete) ─→ batches
             ─ Executor.results: first schema, unique names, max_bytes cut ─→ pyarrow
 
-A write goes ``prepare`` → ``Transport.execute_command`` → a one-row report. A failure on
+A write goes ``prepare`` → ``Transport.execute_plan`` of its command → the same checks
+(``ResultComplete``), progress and statistics → a one-row report. A failure on
 the way is mapped by the session (:meth:`~connect_plan.client.session.Session.call`) and,
 for analysis errors, located on a plan step (:func:`~connect_plan.client.failures.locate`).
 """
@@ -350,9 +351,21 @@ class Executor:
 
     # ------------------------------------------------------------ outputs
 
-    def write(self, tr: Translation, output: ir.Output) -> pa.Table:
+    def write(
+        self,
+        tr: Translation,
+        output: ir.Output,
+        on_progress: ProgressCallback | None = None,
+        on_stats: Callable[[QueryStats], object] | None = None,
+    ) -> pa.Table:
         """Run a plan's output command; a one-row report of what it wrote (``rows`` from
-        the observed row count, null where the server cannot observe metrics)."""
+        the observed row count, null where the server cannot observe metrics).
+
+        The command's responses are read as a query's are (:func:`decoded`: the stream must
+        end with ``ResultComplete``; released, and interrupted on a timeout or Ctrl-C), and
+        watched as a query is: ``on_progress`` gets the stages and tasks of the write,
+        ``on_stats`` its statistics (no rows or batches come back), which also become the
+        session's ``last_query``."""
         import pyarrow as pa
 
         from ..translator.outputs import METRICS_NAME, ROWS_METRIC, describe
@@ -364,8 +377,16 @@ class Executor:
             counted = None
         if counted is not None and not self._observed_writes:
             _drop_observation(counted)
+        stats = self._stats_sink(on_stats)
+
+        def run() -> list[Any]:
+            watch = QueryWatch(on_progress, stats)
+            for _ in decoded(session.transport.execute_plan(tr.plan), watch):
+                pass  # a command sends no rows: its progress, metrics and ResultComplete
+            return watch.observed
+
         try:
-            observed = session.call(lambda: session.transport.execute_command(command))
+            observed = session.call(run)
         except ServerError as err:
             if counted is None or not counted.HasField("collect_metrics") or not _no_observations(err):
                 raise
@@ -373,8 +394,8 @@ class Executor:
             # anything, so the write runs again without the row count ("rows" is null)
             log.info("the server does not support CollectMetrics; writes report no row count")
             self._observed_writes = False
-            _drop_observation(counted)
-            observed = session.call(lambda: session.transport.execute_command(command))
+            _drop_observation(counted)  # in tr.plan's command
+            observed = session.call(run)
         rows = None
         for metrics in observed:
             if metrics.name == METRICS_NAME:

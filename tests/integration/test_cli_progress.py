@@ -153,6 +153,43 @@ def test_stats_match_the_result(spark_url: str, tmp_path: Path) -> None:
         assert "Range #" in out.stderr  # the server's metrics per operator
 
 
+@pytest.mark.spark_only("Spark's ExecutionProgress responses (Sail sends none)")
+def test_stats_of_a_write(spark_url: str, tmp_path: Path) -> None:
+    """``--stats`` on a plan that writes: the report on stdout, the write's own statistics
+    (its operation, stages and tasks; no rows received) on stderr. Two write tasks each
+    sleep 2 × 0.3 s in the JVM, so the write outlasts several 100 ms progress reports
+    whatever the machine's speed."""
+    target = tmp_path / "out"
+    sleep = {
+        "fn": "reflect",
+        "args": [{"lit": "java.lang.Thread"}, {"lit": "sleep"}, {"fn": "cast", "args": [{"lit": 300}, "bigint"]}],
+    }
+    doc = {
+        "input": {"range": {"start": 0, "end": 4, "step": 1, "numPartitions": 2}},
+        "plan": [{"op": "withColumn", "payload": {"name": "slept", "expr": sleep}}],
+        "output": {"format": "json", "path": str(target)},
+        "conf": {"spark.connect.progress.reportInterval": "100ms"},
+    }
+    plan = tmp_path / "write.json"
+    plan.write_text(json.dumps(doc))
+    out = subprocess.run(
+        [sys.executable, "-m", "connect_plan", "run", str(plan), "--format", "json", "--stats", "--remote", spark_url],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env(),
+    )
+    assert out.returncode == 0, out.stderr
+    (report,) = json.loads(out.stdout)
+    assert (report["operation"], report["target"], report["rows"]) == ("write", str(target), 4)
+    written = [json.loads(line) for f in sorted(target.glob("part-*")) for line in f.read_text().splitlines()]
+    assert sorted(r["id"] for r in written) == [0, 1, 2, 3]
+    assert re.search(r"result +0 rows in 0 batches, 0 B of Arrow\n", out.stderr), out.stderr
+    assert re.search(r"operation +[0-9a-f-]{36}", out.stderr)
+    m = re.search(r"spark +(\d+) stages \(\d+ skipped\), (\d+) tasks", out.stderr)
+    assert m and int(m.group(1)) >= 1 and int(m.group(2)) == 2, out.stderr  # the 2 partitions written
+
+
 @pytest.mark.spark_only("Spark's explain text (its optimized and physical plans) and step location")
 def test_explain_draws_the_plan_in_every_format(spark_url: str, tmp_path: Path) -> None:
     example = ROOT / "examples" / "sales_by_region.json"

@@ -218,7 +218,7 @@ def test_the_server_version_is_probed_once_and_an_older_server_is_refused(spark_
         sent: list[Any] = []
         old._transport.spark_version = lambda: "3.5.2"
         old._executor.results = lambda *a, **kw: sent.append(a)  # type: ignore[method-assign]
-        for rpc in ("execute_plan", "execute_command", "schema", "explain"):  # whatever would reach the server
+        for rpc in ("execute_plan", "schema", "explain"):  # whatever would reach the server
             setattr(old._transport, rpc, lambda *a, **kw: sent.append(a))
         for run in (
             lambda: old.execute([], data=ROWS, schema=SCHEMA),

@@ -359,6 +359,25 @@ def test_ctrl_c_interrupts_the_operation_on_the_server(server: FaultServer, tmp_
         assert c.execute([], [[2]], [("a", "int")]).column("a").to_pylist() == [2]
 
 
+def test_ctrl_c_interrupts_a_write_on_the_server(server: FaultServer, tmp_path: Path, ctrl_c: None) -> None:
+    """A plan that writes is stopped as a query is: KeyboardInterrupt, the operation
+    cancelled on the server, nothing committed at the target."""
+    marker, target = tmp_path / "rows", tmp_path / "out"
+    with connect_plan.connect(server.url) as c:
+        rows, schema, plan = slow_plan(c, marker)
+        write = {"op": "write", "payload": {"format": "json", "path": str(target), "mode": "overwrite"}}
+        interrupted = False
+        with ctrl_c_once_working(marker, "the write to start") as pressed:
+            try:
+                c.execute([*plan, write], rows, schema)
+            except KeyboardInterrupt:
+                interrupted = True
+        assert interrupted, f"no KeyboardInterrupt: pressed={pressed}, {lines(marker)} rows in"
+        assert_cancelled_on_the_server(c, marker)
+        assert not (target / "_SUCCESS").exists() and not list(target.glob("part-*"))
+        assert c.execute([], [[5]], [("a", "int")]).column("a").to_pylist() == [5]
+
+
 def test_a_paused_server_is_met_by_the_timeout(server: FaultServer) -> None:
     """SIGSTOP: the TCP connection stays up but nothing answers (a hung server)."""
     with connect_plan.connect(server.url) as c:

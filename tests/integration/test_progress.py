@@ -81,6 +81,37 @@ def test_on_progress_is_called_in_order_and_ends_at_100_percent(watched: Any, sp
     assert scan.value("numOutputRows") == ROWS == sum(r["count"] for r in oracle.collect())
 
 
+@pytest.mark.parametrize("transport", ["lean", "pyspark"])
+def test_a_write_reports_its_progress_and_statistics(
+    spark_url: str, spark: Any, tmp_path: Any, transport: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plan that writes is watched as a query is (on either transport): its stages and
+    tasks while it runs, ending at 100%, and its statistics, with no rows received; what it
+    wrote is read back by PySpark."""
+    if transport == "pyspark":
+        monkeypatch.setenv("CONNECT_PLAN_TRANSPORT", "pyspark")
+    seen: list[Progress] = []
+    stats: list[QueryStats] = []
+    target = str(tmp_path / "counts")
+    doc = {**multi_stage(), "output": {"format": "parquet", "path": target, "mode": "overwrite"}}
+    with connect_plan.connect(spark_url, conf={"spark.connect.progress.reportInterval": "200ms"}) as c:
+        report = c.execute(doc, on_progress=seen.append, on_stats=stats.append)
+        assert report.column("rows").to_pylist() == [97]
+        running = [p for p in seen if not p.done]
+        last = seen[-1]
+        assert running and sum(p.done for p in seen) == 1 and last.done and last.complete
+        assert any(p.tasks and p.tasks_done < p.tasks for p in running)  # seen mid-way
+        assert last.tasks > 0 and last.tasks_done == last.tasks and last.fraction == 1.0
+        assert last.rows == 0 and last.running_tasks == 0
+        (s,) = stats
+        assert c.last_query is s and s.complete and s.operation_id
+        assert (s.rows, s.batches, s.arrow_bytes, s.first_batch_seconds) == (0, 0, 0, None)
+        assert s.tasks == last.tasks and s.total_seconds > 0
+        assert {p.operation_id for p in seen if p.operation_id} == {s.operation_id}
+    written = spark.read.parquet(target)
+    assert written.count() == 97 and sum(r["n"] for r in written.collect()) == ROWS
+
+
 def test_a_raising_callback_does_not_break_the_query(watched: Any, caplog: pytest.LogCaptureFixture) -> None:
     calls: list[Progress] = []
 

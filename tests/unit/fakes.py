@@ -214,6 +214,14 @@ def _answer(answer: Answer, plan: Any) -> Any:
     return answer
 
 
+def _command_responses(observed: Any) -> list[Any]:
+    """A command's responses: each ``ObservedMetrics`` given, then ``ResultComplete``."""
+    from connect_plan.spark_proto import pb
+
+    responses = [pb.ExecutePlanResponse(observed_metrics=[o]) for o in observed]
+    return [*responses, pb.ExecutePlanResponse(result_complete=pb.ExecutePlanResponse.ResultComplete())]
+
+
 class ReplayedStream:
     """A :class:`~connect_plan.transport.ResultStream` over recorded responses (or an error
     raised on the first read); it counts what the client did with it."""
@@ -251,7 +259,8 @@ class ReplayedStream:
 class RecordedTransport:
     """A :class:`~connect_plan.transport.Transport` answering from recordings.
 
-    ``execute`` answers ExecutePlan, ``analyze`` AnalyzePlan's schema requests (see
+    ``execute`` answers ExecutePlan of a query, ``command`` that of a command (the
+    ``ObservedMetrics`` it sends, or an error), ``analyze`` AnalyzePlan's schema requests (see
     :data:`Answer`); ``conf`` is the session's configuration, which Config reads and sets.
     Everything asked is kept (``executed``, ``analysed``, ``config_ops``, ``streams``)."""
 
@@ -284,19 +293,17 @@ class RecordedTransport:
         return DEFAULT_MAX_MESSAGE
 
     def execute_plan(self, plan: Any) -> ReplayedStream:
-        self.executed.append(plan)
-        stream = ReplayedStream(_answer(self._execute, plan))
+        if plan.HasField("command"):  # a write or a view: answered by ``command``
+            self.commands.append(plan.command)
+            answer = _answer(self._command, plan.command)
+            if not isinstance(answer, BaseException) and not is_error(answer):
+                answer = _command_responses(answer)
+        else:
+            self.executed.append(plan)
+            answer = _answer(self._execute, plan)
+        stream = ReplayedStream(answer)
         self.streams.append(stream)
         return stream
-
-    def execute_command(self, command: Any) -> list[Any]:
-        self.commands.append(command)
-        answer = _answer(self._command, command)
-        if isinstance(answer, BaseException):
-            raise answer
-        if is_error(answer):
-            raise replayed_error(answer)
-        return list(answer)
 
     def _analysis(self, plan: Any) -> Any:
         self.analysed.append(plan)
@@ -481,9 +488,6 @@ class CountingTransport:
 
     def execute_plan(self, plan: Any) -> Any:
         return self._called("execute_plan")
-
-    def execute_command(self, command: Any) -> Any:
-        return self._called("execute_command")
 
     def schema(self, plan: Any) -> Any:
         return self._called("schema")
