@@ -19,7 +19,9 @@ It hands out two immutable records:
 
 When the result is complete, stages that never ran are *skipped* (adaptive execution
 reuses a shuffle, or a stage is not needed): the last record counts them apart and leaves
-their tasks out, so it stands at 100% of tasks.
+their tasks out, so it stands at 100% of tasks. A stage last seen with no task done counts
+as skipped, except the one with the highest id: the result stage of the last job, which a
+complete result ran (Spark reports only changes, so it may end unreported).
 """
 
 from __future__ import annotations
@@ -297,7 +299,14 @@ class QueryWatch:
             return self.finished
         skipped = 0
         if complete:  # every stage that did not run was skipped: out of the totals
-            ran = {k: s for k, s in self._stages.items() if s.done or s.tasks_done}
+            # A stage seen with no task done may have run after the last report: Spark sends a
+            # report only when something changed, so a stage whose tasks all end together
+            # (a one-stage write) can be last seen at 0 done. The stage with the highest id
+            # ran: Spark numbers a job's parent stages before its result stage, so it is the
+            # result stage of the last job, and a complete result ran every job's result
+            # stage. Skipped stages (a shuffle reused) keep their earlier, lower ids.
+            last = max(self._stages, default=None)
+            ran = {k: s for k, s in self._stages.items() if s.done or s.tasks_done or k == last}
             skipped = len(self._stages) - len(ran)
             self._stages = {k: StageProgress(s.stage_id, s.tasks, s.tasks, s.bytes_read, True) for k, s in ran.items()}
             self._running = 0

@@ -69,7 +69,9 @@ def test_progress_records_in_order_and_the_last_at_100_percent_with_skipped_stag
     watch.feed(progress((1, 8, 2, False), running=2))
     watch.feed(progress((1, 8, 2, False), running=2))  # repeated as Spark does: not called again
     clock.now += 0.5
-    watch.feed(progress((1, 8, 8, True), (2, 4, 1, False), (3, 8, 0, False), running=3, read=100))
+    # stage 2 is a stage the plan did not need (its shuffle reused): Spark numbers it before the
+    # result stage 3, which a complete result ran
+    watch.feed(progress((1, 8, 8, True), (2, 8, 0, False), (3, 4, 1, False), running=3, read=100))
     clock.now += 0.5
     watch.feed(batch(60))
     clock.now += 0.01
@@ -81,7 +83,7 @@ def test_progress_records_in_order_and_the_last_at_100_percent_with_skipped_stag
     assert [p.done for p in seen] == [False, False, False, True]
     first, *_, last = seen
     assert (first.stages, first.tasks, first.running_tasks, first.elapsed) == (1, 8, 2, 0.5)
-    # stage 3 never ran: skipped, its tasks out of the totals, and the last call at 100%
+    # stage 2 never ran: skipped, its tasks out of the totals, and the last call at 100%
     assert (last.stages, last.stages_skipped, last.tasks, last.tasks_done, last.fraction) == (2, 1, 12, 12, 1.0)
     assert last.complete and last.running_tasks == 0 and last.bytes_read == 200
     assert stats == [out]
@@ -95,6 +97,27 @@ def test_progress_records_in_order_and_the_last_at_100_percent_with_skipped_stag
     text = out.describe()
     assert OP in text and "100 rows in 2 batches" in text and "peak memory 2.0 KiB" in text
     assert out.as_dict()["operators"][0]["metrics"]["numOutputRows"] == {"value": 97, "kind": "sum"}
+
+
+def test_the_result_stage_last_seen_before_any_task_ended_ran() -> None:
+    """Spark reports progress only when something changed: a one-stage write whose two
+    tasks end together is last seen at 0 of 2 tasks, then the stream completes. That stage
+    (the highest id: the last job's result stage) ran; a lower one seen the same way was
+    skipped. An incomplete result counts what was seen."""
+    watch = QueryWatch()
+    watch.feed(progress((4, 2, 0, False), running=2))
+    last = watch.finish(complete=True)
+    assert (last.stages, last.stages_skipped, last.tasks) == (1, 0, 2)
+    watch = QueryWatch()
+    watch.feed(progress((4, 8, 0, False), (5, 2, 0, False), (6, 2, 0, False), running=2))
+    out = watch.finish(complete=True)
+    assert (out.stages, out.stages_skipped, out.tasks) == (1, 2, 2)  # stage 6 ran; 4 and 5 skipped
+    seen: list[Progress] = []
+    watch = QueryWatch(seen.append)
+    watch.feed(progress((4, 2, 0, False), running=2))
+    out = watch.finish(complete=False)
+    assert (out.stages, out.stages_skipped, out.tasks, out.complete) == (1, 0, 2, False)
+    assert (seen[-1].done, seen[-1].tasks_done, seen[-1].fraction) == (True, 0, 0.0)  # as seen, not 100%
 
 
 def test_chunks_of_one_batch_count_once() -> None:
