@@ -157,15 +157,17 @@ def test_stats_match_the_result(spark_url: str, tmp_path: Path) -> None:
 def test_stats_of_a_write(spark_url: str, tmp_path: Path) -> None:
     """``--stats`` on a plan that writes: the report on stdout, the write's own statistics
     (its operation, stages and tasks; no rows received) on stderr. Two write tasks each
-    sleep 2 × 0.3 s in the JVM, so the write outlasts several 100 ms progress reports
-    whatever the machine's speed."""
+    sleep 4 × 0.4 s in the JVM, so the write outlasts its first 100 ms progress report
+    whatever the machine's speed. Spark reports only changes, and both tasks end together:
+    the one stage is last seen at 0 of 2 tasks done, and still counts as run (it was once
+    counted as skipped: "no stages reported", in 3 of 6 runs here)."""
     target = tmp_path / "out"
     sleep = {
         "fn": "reflect",
-        "args": [{"lit": "java.lang.Thread"}, {"lit": "sleep"}, {"fn": "cast", "args": [{"lit": 300}, "bigint"]}],
+        "args": [{"lit": "java.lang.Thread"}, {"lit": "sleep"}, {"fn": "cast", "args": [{"lit": 400}, "bigint"]}],
     }
     doc = {
-        "input": {"range": {"start": 0, "end": 4, "step": 1, "numPartitions": 2}},
+        "input": {"range": {"start": 0, "end": 8, "step": 1, "numPartitions": 2}},
         "plan": [{"op": "withColumn", "payload": {"name": "slept", "expr": sleep}}],
         "output": {"format": "json", "path": str(target)},
         "conf": {"spark.connect.progress.reportInterval": "100ms"},
@@ -181,9 +183,9 @@ def test_stats_of_a_write(spark_url: str, tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     (report,) = json.loads(out.stdout)
-    assert (report["operation"], report["target"], report["rows"]) == ("write", str(target), 4)
+    assert (report["operation"], report["target"], report["rows"]) == ("write", str(target), 8)
     written = [json.loads(line) for f in sorted(target.glob("part-*")) for line in f.read_text().splitlines()]
-    assert sorted(r["id"] for r in written) == [0, 1, 2, 3]
+    assert sorted(r["id"] for r in written) == list(range(8))
     assert re.search(r"result +0 rows in 0 batches, 0 B of Arrow\n", out.stderr), out.stderr
     assert re.search(r"operation +[0-9a-f-]{36}", out.stderr)
     m = re.search(r"spark +(\d+) stages \(\d+ skipped\), (\d+) tasks", out.stderr)
