@@ -126,6 +126,21 @@ def test_no_progress_and_a_pipe_print_nothing_but_the_result(spark_url: str, tmp
         assert len(json.loads(out.stdout)) == 5
 
 
+def run_with_stats(doc: dict[str, Any], tmp_path: Path, url: str) -> subprocess.CompletedProcess[str]:
+    """``connect-plan run PLAN --format json --stats`` of ``doc``, which must succeed."""
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(doc))
+    out = subprocess.run(
+        [sys.executable, "-m", "connect_plan", "run", str(plan), "--format", "json", "--stats", "--remote", url],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env(),
+    )
+    assert out.returncode == 0, out.stderr
+    return out
+
+
 def test_stats_match_the_result(spark_url: str, tmp_path: Path) -> None:
     n, per_batch = 20, 3
     doc = {
@@ -133,16 +148,7 @@ def test_stats_match_the_result(spark_url: str, tmp_path: Path) -> None:
         "plan": [{"op": "orderBy", "payload": {"columns": ["id"]}}],
         "conf": {"spark.sql.execution.arrow.maxRecordsPerBatch": str(per_batch)},
     }
-    plan = tmp_path / "batches.json"
-    plan.write_text(json.dumps(doc))
-    out = subprocess.run(
-        [sys.executable, "-m", "connect_plan", "run", str(plan), "--format", "json", "--stats", "--remote", spark_url],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env(),
-    )
-    assert out.returncode == 0, out.stderr
+    out = run_with_stats(doc, tmp_path, spark_url)
     rows = json.loads(out.stdout)  # stdout: only the result
     m = re.search(r"result +([\d,]+) rows in ([\d,]+) batches, [\d.]+ \w*B of Arrow", out.stderr)
     assert m, out.stderr
@@ -172,16 +178,7 @@ def test_stats_of_a_write(spark_url: str, tmp_path: Path) -> None:
         "output": {"format": "json", "path": str(target)},
         "conf": {"spark.connect.progress.reportInterval": "100ms"},
     }
-    plan = tmp_path / "write.json"
-    plan.write_text(json.dumps(doc))
-    out = subprocess.run(
-        [sys.executable, "-m", "connect_plan", "run", str(plan), "--format", "json", "--stats", "--remote", spark_url],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env(),
-    )
-    assert out.returncode == 0, out.stderr
+    out = run_with_stats(doc, tmp_path, spark_url)
     (report,) = json.loads(out.stdout)
     assert (report["operation"], report["target"], report["rows"]) == ("write", str(target), 8)
     written = [json.loads(line) for f in sorted(target.glob("part-*")) for line in f.read_text().splitlines()]
