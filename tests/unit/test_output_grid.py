@@ -30,7 +30,13 @@ def test_the_grid_of_printable_text_is_riches(header: list[str], body: list[list
 
     header = [printable(c) for c in header]
     rows = [[printable(c) for c in row[: len(header)]] for row in body]
-    assert (_grid(header, rows) or _rich_grid(header, rows)) == _rich_grid(header, rows)
+    drawn = _grid(header, rows)
+    if drawn is None:  # left to rich only for a cell of zero-width characters alone
+        from rich.cells import cell_len
+
+        assert any(cell and not cell_len(cell) for cell in [*header, *(c for row in rows for c in row)])
+    else:
+        assert drawn == _rich_grid(header, rows)
 
 
 @settings(max_examples=100, deadline=None)
