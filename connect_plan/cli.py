@@ -684,13 +684,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="a live progress line on stderr (stages, tasks, input read, rows, elapsed) for queries running "
-        "over a second; default: when stderr is a terminal",
+        help="a live progress line on stderr (stages, tasks, input read, rows, elapsed) for queries and writes "
+        "running over a second; default: when stderr is a terminal",
     )
     p.add_argument(
         "--stats",
         action="store_true",
-        help="print what the query cost on stderr: time to first batch, total time, rows, batches, Arrow bytes, "
+        help="print what the query (or write) cost on stderr: time to first batch, total time, rows, batches, Arrow bytes, "
         "Spark's stages and tasks, the server's metrics per operator, the operation id",
     )
     policy_arg(p)
