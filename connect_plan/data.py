@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import ErrorDetail
 from .limits import CHEAP_WALK_NODES, MAX_ROW_ERRORS
+from .records import Value
 from .shapes import container_problem, plain_tree_encodable
 from .types import ArrayType, DataType, MapType, Primitive, TypeParseError, arrow_type
 
@@ -59,8 +60,8 @@ _NONE = type(None)
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 
 
-@dataclass(frozen=True)
-class Field:
+@dataclass(frozen=True, eq=False, repr=False)
+class Field(Value):
     """One column of an inline schema: its name, its parsed type and where it was declared."""
 
     name: str

@@ -47,6 +47,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .records import Value
+
 __all__ = [
     "MISSING",
     "ConnectPlanError",
@@ -85,8 +87,8 @@ def short_repr(value: Any) -> str:
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
 
 
-@dataclass(frozen=True)
-class ErrorDetail:
+@dataclass(frozen=True, eq=False, repr=False)
+class ErrorDetail(Value):
     """One problem in a plan: where, what kind, what was found, what was expected.
 
     ``code`` is stable (one of :data:`connect_plan.error_codes.CODES`, docs/error-codes.md);
@@ -145,7 +147,7 @@ class PlanError(ConnectPlanError, ValueError):
         return tuple(d.loc for d in self.details)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Violation(ErrorDetail):
     """One thing a plan asks for that a :class:`~connect_plan.policy.Policy` refuses:
     where (``loc``), what (``code``, ``message``, ``input``) and the policy field that

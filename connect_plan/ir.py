@@ -27,6 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from .records import Record, Value
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -35,8 +37,8 @@ if TYPE_CHECKING:
 # --------------------------------------------------------------------------- expressions
 
 
-@dataclass(frozen=True)
-class Col:
+@dataclass(frozen=True, eq=False, repr=False)
+class Col(Value):
     """A column reference. ``name`` is as written; dots are resolved by the translator
     (a column literally named ``a.b`` wins over struct access ``a`` → ``b``).
     ``side`` pins the reference to one input of a join condition (``left``/``right``)."""
@@ -46,8 +48,8 @@ class Col:
     side: str | None = None
 
 
-@dataclass(frozen=True)
-class Lit:
+@dataclass(frozen=True, eq=False, repr=False)
+class Lit(Value):
     """A literal. ``value`` is a JSON scalar (None, bool, int, float, str); ``type``
     forces a Spark type (typed literals), else PySpark's literal typing applies."""
 
@@ -56,8 +58,8 @@ class Lit:
     type: DataType | None = None
 
 
-@dataclass(frozen=True)
-class Call:
+@dataclass(frozen=True, eq=False, repr=False)
+class Call(Value):
     """A call of catalog function ``fn`` (its canonical plan name) on ``args``."""
 
     fn: str
@@ -66,16 +68,16 @@ class Call:
     distinct: bool = False
 
 
-@dataclass(frozen=True)
-class Cast:
+@dataclass(frozen=True, eq=False, repr=False)
+class Cast(Value):
     expr: Expr
     to: DataType
     loc: str
     mode: str = "cast"  # "cast" | "try"
 
 
-@dataclass(frozen=True)
-class When:
+@dataclass(frozen=True, eq=False, repr=False)
+class When(Value):
     """``CASE WHEN c1 THEN v1 [WHEN ...] [ELSE otherwise] END``; no else means null."""
 
     branches: tuple[tuple[Expr, Expr], ...]
@@ -83,8 +85,8 @@ class When:
     loc: str
 
 
-@dataclass(frozen=True)
-class ExtractValue:
+@dataclass(frozen=True, eq=False, repr=False)
+class ExtractValue(Value):
     """``child[key]``: array element (0-based), map value or struct field."""
 
     child: Expr
@@ -92,23 +94,23 @@ class ExtractValue:
     loc: str
 
 
-@dataclass(frozen=True)
-class Star:
+@dataclass(frozen=True, eq=False, repr=False)
+class Star(Value):
     """``*``: every column of the input."""
 
     loc: str
 
 
-@dataclass(frozen=True)
-class SortKey:
+@dataclass(frozen=True, eq=False, repr=False)
+class SortKey(Value):
     expr: Expr
     ascending: bool
     nulls_first: bool | None  # None = Spark's default for the direction
     loc: str
 
 
-@dataclass(frozen=True)
-class Frame:
+@dataclass(frozen=True, eq=False, repr=False)
+class Frame(Value):
     """A window frame. Bounds: ``None`` = unbounded, ``0`` = current row, else an offset."""
 
     kind: str  # "rows" | "range"
@@ -117,8 +119,8 @@ class Frame:
     loc: str
 
 
-@dataclass(frozen=True)
-class Window:
+@dataclass(frozen=True, eq=False, repr=False)
+class Window(Value):
     func: Expr
     partition_by: tuple[Expr, ...]
     order_by: tuple[SortKey, ...]
@@ -126,21 +128,21 @@ class Window:
     loc: str
 
 
-@dataclass(frozen=True)
-class LambdaVar:
+@dataclass(frozen=True, eq=False, repr=False)
+class LambdaVar(Value):
     name: str
     loc: str
 
 
-@dataclass(frozen=True)
-class Lambda:
+@dataclass(frozen=True, eq=False, repr=False)
+class Lambda(Value):
     params: tuple[str, ...]
     body: Expr
     loc: str
 
 
-@dataclass(frozen=True)
-class UdfCall:
+@dataclass(frozen=True, eq=False, repr=False)
+class UdfCall(Value):
     """A call of a user-defined function by name: one registered with the client is sent
     inline (its pickled Python function), any other name is called on the server.
     ``aggregate``: the ``python_grouped_udf`` aggregation entry (a grouped-aggregate UDF),
@@ -153,8 +155,8 @@ class UdfCall:
     return_type: DataType | None = None
 
 
-@dataclass(frozen=True, eq=False)
-class Subquery:
+@dataclass(frozen=True, eq=False, repr=False)
+class Subquery(Record):
     """A subquery used as an expression (Spark Connect's ``SubqueryExpression`` over
     ``WithRelations``, Spark 4.0+): ``scalar`` (one row, one column), ``exists`` (any row),
     ``in`` (``values`` — one per column — among its rows). Columns of the enclosing plans are
@@ -186,16 +188,16 @@ Expr = Col | Lit | Call | Cast | When | ExtractValue | Star | Window | Lambda | 
 # --------------------------------------------------------------------------- sources
 
 
-@dataclass(frozen=True)
-class InlineData:
+@dataclass(frozen=True, eq=False, repr=False)
+class InlineData(Value):
     """Rows carried in the plan, already converted to Arrow."""
 
     table: pa.Table = field(repr=False)
     loc: str
 
 
-@dataclass(frozen=True)
-class TableSource:
+@dataclass(frozen=True, eq=False, repr=False)
+class TableSource(Value):
     """A named table or view (Spark Connect ``Read.named_table``); columns unknown statically."""
 
     name: str
@@ -203,8 +205,8 @@ class TableSource:
     loc: str
 
 
-@dataclass(frozen=True)
-class FileSource:
+@dataclass(frozen=True, eq=False, repr=False)
+class FileSource(Value):
     """Files read by a data source (``Read.data_source``). ``schema`` is a DDL string or
     None (inferred by Spark); ``columns`` are its names when given as fields."""
 
@@ -216,8 +218,8 @@ class FileSource:
     loc: str
 
 
-@dataclass(frozen=True)
-class RangeSource:
+@dataclass(frozen=True, eq=False, repr=False)
+class RangeSource(Value):
     """``id`` from ``start`` (inclusive) to ``end`` (exclusive) by ``step`` (Spark ``Range``)."""
 
     start: int
@@ -227,8 +229,8 @@ class RangeSource:
     loc: str
 
 
-@dataclass(frozen=True)
-class SqlSource:
+@dataclass(frozen=True, eq=False, repr=False)
+class SqlSource(Value):
     """The user's own SQL query; parameters travel as literal expressions, never as text."""
 
     query: str
@@ -237,8 +239,8 @@ class SqlSource:
     loc: str
 
 
-@dataclass(frozen=True, eq=False)
-class SharedPlan:
+@dataclass(frozen=True, eq=False, repr=False)
+class SharedPlan(Record):
     """A sub-plan referenced from more than one place (``"with"`` definitions, or the same
     nested document written twice). Compared by identity: one object per definition."""
 
@@ -257,8 +259,8 @@ JoinKind = Literal["inner", "left", "right", "full", "left_semi", "left_anti", "
 JOIN_KINDS: tuple[JoinKind, ...] = get_args(JoinKind)
 
 
-@dataclass(frozen=True)
-class Step:
+@dataclass(frozen=True, eq=False, repr=False)
+class Step(Value):
     """Fields every plan step has: its index in the plan, its op name as written, where."""
 
     index: int
@@ -266,13 +268,13 @@ class Step:
     loc: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Filter(Step):
     condition: Expr
 
 
-@dataclass(frozen=True)
-class SelectItem:
+@dataclass(frozen=True, eq=False, repr=False)
+class SelectItem(Value):
     """One select output; ``alias`` is a tuple of names for a generator with several
     output columns (``posexplode`` → ``("pos", "value")``)."""
 
@@ -281,58 +283,58 @@ class SelectItem:
     loc: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Select(Step):
     items: tuple[SelectItem, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class WithColumn(Step):
     name: str
     expr: Expr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class WithColumnRenamed(Step):
     old: str
     new: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Drop(Step):
     names: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Distinct(Step):
     pass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Limit(Step):
     n: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Offset(Step):
     n: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class OrderBy(Step):
     keys: tuple[SortKey, ...]
     #: False for sortWithinPartitions (each partition sorted, no global order)
     is_global: bool = True
 
 
-@dataclass(frozen=True)
-class AggItem:
+@dataclass(frozen=True, eq=False, repr=False)
+class AggItem(Value):
     expr: Expr
     alias: str | None
     loc: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class GroupBy(Step):
     """``groupBy``/``rollup``/``cube``/``groupingSets``. A ``groupBy`` written without
     ``aggs`` and the ``agg`` step after it are one step once parsed: ``aggs`` comes from the
@@ -347,14 +349,14 @@ class GroupBy(Step):
     agg_index: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Agg(Step):
     """A standalone ``agg`` step: completes the preceding ``groupBy``, else aggregates all rows."""
 
     aggs: tuple[AggItem, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Write(Step):
     """Where a plan's result goes (Substrait Write): files (``path`` + ``format``) or a table
     (``table`` with ``method`` ``save_as_table``/``insert_into``)."""
@@ -368,7 +370,7 @@ class Write(Step):
     options: tuple[tuple[str, str], ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class TempView(Step):
     """``createOrReplaceTempView`` (and friends): register the result under ``name``."""
 
@@ -377,7 +379,7 @@ class TempView(Step):
     is_global: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Read(Step):
     """A first ``read`` step: the plan's source given as a step (the parser moves it to
     :attr:`Plan.source`; it never reaches the translator)."""
@@ -388,8 +390,8 @@ class Read(Step):
 Output = Write | TempView
 
 
-@dataclass(frozen=True)
-class Plan:
+@dataclass(frozen=True, eq=False, repr=False)
+class Plan(Value):
     """A source and the steps applied to it, in order; optionally an output (the result is
     written instead of returned) and session configuration for the execution."""
 
@@ -400,7 +402,7 @@ class Plan:
     conf: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Join(Step):
     """``how`` is canonical (:data:`JoinKind`). ``keys`` (USING columns) or ``condition``
     — or both when keys are mixed with conditions."""
@@ -413,7 +415,7 @@ class Join(Step):
     right_hint: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class SetOp(Step):
     """``union`` (by position) / ``unionByName`` (by name, missing columns allowed)."""
 
@@ -424,17 +426,17 @@ class SetOp(Step):
     distinct: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class CrossJoin(Step):
     right: Plan
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Stop(Step):
     """``stop``: a no-op here (robin stopped its session)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Fetch(Step):
     """Substrait Fetch: skip ``offset`` rows, then keep ``count`` (None: all the rest)."""
 
@@ -442,7 +444,7 @@ class Fetch(Step):
     count: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Sample(Step):
     """Bernoulli (or Poisson, with replacement) sample of the rows in [lower, upper)."""
 
@@ -452,7 +454,7 @@ class Sample(Step):
     seed: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Repartition(Step):
     """``repartition(n)``, ``repartition(n?, *keys)`` or ``coalesce(n)`` (``shuffle`` False)."""
 
@@ -461,13 +463,13 @@ class Repartition(Step):
     shuffle: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Hint(Step):
     name: str
     parameters: tuple[Expr, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Tail(Step):
     n: int
 

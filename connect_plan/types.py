@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .records import Value
+
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql.connect.proto import types_pb2
@@ -37,8 +39,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Primitive:
+@dataclass(frozen=True, eq=False, repr=False)
+class Primitive(Value):
     """A leaf type: ``name`` is Spark's canonical simple name (``int``, ``decimal``...)."""
 
     name: str
@@ -46,15 +48,15 @@ class Primitive:
     scale: int = 0
 
 
-@dataclass(frozen=True)
-class ArrayType:
+@dataclass(frozen=True, eq=False, repr=False)
+class ArrayType(Value):
     """``array<T>``; ``element`` is ``None`` for a bare ``array``/``list`` (inferred from data)."""
 
     element: DataType | None
 
 
-@dataclass(frozen=True)
-class MapType:
+@dataclass(frozen=True, eq=False, repr=False)
+class MapType(Value):
     """``map<K,V>``; both ``None`` for a bare ``map`` (only meaningful in fixtures' expected
     schemas, where it matches any map: PLAN_FORMAT.md §6.3)."""
 
@@ -62,8 +64,8 @@ class MapType:
     value: DataType | None
 
 
-@dataclass(frozen=True)
-class StructType:
+@dataclass(frozen=True, eq=False, repr=False)
+class StructType(Value):
     fields: tuple[tuple[str, DataType], ...]
 
 

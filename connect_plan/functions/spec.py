@@ -77,6 +77,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..records import Value
+
 __all__ = [
     "KINDS",
     "OP_FORMS",
@@ -95,8 +97,8 @@ KINDS = ("scalar", "aggregate", "window", "generator", "operator")
 OP_FORMS = (None, "binary", "unary", "args")
 
 
-@dataclass(frozen=True)
-class Param:
+@dataclass(frozen=True, eq=False, repr=False)
+class Param(Value):
     code: str  # e I N F S B L T M X
     name: str = ""
     optional: bool = False
@@ -113,8 +115,8 @@ class Param:
         return f"{self.code}{digits}{mod}" + (f" {self.name}" if self.name else "")
 
 
-@dataclass(frozen=True)
-class FunctionSpec:
+@dataclass(frozen=True, eq=False, repr=False)
+class FunctionSpec(Value):
     """One catalog row."""
 
     name: str

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..errors import PlanError
+from ..records import Value
 from ..spark_proto import pb
 from .analyze import Analyzer
 from .bounds import check_depth, check_plan_size
@@ -30,8 +31,8 @@ from .rels import JoinRel, LimitRel, LocalData, Rel, SetOpRel, SharedUseRel
 __all__ = ["LocalData", "Translation", "translate_ir"]
 
 
-@dataclass(frozen=True)
-class Translation:
+@dataclass(frozen=True, eq=False, repr=False)
+class Translation(Value):
     """A translated plan plus what the executor needs to explain errors."""
 
     plan: pb.Plan

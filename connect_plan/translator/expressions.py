@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import ir
 from ..functions import BUILDER_FORMS, CATALOG, FunctionSpec
+from ..records import Value
 from ..spark_proto import pb
 from ..types import DataType, MapType, spark_type_proto
 from .scope import Scope
@@ -26,8 +27,8 @@ _INT32 = (-(2**31), 2**31 - 1)
 _INT64 = (-(2**63), 2**63 - 1)
 
 
-@dataclass(frozen=True)
-class InlineUdf:
+@dataclass(frozen=True, eq=False, repr=False)
+class InlineUdf(Value):
     """A Python UDF registered with a client, ready to travel inline in a plan as a
     ``CommonInlineUserDefinedFunction`` (its ``PythonUDF`` proto holds the pickled function)."""
 
@@ -38,8 +39,8 @@ class InlineUdf:
     return_type: DataType | None = None
 
 
-@dataclass(frozen=True)
-class ExprContext:
+@dataclass(frozen=True, eq=False, repr=False)
+class ExprContext(Value):
     """What a builder needs besides the node: the columns in scope and, inside a join
     condition, which input a bare column prefers (left operand → left, right → right)."""
 

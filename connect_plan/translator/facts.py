@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .. import ir
+from ..records import Record
 from ..spark_proto import pb
 from .scope import Scope
 
@@ -43,8 +44,8 @@ S = TypeVar("S", bound=ir.Step)
 
 
 # slots: one of these is made per step, and lowering reads them once each
-@dataclass(slots=True)
-class StepFacts(Generic[S]):
+@dataclass(slots=True, eq=False, repr=False)
+class StepFacts(Record, Generic[S]):
     """One analysed step: the step (a ``crossJoin`` is analysed as a join, a standalone
     ``agg`` as a ``groupBy`` of no keys) and the columns its expressions see."""
 
@@ -52,13 +53,13 @@ class StepFacts(Generic[S]):
     scope: Scope
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class FilterFacts(StepFacts[ir.Filter]):
     #: the condition calls something non-deterministic (rand, a UDF...)
     nondet: bool
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class WithColumnFacts(StepFacts[ir.WithColumn]):
     #: the column's name, normalised (lower-cased unless case-sensitive)
     key: str
@@ -68,14 +69,14 @@ class WithColumnFacts(StepFacts[ir.WithColumn]):
     generator: bool
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class AggregateFacts(StepFacts[ir.GroupBy]):
     aggs: tuple[ir.AggItem, ...]
     #: the index of the ``agg`` step that completes a ``groupBy`` without aggregates
     agg_index: int | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class JoinFacts(StepFacts[ir.Join]):
     right: PlanFacts
     #: both inputs' columns, from the server where tracking had lost them
@@ -88,12 +89,12 @@ class JoinFacts(StepFacts[ir.Join]):
     rename_pairs: list[tuple[str, str]]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class SetOpFacts(StepFacts[ir.SetOp]):
     right: PlanFacts
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class PrimarySetOpFacts(StepFacts[ir.SetOp]):
     """A set operation done as a join on every column, paired by position (names known),
     or with no condition (``check_only``: the names are the server's)."""
@@ -104,8 +105,8 @@ class PrimarySetOpFacts(StepFacts[ir.SetOp]):
     right_names: Scope
 
 
-@dataclass
-class PlanFacts:
+@dataclass(eq=False, repr=False)
+class PlanFacts(Record):
     """An analysed plan: its source, its steps in order and the columns it outputs."""
 
     source: ir.Source

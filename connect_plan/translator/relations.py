@@ -19,6 +19,7 @@ from typing import Any
 
 from .. import ir
 from ..data import fill_local_relation
+from ..records import Record
 from ..spark_proto import pb
 from .expressions import ExprContext, InlineUdf, emit, fill_sort_order
 from .rels import (
@@ -320,8 +321,8 @@ if set(_JOIN_TYPES) != set(ir.JOIN_KINDS):  # pragma: no cover
     raise RuntimeError(f"join kinds without a Spark join type: {sorted(set(ir.JOIN_KINDS) - set(_JOIN_TYPES))}")
 
 
-@dataclass
-class Emitter:
+@dataclass(eq=False, repr=False)
+class Emitter(Record):
     """Top-down emission of ``Rel`` chains; collects every inline table it places."""
 
     inline_data: bool = True

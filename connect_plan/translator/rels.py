@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .. import ir
+from ..records import Record, Value
 from ..spark_proto import pb
 from .scope import Scope
 
@@ -47,18 +48,18 @@ __all__ = [
 ]
 
 
-@dataclass
-class Rel:
+@dataclass(eq=False, repr=False)
+class Rel(Record):
     plan_id: int
     steps: list[int]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class LocalRel(Rel):
     table: pa.Table
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class FilterRel(Rel):
     conditions: list[ir.Expr]
     scope: Scope
@@ -66,13 +67,13 @@ class FilterRel(Rel):
     nondet: bool = False
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ProjectRel(Rel):
     items: list[ir.SelectItem]
     scope: Scope
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class WithColumnsRel(Rel):
     items: list[tuple[str, ir.Expr]]
     scope: Scope
@@ -83,40 +84,40 @@ class WithColumnsRel(Rel):
     generator: bool = False
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class RenameRel(Rel):
     pairs: list[tuple[str, str]]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class DropRel(Rel):
     names: list[str]
     scope: Scope
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class DedupRel(Rel):
     pass
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class LimitRel(Rel):
     n: int
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class OffsetRel(Rel):
     n: int
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SortRel(Rel):
     keys: list[ir.SortKey]
     scope: Scope
     is_global: bool = True
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class AggregateRel(Rel):
     kind: str
     keys: list[ir.Expr]
@@ -125,7 +126,7 @@ class AggregateRel(Rel):
     sets: tuple[tuple[int, ...], ...] | None = None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class JoinRel(Rel):
     right: list[Rel]
     how: ir.JoinKind
@@ -134,7 +135,7 @@ class JoinRel(Rel):
     cond_scope: Scope | None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SetOpRel(Rel):
     right: list[Rel]
     by_name: bool
@@ -143,36 +144,36 @@ class SetOpRel(Rel):
     kind: str = "union"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ReadTableRel(Rel):
     name: str
     options: tuple[tuple[str, str], ...]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ReadFilesRel(Rel):
     source: ir.FileSource
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class RangeRel(Rel):
     source: ir.RangeSource
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SqlRel(Rel):
     source: ir.SqlSource
 
 
-@dataclass
-class SharedRelation:
+@dataclass(eq=False, repr=False)
+class SharedRelation(Record):
     """A sub-plan used more than once: lowered (and its names resolved) once, emitted at
     each use."""
 
     chain: list[Rel]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SharedUseRel(Rel):
     """One use of a shared sub-plan: a ``Project(*)`` with its own plan id (so join
     conditions can tell two uses apart) over the shared relation."""
@@ -180,12 +181,12 @@ class SharedUseRel(Rel):
     shared: SharedRelation
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SampleRel(Rel):
     step: ir.Sample
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class RepartitionRel(Rel):
     n: int | None
     keys: list[ir.Expr]
@@ -193,20 +194,20 @@ class RepartitionRel(Rel):
     scope: Scope
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class HintRel(Rel):
     name: str
     parameters: list[ir.Expr]
     scope: Scope
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class TailRel(Rel):
     n: int
 
 
-@dataclass(frozen=True)
-class LocalData:
+@dataclass(frozen=True, eq=False, repr=False)
+class LocalData(Value):
     """An inline table and the relation that carries it.
 
     With ``inline_data=False`` the relation is left as an empty ``local_relation`` for the

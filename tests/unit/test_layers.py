@@ -20,6 +20,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "base",
         (
+            "connect_plan.records",
             "connect_plan.errors",
             "connect_plan.error_codes",
             "connect_plan.limits",
