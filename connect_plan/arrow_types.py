@@ -37,6 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .records import Value
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -94,8 +96,8 @@ class NoArrowType(TypeError):
         super().__init__(f"{type_string} has no Arrow type{f' ({why})' if why else ''}")
 
 
-@dataclass(frozen=True)
-class AnnouncedField:
+@dataclass(frozen=True, eq=False, repr=False)
+class AnnouncedField(Value):
     """One column of an announced result schema: what the result checker compares."""
 
     name: str
@@ -106,8 +108,8 @@ class AnnouncedField:
     type_string: str
 
 
-@dataclass(frozen=True)
-class AnnouncedSchema:
+@dataclass(frozen=True, eq=False, repr=False)
+class AnnouncedSchema(Value):
     """A result schema the server announced (a struct ``DataType``), read for checking."""
 
     proto: pb.DataType

@@ -12,11 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .records import Value
+
 __all__ = ["RpcFailure", "chain_status", "error_texts", "grpc_failure", "status_name"]
 
 
-@dataclass(frozen=True)
-class RpcFailure:
+@dataclass(frozen=True, eq=False, repr=False)
+class RpcFailure(Value):
     """A failed call as a transport describes it, in terms of no client library.
 
     ``kind`` says what failed: ``"status"`` a bare gRPC status (``text`` is its details),

@@ -25,6 +25,7 @@ from typing import Any
 
 from . import ir
 from .errors import ConnectPlanError
+from .records import Value
 from .types import type_string
 
 __all__ = [
@@ -59,8 +60,8 @@ class DrawingError(ConnectPlanError):
     """A picture could not be made (Graphviz missing, an unknown format)."""
 
 
-@dataclass(frozen=True)
-class Node:
+@dataclass(frozen=True, eq=False, repr=False)
+class Node(Value):
     id: str
     #: the op (or Spark operator) and, on a second line, its key arguments
     title: str
@@ -71,8 +72,8 @@ class Node:
     failed: bool = False
 
 
-@dataclass(frozen=True)
-class Tree:
+@dataclass(frozen=True, eq=False, repr=False)
+class Tree(Value):
     title: str
     nodes: tuple[Node, ...]
     #: (from, to): data flows from the first node into the second
@@ -372,8 +373,8 @@ def _column_text(columns: tuple[str, ...] | None) -> str:
 _FILL = {"source": "#e8f1fb", "step": "#ffffff", "output": "#eaf7ea", "spark": "#fff8e6"}
 
 
-@dataclass(frozen=True)
-class PlanDrawing:
+@dataclass(frozen=True, eq=False, repr=False)
+class PlanDrawing(Value):
     """A plan drawn as one or more trees (the JSON plan's steps, then Spark's plans)."""
 
     trees: tuple[Tree, ...]

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConnectPlanError, ErrorDetail, PlanError, ServerError
+from .records import Value
 from .types import (
     ArrayType,
     DataType,
@@ -81,8 +82,8 @@ PLACEHOLDERS = ("tmp", "run")
 _DATA_KEYS = frozenset({"rows", "description", "expected"})
 
 
-@dataclass(frozen=True)
-class FixtureResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class FixtureResult(Value):
     path: str
     name: str
     ok: bool

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from .data import fill_local_relation, ipc_chunks, nbytes_bound, serialize_ipc
 from .errors import InputTooLargeError, ServerError
+from .records import Value
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -96,8 +97,8 @@ def parse_bytes(text: str | None) -> int | None:
     return int(m.group(1)) * _UNITS[m.group(2).lower()]
 
 
-@dataclass(frozen=True)
-class CacheSettings:
+@dataclass(frozen=True, eq=False, repr=False)
+class CacheSettings(Value):
     """What the server says about local relations (None threshold: no artifact cache)."""
 
     threshold: int | None

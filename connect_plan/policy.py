@@ -39,6 +39,7 @@ from typing import Any, ClassVar
 from . import ir
 from .errors import ErrorDetail, InvalidPolicyError, PolicyError, Violation
 from .functions import CATALOG
+from .records import Value
 
 __all__ = [
     "DENIED_FUNCTIONS",
@@ -217,8 +218,8 @@ def _pattern_key(pattern: str, current_database: str) -> tuple[str, str, str] | 
     return (parts[0], parts[1], parts[2])
 
 
-@dataclass(frozen=True)
-class PathLocation:
+@dataclass(frozen=True, eq=False, repr=False)
+class PathLocation(Value):
     """A normalised path: scheme ('' for a bare path, resolved by the server's default file
     system), authority (host, bucket) and segments."""
 
@@ -277,8 +278,8 @@ def _rule(kind: str, default: Any, doc: str) -> Any:
     return field(default=default, metadata={"kind": kind, "doc": doc})
 
 
-@dataclass(frozen=True)
-class Policy:
+@dataclass(frozen=True, eq=False, repr=False)
+class Policy(Value):
     """What a plan may ask of the server. Immutable; the defaults allow everything
     (:meth:`trusted`); :meth:`strict` is the preset for untrusted plans; :meth:`replace`
     derives a variant, :meth:`from_json` reads one (unknown keys refused).

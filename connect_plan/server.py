@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import LocalServerError
+from .records import Value
 
 __all__ = [
     "Component",
@@ -55,8 +56,8 @@ DEFAULT_CONF: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class Component:
+@dataclass(frozen=True, eq=False, repr=False)
+class Component(Value):
     """A process of a local cluster: its role, pid, the marker that proves the pid is ours."""
 
     role: str  # "master" | "worker"
@@ -65,8 +66,8 @@ class Component:
     log_path: str
 
 
-@dataclass(frozen=True)
-class ServerInfo:
+@dataclass(frozen=True, eq=False, repr=False)
+class ServerInfo(Value):
     pid: int
     port: int
     host: str

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from .records import Value
+
 if TYPE_CHECKING:
     from pyspark.sql.connect import proto as pb
 
@@ -54,8 +56,8 @@ log = logging.getLogger("connect_plan")
 BATCH_NOTIFY_SECONDS = 0.1
 
 
-@dataclass(frozen=True)
-class StageProgress:
+@dataclass(frozen=True, eq=False, repr=False)
+class StageProgress(Value):
     """One Spark stage as the server last reported it."""
 
     stage_id: int
@@ -65,8 +67,8 @@ class StageProgress:
     done: bool
 
 
-@dataclass(frozen=True)
-class Progress:
+@dataclass(frozen=True, eq=False, repr=False)
+class Progress(Value):
     """How far one query is. Counts are the server's (stages, tasks, input bytes read) and
     this client's (rows, batches and Arrow bytes received so far)."""
 
@@ -99,8 +101,8 @@ class Progress:
 ProgressCallback = Callable[[Progress], object]
 
 
-@dataclass(frozen=True)
-class Metric:
+@dataclass(frozen=True, eq=False, repr=False)
+class Metric(Value):
     """One execution metric of an operator: ``kind`` is Spark's metric type (``sum``,
     ``size`` in bytes, ``timing`` in ms, ``nsTiming`` in ns, ``average``)."""
 
@@ -110,8 +112,8 @@ class Metric:
     kind: str
 
 
-@dataclass(frozen=True)
-class OperatorMetrics:
+@dataclass(frozen=True, eq=False, repr=False)
+class OperatorMetrics(Value):
     """One operator of the executed (physical) plan and its metrics, as the server sent
     them; ``parent_id`` links the operators into Spark's tree."""
 
@@ -128,8 +130,8 @@ class OperatorMetrics:
         return None
 
 
-@dataclass(frozen=True)
-class QueryStats:
+@dataclass(frozen=True, eq=False, repr=False)
+class QueryStats(Value):
     """What one query cost, from the client's side and the server's."""
 
     operation_id: str

@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass
 
 from .errors import UnsupportedServerError
+from .records import Value
 
 __all__ = ["FEATURES", "MINIMUM", "Feature", "check_server", "parse_version", "supports"]
 
@@ -38,8 +39,8 @@ __all__ = ["FEATURES", "MINIMUM", "Feature", "check_server", "parse_version", "s
 MINIMUM = (4, 0)
 
 
-@dataclass(frozen=True)
-class Feature:
+@dataclass(frozen=True, eq=False, repr=False)
+class Feature(Value):
     name: str
     since: tuple[int, int]
     used_for: str

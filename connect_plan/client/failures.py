@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..deadlines import remaining, timeout_error
 from ..errors import ConnectPlanError, PlanError, ServerError, ServerUnavailableError
+from ..records import Value
 
 if TYPE_CHECKING:
     from .. import ir
@@ -128,8 +129,8 @@ def _hide(text: str, secrets: Sequence[str]) -> str:
     return text
 
 
-@dataclass(frozen=True)
-class Redactor:
+@dataclass(frozen=True, eq=False, repr=False)
+class Redactor(Value):
     """Maps failures of one client's calls to errors with no credential in them."""
 
     url: str

@@ -26,6 +26,7 @@ from google.protobuf.message import Message
 
 from ... import ir
 from ...errors import ErrorDetail, PlanError
+from ...records import Record, Value
 from ...types import ArrayType, DataType, MapType, Primitive, StructType
 from . import spellings as sp
 
@@ -69,8 +70,8 @@ def _json(msg: Message, name: str) -> str:
     return str(msg.DESCRIPTOR.fields_by_name[name].json_name)
 
 
-@dataclass(frozen=True)
-class Shape:
+@dataclass(frozen=True, eq=False, repr=False)
+class Shape(Value):
     """What the converter knows of a nested value: a struct's Spark field names (each with
     its own shape, if known), or the shape of a list's elements / a map's values. Substrait's
     nested references and ``RelRoot.names`` are positional, Spark's struct fields named."""
@@ -79,8 +80,8 @@ class Shape:
     element: Shape | None = None
 
 
-@dataclass
-class Rel:
+@dataclass(eq=False, repr=False)
+class Rel(Record):
     """A converted relation: its IR source and steps so far, and the names of the columns
     it outputs, in order (a name may appear twice: an ``emit`` may repeat a column)."""
 
@@ -93,8 +94,8 @@ class Rel:
         return ir.Plan(self.source, tuple(self.steps), self.loc)
 
 
-@dataclass
-class Converter:
+@dataclass(eq=False, repr=False)
+class Converter(Record):
     plan_msg: Message
     tables: Mapping[str, ir.Source] = field(default_factory=dict)
     errors: list[ErrorDetail] = field(default_factory=list)
