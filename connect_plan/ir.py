@@ -70,6 +70,8 @@ class Call(Value):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Cast(Value):
+    """``cast(expr AS to)``; ``mode`` "try" is ``try_cast`` (null where the value does not convert)."""
+
     expr: Expr
     to: DataType
     loc: str
@@ -103,6 +105,8 @@ class Star(Value):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class SortKey(Value):
+    """One ordering key: an expression, its direction and where its nulls go."""
+
     expr: Expr
     ascending: bool
     nulls_first: bool | None  # None = Spark's default for the direction
@@ -121,6 +125,8 @@ class Frame(Value):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Window(Value):
+    """``func OVER (PARTITION BY ... ORDER BY ... frame)``."""
+
     func: Expr
     partition_by: tuple[Expr, ...]
     order_by: tuple[SortKey, ...]
@@ -130,12 +136,16 @@ class Window(Value):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class LambdaVar(Value):
+    """A lambda's parameter, referenced in its body by name."""
+
     name: str
     loc: str
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Lambda(Value):
+    """A lambda (``x -> body``) passed to a higher-order function."""
+
     params: tuple[str, ...]
     body: Expr
     loc: str
@@ -270,6 +280,8 @@ class Step(Value):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Filter(Step):
+    """``filter``/``where``: keep the rows where ``condition`` is true."""
+
     condition: Expr
 
 
@@ -285,43 +297,57 @@ class SelectItem(Value):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Select(Step):
+    """``select``: the output columns, in order."""
+
     items: tuple[SelectItem, ...]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class WithColumn(Step):
+    """``withColumn``: add column ``name``, or replace it where it exists."""
+
     name: str
     expr: Expr
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class WithColumnRenamed(Step):
+    """``withColumnRenamed``: column ``old`` renamed ``new``."""
+
     old: str
     new: str
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Drop(Step):
+    """``drop``: every column but ``names``."""
+
     names: tuple[str, ...]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Distinct(Step):
-    pass
+    """``distinct``: one row of each set of equal rows."""
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Limit(Step):
+    """``limit``: the first ``n`` rows."""
+
     n: int
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Offset(Step):
+    """``offset``: every row after the first ``n``."""
+
     n: int
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class OrderBy(Step):
+    """``orderBy``/``sort``/``sortWithinPartitions``."""
+
     keys: tuple[SortKey, ...]
     #: False for sortWithinPartitions (each partition sorted, no global order)
     is_global: bool = True
@@ -329,6 +355,8 @@ class OrderBy(Step):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class AggItem(Value):
+    """One aggregate output of a ``groupBy``/``agg``, with its alias."""
+
     expr: Expr
     alias: str | None
     loc: str
@@ -428,6 +456,8 @@ class SetOp(Step):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class CrossJoin(Step):
+    """``crossJoin``: every pair of rows of this plan and ``right``."""
+
     right: Plan
 
 
@@ -465,12 +495,16 @@ class Repartition(Step):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Hint(Step):
+    """``hint``: a named hint for the server's optimizer, with its parameters."""
+
     name: str
     parameters: tuple[Expr, ...]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Tail(Step):
+    """``tail``: the last ``n`` rows."""
+
     n: int
 
 

@@ -66,6 +66,8 @@ class MapType(Value):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class StructType(Value):
+    """``struct<name: type, ...>``: its fields in order."""
+
     fields: tuple[tuple[str, DataType], ...]
 
 

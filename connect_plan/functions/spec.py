@@ -99,6 +99,8 @@ OP_FORMS = (None, "binary", "unary", "args")
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Param(Value):
+    """One slot of a function's signature (see :func:`parse_signature` for the codes)."""
+
     code: str  # e I N F S B L T M X
     name: str = ""
     optional: bool = False

@@ -55,12 +55,16 @@ class StepFacts(Record, Generic[S]):
 
 @dataclass(slots=True, eq=False, repr=False)
 class FilterFacts(StepFacts[ir.Filter]):
+    """A ``filter``: whether its condition is deterministic."""
+
     #: the condition calls something non-deterministic (rand, a UDF...)
     nondet: bool
 
 
 @dataclass(slots=True, eq=False, repr=False)
 class WithColumnFacts(StepFacts[ir.WithColumn]):
+    """A ``withColumn``: the column it defines and the names it reads."""
+
     #: the column's name, normalised (lower-cased unless case-sensitive)
     key: str
     #: the names the expression reads (lower-cased, with the roots of struct paths)
@@ -71,6 +75,8 @@ class WithColumnFacts(StepFacts[ir.WithColumn]):
 
 @dataclass(slots=True, eq=False, repr=False)
 class AggregateFacts(StepFacts[ir.GroupBy]):
+    """A ``groupBy`` with its aggregates (from the ``agg`` step after it, if any)."""
+
     aggs: tuple[ir.AggItem, ...]
     #: the index of the ``agg`` step that completes a ``groupBy`` without aggregates
     agg_index: int | None = None
@@ -78,6 +84,8 @@ class AggregateFacts(StepFacts[ir.GroupBy]):
 
 @dataclass(slots=True, eq=False, repr=False)
 class JoinFacts(StepFacts[ir.Join]):
+    """A join: the right plan's facts and both inputs' columns."""
+
     right: PlanFacts
     #: both inputs' columns, from the server where tracking had lost them
     left_names: Scope
@@ -91,6 +99,8 @@ class JoinFacts(StepFacts[ir.Join]):
 
 @dataclass(slots=True, eq=False, repr=False)
 class SetOpFacts(StepFacts[ir.SetOp]):
+    """A set operation: the right plan's facts."""
+
     right: PlanFacts
 
 

@@ -50,17 +50,23 @@ __all__ = [
 
 @dataclass(eq=False, repr=False)
 class Rel(Record):
+    """A lowered relation: its plan id and the plan steps merged into it."""
+
     plan_id: int
     steps: list[int]
 
 
 @dataclass(eq=False, repr=False)
 class LocalRel(Rel):
+    """Inline rows: a ``LocalRelation``."""
+
     table: pa.Table
 
 
 @dataclass(eq=False, repr=False)
 class FilterRel(Rel):
+    """Consecutive filters merged: one ``Filter`` of their conjunction."""
+
     conditions: list[ir.Expr]
     scope: Scope
     #: a condition is non-deterministic (then nothing more is merged in)
@@ -69,12 +75,16 @@ class FilterRel(Rel):
 
 @dataclass(eq=False, repr=False)
 class ProjectRel(Rel):
+    """A ``Project``."""
+
     items: list[ir.SelectItem]
     scope: Scope
 
 
 @dataclass(eq=False, repr=False)
 class WithColumnsRel(Rel):
+    """Consecutive ``withColumn``s merged: one ``WithColumns``."""
+
     items: list[tuple[str, ir.Expr]]
     scope: Scope
     defined: set[str] = field(default_factory=set)
@@ -86,32 +96,42 @@ class WithColumnsRel(Rel):
 
 @dataclass(eq=False, repr=False)
 class RenameRel(Rel):
+    """Renames: a ``WithColumnsRenamed``."""
+
     pairs: list[tuple[str, str]]
 
 
 @dataclass(eq=False, repr=False)
 class DropRel(Rel):
+    """A ``Drop``."""
+
     names: list[str]
     scope: Scope
 
 
 @dataclass(eq=False, repr=False)
 class DedupRel(Rel):
-    pass
+    """A ``Deduplicate`` of every column (``distinct``)."""
 
 
 @dataclass(eq=False, repr=False)
 class LimitRel(Rel):
+    """A ``Limit``."""
+
     n: int
 
 
 @dataclass(eq=False, repr=False)
 class OffsetRel(Rel):
+    """An ``Offset``."""
+
     n: int
 
 
 @dataclass(eq=False, repr=False)
 class SortRel(Rel):
+    """A ``Sort`` (global or within partitions)."""
+
     keys: list[ir.SortKey]
     scope: Scope
     is_global: bool = True
@@ -119,6 +139,8 @@ class SortRel(Rel):
 
 @dataclass(eq=False, repr=False)
 class AggregateRel(Rel):
+    """An ``Aggregate``: group by, rollup, cube or grouping sets."""
+
     kind: str
     keys: list[ir.Expr]
     aggs: list[ir.AggItem]
@@ -128,6 +150,8 @@ class AggregateRel(Rel):
 
 @dataclass(eq=False, repr=False)
 class JoinRel(Rel):
+    """A ``Join``; ``right`` is the other input's chain."""
+
     right: list[Rel]
     how: ir.JoinKind
     using: list[str]
@@ -137,6 +161,8 @@ class JoinRel(Rel):
 
 @dataclass(eq=False, repr=False)
 class SetOpRel(Rel):
+    """A ``SetOperation``; ``right`` is the other input's chain."""
+
     right: list[Rel]
     by_name: bool
     allow_missing: bool
@@ -146,22 +172,30 @@ class SetOpRel(Rel):
 
 @dataclass(eq=False, repr=False)
 class ReadTableRel(Rel):
+    """A ``Read`` of a named table."""
+
     name: str
     options: tuple[tuple[str, str], ...]
 
 
 @dataclass(eq=False, repr=False)
 class ReadFilesRel(Rel):
+    """A ``Read`` of files (a data source)."""
+
     source: ir.FileSource
 
 
 @dataclass(eq=False, repr=False)
 class RangeRel(Rel):
+    """A ``Range`` of ids."""
+
     source: ir.RangeSource
 
 
 @dataclass(eq=False, repr=False)
 class SqlRel(Rel):
+    """A ``SQL`` relation: a query the user gave as SQL text, with its arguments."""
+
     source: ir.SqlSource
 
 
@@ -183,11 +217,15 @@ class SharedUseRel(Rel):
 
 @dataclass(eq=False, repr=False)
 class SampleRel(Rel):
+    """A ``Sample``."""
+
     step: ir.Sample
 
 
 @dataclass(eq=False, repr=False)
 class RepartitionRel(Rel):
+    """A ``Repartition`` or ``RepartitionByExpression``."""
+
     n: int | None
     keys: list[ir.Expr]
     shuffle: bool
@@ -196,6 +234,8 @@ class RepartitionRel(Rel):
 
 @dataclass(eq=False, repr=False)
 class HintRel(Rel):
+    """A ``Hint``."""
+
     name: str
     parameters: list[ir.Expr]
     scope: Scope
@@ -203,6 +243,8 @@ class HintRel(Rel):
 
 @dataclass(eq=False, repr=False)
 class TailRel(Rel):
+    """A ``Tail``."""
+
     n: int
 
 
