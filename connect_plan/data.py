@@ -1076,18 +1076,11 @@ def _empty_table(fields: Sequence[Field]) -> pa.Table:
     return pa.schema(cols).empty_table()
 
 
-#: a table of fewer bytes of column data is written from the C allocator's memory: a process's
-#: first allocation from Arrow's default pool (mimalloc) costs 0.6–12 ms (median ~5 ms, in the
-#: first ``translate`` of a 3-row input), the C allocator's ~0.2 ms; for larger tables the
-#: default pool is faster (a 32 MB stream: ~10 against ~13–24 ms), its first use amortised
-_SMALL_IPC_BYTES = 1 << 20
-
-
 def serialize_ipc(table: pa.Table) -> bytes:
     """Arrow IPC stream bytes of ``table`` (what ``LocalRelation.data`` carries)."""
     import pyarrow as pa
 
-    sink = pa.BufferOutputStream(pa.system_memory_pool() if table.nbytes < _SMALL_IPC_BYTES else None)
+    sink = pa.BufferOutputStream()
     # explicit options: without them pyarrow reads two environment variables per call
     with pa.ipc.new_stream(sink, table.schema, options=_ipc_options()) as writer:
         writer.write_table(table)
