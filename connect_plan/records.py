@@ -13,7 +13,7 @@ repr=False`` over one of these bases, which do the same for every class:
   object equals itself even when it holds a NaN), and the hash of the same tuple. For frozen
   dataclasses (a mutable value must not be hashed).
 
-Measured in ``tests/test_records.py`` against what ``dataclasses`` generates.
+Held to what ``dataclasses`` generates by ``tests/unit/test_records.py``.
 """
 
 from __future__ import annotations

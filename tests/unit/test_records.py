@@ -125,14 +125,18 @@ def _package_dataclasses() -> list[type]:
     return found
 
 
-def test_every_dataclass_of_the_package_prints_its_fields_and_compares_as_declared() -> None:
-    """A dataclass declared ``repr=False`` or ``eq=False`` must take the missing method from
-    a base here: none is left with object's ``repr``, and a frozen one declared ``eq=False``
-    is a :class:`Value` unless it says why identity is meant."""
+def test_every_dataclass_of_the_package_is_declared_over_the_bases() -> None:
+    """The convention, for whoever adds a record: ``@dataclass(..., eq=False, repr=False)``
+    over :class:`Record` or :class:`Value` (a plain ``@dataclass`` would compile its methods
+    again at import). None is left with object's ``repr``, and a frozen one is a
+    :class:`Value` unless its docstring says why identity is meant."""
     classes = _package_dataclasses()
     assert len(classes) > 100
     for cls in classes:
-        assert cls.__repr__ is not object.__repr__, cls
         params = cls.__dataclass_params__  # type: ignore[attr-defined]
-        if not params.eq and params.frozen and not issubclass(cls, Value):
+        assert not params.eq and not params.repr and issubclass(cls, Record), (
+            f"{cls}: declare it @dataclass(..., eq=False, repr=False) over connect_plan.records.Record or Value"
+        )
+        assert cls.__repr__ is not object.__repr__, cls
+        if params.frozen and not issubclass(cls, Value):
             assert "identity" in (cls.__doc__ or ""), f"{cls}: frozen, eq=False, not a Value: say why"
