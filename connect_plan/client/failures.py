@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..deadlines import remaining, timeout_error
@@ -131,10 +131,11 @@ def _hide(text: str, secrets: Sequence[str]) -> str:
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Redactor(Value):
-    """Maps failures of one client's calls to errors with no credential in them."""
+    """Maps failures of one client's calls to errors with no credential in them. Its own
+    ``repr`` shows neither the URL nor the secrets (a traceback or a log may print it)."""
 
-    url: str
-    secrets: tuple[str, ...]
+    url: str = field(repr=False)
+    secrets: tuple[str, ...] = field(repr=False)
 
     def hide(self, text: str) -> str:
         """``text`` with the URL's credentials and every known secret replaced by ``***``."""

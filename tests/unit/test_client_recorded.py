@@ -351,6 +351,7 @@ def test_the_mapping_of_each_failure_kind() -> None:
     assert redact("sc://u:pw@h:1/;token=abc;x=1") == "sc://***@h:1/;token=***;x=1"
     redactor = Redactor(url, ("abc",))
     assert redactor.hide("the value abc in free text") == "the value *** in free text"
+    assert "abc" not in repr(redactor) and "abc" not in str(redactor)
 
 
 # ---------------------------------------------------------------- step location
