@@ -11,6 +11,13 @@ beside connect_plan's translation: a floor under its ratio to PySpark (issue 17 
 
 Any translator reads its input and builds its output, so no validation, analysis or error
 reporting at all would still cost their sum.
+
+* :func:`checked_build` is the least a translator held to the project's standards must do
+  for that plan: :func:`build_plan` preceded by the checks that make a bad plan a located
+  error (unknown keys, unknown operators and functions, column references resolved against
+  the schema as each step changes it, literal and name types), specialised to this plan's
+  three step kinds (so any general translator costs more). It is not a design: connect_plan
+  parses into an IR, analyses and lowers it, for every op and expression the format has.
 """
 
 from __future__ import annotations
@@ -109,3 +116,156 @@ def build_plan(steps: list[dict[str, Any]], local: Any) -> Any:
     rel.common.plan_id = 0
     rel.local_relation.CopyFrom(local)
     return out
+
+
+# ------------------------------------------------------------------ the checked floor
+
+_STEP_KEYS = frozenset({"op", "payload"})
+_COMPARE_KEYS = frozenset({"op", "left", "right"})
+_WITH_KEYS = frozenset({"name", "expr"})
+_CALL_KEYS = frozenset({"fn", "args"})
+_COMPARISONS = {"gt": ">", "ge": ">=", "lt": "<", "le": "<=", "eq": "==", "ne": "!="}
+_ARITHMETIC = frozenset({"+", "-", "*", "/"})
+_LITERALS = frozenset({int, float})
+
+
+def _column(
+    node: Any, scope: dict[str, str], problems: list[Any], where: tuple[Any, ...], earlier: list[Any] | None = None
+) -> str | None:
+    """``{"col": name}`` naming a column in scope (Spark's default: case-insensitive), or,
+    for a filter (``earlier``), in a scope before it: Spark adds back a column an earlier
+    select dropped (ResolveMissingReferences), and so does translate's check."""
+    if type(node) is dict and len(node) == 1:
+        name = node.get("col")
+        if type(name) is str and name.isascii():
+            key = name.lower()
+            if key in scope or (earlier and any(key in s for s in earlier)):
+                return name
+    problems.append(where)
+    return None
+
+
+def _number(node: Any, problems: list[Any], where: tuple[Any, ...]) -> Any:
+    """``{"lit": number}``: an int or a float (a bool is not a number here)."""
+    if type(node) is dict and len(node) == 1:
+        value = node.get("lit")
+        if type(value) in _LITERALS:
+            return value
+    problems.append(where)
+    return None
+
+
+def checked_build(steps: Any, columns: list[str], local: Any) -> Any:
+    """:func:`build_plan` preceded by the least checking the project's standards ask of any
+    translator, specialised to this plan's vocabulary (so it costs less than any general
+    translator's): every step and payload is an object with no unknown key, every operator
+    and function is a known one, every column reference names a column in scope (tracked
+    through each withColumn and select), every literal is a number, every name is text. A
+    problem is noted by its position only (so the happy path builds no location strings) and
+    every problem is collected; the plan is built only when there are none. Returns the plan,
+    or the problems' positions."""
+    problems: list[Any] = []
+    if type(steps) is not list:
+        return [("plan",)]
+    scope = {c.lower(): c for c in columns}
+    earlier: list[dict[str, str]] = []  # the scopes before each select
+    runs: list[tuple[str, list[Any]]] = []
+    for i, step in enumerate(steps):
+        if type(step) is not dict or not step.keys() <= _STEP_KEYS:
+            problems.append((i,))
+            continue
+        op, payload = step.get("op"), step.get("payload")
+        if op == "filter":
+            if type(payload) is not dict or not payload.keys() <= _COMPARE_KEYS:
+                problems.append((i, "payload"))
+                continue
+            compare = payload.get("op")
+            name = _COMPARISONS.get(compare) if type(compare) is str else None
+            if name is None:
+                problems.append((i, "payload", "op"))
+            column = _column(payload.get("left"), scope, problems, (i, "payload", "left"), earlier)
+            value = _number(payload.get("right"), problems, (i, "payload", "right"))
+            if runs and runs[-1][0] == "filter":
+                runs[-1][1].append((name, column, value))
+            else:
+                runs.append(("filter", [(name, column, value)]))
+        elif op == "withColumn":
+            if type(payload) is not dict or not payload.keys() <= _WITH_KEYS:
+                problems.append((i, "payload"))
+                continue
+            new, expr = payload.get("name"), payload.get("expr")
+            if type(new) is not str or not new.isascii():
+                problems.append((i, "payload", "name"))
+                continue
+            if type(expr) is not dict or not expr.keys() <= _CALL_KEYS:
+                problems.append((i, "payload", "expr"))
+                continue
+            fn, args = expr.get("fn"), expr.get("args")
+            if type(fn) is not str or fn not in _ARITHMETIC:
+                problems.append((i, "payload", "expr", "fn"))
+            if type(args) is not list or len(args) != 2:
+                problems.append((i, "payload", "expr", "args"))
+                continue
+            column = _column(args[0], scope, problems, (i, "payload", "expr", "args", 0))
+            value = _number(args[1], problems, (i, "payload", "expr", "args", 1))
+            item = (new, fn, column, value)
+            if runs and runs[-1][0] == "with" and new not in {n for n, *_ in runs[-1][1]}:
+                runs[-1][1].append(item)
+            else:
+                runs.append(("with", [item]))
+            scope[new.lower()] = new
+        elif op == "select":
+            if type(payload) is not list:
+                problems.append((i, "payload"))
+                continue
+            kept: dict[str, str] = {}
+            for j, name in enumerate(payload):
+                if type(name) is str and name.isascii() and name.lower() in scope:
+                    kept[name.lower()] = name
+                else:
+                    problems.append((i, "payload", j))
+            runs.append(("project", payload))
+            earlier.append(scope)
+            scope = kept
+        else:
+            problems.append((i, "op"))
+    if problems:
+        return problems
+    from connect_plan.spark_proto import pb
+
+    out = pb.Plan()
+    rel = out.root
+    for plan_id in range(len(runs), 0, -1):
+        kind, items = runs[plan_id - 1]
+        rel.common.plan_id = plan_id
+        if kind == "filter":
+            f = rel.filter
+            _checked_conjunction(items, 0, len(items), f.condition)
+            rel = f.input
+        elif kind == "with":
+            wc = rel.with_columns
+            for new, fn, column, value in items:
+                alias = wc.aliases.add()
+                alias.name.append(new)
+                _binary(fn, column, value, alias.expr)
+            rel = wc.input
+        else:
+            exprs = rel.project.expressions
+            for name in items:
+                exprs.add().unresolved_attribute.unparsed_identifier = name
+            rel = rel.project.input
+    rel.common.plan_id = 0
+    rel.local_relation.CopyFrom(local)
+    return out
+
+
+def _checked_conjunction(conds: list[Any], lo: int, hi: int, out: Any) -> None:
+    if hi - lo == 1:
+        name, column, value = conds[lo]
+        _binary(name, column, value, out)
+        return
+    mid = lo + (hi - lo) // 2
+    fn = out.unresolved_function
+    fn.function_name = "and"
+    _checked_conjunction(conds, lo, mid, fn.arguments.add())
+    _checked_conjunction(conds, mid, hi, fn.arguments.add())

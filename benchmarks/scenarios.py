@@ -109,10 +109,12 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
     from . import floors
 
     local = connect_plan.translate(table, None, []).root.local_relation
+    columns = table.column_names
     plans = {n: w.translation_plan(n) for n in sizes}
     for plan in plans.values():
-        if floors.build_plan(plan, local) != connect_plan.translate(table, None, plan):
-            raise AssertionError("the floor's plan is not the one translate builds")
+        expected = connect_plan.translate(table, None, plan)
+        if floors.build_plan(plan, local) != expected or floors.checked_build(plan, columns, local) != expected:
+            raise AssertionError("a floor's plan is not the one translate builds")
         for _ in range(2):  # warm-up
             connect_plan.translate(table, None, plan)
 
@@ -120,7 +122,7 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
         return {n: Series(unit) for n in sizes}
 
     ours, ours_rows, ours_marginal = series_of("µs/op"), series_of("µs/op"), series_of("µs/op")
-    walk, build = series_of("µs/op"), series_of("µs/op")
+    walk, build, checked = series_of("µs/op"), series_of("µs/op"), series_of("µs/op")
     py_proto, py_total, py_marginal = series_of("µs/op"), series_of("µs/op"), series_of("µs/op")
     # rounds of one block per size (rotating order): a block's first run warms the size up
     # (the first run after another size paid for that size's memory: ~300 against ~80 µs for
@@ -152,6 +154,8 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
                 walk[n].samples.append(t / n * 1e6)
                 t, _ = thread_cpu(lambda plan=plan: floors.build_plan(plan, local))
                 build[n].samples.append(t / n * 1e6)
+                t, _ = thread_cpu(lambda plan=plan: floors.checked_build(plan, columns, local))
+                checked[n].samples.append(t / n * 1e6)
             for _ in range(count):
                 t0, _ = thread_cpu(lambda: base._plan.to_proto(ctx.spark.client))
                 t_api, df = thread_cpu(lambda n=n: w.translation_df(base, n))
@@ -171,6 +175,9 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
             "floor (walk + build)/pyspark_api_and_proto": paired(
                 Series("µs/op", [a + b for a, b in zip(walk[n].samples, build[n].samples)]), py_total[n]
             ),
+            # the least a translator that locates every problem does for this plan (the
+            # checks specialised to its three step kinds, then the same build)
+            "checked floor/pyspark_api_and_proto": paired(checked[n], py_total[n]),
         }
         targets = []
         if n == 100:
@@ -199,6 +206,7 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
             "pyspark API + to_proto": py_total[n],
             "floor: walk the JSON plan": walk[n],
             "floor: build the same protos": build[n],
+            "checked floor: check, then build": checked[n],
         }
         out.append(_record("translation", f"{n} ops", series, ratios, targets))
         ctx.log(
