@@ -106,6 +106,9 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
             {"connect_plan/pyspark_to_proto": paired(ours_0, py_0)},
         )
     ]
+    from connect_plan.formats import load_plan
+    from connect_plan.translator import translate_ir
+
     from . import floors
 
     local = connect_plan.translate(table, None, []).root.local_relation
@@ -123,6 +126,7 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
 
     ours, ours_rows, ours_marginal = series_of("µs/op"), series_of("µs/op"), series_of("µs/op")
     walk, build, checked = series_of("µs/op"), series_of("µs/op"), series_of("µs/op")
+    parse, backend = series_of("µs/op"), series_of("µs/op")
     py_proto, py_total, py_marginal = series_of("µs/op"), series_of("µs/op"), series_of("µs/op")
     # rounds of one block per size (rotating order): a block's first run warms the size up
     # (the first run after another size paid for that size's memory: ~300 against ~80 µs for
@@ -156,6 +160,12 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
                 build[n].samples.append(t / n * 1e6)
                 t, _ = thread_cpu(lambda plan=plan: floors.checked_build(plan, columns, local))
                 checked[n].samples.append(t / n * 1e6)
+                # where translate's time goes: the front-end (JSON → IR, every problem located),
+                # then the translator (analysis, lowering, emission)
+                t, ir_plan = thread_cpu(lambda plan=plan: load_plan(plan, table, None))
+                parse[n].samples.append(t / n * 1e6)
+                t, _ = thread_cpu(lambda ir_plan=ir_plan: translate_ir(ir_plan))
+                backend[n].samples.append(t / n * 1e6)
             for _ in range(count):
                 t0, _ = thread_cpu(lambda: base._plan.to_proto(ctx.spark.client))
                 t_api, df = thread_cpu(lambda n=n: w.translation_df(base, n))
@@ -204,6 +214,8 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
             "pyspark to_proto": py_proto[n],
             "pyspark to_proto marginal": py_marginal[n],
             "pyspark API + to_proto": py_total[n],
+            "connect_plan: parse to IR (load_plan)": parse[n],
+            "connect_plan: analyse, lower, emit (translate_ir)": backend[n],
             "floor: walk the JSON plan": walk[n],
             "floor: build the same protos": build[n],
             "checked floor: check, then build": checked[n],
