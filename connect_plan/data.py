@@ -313,11 +313,13 @@ def _coerce_variant(v: Any, t: Primitive) -> dict[str, bytes]:
 
 @functools.cache
 def _variant_encoder() -> Callable[[str], tuple[bytes, bytes]] | None:
+    from .spark_proto import variant_utils
+
     try:
-        from pyspark.sql.variant_utils import VariantUtils
+        utils = variant_utils()
     except ImportError:
         return None
-    return getattr(VariantUtils, "parse_json", None)
+    return getattr(utils, "parse_json", None)
 
 
 _PRIMITIVE_COERCERS: dict[str, Callable[[Any, Primitive], Any]] = {

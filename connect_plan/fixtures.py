@@ -660,9 +660,9 @@ def _normalise(v: Any, t: DataType) -> Any:
         if t.name == "binary":
             return base64.b64encode(v).decode()
         if t.name == "variant" and isinstance(v, Mapping):
-            from pyspark.sql.variant_utils import VariantUtils
+            from .spark_proto import variant_utils
 
-            return json.loads(VariantUtils.to_json(v["value"], v["metadata"]))
+            return json.loads(variant_utils().to_json(v["value"], v["metadata"]))
         return v
     if isinstance(t, ArrayType):
         return [_normalise(x, t.element) if t.element else x for x in v]

@@ -202,9 +202,9 @@ def _plain(v: Any) -> Any:
 def _variant_json(v: Any) -> Any:
     if v is None:
         return None
-    from pyspark.sql.variant_utils import VariantUtils
+    from .spark_proto import variant_utils
 
-    return json.loads(VariantUtils.to_json(v["value"], v["metadata"]))
+    return json.loads(variant_utils().to_json(v["value"], v["metadata"]))
 
 
 def _columns(batch: pa.RecordBatch, months: set[str]) -> list[Callable[[Any], Any]]:

@@ -29,9 +29,10 @@ import os
 import re
 import sys
 import types
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["pb", "pyspark_version", "service_stub", "types_pb2"]
+__all__ = ["pb", "pyspark_version", "service_stub", "types_pb2", "variant_utils"]
 
 _REAL = "pyspark.sql.connect.proto"
 # the files PySpark's proto package star-imports, in its order (it differs between versions)
@@ -53,6 +54,27 @@ def _proto_files() -> tuple[str, tuple[str, ...]] | None:
     if "base_pb2" not in names or not all(os.path.isfile(os.path.join(folder, f"{n}.py")) for n in names):
         return None
     return folder, names
+
+
+def _exec_private(
+    full: str,
+    path: str,
+    module_builtins: dict[str, Any],
+    register: Callable[[str, types.ModuleType], object] | None = None,
+    key: str = "",
+) -> types.ModuleType:
+    """Run the Python file ``path`` as a module named ``full`` (not put in ``sys.modules``),
+    its imports made through ``module_builtins``' ``__import__``; ``register(key, module)``
+    is called before it runs (files that import each other find it)."""
+    loader = importlib.machinery.SourceFileLoader(full, path)
+    spec = importlib.util.spec_from_file_location(full, path, loader=loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    module.__dict__["__builtins__"] = module_builtins
+    if register is not None:
+        register(key, module)
+    loader.exec_module(module)
+    return module
 
 
 def _load_private(folder: str, files: tuple[str, ...]) -> types.ModuleType:
@@ -79,15 +101,9 @@ def _load_private(folder: str, files: tuple[str, ...]) -> types.ModuleType:
     def load(short: str) -> types.ModuleType:
         if short in loaded:
             return loaded[short]
-        full = f"{__name__}._{short}"
-        path = os.path.join(folder, f"{short}.py")
-        loader = importlib.machinery.SourceFileLoader(full, path)
-        spec = importlib.util.spec_from_file_location(full, path, loader=loader)
-        assert spec is not None
-        module = importlib.util.module_from_spec(spec)
-        module.__dict__["__builtins__"] = module_builtins
-        loaded[short] = module
-        loader.exec_module(module)
+        module = _exec_private(
+            f"{__name__}._{short}", os.path.join(folder, f"{short}.py"), module_builtins, loaded.__setitem__, short
+        )
         setattr(package, short, module)
         return module
 
@@ -158,3 +174,67 @@ def pyspark_version() -> str:
                 pass
         _VERSION = version
     return _VERSION
+
+
+_VARIANT_UTILS: Any = None
+_VARIANT_MODULE = "pyspark.sql.variant_utils"
+
+
+def variant_utils() -> Any:
+    """PySpark's ``VariantUtils`` (``pyspark/sql/variant_utils.py``: a variant's binary form
+    to JSON and back), loaded like the messages, without importing PySpark: its package's
+    ``__init__`` imports py4j and most of PySpark (~125 ms and ~90 modules), and a command
+    that shows a variant column needs none of it. The file's one import of PySpark,
+    ``from pyspark.errors import PySparkValueError``, gets a function that imports PySpark's
+    own class and returns its instance, so an error raised by the decoder is PySpark's, with
+    PySpark's message; only then is PySpark imported. A file that imports anything else of
+    PySpark, or a layout this loader does not know: PySpark's own import."""
+    global _VARIANT_UTILS
+    if _VARIANT_UTILS is None:
+        _VARIANT_UTILS = _load_variant_utils()
+    return _VARIANT_UTILS
+
+
+def _pyspark_value_error(*args: Any, **kwargs: Any) -> BaseException:
+    from pyspark.errors import PySparkValueError
+
+    return PySparkValueError(*args, **kwargs)
+
+
+def _load_variant_utils() -> Any:
+    spec = importlib.util.find_spec("pyspark")
+    path = (
+        None
+        if spec is None or spec.origin is None
+        else os.path.join(os.path.dirname(spec.origin), "sql", "variant_utils.py")
+    )
+    if _VARIANT_MODULE not in sys.modules and path is not None and os.path.isfile(path):
+        errors = types.ModuleType(f"{__name__}._errors", "PySparkValueError, imported when first raised")
+        errors.PySparkValueError = _pyspark_value_error  # type: ignore[attr-defined]
+        real_import = builtins.__import__
+
+        def redirected_import(
+            name: str,
+            globals: dict[str, Any] | None = None,
+            locals: dict[str, Any] | None = None,
+            fromlist: tuple[str, ...] | list[str] | None = (),
+            level: int = 0,
+        ) -> Any:
+            if level == 0 and name.split(".")[0] == "pyspark":
+                if name == "pyspark.errors" and set(fromlist or ()) <= {"PySparkValueError"}:
+                    return errors
+                raise ImportError(f"{name} is not loaded privately")
+            return real_import(name, globals, locals, fromlist or (), level)
+
+        module_builtins = dict(builtins.__dict__)
+        module_builtins["__import__"] = redirected_import
+        try:
+            return _exec_private(f"{__name__}._variant_utils", path, module_builtins).VariantUtils
+        except (ImportError, AttributeError):
+            pass  # a newer file importing more of PySpark: PySpark's own import below
+    from . import _pyspark_import  # noqa: F401  (before PySpark: its import-time check of __main__)
+
+    # isort: split
+    from pyspark.sql.variant_utils import VariantUtils
+
+    return VariantUtils

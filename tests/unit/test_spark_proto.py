@@ -105,3 +105,118 @@ def test_the_private_package_exports_what_pysparks_does() -> None:
         """
     )
     assert seen == {"missing": []}
+
+
+# ------------------------------------------------------------------ PySpark's variant decoder
+
+VARIANT_VALUES = [
+    {"a": [1, 2.5, "x", None, True], "b": {"c": "2024-01-01", "d": -(2**40)}},
+    [],
+    "text",
+    12345678901234567890,
+    1.5e300,
+    None,
+    False,
+]
+
+
+def test_the_variant_decoder_is_pysparks_and_loads_no_pyspark() -> None:
+    """Showing a variant column (and encoding a variant input) uses PySpark's own decoder;
+    it used to import PySpark with it (py4j and ~90 modules, ~125 ms), and now loads that one
+    file: the same encoding and the same JSON as PySpark's module (the oracle, imported here)."""
+    from pyspark.sql.variant_utils import VariantUtils
+
+    texts = [json.dumps(v) for v in VARIANT_VALUES]
+    seen = _run(
+        f"""
+        import json, sys
+        from connect_plan.output import _variant_json
+        from connect_plan.data import _variant_encoder
+        encode = _variant_encoder()
+        out = []
+        for text in {texts!r}:
+            value, metadata = encode(text)
+            out.append([value.hex(), metadata.hex(), _variant_json({{"value": value, "metadata": metadata}})])
+        print(json.dumps({{
+            "out": out,
+            "loaded": sorted(m for m in sys.modules if m.split(".")[0] in ("pyspark", "py4j", "pandas", "numpy")),
+        }}))
+        """
+    )
+    assert seen["loaded"] == []
+    expected = []
+    for text in texts:
+        value, metadata = VariantUtils.parse_json(text)
+        expected.append([value.hex(), metadata.hex(), json.loads(VariantUtils.to_json(value, metadata))])
+    assert seen["out"] == expected
+    assert [row[2] for row in expected] == VARIANT_VALUES  # PySpark's own round trip, as a check on the oracle
+
+
+def test_the_variant_decoders_errors_are_pysparks() -> None:
+    seen = _run(
+        """
+        import json, sys
+        from connect_plan.spark_proto import variant_utils
+        utils = variant_utils()
+        private = utils.__module__
+        before = "pyspark" in sys.modules
+        try:
+            utils.to_json(b"\\xff\\xff", b"\\x01")
+        except Exception as exc:
+            from pyspark.errors import PySparkValueError
+            print(json.dumps({"private": private, "before": before, "pyspark": isinstance(exc, PySparkValueError),
+                              "class": exc.getCondition(), "message": str(exc)}))
+        """
+    )
+    assert seen["private"] == "connect_plan.spark_proto._variant_utils"
+    assert seen["before"] is False and seen["pyspark"] is True
+    assert seen["class"] == "MALFORMED_VARIANT" and "malformed" in str(seen["message"])
+
+
+def test_an_imported_variant_module_is_used_as_it_is() -> None:
+    seen = _run(
+        """
+        import json
+        from pyspark.sql.variant_utils import VariantUtils
+        from connect_plan.spark_proto import variant_utils
+        print(json.dumps({"same": variant_utils() is VariantUtils}))
+        """
+    )
+    assert seen == {"same": True}
+
+
+@pytest.mark.parametrize(
+    ("imports", "private"),
+    [("from pyspark.errors import PySparkValueError", True), ("from pyspark.sql.types import StringType", False)],
+)
+def test_a_variant_file_importing_more_of_pyspark_gets_pysparks_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, imports: str, private: bool
+) -> None:
+    """Only ``pyspark.errors.PySparkValueError`` is stood in for: a file that imports anything
+    else of PySpark is imported by PySpark's own import (here: the installed one), never run
+    with a name missing."""
+    import importlib.machinery
+    import importlib.util
+
+    from connect_plan import spark_proto
+
+    fake = tmp_path / "pyspark"
+    (fake / "sql").mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "sql" / "variant_utils.py").write_text(f"{imports}\n\nclass VariantUtils:\n    pass\n")
+    real_find_spec = importlib.util.find_spec
+
+    def find_spec(name: str, package: str | None = None) -> importlib.machinery.ModuleSpec | None:
+        if name == "pyspark":
+            return importlib.util.spec_from_file_location("pyspark", fake / "__init__.py")
+        return real_find_spec(name, package)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    monkeypatch.delitem(sys.modules, "pyspark.sql.variant_utils", raising=False)
+    loaded = spark_proto._load_variant_utils()
+    if private:
+        assert loaded.__module__ == "connect_plan.spark_proto._variant_utils"
+    else:
+        from pyspark.sql.variant_utils import VariantUtils
+
+        assert loaded is VariantUtils
