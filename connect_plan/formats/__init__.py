@@ -20,24 +20,28 @@ def load_plan(plan: Any, data: Any = None, schema: Any = None, *, tables: Mappin
     """Any accepted plan input → IR: a Substrait ``Plan`` (binary, JSON text or dict, message;
     ``tables`` maps its table names to sources), a plan document (dict or JSON text), a list of
     steps (with ``data``/``schema``), or JSON text of a list of steps."""
-    from .json_plan import load_json, parse_document, parse_plan
-    from .substrait import is_substrait, parse_substrait_plan
+    from .json_plan import is_table_input, load_json, parse_document, parse_plan
 
-    if isinstance(plan, ir.Plan):
-        return plan
-    if not is_substrait(plan) and isinstance(plan, (str, bytes)):
-        plan = load_json(plan)
-    if is_substrait(plan):
-        if data is not None or schema is not None:
-            raise PlanError.single(
-                "conflicting_input", "/input", "a Substrait plan reads its own tables; do not also pass data or schema"
-            )
-        return parse_substrait_plan(plan, tables)
+    if type(plan) is not list:  # a step list, the usual call, is neither of these
+        from .substrait import is_substrait, parse_substrait_plan
+
+        if isinstance(plan, ir.Plan):
+            return plan
+        if not is_substrait(plan) and isinstance(plan, (str, bytes)):
+            plan = load_json(plan)
+        if is_substrait(plan):
+            if data is not None or schema is not None:
+                raise PlanError.single(
+                    "conflicting_input",
+                    "/input",
+                    "a Substrait plan reads its own tables; do not also pass data or schema",
+                )
+            return parse_substrait_plan(plan, tables)
     if tables:
         raise PlanError.single(
             "substrait_tables", "/tables", "tables= maps the table names of a Substrait plan; this plan is not one"
         )
-    if isinstance(plan, Mapping):  # a document (a step list is a list): its keys are checked
+    if type(plan) is not list and isinstance(plan, Mapping):  # a document: its keys are checked
         if data is not None or schema is not None:
             raise PlanError.single(
                 "conflicting_input",
@@ -46,8 +50,6 @@ def load_plan(plan: Any, data: Any = None, schema: Any = None, *, tables: Mappin
             )
         return parse_document(plan)
     if schema is None:
-        from .json_plan import is_table_input
-
         if is_table_input(data):
             schema = []  # Arrow/pandas data carries its own schema
         elif not _starts_with_read(plan):
