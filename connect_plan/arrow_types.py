@@ -34,10 +34,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .records import Value
+from .records import Value, frozen
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -96,7 +95,7 @@ class NoArrowType(TypeError):
         super().__init__(f"{type_string} has no Arrow type{f' ({why})' if why else ''}")
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class AnnouncedField(Value):
     """One column of an announced result schema: what the result checker compares."""
 
@@ -108,7 +107,7 @@ class AnnouncedField(Value):
     type_string: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class AnnouncedSchema(Value):
     """A result schema the server announced (a struct ``DataType``), read for checking."""
 

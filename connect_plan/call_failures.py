@@ -9,15 +9,15 @@ Imports nothing of PySpark's; ``grpc`` only when a failure is described.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
-from .records import Value
+from .records import Value, frozen
 
 __all__ = ["RpcFailure", "chain_status", "error_texts", "grpc_failure", "status_name"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class RpcFailure(Value):
     """A failed call as a transport describes it, in terms of no client library.
 

@@ -30,14 +30,13 @@ import sys
 import weakref
 from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from itertools import accumulate, repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from .errors import ErrorDetail
 from .limits import CHEAP_WALK_NODES, MAX_ROW_ERRORS
-from .records import Value
+from .records import Value, frozen
 from .shapes import container_problem, plain_tree_encodable
 from .types import ArrayType, DataType, MapType, Primitive, TypeParseError, arrow_type
 
@@ -60,7 +59,7 @@ _NONE = type(None)
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Field(Value):
     """One column of an inline schema: its name, its parsed type and where it was declared."""
 

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from . import ir
 from .errors import ConnectPlanError
-from .records import Value
+from .records import Value, frozen
 from .types import type_string
 
 __all__ = [
@@ -60,7 +60,7 @@ class DrawingError(ConnectPlanError):
     """A picture could not be made (Graphviz missing, an unknown format)."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Node(Value):
     id: str
     #: the op (or Spark operator) and, on a second line, its key arguments
@@ -72,7 +72,7 @@ class Node(Value):
     failed: bool = False
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Tree(Value):
     title: str
     nodes: tuple[Node, ...]
@@ -373,7 +373,7 @@ def _column_text(columns: tuple[str, ...] | None) -> str:
 _FILL = {"source": "#e8f1fb", "step": "#ffffff", "output": "#eaf7ea", "spark": "#fff8e6"}
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class PlanDrawing(Value):
     """A plan drawn as one or more trees (the JSON plan's steps, then Spark's plans)."""
 

@@ -44,10 +44,9 @@ from __future__ import annotations
 
 import reprlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from .records import Value
+from .records import Value, frozen
 
 __all__ = [
     "MISSING",
@@ -87,7 +86,7 @@ def short_repr(value: Any) -> str:
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class ErrorDetail(Value):
     """One problem in a plan: where, what kind, what was found, what was expected.
 
@@ -147,7 +146,7 @@ class PlanError(ConnectPlanError, ValueError):
         return tuple(d.loc for d in self.details)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Violation(ErrorDetail):
     """One thing a plan asks for that a :class:`~connect_plan.policy.Policy` refuses:
     where (``loc``), what (``code``, ``message``, ``input``) and the policy field that

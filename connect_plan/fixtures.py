@@ -38,12 +38,11 @@ import json
 import math
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConnectPlanError, ErrorDetail, PlanError, ServerError
-from .records import Value
+from .records import Value, frozen
 from .types import (
     ArrayType,
     DataType,
@@ -82,7 +81,7 @@ PLACEHOLDERS = ("tmp", "run")
 _DATA_KEYS = frozenset({"rows", "description", "expected"})
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class FixtureResult(Value):
     path: str
     name: str

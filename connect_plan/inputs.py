@@ -33,12 +33,11 @@ import re
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .data import fill_local_relation, ipc_chunks, nbytes_bound, serialize_ipc
 from .errors import InputTooLargeError, ServerError
-from .records import Value
+from .records import Value, frozen
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -97,7 +96,7 @@ def parse_bytes(text: str | None) -> int | None:
     return int(m.group(1)) * _UNITS[m.group(2).lower()]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class CacheSettings(Value):
     """What the server says about local relations (None threshold: no artifact cache)."""
 

@@ -24,10 +24,10 @@ Outputs
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from .records import Record, Value
+from .records import Record, Value, frozen
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 # --------------------------------------------------------------------------- expressions
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Col(Value):
     """A column reference. ``name`` is as written; dots are resolved by the translator
     (a column literally named ``a.b`` wins over struct access ``a`` → ``b``).
@@ -48,7 +48,7 @@ class Col(Value):
     side: str | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Lit(Value):
     """A literal. ``value`` is a JSON scalar (None, bool, int, float, str); ``type``
     forces a Spark type (typed literals), else PySpark's literal typing applies."""
@@ -58,7 +58,7 @@ class Lit(Value):
     type: DataType | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Call(Value):
     """A call of catalog function ``fn`` (its canonical plan name) on ``args``."""
 
@@ -68,7 +68,7 @@ class Call(Value):
     distinct: bool = False
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Cast(Value):
     """``cast(expr AS to)``; ``mode`` "try" is ``try_cast`` (null where the value does not convert)."""
 
@@ -78,7 +78,7 @@ class Cast(Value):
     mode: str = "cast"  # "cast" | "try"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class When(Value):
     """``CASE WHEN c1 THEN v1 [WHEN ...] [ELSE otherwise] END``; no else means null."""
 
@@ -87,7 +87,7 @@ class When(Value):
     loc: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class ExtractValue(Value):
     """``child[key]``: array element (0-based), map value or struct field."""
 
@@ -96,14 +96,14 @@ class ExtractValue(Value):
     loc: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Star(Value):
     """``*``: every column of the input."""
 
     loc: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class SortKey(Value):
     """One ordering key: an expression, its direction and where its nulls go."""
 
@@ -113,7 +113,7 @@ class SortKey(Value):
     loc: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Frame(Value):
     """A window frame. Bounds: ``None`` = unbounded, ``0`` = current row, else an offset."""
 
@@ -123,7 +123,7 @@ class Frame(Value):
     loc: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Window(Value):
     """``func OVER (PARTITION BY ... ORDER BY ... frame)``."""
 
@@ -134,7 +134,7 @@ class Window(Value):
     loc: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class LambdaVar(Value):
     """A lambda's parameter, referenced in its body by name."""
 
@@ -142,7 +142,7 @@ class LambdaVar(Value):
     loc: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Lambda(Value):
     """A lambda (``x -> body``) passed to a higher-order function."""
 
@@ -151,7 +151,7 @@ class Lambda(Value):
     loc: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class UdfCall(Value):
     """A call of a user-defined function by name: one registered with the client is sent
     inline (its pickled Python function), any other name is called on the server.
@@ -165,7 +165,7 @@ class UdfCall(Value):
     return_type: DataType | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Subquery(Record):
     """A subquery used as an expression (Spark Connect's ``SubqueryExpression`` over
     ``WithRelations``, Spark 4.0+): ``scalar`` (one row, one column), ``exists`` (any row),
@@ -198,7 +198,7 @@ Expr = Col | Lit | Call | Cast | When | ExtractValue | Star | Window | Lambda | 
 # --------------------------------------------------------------------------- sources
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class InlineData(Value):
     """Rows carried in the plan, already converted to Arrow."""
 
@@ -206,7 +206,7 @@ class InlineData(Value):
     loc: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class TableSource(Value):
     """A named table or view (Spark Connect ``Read.named_table``); columns unknown statically."""
 
@@ -215,7 +215,7 @@ class TableSource(Value):
     loc: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class FileSource(Value):
     """Files read by a data source (``Read.data_source``). ``schema`` is a DDL string or
     None (inferred by Spark); ``columns`` are its names when given as fields."""
@@ -228,7 +228,7 @@ class FileSource(Value):
     loc: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class RangeSource(Value):
     """``id`` from ``start`` (inclusive) to ``end`` (exclusive) by ``step`` (Spark ``Range``)."""
 
@@ -239,7 +239,7 @@ class RangeSource(Value):
     loc: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class SqlSource(Value):
     """The user's own SQL query; parameters travel as literal expressions, never as text."""
 
@@ -249,7 +249,7 @@ class SqlSource(Value):
     loc: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class SharedPlan(Record):
     """A sub-plan referenced from more than one place (``"with"`` definitions, or the same
     nested document written twice). Compared by identity: one object per definition."""
@@ -269,7 +269,7 @@ JoinKind = Literal["inner", "left", "right", "full", "left_semi", "left_anti", "
 JOIN_KINDS: tuple[JoinKind, ...] = get_args(JoinKind)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Step(Value):
     """Fields every plan step has: its index in the plan, its op name as written, where."""
 
@@ -278,14 +278,14 @@ class Step(Value):
     loc: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Filter(Step):
     """``filter``/``where``: keep the rows where ``condition`` is true."""
 
     condition: Expr
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class SelectItem(Value):
     """One select output; ``alias`` is a tuple of names for a generator with several
     output columns (``posexplode`` → ``("pos", "value")``)."""
@@ -295,14 +295,14 @@ class SelectItem(Value):
     loc: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Select(Step):
     """``select``: the output columns, in order."""
 
     items: tuple[SelectItem, ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class WithColumn(Step):
     """``withColumn``: add column ``name``, or replace it where it exists."""
 
@@ -310,7 +310,7 @@ class WithColumn(Step):
     expr: Expr
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class WithColumnRenamed(Step):
     """``withColumnRenamed``: column ``old`` renamed ``new``."""
 
@@ -318,33 +318,33 @@ class WithColumnRenamed(Step):
     new: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Drop(Step):
     """``drop``: every column but ``names``."""
 
     names: tuple[str, ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Distinct(Step):
     """``distinct``: one row of each set of equal rows."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Limit(Step):
     """``limit``: the first ``n`` rows."""
 
     n: int
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Offset(Step):
     """``offset``: every row after the first ``n``."""
 
     n: int
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class OrderBy(Step):
     """``orderBy``/``sort``/``sortWithinPartitions``."""
 
@@ -353,7 +353,7 @@ class OrderBy(Step):
     is_global: bool = True
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class AggItem(Value):
     """One aggregate output of a ``groupBy``/``agg``, with its alias."""
 
@@ -362,7 +362,7 @@ class AggItem(Value):
     loc: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class GroupBy(Step):
     """``groupBy``/``rollup``/``cube``/``groupingSets``. A ``groupBy`` written without
     ``aggs`` and the ``agg`` step after it are one step once parsed: ``aggs`` comes from the
@@ -377,14 +377,14 @@ class GroupBy(Step):
     agg_index: int | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Agg(Step):
     """A standalone ``agg`` step: completes the preceding ``groupBy``, else aggregates all rows."""
 
     aggs: tuple[AggItem, ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Write(Step):
     """Where a plan's result goes (Substrait Write): files (``path`` + ``format``) or a table
     (``table`` with ``method`` ``save_as_table``/``insert_into``)."""
@@ -398,7 +398,7 @@ class Write(Step):
     options: tuple[tuple[str, str], ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class TempView(Step):
     """``createOrReplaceTempView`` (and friends): register the result under ``name``."""
 
@@ -407,7 +407,7 @@ class TempView(Step):
     is_global: bool
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Read(Step):
     """A first ``read`` step: the plan's source given as a step (the parser moves it to
     :attr:`Plan.source`; it never reaches the translator)."""
@@ -418,7 +418,7 @@ class Read(Step):
 Output = Write | TempView
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Plan(Value):
     """A source and the steps applied to it, in order; optionally an output (the result is
     written instead of returned) and session configuration for the execution."""
@@ -430,7 +430,7 @@ class Plan(Value):
     conf: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Join(Step):
     """``how`` is canonical (:data:`JoinKind`). ``keys`` (USING columns) or ``condition``
     — or both when keys are mixed with conditions."""
@@ -443,7 +443,7 @@ class Join(Step):
     right_hint: str | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class SetOp(Step):
     """``union`` (by position) / ``unionByName`` (by name, missing columns allowed)."""
 
@@ -454,19 +454,19 @@ class SetOp(Step):
     distinct: bool = False
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class CrossJoin(Step):
     """``crossJoin``: every pair of rows of this plan and ``right``."""
 
     right: Plan
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Stop(Step):
     """``stop``: a no-op here (robin stopped its session)."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Fetch(Step):
     """Substrait Fetch: skip ``offset`` rows, then keep ``count`` (None: all the rest)."""
 
@@ -474,7 +474,7 @@ class Fetch(Step):
     count: int | None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Sample(Step):
     """Bernoulli (or Poisson, with replacement) sample of the rows in [lower, upper)."""
 
@@ -484,7 +484,7 @@ class Sample(Step):
     seed: int | None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Repartition(Step):
     """``repartition(n)``, ``repartition(n?, *keys)`` or ``coalesce(n)`` (``shuffle`` False)."""
 
@@ -493,7 +493,7 @@ class Repartition(Step):
     shuffle: bool
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Hint(Step):
     """``hint``: a named hint for the server's optimizer, with its parameters."""
 
@@ -501,7 +501,7 @@ class Hint(Step):
     parameters: tuple[Expr, ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Tail(Step):
     """``tail``: the last ``n`` rows."""
 

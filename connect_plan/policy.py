@@ -32,14 +32,14 @@ import json
 import math
 import re
 from collections.abc import Callable, Collection, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, ClassVar
 
 from . import ir
 from .errors import ErrorDetail, InvalidPolicyError, PolicyError, Violation
 from .functions import CATALOG
-from .records import Value
+from .records import Value, frozen
 
 __all__ = [
     "DENIED_FUNCTIONS",
@@ -218,7 +218,7 @@ def _pattern_key(pattern: str, current_database: str) -> tuple[str, str, str] | 
     return (parts[0], parts[1], parts[2])
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class PathLocation(Value):
     """A normalised path: scheme ('' for a bare path, resolved by the server's default file
     system), authority (host, bucket) and segments."""
@@ -278,7 +278,7 @@ def _rule(kind: str, default: Any, doc: str) -> Any:
     return field(default=default, metadata={"kind": kind, "doc": doc})
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Policy(Value):
     """What a plan may ask of the server. Immutable; the defaults allow everything
     (:meth:`trusted`); :meth:`strict` is the preset for untrusted plans; :meth:`replace`

@@ -27,12 +27,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from .errors import LocalServerError
-from .records import Value
+from .records import Value, frozen
 
 __all__ = [
     "Component",
@@ -56,7 +56,7 @@ DEFAULT_CONF: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Component(Value):
     """A process of a local cluster: its role, pid, the marker that proves the pid is ours."""
 
@@ -66,7 +66,7 @@ class Component(Value):
     log_path: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class ServerInfo(Value):
     pid: int
     port: int

@@ -29,11 +29,11 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from .records import Value
+from .records import Value, frozen
 
 if TYPE_CHECKING:
     from pyspark.sql.connect import proto as pb
@@ -56,7 +56,7 @@ log = logging.getLogger("connect_plan")
 BATCH_NOTIFY_SECONDS = 0.1
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class StageProgress(Value):
     """One Spark stage as the server last reported it."""
 
@@ -67,7 +67,7 @@ class StageProgress(Value):
     done: bool
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Progress(Value):
     """How far one query is. Counts are the server's (stages, tasks, input bytes read) and
     this client's (rows, batches and Arrow bytes received so far)."""
@@ -101,7 +101,7 @@ class Progress(Value):
 ProgressCallback = Callable[[Progress], object]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Metric(Value):
     """One execution metric of an operator: ``kind`` is Spark's metric type (``sum``,
     ``size`` in bytes, ``timing`` in ms, ``nsTiming`` in ns, ``average``)."""
@@ -112,7 +112,7 @@ class Metric(Value):
     kind: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class OperatorMetrics(Value):
     """One operator of the executed (physical) plan and its metrics, as the server sent
     them; ``parent_id`` links the operators into Spark's tree."""
@@ -130,7 +130,7 @@ class OperatorMetrics(Value):
         return None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class QueryStats(Value):
     """What one query cost, from the client's side and the server's."""
 

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .records import Value
+from .records import Value, frozen
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -39,7 +38,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Primitive(Value):
     """A leaf type: ``name`` is Spark's canonical simple name (``int``, ``decimal``...)."""
 
@@ -48,14 +47,14 @@ class Primitive(Value):
     scale: int = 0
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class ArrayType(Value):
     """``array<T>``; ``element`` is ``None`` for a bare ``array``/``list`` (inferred from data)."""
 
     element: DataType | None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class MapType(Value):
     """``map<K,V>``; both ``None`` for a bare ``map`` (only meaningful in fixtures' expected
     schemas, where it matches any map: PLAN_FORMAT.md §6.3)."""
@@ -64,7 +63,7 @@ class MapType(Value):
     value: DataType | None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class StructType(Value):
     """``struct<name: type, ...>``: its fields in order."""
 

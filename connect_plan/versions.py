@@ -28,10 +28,9 @@ The table is data; docs/engines.md renders it, and the client asks :func:`suppor
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from .errors import UnsupportedServerError
-from .records import Value
+from .records import Value, frozen
 
 __all__ = ["FEATURES", "MINIMUM", "Feature", "check_server", "parse_version", "supports"]
 
@@ -39,7 +38,7 @@ __all__ = ["FEATURES", "MINIMUM", "Feature", "check_server", "parse_version", "s
 MINIMUM = (4, 0)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Feature(Value):
     name: str
     since: tuple[int, int]

@@ -15,12 +15,12 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from ..deadlines import remaining, timeout_error
 from ..errors import ConnectPlanError, PlanError, ServerError, ServerUnavailableError
-from ..records import Value
+from ..records import Value, frozen
 
 if TYPE_CHECKING:
     from .. import ir
@@ -129,7 +129,7 @@ def _hide(text: str, secrets: Sequence[str]) -> str:
     return text
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Redactor(Value):
     """Maps failures of one client's calls to errors with no credential in them. Its own
     ``repr`` shows neither the URL nor the secrets (a traceback or a log may print it)."""

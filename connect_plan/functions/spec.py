@@ -74,10 +74,10 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
-from ..records import Value
+from ..records import Value, frozen
 
 __all__ = [
     "KINDS",
@@ -97,7 +97,7 @@ KINDS = ("scalar", "aggregate", "window", "generator", "operator")
 OP_FORMS = (None, "binary", "unary", "args")
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Param(Value):
     """One slot of a function's signature (see :func:`parse_signature` for the codes)."""
 
@@ -117,7 +117,7 @@ class Param(Value):
         return f"{self.code}{digits}{mod}" + (f" {self.name}" if self.name else "")
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class FunctionSpec(Value):
     """One catalog row."""
 

@@ -14,11 +14,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from .. import ir
 from ..errors import PlanError
-from ..records import Value
+from ..records import Value, frozen
 from ..spark_proto import pb
 from .analyze import Analyzer
 from .bounds import check_depth, check_plan_size
@@ -31,7 +31,7 @@ from .rels import JoinRel, LimitRel, LocalData, Rel, SetOpRel, SharedUseRel
 __all__ = ["LocalData", "Translation", "translate_ir"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Translation(Value):
     """A translated plan plus what the executor needs to explain errors."""
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import decimal
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 from .. import ir
 from ..functions import BUILDER_FORMS, CATALOG, FunctionSpec
-from ..records import Value
+from ..records import Value, frozen
 from ..spark_proto import pb
 from ..types import DataType, MapType, spark_type_proto
 from .scope import Scope
@@ -27,7 +27,7 @@ _INT32 = (-(2**31), 2**31 - 1)
 _INT64 = (-(2**63), 2**63 - 1)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class InlineUdf(Value):
     """A Python UDF registered with a client, ready to travel inline in a plan as a
     ``CommonInlineUserDefinedFunction`` (its ``PythonUDF`` proto holds the pickled function)."""
@@ -39,7 +39,7 @@ class InlineUdf(Value):
     return_type: DataType | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class ExprContext(Value):
     """What a builder needs besides the node: the columns in scope and, inside a join
     condition, which input a bare column prefers (left operand → left, right → right)."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .. import ir
-from ..records import Record, Value
+from ..records import Record, Value, frozen
 from ..spark_proto import pb
 from .scope import Scope
 
@@ -248,7 +248,7 @@ class TailRel(Rel):
     n: int
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class LocalData(Value):
     """An inline table and the relation that carries it.
 

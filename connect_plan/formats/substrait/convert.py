@@ -26,7 +26,7 @@ from google.protobuf.message import Message
 
 from ... import ir
 from ...errors import ErrorDetail, PlanError
-from ...records import Record, Value
+from ...records import Record, Value, frozen
 from ...types import ArrayType, DataType, MapType, Primitive, StructType
 from . import spellings as sp
 
@@ -70,7 +70,7 @@ def _json(msg: Message, name: str) -> str:
     return str(msg.DESCRIPTOR.fields_by_name[name].json_name)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Shape(Value):
     """What the converter knows of a nested value: a struct's Spark field names (each with
     its own shape, if known), or the shape of a list's elements / a map's values. Substrait's
