@@ -39,21 +39,25 @@ def walk_json(plan: Any) -> None:
 
 
 def _runs(steps: list[dict[str, Any]]) -> list[tuple[str, list[Any]]]:
-    """The relations translate emits, innermost first: runs of filters (their conditions),
-    of withColumns with distinct names, and each select."""
+    """The relations translate emits, innermost first: runs of filters (``(function, column,
+    value)`` each), of withColumns with distinct names (``(name, function, column, value)``),
+    and each select (its names)."""
     out: list[tuple[str, list[Any]]] = []
     for step in steps:
         op, payload = step["op"], step["payload"]
         if op == "filter":
+            item: tuple[Any, ...] = (">", payload["left"]["col"], payload["right"]["lit"])
             if out and out[-1][0] == "filter":
-                out[-1][1].append(payload)
+                out[-1][1].append(item)
             else:
-                out.append(("filter", [payload]))
+                out.append(("filter", [item]))
         elif op == "withColumn":
-            if out and out[-1][0] == "with" and payload["name"] not in {n for n, _ in out[-1][1]}:
-                out[-1][1].append((payload["name"], payload["expr"]))
+            name, (a, b) = payload["name"], payload["expr"]["args"]
+            item = (name, "+", a["col"], b["lit"])
+            if out and out[-1][0] == "with" and name not in {n for n, *_ in out[-1][1]}:
+                out[-1][1].append(item)
             else:
-                out.append(("with", [(payload["name"], payload["expr"])]))
+                out.append(("with", [item]))
         else:
             out.append(("project", payload))
     return out
@@ -77,8 +81,8 @@ def _binary(name: str, column: str, value: Any, out: Any) -> None:
 def _conjunction(conds: list[Any], lo: int, hi: int, out: Any) -> None:
     """A balanced ``and`` tree, as translate emits a run of filters."""
     if hi - lo == 1:
-        c = conds[lo]
-        _binary(">", c["left"]["col"], c["right"]["lit"], out)
+        name, column, value = conds[lo]
+        _binary(name, column, value, out)
         return
     mid = lo + (hi - lo) // 2
     fn = out.unresolved_function
@@ -87,14 +91,14 @@ def _conjunction(conds: list[Any], lo: int, hi: int, out: Any) -> None:
     _conjunction(conds, mid, hi, fn.arguments.add())
 
 
-def build_plan(steps: list[dict[str, Any]], local: Any) -> Any:
+def _emit(runs: list[tuple[str, list[Any]]], local: Any) -> Any:
+    """The ``pb.Plan`` of :func:`_runs`' relations, top-down (nothing copied but the input)."""
     from connect_plan.spark_proto import pb
 
     out = pb.Plan()
     rel = out.root
-    chain = _runs(steps)
-    for plan_id in range(len(chain), 0, -1):
-        kind, items = chain[plan_id - 1]
+    for plan_id in range(len(runs), 0, -1):
+        kind, items = runs[plan_id - 1]
         rel.common.plan_id = plan_id
         if kind == "filter":
             f = rel.filter
@@ -102,11 +106,10 @@ def build_plan(steps: list[dict[str, Any]], local: Any) -> Any:
             rel = f.input
         elif kind == "with":
             wc = rel.with_columns
-            for name, expr in items:
+            for name, function, column, value in items:
                 alias = wc.aliases.add()
                 alias.name.append(name)
-                a, b = expr["args"]
-                _binary("+", a["col"], b["lit"], alias.expr)
+                _binary(function, column, value, alias.expr)
             rel = wc.input
         else:
             exprs = rel.project.expressions
@@ -116,6 +119,10 @@ def build_plan(steps: list[dict[str, Any]], local: Any) -> Any:
     rel.common.plan_id = 0
     rel.local_relation.CopyFrom(local)
     return out
+
+
+def build_plan(steps: list[dict[str, Any]], local: Any) -> Any:
+    return _emit(_runs(steps), local)
 
 
 # ------------------------------------------------------------------ the checked floor
@@ -231,41 +238,4 @@ def checked_build(steps: Any, columns: list[str], local: Any) -> Any:
             problems.append((i, "op"))
     if problems:
         return problems
-    from connect_plan.spark_proto import pb
-
-    out = pb.Plan()
-    rel = out.root
-    for plan_id in range(len(runs), 0, -1):
-        kind, items = runs[plan_id - 1]
-        rel.common.plan_id = plan_id
-        if kind == "filter":
-            f = rel.filter
-            _checked_conjunction(items, 0, len(items), f.condition)
-            rel = f.input
-        elif kind == "with":
-            wc = rel.with_columns
-            for new, fn, column, value in items:
-                alias = wc.aliases.add()
-                alias.name.append(new)
-                _binary(fn, column, value, alias.expr)
-            rel = wc.input
-        else:
-            exprs = rel.project.expressions
-            for name in items:
-                exprs.add().unresolved_attribute.unparsed_identifier = name
-            rel = rel.project.input
-    rel.common.plan_id = 0
-    rel.local_relation.CopyFrom(local)
-    return out
-
-
-def _checked_conjunction(conds: list[Any], lo: int, hi: int, out: Any) -> None:
-    if hi - lo == 1:
-        name, column, value = conds[lo]
-        _binary(name, column, value, out)
-        return
-    mid = lo + (hi - lo) // 2
-    fn = out.unresolved_function
-    fn.function_name = "and"
-    _checked_conjunction(conds, lo, mid, fn.arguments.add())
-    _checked_conjunction(conds, mid, hi, fn.arguments.add())
+    return _emit(runs, local)

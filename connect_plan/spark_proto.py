@@ -77,8 +77,9 @@ def _exec_private(
     return module
 
 
-def _load_private(folder: str, files: tuple[str, ...]) -> types.ModuleType:
-    package = types.ModuleType(__name__, "Spark Connect's message classes (see connect_plan.spark_proto).")
+def _builtins_importing_through(redirect: Callable[[str, tuple[str, ...]], Any]) -> dict[str, Any]:
+    """The builtins of a privately run file whose absolute imports ask ``redirect(name,
+    fromlist)`` first: the module to use, or None for the real import."""
     real_import = builtins.__import__
 
     def redirected_import(
@@ -88,14 +89,28 @@ def _load_private(folder: str, files: tuple[str, ...]) -> types.ModuleType:
         fromlist: tuple[str, ...] | list[str] | None = (),
         level: int = 0,
     ) -> Any:
-        if name == _REAL and level == 0:
-            for short in fromlist or ():
-                load(short)
-            return package
+        if level == 0:
+            found = redirect(name, tuple(fromlist or ()))
+            if found is not None:
+                return found
         return real_import(name, globals, locals, fromlist or (), level)
 
     module_builtins = dict(builtins.__dict__)
     module_builtins["__import__"] = redirected_import
+    return module_builtins
+
+
+def _load_private(folder: str, files: tuple[str, ...]) -> types.ModuleType:
+    package = types.ModuleType(__name__, "Spark Connect's message classes (see connect_plan.spark_proto).")
+
+    def redirect(name: str, fromlist: tuple[str, ...]) -> Any:
+        if name != _REAL:
+            return None
+        for short in fromlist:
+            load(short)
+        return package
+
+    module_builtins = _builtins_importing_through(redirect)
     loaded: dict[str, types.ModuleType] = {}
 
     def load(short: str) -> types.ModuleType:
@@ -211,23 +226,15 @@ def _load_variant_utils() -> Any:
     if _VARIANT_MODULE not in sys.modules and path is not None and os.path.isfile(path):
         errors = types.ModuleType(f"{__name__}._errors", "PySparkValueError, imported when first raised")
         errors.PySparkValueError = _pyspark_value_error  # type: ignore[attr-defined]
-        real_import = builtins.__import__
 
-        def redirected_import(
-            name: str,
-            globals: dict[str, Any] | None = None,
-            locals: dict[str, Any] | None = None,
-            fromlist: tuple[str, ...] | list[str] | None = (),
-            level: int = 0,
-        ) -> Any:
-            if level == 0 and name.split(".")[0] == "pyspark":
-                if name == "pyspark.errors" and set(fromlist or ()) <= {"PySparkValueError"}:
-                    return errors
-                raise ImportError(f"{name} is not loaded privately")
-            return real_import(name, globals, locals, fromlist or (), level)
+        def redirect(name: str, fromlist: tuple[str, ...]) -> Any:
+            if name.split(".")[0] != "pyspark":
+                return None
+            if name == "pyspark.errors" and set(fromlist) <= {"PySparkValueError"}:
+                return errors
+            raise ImportError(f"{name} is not loaded privately")
 
-        module_builtins = dict(builtins.__dict__)
-        module_builtins["__import__"] = redirected_import
+        module_builtins = _builtins_importing_through(redirect)
         try:
             return _exec_private(f"{__name__}._variant_utils", path, module_builtins).VariantUtils
         except (ImportError, AttributeError):
