@@ -15,14 +15,16 @@ repr=False`` over one of these bases, which do the same for every class:
 
 Frozen records are declared ``@frozen`` (over either base) instead of
 ``@dataclass(frozen=True, eq=False, repr=False)``. ``dataclasses`` compiles two more methods
-for a frozen class, ``__setattr__`` and ``__delattr__`` (~55 µs each, ~7 ms of a first
-``translate``); :func:`frozen` makes the class a plain dataclass and gives it a
-``__setattr__`` made by a closure over its field names, without compiling anything. A field
-is set once, by ``__init__``; assigning it again, assigning any other attribute or deleting
-one raises ``FrozenInstanceError``, as on a frozen dataclass. Building a record costs the
-same (the generated ``__init__`` assigns through it instead of through
-``object.__setattr__``). For type checkers :func:`frozen` is a ``dataclass_transform``
-with ``frozen_default=True``: mypy refuses an assignment to a field, as it does for
+for a frozen class, ``__setattr__`` and ``__delattr__`` (~55 µs each: ~120 of a first
+``translate``'s compiles), and its ``__init__`` sets each field with ``object.__setattr__``.
+:func:`frozen` makes the class a dataclass with ``init=False``, gives it one shared
+``__setattr__`` and ``__delattr__`` that raise ``FrozenInstanceError`` (as a frozen
+dataclass's do, for any attribute), and compiles one ``__init__`` with the parameters,
+defaults, factories and ``__post_init__`` call the generated one has, which stores the values
+in the instance's ``__dict__``: a 4-field record is built in ~350 ns instead of ~530. Its
+dataclass parameters say frozen, so ``dataclasses`` accepts a ``@dataclass(frozen=True)``
+subclass of it. For type checkers :func:`frozen` is a ``dataclass_transform`` with
+``frozen_default=True``: mypy refuses an assignment to a field, as it does for
 ``frozen=True``.
 
 Held to what ``dataclasses`` generates by ``tests/unit/test_records.py``.
@@ -134,9 +136,12 @@ def _frozen_init(cls: type) -> Callable[..., None]:
     ``object.__setattr__`` per field: ~2x slower). Keyword-only fields and ``InitVar`` are
     not supported (no record has them): refused here, by name."""
     declared: dict[str, Any] = cls.__dict__["__dataclass_fields__"]
-    kept = fields(cls)
-    if len(kept) != sum(not str(f.type).startswith(("ClassVar", "typing.ClassVar")) for f in declared.values()):
+    if any(
+        isinstance(f.type, dataclasses.InitVar) or str(f.type).startswith(("InitVar", "dataclasses.InitVar"))
+        for f in declared.values()
+    ):
         raise TypeError(f"{cls.__qualname__}: @frozen does not support InitVar fields")
+    kept = fields(cls)
     params: list[str] = []
     body = ["  __d = self.__dict__"]
     local: dict[str, Any] = {"__factory": _FACTORY}

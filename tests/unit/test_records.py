@@ -288,6 +288,10 @@ def test_frozen_refuses_what_it_does_not_build() -> None:
 
     with pytest.raises(TypeError, match="InitVar"):
         frozen(WithInitVar)
+    # the same with annotations as objects (a module without ``from __future__ import annotations``)
+    evaluated = type("Evaluated", (Value,), {"__annotations__": {"a": int, "scale": InitVar[int]}, "scale": 1})
+    with pytest.raises(TypeError, match="InitVar"):
+        frozen(evaluated)
 
     class KeywordOnly(Value):
         a: int = field(kw_only=True)
