@@ -73,3 +73,19 @@ def test_the_benchmark_command_runs_every_scenario_at_tiny_sizes(spark_url: str,
         assert "robin-sparkless (in-process)" in small["metrics"]
         upload = [r for r in results if r["scenario"] == "upload"]
         assert upload and all("robin-sparkless rows (in-process)" in r["metrics"] for r in upload)
+
+
+@pytest.mark.slow
+def test_the_allocator_state_ab_measures_both_clients_in_both_states(spark_url: str) -> None:
+    # benchmarks/allocator_state.py is quoted by docs/performance.md, outside the suite: this keeps
+    # it running (each worker checks its table's row count; the ratios come from real samples)
+    from benchmarks import allocator_state
+
+    samples = allocator_state.measure(spark_url, rows=20_000, pairs=1, runs=2)
+    for state in allocator_state.STATES:
+        for client in allocator_state.CLIENTS:
+            runs = samples[state][client]
+            assert len(runs) == 2, (state, client)
+            assert all(r["cpu_ms_per_mib"] > 0 and r["wall_s"] > 0 and r["faults"] >= 0 for r in runs)
+    table = allocator_state.summary(samples).splitlines()
+    assert [line.split(" | ")[0] for line in table[2:]] == ["| emptied", "| steady"]
