@@ -21,12 +21,14 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from .measure import release_memory
 
 CLIENTS = ("connect_plan", "pyspark")
 STATES = ("emptied", "steady")
+_ROOT = Path(__file__).resolve().parent.parent  # where `python -m benchmarks...` finds the package
 
 
 def _worker(client: str, remote: str, rows: int, runs: int, state: str) -> list[dict[str, float]]:
@@ -79,7 +81,7 @@ def measure(remote: str, rows: int, pairs: int, runs: int) -> dict[str, dict[str
             for client in CLIENTS if i % 2 == 0 else CLIENTS[::-1]:
                 command = [sys.executable, "-m", "benchmarks.allocator_state", "--worker", client]
                 command += ["--remote", remote, "--rows", str(rows), "--runs", str(runs), "--state", state]
-                done = subprocess.run(command, capture_output=True, text=True, check=False)
+                done = subprocess.run(command, cwd=_ROOT, capture_output=True, text=True, check=False)
                 if done.returncode != 0:
                     raise RuntimeError(f"the {client} worker failed:\n{done.stderr[-3000:]}")
                 samples[state][client].extend(json.loads(done.stdout.splitlines()[-1]))
