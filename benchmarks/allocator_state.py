@@ -17,14 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from .measure import release_memory
+from .measure import Series, paired, release_memory
 
 CLIENTS = ("connect_plan", "pyspark")
 STATES = ("emptied", "steady")
@@ -91,8 +90,8 @@ def measure(remote: str, rows: int, pairs: int, runs: int) -> dict[str, dict[str
 def summary(samples: dict[str, dict[str, list[dict[str, float]]]]) -> str:
     """A Markdown table: per state, each client's medians and the paired CPU and speed ratios."""
 
-    def med(runs: list[dict[str, float]], key: str) -> float:
-        return statistics.median(r[key] for r in runs)
+    def series(runs: list[dict[str, float]], key: str) -> Series:
+        return Series(key, [r[key] for r in runs])
 
     lines = [
         "| allocator state | connect_plan CPU/MiB | faults | PySpark CPU/MiB | faults | CPU ratio (range) | speed ratio |",
@@ -100,12 +99,13 @@ def summary(samples: dict[str, dict[str, list[dict[str, float]]]]) -> str:
     ]
     for state in STATES:
         ours, theirs = samples[state]["connect_plan"], samples[state]["pyspark"]
-        cpu = [a["cpu_ms_per_mib"] / b["cpu_ms_per_mib"] for a, b in zip(ours, theirs)]
-        speed = [b["wall_s"] / a["wall_s"] for a, b in zip(ours, theirs)]
+        cpu_ours, cpu_theirs = series(ours, "cpu_ms_per_mib"), series(theirs, "cpu_ms_per_mib")
+        each = [a / b for a, b in zip(cpu_ours.samples, cpu_theirs.samples)]
         lines.append(
-            f"| {state} | {med(ours, 'cpu_ms_per_mib'):.2f} ms | {med(ours, 'faults'):,.0f} "
-            f"| {med(theirs, 'cpu_ms_per_mib'):.2f} ms | {med(theirs, 'faults'):,.0f} "
-            f"| {statistics.median(cpu):.3f}× ({min(cpu):.2f}–{max(cpu):.2f}) | {statistics.median(speed):.2f}× |"
+            f"| {state} | {cpu_ours.median:.2f} ms | {series(ours, 'faults').median:,.0f} "
+            f"| {cpu_theirs.median:.2f} ms | {series(theirs, 'faults').median:,.0f} "
+            f"| {paired(cpu_ours, cpu_theirs):.3f}× ({min(each):.2f}–{max(each):.2f}) "
+            f"| {paired(series(theirs, 'wall_s'), series(ours, 'wall_s')):.2f}× |"
         )
     return "\n".join(lines)
 
