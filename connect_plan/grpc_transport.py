@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 from .channel import Backoff, DirectStub, RetryAgain, channel_guard, close_channel, retrying
 from .deadlines import grace, remaining, timeout_error
 from .errors import ConnectPlanError, ResultIntegrityError
+from .responses import Received, received
 from .spark_proto import pb, service_stub
 
 if TYPE_CHECKING:
@@ -423,7 +424,7 @@ class ExecutionStream:
     def __iter__(self) -> ExecutionStream:
         return self
 
-    def __next__(self) -> pb.ExecutePlanResponse:
+    def __next__(self) -> Received:
         return next(self._responses)
 
     def _open(self, reattach: bool) -> Any:
@@ -443,7 +444,7 @@ class ExecutionStream:
             return t._stub.ReattachExecute(req, metadata=t._metadata, timeout=STREAM_SEGMENT_SECONDS)
         return t._stub.ExecutePlan(self._request, metadata=t._metadata, timeout=STREAM_SEGMENT_SECONDS)
 
-    def _next_response(self) -> pb.ExecutePlanResponse | None:
+    def _next_response(self) -> Received | None:
         """The next response (None at the true end), reattaching as needed; one attempt of
         the retry loop."""
         import grpc
@@ -491,9 +492,9 @@ class ExecutionStream:
                 raise
             self._stream_responses += 1
             self.empty_streams = 0
-            return resp  # type: ignore[no-any-return]
+            return received(resp)
 
-    def _run(self) -> Generator[pb.ExecutePlanResponse, None, None]:
+    def _run(self) -> Generator[Received, None, None]:
         t = self._transport
         self._requested = True
         try:
@@ -503,12 +504,13 @@ class ExecutionStream:
                 resp = retrying(t.policy, self._next_response)
                 if resp is None:
                     break
-                t.verify(resp)
-                self._last_id = resp.response_id
-                if resp.HasField("result_complete"):
+                message = resp.message
+                t.verify(message)
+                self._last_id = message.response_id
+                if message.HasField("result_complete"):
                     self._release_all()
-                elif resp.HasField("arrow_batch"):
-                    self._unreleased += len(resp.arrow_batch.data)
+                elif resp.arrow_data is not None:
+                    self._unreleased += len(resp.arrow_data)
                     if self._unreleased >= self._release_every:
                         self._unreleased = 0
                         self._release(self._last_id)
@@ -518,7 +520,8 @@ class ExecutionStream:
             calls = self._calls
             if calls is not None:
                 try:
-                    yield from calls
+                    for extra in calls:
+                        yield received(extra)
                 except Exception as exc:  # the result is whole; the stream's end is not ours to report
                     log.debug("the stream of operation %s ended with %s after ResultComplete", self.operation_id, exc)
                 self._calls = None

@@ -50,6 +50,7 @@ from .channel import start_call
 from .deadlines import grace, timeout_error
 from .deadlines import remaining as deadlines_remaining
 from .errors import ConnectPlanError, QueryTimeoutError, ResultIntegrityError
+from .responses import Received, received
 
 if TYPE_CHECKING:
     from pyspark.sql.connect import proto as pb
@@ -198,7 +199,8 @@ def reattachable_stream(sc: Any, plan: pb.Plan) -> ReattachableStream:
 
 class ReattachableStream:
     """The ``ExecutePlanResponse`` messages of one execution, through PySpark's reattachable
-    iterator (a :class:`~connect_plan.transport.ResultStream`).
+    iterator (a :class:`~connect_plan.transport.ResultStream`: each a
+    :class:`~connect_plan.responses.Received`).
 
     The request is made on the first ``next()``. A failure is raised as PySpark reports it
     (``_handle_error``, which fetches Spark's error details), except that one past the
@@ -216,10 +218,10 @@ class ReattachableStream:
     def __iter__(self) -> ReattachableStream:
         return self
 
-    def __next__(self) -> pb.ExecutePlanResponse:
+    def __next__(self) -> Received:
         return next(self._responses)
 
-    def _run(self) -> Generator[pb.ExecutePlanResponse, None, None]:
+    def _run(self) -> Generator[Received, None, None]:
         sc = self._sc
         req = sc._execute_plan_request_with_metadata()
         req.plan.CopyFrom(self._plan)
@@ -243,9 +245,10 @@ class ReattachableStream:
             )
             for resp in self._iterator:
                 sc._verify_response_integrity(resp)
-                if resp.HasField("arrow_batch"):
-                    self._iterator.unreleased_bytes += len(resp.arrow_batch.data)
-                yield resp
+                item = received(resp)
+                if item.arrow_data is not None:
+                    self._iterator.unreleased_bytes += len(item.arrow_data)
+                yield item
         except ConnectPlanError:
             raise
         except Exception as error:
@@ -409,7 +412,9 @@ class ResultChecker:
         self._arrow_schema: Any = None  # the first batch's, as the server sent it
         self._target: Any = None  # what batches are cast to (None: they already are)
 
-    def feed(self, resp: Any) -> Generator[Any, None, None]:
+    def feed(self, resp: Any, arrow_data: bytes | None = None) -> Generator[Any, None, None]:
+        """Check ``resp`` (``arrow_data``: its Arrow batch's bytes, when already read; see
+        :class:`~connect_plan.responses.Received`)."""
         import pyarrow as pa
 
         if self.complete:
@@ -445,7 +450,7 @@ class ResultChecker:
                     )
                 if chunk_index != 0:
                     raise ResultIntegrityError(f"expected chunk 0 of a new Arrow batch, got chunk {chunk_index}")
-            chunks.append(ab.data)
+            chunks.append(ab.data if arrow_data is None else arrow_data)
             if chunked and ab.HasField("num_chunks_in_batch") and ab.num_chunks_in_batch > len(chunks):
                 return  # more chunks of this batch to come
             payload = chunks[0] if len(chunks) == 1 else b"".join(chunks)

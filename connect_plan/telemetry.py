@@ -265,7 +265,9 @@ class QueryWatch:
         self._last_state: tuple[Any, ...] = ()
         self._callback_failed = False
 
-    def feed(self, resp: pb.ExecutePlanResponse) -> None:
+    def feed(self, resp: pb.ExecutePlanResponse, arrow_data: bytes | None = None) -> None:
+        """Take in one response (``arrow_data``: its Arrow batch's bytes, when already read;
+        see :class:`~connect_plan.responses.Received`)."""
         if resp.operation_id and not self.operation_id:
             self.operation_id = resp.operation_id
         if resp.HasField("execution_progress"):
@@ -278,7 +280,7 @@ class QueryWatch:
             self._notify(force=True)
         if resp.HasField("arrow_batch"):
             ab = resp.arrow_batch
-            self.arrow_bytes += len(ab.data)
+            self.arrow_bytes += len(ab.data if arrow_data is None else arrow_data)
             if self.first_batch is None:
                 self.first_batch = self._clock() - self.started
             fields = ab.DESCRIPTOR.fields_by_name

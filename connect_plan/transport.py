@@ -54,6 +54,7 @@ from .channel import (
 )
 from .deadlines import deadline, grace, remaining, timeout_error
 from .errors import ConnectPlanError
+from .responses import Received, received
 
 if TYPE_CHECKING:
     import os
@@ -68,6 +69,7 @@ __all__ = [
     "InsecureTokenWarning",
     "PySparkConnector",
     "PySparkTransport",
+    "Received",
     "ResultStream",
     "RetryPolicy",
     "RpcFailure",
@@ -79,6 +81,7 @@ __all__ = [
     "grpc_failure",
     "never_connected",
     "pyspark_failure",
+    "received",
     "remaining",
     "start_call",
     "timeout_error",
@@ -92,7 +95,8 @@ DEFAULT_MAX_MESSAGE = 128 * 1024 * 1024
 
 
 class ResultStream(Protocol):
-    """The ``ExecutePlanResponse`` messages of one execution, in order, reattached as needed.
+    """The ``ExecutePlanResponse`` messages of one execution, in order, reattached as needed,
+    each with its Arrow bytes (a :class:`Received`).
 
     The reader calls :meth:`cancel` when it gives up (timeout, Ctrl-C) and :meth:`close`
     in every case, after the end, a failure or an early stop."""
@@ -102,9 +106,9 @@ class ResultStream(Protocol):
         """The execution's id (empty until the request was made)."""
         ...
 
-    def __iter__(self) -> Iterator[pb.ExecutePlanResponse]: ...
+    def __iter__(self) -> Iterator[Received]: ...
 
-    def __next__(self) -> pb.ExecutePlanResponse: ...
+    def __next__(self) -> Received: ...
 
     def cancel(self) -> bool | None:
         """Release the execution, then interrupt it: True if the server confirmed the
@@ -445,7 +449,7 @@ class _QuietStream:
     def __iter__(self) -> _QuietStream:
         return self
 
-    def __next__(self) -> pb.ExecutePlanResponse:
+    def __next__(self) -> Received:
         with _quiet():
             return next(self._stream)
 

@@ -71,10 +71,10 @@ def decoded(stream: ResultStream, watch: QueryWatch | None = None) -> Generator[
     checker = ResultChecker()
     complete = False
     try:
-        for resp in stream:
+        for resp, arrow_data in stream:
             if watch is not None:
-                watch.feed(resp)
-            yield from checker.feed(resp)
+                watch.feed(resp, arrow_data)
+            yield from checker.feed(resp, arrow_data)
         checker.finish()
         complete = True
     except KeyboardInterrupt:

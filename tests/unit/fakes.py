@@ -41,7 +41,7 @@ import pyarrow as pa
 from connect_plan import _pyspark_import  # noqa: F401  (before any PySpark import)
 from connect_plan.formats import load_plan
 from connect_plan.results import ResultChecker
-from connect_plan.transport import DEFAULT_MAX_MESSAGE, RpcFailure, pyspark_failure
+from connect_plan.transport import DEFAULT_MAX_MESSAGE, RpcFailure, pyspark_failure, received
 
 RECORDINGS_DIR = Path(__file__).resolve().parent.parent / "golden" / "transport"
 
@@ -246,7 +246,7 @@ class ReplayedStream:
             self._responses = iter(self._answer)
         response = next(self._responses)
         self.read += 1
-        return response
+        return received(response)
 
     def cancel(self) -> bool | None:
         self.cancelled += 1

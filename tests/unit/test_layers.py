@@ -45,6 +45,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "connect_plan.channel",
             "connect_plan.call_failures",
             "connect_plan.server_errors",
+            "connect_plan.responses",
             "connect_plan.results",
             "connect_plan.telemetry",
             "connect_plan.transport",

@@ -64,3 +64,32 @@ def test_unique_names_follow_case_sensitivity() -> None:
     for case_sensitive in (False, True):
         with pytest.raises(ResultIntegrityError, match="two columns named 'a'"):
             check_unique_names(pa.schema([("a", pa.int32()), ("a", pa.string())]), case_sensitive=case_sensitive)
+
+
+def test_the_checker_decodes_the_arrow_bytes_it_is_handed() -> None:
+    """The result stream reads each batch's bytes from the message once
+    (:class:`~connect_plan.responses.Received`) and hands them to the checker: those are
+    what it checks and decodes, with the message's own fields (row count, offset)."""
+    from connect_plan import _pyspark_import  # noqa: F401  (before any PySpark import)
+    from connect_plan.responses import received
+    from connect_plan.results import ResultChecker
+    from connect_plan.spark_proto import pb
+
+    table = pa.table({"a": pa.array([1, 2, 3], pa.int64())})
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    payload = sink.getvalue().to_pybytes()
+    message = pb.ExecutePlanResponse()
+    message.arrow_batch.row_count = 3
+    message.arrow_batch.data = payload
+    item = received(message)
+    assert item.arrow_data == payload
+    message.arrow_batch.ClearField("data")
+    checker = ResultChecker()
+    batches = [b for b in checker.feed(item.message, item.arrow_data) if isinstance(b, pa.RecordBatch)]
+    assert pa.Table.from_batches(batches).equals(table)
+    message.arrow_batch.row_count = 4  # the message's own fields are still checked
+    with pytest.raises(ResultIntegrityError, match="announced 4 rows and held 3"):
+        list(ResultChecker().feed(message, payload))
+    assert received(pb.ExecutePlanResponse(response_id="r")).arrow_data is None

@@ -676,7 +676,9 @@ class EchoTransport:
         batch.arrow_batch.start_offset = 0
         done = pb.ExecutePlanResponse(session_id=self.session_id, operation_id="op", response_id="2")
         done.result_complete.SetInParent()
-        return Stream([batch, done])
+        from connect_plan.transport import received
+
+        return Stream([received(batch), received(done)])
 
     def spark_version(self):
         return "4.0.0"

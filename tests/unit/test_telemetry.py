@@ -130,6 +130,15 @@ def test_chunks_of_one_batch_count_once() -> None:
     assert (watch.rows, watch.batches, watch.arrow_bytes) == (7, 2, 8)
 
 
+def test_arrow_bytes_already_read_are_counted_instead_of_the_messages() -> None:
+    """The result stream reads a batch's bytes once and hands them on (the message may no
+    longer hold them): the watch counts what it is handed."""
+    watch = QueryWatch()
+    watch.feed(batch(3, b""), b"abcdef")
+    watch.feed(batch(2, b"xyz"))
+    assert (watch.rows, watch.batches, watch.arrow_bytes) == (5, 2, 9)
+
+
 def test_an_incomplete_query_keeps_its_counts(caplog: pytest.LogCaptureFixture) -> None:
     seen: list[Progress] = []
     watch = QueryWatch(seen.append)
