@@ -131,8 +131,8 @@ def test_chunks_of_one_batch_count_once() -> None:
 
 
 def test_arrow_bytes_already_read_are_counted_instead_of_the_messages() -> None:
-    """The result stream reads a batch's bytes once and hands them on (the message may no
-    longer hold them): the watch counts what it is handed."""
+    """The result stream reads a batch's bytes once and hands them on: the watch counts the
+    bytes it is handed, not the message's (emptied here to tell the two apart)."""
     watch = QueryWatch()
     watch.feed(batch(3, b""), b"abcdef")
     watch.feed(batch(2, b"xyz"))
