@@ -72,18 +72,35 @@ def resolve_server(remote: str) -> tuple[str, str]:
     return remote, "spark"
 
 
-def code_version() -> dict[str, Any]:
-    """The commit of the code measured, and whether the work tree had changes."""
+#: the published reports, as git names them: changes there are not changes to the code measured
+_REPORTS = PUBLISHED.relative_to(ROOT).as_posix() + "/"
+
+
+def code_version(root: Path = ROOT) -> dict[str, Any]:
+    """The commit of the code measured; the tracked files changed in the work tree
+    (``changed``); and whether any of them is more than a published report (``dirty``: a
+    report committed after the run of one engine is not a change to the code the next measures)."""
 
     def git(*args: str) -> str | None:
         try:
-            out = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10)
+            out = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10)
         except (OSError, subprocess.SubprocessError):
             return None
-        return out.stdout.strip() if out.returncode == 0 else None
+        return out.stdout if out.returncode == 0 else None
 
     status = git("status", "--porcelain", "--untracked-files=no")
-    return {"commit": git("rev-parse", "HEAD"), "dirty": bool(status) if status is not None else None}
+    commit = git("rev-parse", "HEAD")
+    if status is None:
+        return {"commit": commit and commit.strip(), "dirty": None, "changed": None}
+    changed = sorted(line[3:] for line in status.splitlines() if line.strip())
+    code = [path for path in changed if not path.startswith(_REPORTS)]
+    return {"commit": commit and commit.strip(), "dirty": bool(code), "changed": changed}
+
+
+def _code_changes(code: dict[str, Any]) -> list[str]:
+    """The changed files a summary names: those outside the published reports (the first 5)."""
+    paths = [p for p in code.get("changed") or () if not p.startswith(_REPORTS)]
+    return paths[:5] + ([f"{len(paths) - 5} more"] if len(paths) > 5 else [])
 
 
 def load_average() -> list[float] | None:
@@ -191,7 +208,8 @@ def summary_markdown(report: dict[str, Any]) -> str:
         + (f", robin-sparkless {env['robin_sparkless']}" if env.get("robin_sparkless") else "")
         + (f"; load average {load[0][0]} before, {load[1][0]} after" if load[0] and load[1] else "")
         + (
-            f"; code {code['commit'][:12]}" + (" with uncommitted changes" if code.get("dirty") else "")
+            f"; code {code['commit'][:12]}"
+            + (f" with uncommitted changes to {', '.join(_code_changes(code))}" if code.get("dirty") else "")
             if code.get("commit")
             else ""
         )
