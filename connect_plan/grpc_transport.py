@@ -413,8 +413,8 @@ class ExecutionStream:
         self._release_every = RELEASE_EVERY_BYTES
         self._unreleased = 0
         self._last_id: str | None = None
-        self.result_complete = False
-        self._released = False
+        #: the whole execution was released (or interrupted): nothing more to release
+        self.released_all = False
         self.reattaches = 0
         self.empty_streams = 0
         self._calls: Any = None  # the gRPC response iterator being read
@@ -500,7 +500,8 @@ class ExecutionStream:
         try:
             self._calls = self._open(reattach=False)
             self._opened, self._stream_responses = time.monotonic(), 0
-            while not self.result_complete:
+            complete = False
+            while not complete:
                 resp = retrying(t.policy, self._next_response)
                 if resp is None:
                     break
@@ -508,7 +509,7 @@ class ExecutionStream:
                 t.verify(message)
                 self._last_id = message.response_id
                 if message.HasField("result_complete"):
-                    self._release_all()
+                    complete = True
                 elif resp.arrow_data is not None:
                     self._unreleased += len(resp.arrow_data)
                     if self._unreleased >= self._release_every:
@@ -516,7 +517,9 @@ class ExecutionStream:
                         self._release(self._last_id)
                 yield resp
             # the server ends the stream right after ResultComplete: read it to its end, so
-            # that the call ends OK rather than cancelled (anything more is the checker's to refuse)
+            # that the call ends OK rather than cancelled (anything more is the checker's to refuse),
+            # and only then release the execution: a release that reached the server before it
+            # ended the stream made it end the stream with INVALID_CURSOR.DISCONNECTED instead
             calls = self._calls
             if calls is not None:
                 try:
@@ -525,6 +528,7 @@ class ExecutionStream:
                 except Exception as exc:  # the result is whole; the stream's end is not ours to report
                     log.debug("the stream of operation %s ended with %s after ResultComplete", self.operation_id, exc)
                 self._calls = None
+            self._release_all()
         except GeneratorExit:
             raise
         except ConnectPlanError:
@@ -551,12 +555,12 @@ class ExecutionStream:
         return req
 
     def _release(self, until: str) -> None:
-        if not self.result_complete:
+        if not self.released_all:
             self._transport.release(self._release_request(until))
 
     def _release_all(self) -> None:
-        if not self.result_complete:
-            self.result_complete = True
+        if not self.released_all:
+            self.released_all = True
             self._transport.release(self._release_request(None))
 
     def cancel(self) -> bool | None:
@@ -567,8 +571,8 @@ class ExecutionStream:
         if not self._requested:
             return False
         t = self._transport
-        release = None if self.result_complete else self._release_request(None)
-        self.result_complete = True  # nothing else releases it after the interrupt
+        release = None if self.released_all else self._release_request(None)
+        self.released_all = True  # nothing else releases it after the interrupt
         return release_then_interrupt(
             t._stub,
             t._channel,

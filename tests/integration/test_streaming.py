@@ -282,6 +282,44 @@ def test_consumed_responses_are_released_in_bulk(spark_url: str) -> None:
         assert 1 <= done.count("release_until") <= size // RELEASE_EVERY_BYTES + 1
 
 
+def test_the_whole_execution_is_released_only_after_its_stream_ended(spark_url: str) -> None:
+    """The release of a complete result is asked for once its ExecutePlan stream has ended,
+    not on ResultComplete: a release that reached Spark before it ended the stream made Spark
+    end it with INVALID_CURSOR.DISCONNECTED (an ExecutePlan logged INTERNAL, seen in CI).
+    Releases along the way (release_until) come before the end, as before."""
+    events: list[str] = []
+    with connect_plan.connect(spark_url) as c:
+        t = c._transport
+        stub = t._stub
+
+        class Stub:  # the real stub; the end of each ExecutePlan stream is recorded
+            def __getattr__(self, name: str) -> Any:
+                return getattr(stub, name)
+
+            def ExecutePlan(self, request: Any, **kw: Any) -> Any:
+                def responses() -> Any:
+                    yield from stub.ExecutePlan(request, **kw)
+                    events.append("stream ended")
+
+                return responses()
+
+        real_release = t.release
+
+        def release(req: Any) -> None:
+            events.append(req.WhichOneof("release"))
+            real_release(req)
+
+        t._stub = Stub()
+        t.release = release  # type: ignore[method-assign]
+        c.execute([{"op": "limit", "payload": {"n": 2}}], [[1], [2], [3]], [{"name": "a", "type": "bigint"}])
+        assert events == ["stream ended", "release_all"]
+        events.clear()
+        rows, schema, plan = generated(100, 10_000, text_width=32)
+        c.execute(plan, rows, schema)
+        assert events[-2:] == ["stream ended", "release_all"], events
+        assert events.count("release_until") >= 1 and set(events[:-2]) == {"release_until"}, events
+
+
 def test_cli_run_writes_parquet_batch_by_batch(spark_url: str, tmp_path: Any, monkeypatch: Any) -> None:
     import json
 
