@@ -93,13 +93,16 @@ def code_version(root: Path = ROOT) -> dict[str, Any]:
     if status is None:
         return {"commit": commit and commit.strip(), "dirty": None, "changed": None}
     changed = sorted(line[3:] for line in status.splitlines() if line.strip())
-    code = [path for path in changed if not path.startswith(_REPORTS)]
-    return {"commit": commit and commit.strip(), "dirty": bool(code), "changed": changed}
+    return {"commit": commit and commit.strip(), "dirty": bool(_outside_reports(changed)), "changed": changed}
+
+
+def _outside_reports(paths: Any) -> list[str]:
+    return [p for p in paths or () if not p.startswith(_REPORTS)]
 
 
 def _code_changes(code: dict[str, Any]) -> list[str]:
     """The changed files a summary names: those outside the published reports (the first 5)."""
-    paths = [p for p in code.get("changed") or () if not p.startswith(_REPORTS)]
+    paths = _outside_reports(code.get("changed"))
     return paths[:5] + ([f"{len(paths) - 5} more"] if len(paths) > 5 else [])
 
 
