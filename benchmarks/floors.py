@@ -171,9 +171,70 @@ def checked_build(steps: Any, columns: list[str], local: Any) -> Any:
     problem is noted by its position only (so the happy path builds no location strings) and
     every problem is collected; the plan is built only when there are none. Returns the plan,
     or the problems' positions."""
+    problems, runs = _checked(steps, columns, through_ir=False)
+    return problems or _emit(runs, local)
+
+
+def ir_parse(steps: Any, columns: list[str]) -> tuple[list[Any], list[Any]]:
+    """The checks of :func:`checked_build`, building the IR as it goes: the problems'
+    positions, and the very ``connect_plan.ir`` steps ``load_plan`` parses this plan into
+    (each node with its location, a JSON pointer), which a test asserts."""
+    return _checked(steps, columns, through_ir=True)
+
+
+def ir_build(steps: Any, columns: list[str], local: Any) -> Any:
+    """The least a translator shaped as ARCHITECTURE.md asks does for this plan: the checks
+    of :func:`checked_build` parsing into connect_plan's own IR (:func:`ir_parse`: immutable
+    nodes, each with its location), then lowering those nodes into runs and emitting the
+    same protos (:func:`_emit`). It differs from the checked floor by the IR alone; still
+    specialised to this plan's three step kinds, with no catalog, no types and one pass for
+    parsing and checking, so any general translator through the IR costs more. Returns the
+    plan, or the problems' positions."""
+    problems, nodes = _checked(steps, columns, through_ir=True)
+    return problems or _emit(_lower(nodes), local)
+
+
+def _lower(nodes: list[Any]) -> list[tuple[str, list[Any]]]:
+    """:func:`_runs` of the IR's steps: runs of filters and of withColumns merged."""
+    from connect_plan.ir import Filter, WithColumn
+
+    runs: list[tuple[str, list[Any]]] = []
+    for node in nodes:
+        kind = type(node)
+        if kind is Filter:
+            call = node.condition
+            column, literal = call.args
+            item: tuple[Any, ...] = (call.fn, column.name, literal.value)
+            if runs and runs[-1][0] == "filter":
+                runs[-1][1].append(item)
+            else:
+                runs.append(("filter", [item]))
+        elif kind is WithColumn:
+            call = node.expr
+            column, literal = call.args
+            name = node.name
+            item = (name, call.fn, column.name, literal.value)
+            if runs and runs[-1][0] == "with" and name not in {n for n, *_ in runs[-1][1]}:
+                runs[-1][1].append(item)
+            else:
+                runs.append(("with", [item]))
+        else:
+            runs.append(("project", [selected.expr.name for selected in node.items]))
+    return runs
+
+
+def _checked(steps: Any, columns: list[str], *, through_ir: bool) -> tuple[list[Any], list[Any]]:
+    """The checks; with ``through_ir``, the IR's steps, else :func:`_runs`' runs."""
+    from connect_plan.ir import Call, Col, Filter, Lit, Select, SelectItem, WithColumn
+
     problems: list[Any] = []
     if type(steps) is not list:
-        return [("plan",)]
+        return [("plan",)], []
+    nodes: list[Any] = []
+    # None where a problem was noted (the nodes are then never used)
+    name: Any
+    fn: Any
+    column: Any
     scope = {c.lower(): c for c in columns}
     earlier: list[dict[str, str]] = []  # the scopes before each select
     runs: list[tuple[str, list[Any]]] = []
@@ -192,7 +253,12 @@ def checked_build(steps: Any, columns: list[str], local: Any) -> Any:
                 problems.append((i, "payload", "op"))
             column = _column(payload.get("left"), scope, problems, (i, "payload", "left"), earlier)
             value = _number(payload.get("right"), problems, (i, "payload", "right"))
-            if runs and runs[-1][0] == "filter":
+            if through_ir:
+                at = f"/plan/{i}"
+                where = at + "/payload"
+                condition = Call(name, (Col(column, where + "/left/col"), Lit(value, where + "/right/lit")), where)
+                nodes.append(Filter(i, op, at, condition))
+            elif runs and runs[-1][0] == "filter":
                 runs[-1][1].append((name, column, value))
             else:
                 runs.append(("filter", [(name, column, value)]))
@@ -215,6 +281,13 @@ def checked_build(steps: Any, columns: list[str], local: Any) -> Any:
                 continue
             column = _column(args[0], scope, problems, (i, "payload", "expr", "args", 0))
             value = _number(args[1], problems, (i, "payload", "expr", "args", 1))
+            if through_ir:
+                at = f"/plan/{i}"
+                where = at + "/payload/expr"
+                call = Call(fn, (Col(column, where + "/args/0/col"), Lit(value, where + "/args/1/lit")), where)
+                nodes.append(WithColumn(i, op, at, new, call))
+                scope[new.lower()] = new
+                continue
             item = (new, fn, column, value)
             if runs and runs[-1][0] == "with" and new not in {n for n, *_ in runs[-1][1]}:
                 runs[-1][1].append(item)
@@ -226,16 +299,21 @@ def checked_build(steps: Any, columns: list[str], local: Any) -> Any:
                 problems.append((i, "payload"))
                 continue
             kept: dict[str, str] = {}
+            items = []
             for j, name in enumerate(payload):
                 if type(name) is str and name.isascii() and name.lower() in scope:
                     kept[name.lower()] = name
                 else:
                     problems.append((i, "payload", j))
-            runs.append(("project", payload))
+                if through_ir:
+                    where = f"/plan/{i}/payload/{j}"
+                    items.append(SelectItem(Col(name, where), None, where))
+            if through_ir:
+                nodes.append(Select(i, op, f"/plan/{i}", tuple(items)))
+            else:
+                runs.append(("project", payload))
             earlier.append(scope)
             scope = kept
         else:
             problems.append((i, "op"))
-    if problems:
-        return problems
-    return _emit(runs, local)
+    return problems, nodes if through_ir else runs

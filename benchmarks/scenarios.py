@@ -116,7 +116,12 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
     plans = {n: w.translation_plan(n) for n in sizes}
     for plan in plans.values():
         expected = connect_plan.translate(table, None, plan)
-        if floors.build_plan(plan, local) != expected or floors.checked_build(plan, columns, local) != expected:
+        floor_plans = (
+            floors.build_plan(plan, local),
+            floors.checked_build(plan, columns, local),
+            floors.ir_build(plan, columns, local),
+        )
+        if any(built != expected for built in floor_plans):
             raise AssertionError("a floor's plan is not the one translate builds")
         for _ in range(2):  # warm-up
             connect_plan.translate(table, None, plan)
@@ -126,6 +131,7 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
 
     ours, ours_rows, ours_marginal = series_of("µs/op"), series_of("µs/op"), series_of("µs/op")
     walk, build, checked = series_of("µs/op"), series_of("µs/op"), series_of("µs/op")
+    through_ir = series_of("µs/op")
     parse, backend = series_of("µs/op"), series_of("µs/op")
     py_proto, py_total, py_marginal = series_of("µs/op"), series_of("µs/op"), series_of("µs/op")
     # rounds of one block per size (rotating order): a block's first run warms the size up
@@ -160,6 +166,8 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
                 build[n].samples.append(t / n * 1e6)
                 t, _ = thread_cpu(lambda plan=plan: floors.checked_build(plan, columns, local))
                 checked[n].samples.append(t / n * 1e6)
+                t, _ = thread_cpu(lambda plan=plan: floors.ir_build(plan, columns, local))
+                through_ir[n].samples.append(t / n * 1e6)
                 # where translate's time goes: the front-end (JSON → IR, every problem located),
                 # then the translator (analysis, lowering, emission)
                 t, ir_plan = thread_cpu(lambda plan=plan: load_plan(plan, table, None))
@@ -188,6 +196,10 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
             # the least a translator that locates every problem does for this plan (the
             # checks specialised to its three step kinds, then the same build)
             "checked floor/pyspark_api_and_proto": paired(checked[n], py_total[n]),
+            # the same checks parsing into connect_plan's own IR (immutable nodes with their
+            # locations), then lowering and emitting from it: the least a translator shaped
+            # as ARCHITECTURE.md asks (front-end → one IR → back-end) does for this plan
+            "IR floor/pyspark_api_and_proto": paired(through_ir[n], py_total[n]),
         }
         targets = []
         if n == 100:
@@ -219,6 +231,7 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
             "floor: walk the JSON plan": walk[n],
             "floor: build the same protos": build[n],
             "checked floor: check, then build": checked[n],
+            "IR floor: check into the IR, lower, build": through_ir[n],
         }
         out.append(_record("translation", f"{n} ops", series, ratios, targets))
         ctx.log(

@@ -1,7 +1,9 @@
 """The translation scenario's floors (benchmarks/floors.py) are what they claim: each builds
-the very plan ``translate`` builds, and the checked floor rejects what ``translate`` rejects,
-at the same place, so its cost is a floor under a translator held to the project's
-standards and not under one that checks nothing."""
+the very plan ``translate`` builds, the checked floor and the IR floor reject what
+``translate`` rejects, at the same place, so their costs are floors under a translator held
+to the project's standards and not under one that checks nothing, and the IR floor parses
+into the very IR ``load_plan`` does, so its cost is a floor under a translator through
+connect_plan's IR."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import connect_plan
 from benchmarks import floors
 from benchmarks import workloads as w
 from benchmarks.scenarios import _arrow_table
+from connect_plan.formats import load_plan
 
 TABLE = _arrow_table(w.SMALL_ROWS)
 LOCAL = connect_plan.translate(TABLE, None, []).root.local_relation
@@ -25,6 +28,20 @@ def test_the_floors_build_what_translate_builds(n: int) -> None:
     expected = connect_plan.translate(TABLE, None, plan)
     assert floors.build_plan(plan, LOCAL) == expected
     assert floors.checked_build(plan, TABLE.column_names, LOCAL) == expected
+    assert floors.ir_build(plan, TABLE.column_names, LOCAL) == expected
+
+
+@pytest.mark.parametrize("n", [1, 10, 23])
+def test_the_ir_floor_parses_into_the_ir_load_plan_makes(n: int) -> None:
+    """Node for node, locations included (IR nodes compare every field but none)."""
+    plan = w.translation_plan(n)
+    problems, steps = floors.ir_parse(plan, TABLE.column_names)
+    assert problems == []
+    assert tuple(steps) == load_plan(plan, TABLE, None).steps
+    assert [s.loc for s in steps] == [f"/plan/{i}" for i in range(n)]
+
+
+CHECKED_FLOORS = {"checked floor": floors.checked_build, "IR floor": floors.ir_build}
 
 
 def _set(path: tuple[Any, ...], value: Any) -> Callable[[list[Any]], None]:
@@ -54,29 +71,33 @@ MUTATIONS: dict[str, Callable[[list[Any]], None]] = {
 }
 
 
+@pytest.mark.parametrize("floor", list(CHECKED_FLOORS))
 @pytest.mark.parametrize("name", list(MUTATIONS))
-def test_the_checked_floor_rejects_what_translate_rejects_at_the_same_place(name: str) -> None:
+def test_the_checked_floors_reject_what_translate_rejects_at_the_same_place(name: str, floor: str) -> None:
     plan = w.translation_plan(20)
     MUTATIONS[name](plan)
     with pytest.raises(connect_plan.PlanError) as info:
         connect_plan.translate(TABLE, None, plan)
-    problems = floors.checked_build(plan, TABLE.column_names, LOCAL)
+    problems = CHECKED_FLOORS[floor](plan, TABLE.column_names, LOCAL)
     assert isinstance(problems, list) and len(problems) == 1
     ours = "/plan/" + "/".join(str(p) for p in problems[0])
     (theirs,) = info.value.locs
     assert theirs.startswith(ours) or ours.startswith(theirs), (ours, theirs)
 
 
-def test_the_checked_floor_reports_every_problem() -> None:
+@pytest.mark.parametrize("floor", list(CHECKED_FLOORS))
+def test_the_checked_floors_report_every_problem(floor: str) -> None:
     plan = w.translation_plan(30)
     for mutate in (MUTATIONS["unknown column"], MUTATIONS["unknown function"], MUTATIONS["unknown op"]):
         mutate(plan)
     plan[25]["payload"]["left"] = {"col": "gone"}
-    assert [p[0] for p in floors.checked_build(plan, TABLE.column_names, LOCAL)] == [3, 4, 6, 25]
+    assert [p[0] for p in CHECKED_FLOORS[floor](plan, TABLE.column_names, LOCAL)] == [3, 4, 6, 25]
 
 
 def test_a_filter_may_name_a_column_an_earlier_select_dropped() -> None:
     """Spark adds it back (ResolveMissingReferences): both accept it, and build alike."""
     plan = w.translation_plan(20)
     plan.insert(10, {"op": "filter", "payload": {"op": "gt", "left": {"col": "W3"}, "right": {"lit": 1}}})
-    assert floors.checked_build(plan, TABLE.column_names, LOCAL) == connect_plan.translate(TABLE, None, plan)
+    expected = connect_plan.translate(TABLE, None, plan)
+    assert floors.checked_build(plan, TABLE.column_names, LOCAL) == expected
+    assert floors.ir_build(plan, TABLE.column_names, LOCAL) == expected
