@@ -33,7 +33,7 @@ def test_the_floors_build_what_translate_builds(n: int) -> None:
 
 @pytest.mark.parametrize("n", [1, 10, 23])
 def test_the_ir_floor_parses_into_the_ir_load_plan_makes(n: int) -> None:
-    """Node for node, locations included (IR nodes compare every field but none)."""
+    """Node for node: IR nodes compare every field, their locations included."""
     plan = w.translation_plan(n)
     problems, steps = floors.ir_parse(plan, TABLE.column_names)
     assert problems == []
