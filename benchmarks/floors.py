@@ -18,6 +18,11 @@ reporting at all would still cost their sum.
   the schema as each step changes it, literal and name types), specialised to this plan's
   three step kinds (so any general translator costs more). It is not a design: connect_plan
   parses into an IR, analyses and lowers it, for every op and expression the format has.
+* :func:`ir_build` is the least a translator shaped as ARCHITECTURE.md asks (front-end → one
+  IR → back-end) must do for that plan: the same checks, parsing as they go into
+  connect_plan's own IR (the very nodes ``load_plan`` builds, each with its location; a test
+  compares them), then lowering those nodes into runs and emitting the same plan. It differs
+  from :func:`checked_build` by the IR alone.
 """
 
 from __future__ import annotations
