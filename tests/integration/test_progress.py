@@ -38,10 +38,17 @@ def multi_stage(n: int = ROWS) -> dict[str, Any]:
     }
 
 
+#: how often the server reports progress in these tests (Spark's default is 2 s). At 200 ms, a
+#: write of ``multi_stage()`` in a CI run was reported only at moments when every stage named
+#: so far had ended, and "seen mid-way" failed; at 50 ms a query of 0.7-1.2 s here is reported
+#: 10-14 times, the first stage's tasks mid-way in every run
+REPORT_EVERY = {"spark.connect.progress.reportInterval": "50ms"}
+
+
 @pytest.fixture(scope="module")
 def watched(spark_url: str) -> Iterator[Any]:
-    """A client whose session reports progress every 200 ms (Spark's default is 2 s)."""
-    with connect_plan.connect(spark_url, conf={"spark.connect.progress.reportInterval": "200ms"}) as c:
+    """A client whose session reports progress every 50 ms."""
+    with connect_plan.connect(spark_url, conf=REPORT_EVERY) as c:
         yield c
 
 
@@ -57,12 +64,12 @@ def test_on_progress_is_called_in_order_and_ends_at_100_percent(watched: Any, sp
     for a, b in itertools.pairwise(seen):
         assert a.elapsed <= b.elapsed and a.stages_done <= b.stages_done
         assert a.tasks_done <= b.tasks_done and a.rows <= b.rows
-    assert any(p.tasks and p.tasks_done < p.tasks for p in running)  # seen mid-way
+    assert any(p.tasks and p.tasks_done < p.tasks for p in running), running  # seen mid-way
     assert last.tasks > 0 and last.tasks_done == last.tasks and last.fraction == 1.0
     # two shuffles: three or more stages, but the count is of the stages the server's reports
-    # named (every 200 ms here): adaptive execution skips some (2 ran + 3 skipped seen), and
-    # a query that ends within about two reports may name only one (a CI run: 1 stage in
-    # 0.59 s). What must hold is that the stages named all ended and their tasks are counted
+    # named: adaptive execution skips some (2 ran + 3 skipped seen), and a query that ends
+    # within about two reports may name only one (a CI run with reports every 200 ms: 1 stage
+    # in 0.59 s). What must hold is that the stages named all ended and their tasks are counted
     assert last.stages >= 1 and last.stages_done == last.stages, last
     assert last.rows == 97 and last.running_tasks == 0
     assert {p.operation_id for p in seen if p.operation_id} == {stats[0].operation_id}
@@ -94,13 +101,13 @@ def test_a_write_reports_its_progress_and_statistics(
     stats: list[QueryStats] = []
     target = str(tmp_path / "counts")
     doc = {**multi_stage(), "output": {"format": "parquet", "path": target, "mode": "overwrite"}}
-    with connect_plan.connect(spark_url, conf={"spark.connect.progress.reportInterval": "200ms"}) as c:
+    with connect_plan.connect(spark_url, conf=REPORT_EVERY) as c:
         report = c.execute(doc, on_progress=seen.append, on_stats=stats.append)
         assert report.column("rows").to_pylist() == [97]
         running = [p for p in seen if not p.done]
         last = seen[-1]
         assert running and sum(p.done for p in seen) == 1 and last.done and last.complete
-        assert any(p.tasks and p.tasks_done < p.tasks for p in running)  # seen mid-way
+        assert any(p.tasks and p.tasks_done < p.tasks for p in running), running  # seen mid-way
         assert last.tasks > 0 and last.tasks_done == last.tasks and last.fraction == 1.0
         assert last.rows == 0 and last.running_tasks == 0
         (s,) = stats
