@@ -807,11 +807,8 @@ def _lean_pyarrow() -> None:
       for that moment only, so that no child process inherits it (a local server's Python
       workers); set by the user, it still chooses.
 
-    Not when PySpark's own client is the transport (``CONNECT_PLAN_TRANSPORT=pyspark``), which
-    imports pandas; nor once pyarrow or NumPy is loaded."""
+    Not once pyarrow or NumPy is loaded."""
     if "pyarrow" in sys.modules or "numpy" in sys.modules:
-        return
-    if os.environ.get("CONNECT_PLAN_TRANSPORT", "").strip().lower() == "pyspark":
         return
     sys.modules["numpy"] = None  # type: ignore[assignment]  # every `import numpy` fails: ImportError
     hide_pickler = "cloudpickle" not in sys.modules

@@ -171,7 +171,7 @@ class Client:
             )
         except ConnectPlanError:
             raise
-        except Exception as exc:  # PySparkValueError for malformed URLs
+        except Exception as exc:  # ValueError for a malformed URL
             hint = ""
             if TOKEN_RE.search(url):
                 hint = (

@@ -20,6 +20,7 @@ import pytest
 import connect_plan
 from connect_plan import ResultIntegrityError
 from connect_plan.results import MAX_EMPTY_REATTACHES
+from tests.support.reference_transport import use_reference_transport
 from tests.tampering import (
     TAMPERINGS,
     announced_schema_differs,
@@ -197,8 +198,8 @@ def test_every_pyspark_client_gets_the_checked_stream(
     without internals PySpark 4.0 lacks, results still come whole from the real server and a
     stream without ResultComplete (or with a lost batch) is still refused. (These took a
     fallback through PySpark's to_table_as_iterator, which returned the truncated table.)
-    PySpark's client is the transport here (CONNECT_PLAN_TRANSPORT=pyspark)."""
-    monkeypatch.setenv("CONNECT_PLAN_TRANSPORT", "pyspark")
+    PySpark's client is the transport here (the tests' reference transport)."""
+    use_reference_transport(monkeypatch)
     with connect_plan.connect(spark_url) as c:
         variant(c._transport.sc)
         assert c.execute({**generated(1_000), "conf": SMALL_BATCHES}).column("id").to_pylist() == list(range(1_000))
@@ -222,7 +223,7 @@ def test_every_pyspark_client_gets_the_checked_stream(
 def test_a_pyspark_without_the_needed_internals_is_a_clear_error() -> None:
     from pyspark.sql.connect import proto as pb
 
-    from connect_plan.results import reattachable_stream
+    from tests.support.reference_transport import reattachable_stream
 
     with pytest.raises(connect_plan.ConnectPlanError, match=r"lacks the Connect client internals .*_stub"):
         reattachable_stream(object(), pb.Plan())

@@ -13,6 +13,7 @@ import pytest
 
 import connect_plan
 from connect_plan.formats import load_plan
+from tests.support.reference_transport import use_reference_transport
 
 GRPC_MESSAGE_LIMIT = 128 * 1024 * 1024
 
@@ -234,9 +235,9 @@ def test_execute_plan_can_stream(spark_url: str) -> None:
 
 
 def test_without_reattachable_execution_the_result_is_the_same(spark_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """PySpark's own client (CONNECT_PLAN_TRANSPORT=pyspark) with its reattachable execution
+    """PySpark's own client (the tests' reference transport) with its reattachable execution
     switched off still gets the reattachable, checked stream."""
-    monkeypatch.setenv("CONNECT_PLAN_TRANSPORT", "pyspark")
+    use_reference_transport(monkeypatch)
     rows, schema, plan = generated(3, 10_000)
     with connect_plan.connect(spark_url) as c:
         expected = c.execute(ordered(plan), rows, schema)
@@ -345,7 +346,7 @@ def test_releases_share_one_thread_pool(client: Any) -> None:
     pool per process."""
     import threading
 
-    from connect_plan.results import release_pool
+    from connect_plan.grpc_transport import release_pool
 
     def pools() -> set[str]:
         return {t.name.rsplit("_", 1)[0] for t in threading.enumerate() if t.name.startswith("ThreadPoolExecutor-")}

@@ -43,6 +43,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "connect_plan.deadlines",
             "connect_plan.channel",
+            "connect_plan.retries",
             "connect_plan.call_failures",
             "connect_plan.server_errors",
             "connect_plan.responses",

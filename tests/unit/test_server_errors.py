@@ -4,7 +4,8 @@ does not send on demand (tests/integration/test_server_errors.py has the real fa
 An in-process gRPC server plays Spark Connect: its AnalyzePlan fails with a status built
 here (google.rpc.Status with ErrorInfo / RetryInfo details, as Spark sends them, or none),
 its FetchErrorDetails and Config answer what each case says. The same failure is read by
-PySpark's client (``PySparkTransport``, described by ``pyspark_failure``) and by the raw stub
+PySpark's client (the tests' reference ``PySparkTransport``, described by ``pyspark_failure``)
+and by the raw stub
 (described by ``rpc_failure``); where PySpark's client itself breaks on what it got
 (malformed JSON, indexes outside the answer), what ``rpc_failure`` gives instead is asserted.
 """
@@ -27,7 +28,7 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from connect_plan.call_failures import RpcFailure, grpc_failure
+from connect_plan.call_failures import RpcFailure, classify, grpc_failure
 from connect_plan.client.failures import server_error
 from connect_plan.server_errors import (
     EXCEPTION_CLASSES,
@@ -158,13 +159,14 @@ class FakeSparkConnect:
     # PySpark's side ----------------------------------------------------------
 
     def theirs(self) -> RpcFailure:
-        from connect_plan.transport import connector, pyspark_failure
+        from connect_plan.call_failures import CallFailure
+        from tests.support.reference_transport import reference_connector
 
-        transport = connector(self.url, retry_policy={"max_retries": 0}, kind="pyspark").open(lambda: True)
+        transport = reference_connector(self.url, retry_policy={"max_retries": 0}).open(lambda: True)
         try:
             transport.spark_version()
-        except Exception as exc:
-            return pyspark_failure(exc)
+        except CallFailure as exc:  # typed from PySpark's error by pyspark_failure
+            return exc.record
         finally:
             transport.close(wait=False)
         raise AssertionError("PySpark's client did not fail")
@@ -281,7 +283,7 @@ def test_bare_status(fake: FakeSparkConnect, code: str, rich: bool) -> None:
     assert ours == grpc_failure(fake.raw_error())
     assert ours.kind == "status" and ours.status == code and ours.text == "what the server said"
     url = fake.url
-    mine, pysparks = server_error(ours, url), server_error(theirs, url)
+    mine, pysparks = server_error(classify(ours), url), server_error(classify(theirs), url)
     if not rich:
         assert (type(mine), mine.message, mine.grpc_status) == (type(pysparks), pysparks.message, pysparks.grpc_status)
     else:
@@ -448,7 +450,7 @@ def test_exception_classes_are_pysparks() -> None:
     from pyspark.errors.exceptions import connect
 
     from connect_plan.server_errors import THIRD_PARTY_CLASSES
-    from connect_plan.transport import _exception_type
+    from tests.support.reference_transport import _exception_type
 
     def described(cls: type) -> tuple[str, str | None]:
         return cls.__name__, _exception_type(cls.__new__(cls))

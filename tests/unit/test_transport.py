@@ -29,6 +29,7 @@ from connect_plan import InsecureTransportError, QueryTimeoutError, ServerError
 from connect_plan.server import free_port
 from connect_plan.transport import InsecureTokenWarning
 from tests.netparts import Certificates, GrpcTlsProxy, TcpProxy, make_certificates
+from tests.support.reference_transport import use_reference_transport
 
 TOKEN = "tok-9f8e7d6c5b4a"  # a made-up test secret
 DEAD_UPSTREAM = "127.0.0.1:9"  # the proxy forwards here: nothing listens
@@ -242,7 +243,8 @@ def test_the_token_never_appears_in_repr_errors_or_logs(
 ) -> None:
     from pyspark.sql.connect.logging import logger as pyspark_logger
 
-    monkeypatch.setenv("CONNECT_PLAN_TRANSPORT", kind)  # the lean transport, and PySpark's client
+    if kind == "pyspark":  # the production transport, and PySpark's client (the tests' reference)
+        use_reference_transport(monkeypatch)
     monkeypatch.setattr(pyspark_logger, "disabled", False)  # PySpark's Connect log is off by default
     caplog.set_level(logging.DEBUG)
     for name in ("pyspark.sql.connect.logging", "connect_plan", "grpc"):
