@@ -30,9 +30,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .records import Value, frozen
+
+if TYPE_CHECKING:
+    from .errors import ServerError
 
 __all__ = [
     "SESSION_LOST_MARKERS",
@@ -50,6 +53,8 @@ __all__ = [
     "classify",
     "error_texts",
     "grpc_failure",
+    "is_analysis_error",
+    "refuses_observed_metrics",
     "status_name",
 ]
 
@@ -308,6 +313,28 @@ def _strip_stacktrace(message: str) -> str:
     if cut >= 0:
         message = message[:cut]
     return message.rstrip()
+
+
+# ---------------------------------------------------------------------------- kinds of server error
+
+#: PySpark's kinds of analysis error (Spark sends SQLSTATE class 42 with them; servers
+#: without error classes, such as Sail, send only the kind)
+_ANALYSIS_TYPES = frozenset({"AnalysisException", "ParseException", "TempTableAlreadyExistsException"})
+
+
+def is_analysis_error(err: ServerError) -> bool:
+    """Did the server refuse the plan in analysis (an error a prefix of the plan reproduces)?"""
+    return (
+        bool(err.sqlstate and err.sqlstate[:2] == "42")
+        or err.exception_type in _ANALYSIS_TYPES
+        or "AnalysisException" in err.message
+    )
+
+
+def refuses_observed_metrics(err: ServerError) -> bool:
+    """Did the server refuse a plan for its CollectMetrics relation? (Sail: an
+    UnsupportedOperationException 'collect metrics'; Spark has them since 3.4)"""
+    return err.error_class is None and "collect metrics" in err.message.lower()
 
 
 # ---------------------------------------------------------------------------- describing gRPC errors

@@ -27,6 +27,7 @@ from ..call_failures import (
     ServerUnavailable,
     SessionLost,
     StatusFailure,
+    is_analysis_error,
 )
 from ..deadlines import remaining, timeout_error
 from ..errors import ConnectPlanError, PlanError, ServerError, ServerUnavailableError
@@ -54,10 +55,6 @@ TOKEN_RE = re.compile(r"""(?i)(token=)[^;\s'"]*""")
 #: ``http://``): PySpark ignores it, but a password there must not be echoed; greedy up to
 #: the last '@' before the path, as URL parsers split it
 _USERINFO_RE = re.compile(r"""(?i)\b([a-z][a-z0-9+.-]*://)[^/\s'"]*@""")
-#: PySpark's kinds of analysis error (Spark sends SQLSTATE class 42 with them; servers
-#: without error classes, such as Sail, send only the kind)
-_ANALYSIS_TYPES = frozenset({"AnalysisException", "ParseException", "TempTableAlreadyExistsException"})
-
 #: bare gRPC statuses with an error class of their own (the others are a plain ServerError):
 #: a call that met its deadline had no answer
 _STATUS_ERRORS: dict[str, type[ServerError]] = {"DEADLINE_EXCEEDED": ServerUnavailableError}
@@ -207,14 +204,6 @@ def _status_sentence(failure: StatusFailure, url: str) -> str | None:
 
 
 # ---------------------------------------------------------------------------- the failing step
-
-
-def is_analysis_error(err: ServerError) -> bool:
-    return (
-        bool(err.sqlstate and err.sqlstate[:2] == "42")
-        or err.exception_type in _ANALYSIS_TYPES
-        or "AnalysisException" in err.message
-    )
 
 
 def same_analysis_error(found: ServerError, wanted: ServerError) -> bool:
