@@ -1,7 +1,7 @@
 """Connections to a Spark Connect server: execute translated plans, return Arrow.
 
 :class:`Client` is a facade over three parts, each talking to the server only through a
-:class:`~connect_plan.transport.Transport` (PySpark's Connect client today):
+:class:`~connect_plan.transport.Transport` (the gRPC transport; tests put a recorded one there):
 
 * :mod:`.session` — the server session: renewed after a server restart, configuration
   (``set_conf``, a plan document's ``conf``), the server version check, the UDF registry;
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from .. import ir, transport
 from ..errors import ConnectPlanError, PlanError, ServerError
@@ -56,6 +56,7 @@ __all__ = [
     "COMPRESSIONS",
     "DEFAULT_RETRY_POLICY",
     "Client",
+    "Internals",
     "check_unique_names",
     "connect",
     "owned_stream",
@@ -102,6 +103,20 @@ def resolve_remote(remote: str | None) -> str:
     )
 
 
+class Internals(NamedTuple):
+    """A client's parts (:attr:`Client.internals`), for tests and tools that fake or measure
+    what the public calls do underneath; not a stable API."""
+
+    #: opens the client's sessions (a new one after a server restart)
+    connector: transport.Connector
+    #: the server session and everything cached for it (:mod:`.session`)
+    session: Session
+    #: prepares and runs the plans (:mod:`.execute`)
+    executor: Executor
+    #: the current session's transport (the seam every RPC goes through)
+    transport: transport.Transport
+
+
 class Client:
     """A connection to one Spark Connect server (and one Spark session on it).
 
@@ -134,8 +149,9 @@ class Client:
         and warns. ``ca_cert`` (a PEM file path or bytes) replaces the system's root
         certificates; ``headers`` are sent with every call. ``timeout`` (seconds) is the
         default bound of every operation (``execute``, ``stream``, ``schema``...), which
-        each call may override. ``retry_policy`` bounds PySpark's retries of transient
-        failures (default :data:`DEFAULT_RETRY_POLICY`, ~7 s in all).
+        each call may override. ``retry_policy`` bounds the retries of transient failures
+        (PySpark's policy and settings, :class:`~connect_plan.retries.Backoff`; default
+        :data:`DEFAULT_RETRY_POLICY`, ~7 s in all).
 
         ``compression`` (``auto``, ``zstd``, ``none``): ask the server to compress result
         batches (Spark 4.1+ ``spark.sql.execution.arrow.compression.codec``; older servers
@@ -199,7 +215,8 @@ class Client:
 
     @classmethod
     def _over(cls, connector: transport.Connector, url: str, *, timeout: float | None = None) -> Client:
-        """A client of ``url`` whose sessions ``connector`` opens (tests: a recorded transport)."""
+        """A client of ``url`` whose sessions ``connector`` opens (tests/support: a recorded
+        transport); its parts are :attr:`internals`."""
         client = cls.__new__(cls)
         client._policy = None
         client._start(connector, Redactor(url, url_secrets(url)), timeout)
@@ -233,9 +250,11 @@ class Client:
         return policy.bounds(max_rows, max_bytes, timeout)
 
     @property
-    def _transport(self) -> transport.Transport:
-        """The current session's transport (tests reach PySpark's client through it)."""
-        return self._session.transport
+    def internals(self) -> Internals:
+        """This client's parts — its connector, session, executor and current transport — for
+        tests and tools that fake or measure what the public calls do underneath (the one
+        hook into a client's inside; not a stable API)."""
+        return Internals(self._connector, self._session, self._executor, self._session.transport)
 
     # ------------------------------------------------------------ lifecycle
 

@@ -1,6 +1,6 @@
 """The client without a server: its result path, integrity checks, output-name checks, error
 mapping and step location, over a transport that replays answers a real Spark server gave
-(tests/unit/fakes.py; tests/integration/test_recordings.py keeps them true).
+(tests/support/transport.py; tests/integration/test_recordings.py keeps them true).
 
 The same guarantees are proved against the real server by tests/integration (test_client,
 test_integrity, test_streaming, test_faults); here each runs in milliseconds, and the
@@ -29,8 +29,8 @@ from connect_plan import (
 from connect_plan.call_failures import RpcFailure, ServerFailure, classify
 from connect_plan.client.failures import Redactor, locate, redact, server_error
 from connect_plan.formats import load_plan
-from tests import tampering
-from tests.unit.fakes import (
+from tests.support import tampering
+from tests.support.transport import (
     EMPTY_DOC,
     LOCATED_DOC,
     SECRET,
@@ -447,7 +447,7 @@ def test_connect_plan_exports_still_resolve() -> None:
 
 
 def test_every_recording_is_listed_and_stored() -> None:
-    from tests.unit.fakes import RECORDINGS, RECORDINGS_DIR
+    from tests.support.transport import RECORDINGS, RECORDINGS_DIR
 
     assert {p.stem for p in RECORDINGS_DIR.glob("*.bin")} == set(RECORDINGS)
 

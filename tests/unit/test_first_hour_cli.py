@@ -12,8 +12,8 @@ import pytest
 
 import connect_plan
 from connect_plan.output import format_table, json_rows
-from tests.cliproc import connect_plan as cli
-from tests.cliproc import no_traceback
+from tests.support.processes import connect_plan as cli
+from tests.support.processes import no_traceback
 
 SCHEMA = [{"name": "a", "type": "int"}]
 

@@ -16,7 +16,7 @@ from connect_plan.cli import main
 from connect_plan.formats import load_plan
 from connect_plan.policy import STRICT, PathLocation, parse_path, parse_table_name, table_key
 from tests.policy_corpus import ADVERSARIAL, INLINE, LEGITIMATE, OPENED, Case, doc, fn, lit, with_col
-from tests.unit.fakes import CountingConnector
+from tests.support.transport import CountingConnector
 
 STRICT_POLICY = Policy.strict()
 

@@ -12,10 +12,10 @@ import pyarrow as pa
 import pytest
 
 from connect_plan import data
-from connect_plan.data import Field, rows_to_arrow, serialize_ipc
-from connect_plan.errors import ErrorDetail
+from connect_plan.data import serialize_ipc
 from connect_plan.formats import load_plan
 from connect_plan.types import parse_type
+from tests.support.tables import convert
 
 # ---------------------------------------------------------------- date and timestamp strings
 
@@ -42,12 +42,6 @@ def _timestamp(rng: random.Random) -> str:
     return text
 
 
-def _convert(name: str, values: list[Any]) -> tuple[pa.Table, list[ErrorDetail]]:
-    errors: list[ErrorDetail] = []
-    table = rows_to_arrow([[v] for v in values], [Field("c", parse_type(name), "/schema/0")], "/rows", errors)
-    return table, errors
-
-
 @pytest.mark.parametrize("name", ["date", "timestamp", "timestamp_ntz"])
 @pytest.mark.parametrize("seed", range(6))
 def test_a_few_strings_convert_as_the_vectorised_path_converts_them(
@@ -64,16 +58,16 @@ def test_a_few_strings_convert_as_the_vectorised_path_converts_them(
         values: list[Any] = []
         while len(values) < n:
             v = None if rng.random() < 0.15 else gen(rng)
-            if valid_only and v is not None and _convert(name, [v])[1]:
+            if valid_only and v is not None and convert(name, [v])[1]:
                 continue
             values.append(v)
         columns.append(values)
-    small = [_convert(name, values) for values in columns]
+    small = [convert(name, values) for values in columns]
     monkeypatch.setattr(data, "_SMALL_DATES", -1)
     monkeypatch.setattr(data, "_SMALL_TIMESTAMPS", -1)
     converted = 0
     for values, (table, errors) in zip(columns, small):
-        expected_table, expected_errors = _convert(name, values)
+        expected_table, expected_errors = convert(name, values)
         assert errors == expected_errors, values
         assert table.schema == expected_table.schema
         if not errors:
@@ -96,9 +90,9 @@ def test_the_small_path_is_taken_up_to_its_size_and_not_after(name: str, monkeyp
         return original(strings, pattern)
 
     monkeypatch.setattr(data, "_all_match", counted)
-    at_limit, errors = _convert(name, [value] * limit)
+    at_limit, errors = convert(name, [value] * limit)
     assert errors == [] and calls == []
-    over, errors = _convert(name, [value] * (limit + 1))
+    over, errors = convert(name, [value] * (limit + 1))
     assert errors == [] and calls == [limit + 1]
     assert over.slice(0, limit).equals(at_limit)
 
@@ -109,11 +103,11 @@ def test_a_string_python_refuses_is_left_to_arrows_cast(monkeypatch: pytest.Monk
     calls: list[int] = []
     original = data._all_match
     monkeypatch.setattr(data, "_all_match", lambda s, p: calls.append(len(s)) or original(s, p))
-    _, errors = _convert("date", ["2024-01-01", "2023-02-29"])
+    _, errors = convert("date", ["2024-01-01", "2023-02-29"])
     assert calls == [2]
     assert [(e.code, e.loc) for e in errors] == [("row_value", "/rows/1/0")]
     assert "not a valid calendar date" in errors[0].message
-    _, errors = _convert("timestamp_ntz", [None, "2024-01-01T24:00"])
+    _, errors = convert("timestamp_ntz", [None, "2024-01-01T24:00"])
     assert [(e.code, e.loc) for e in errors] == [("row_value", "/rows/1/0")]
 
 
@@ -139,7 +133,7 @@ def test_a_few_plain_values_make_the_array_pa_array_makes(name: str, seed: int) 
         values = [rng.choice(_PLAIN[name]) for _ in range(n)]
         if seed == 0:
             values = [None] * n
-        table, errors = _convert(name, values)
+        table, errors = convert(name, values)
         assert errors == []
         expected = pa.table({"c": pa.array(values, type=table.schema.field("c").type)})
         table.validate(full=True)
@@ -155,7 +149,7 @@ def test_a_few_plain_values_make_the_array_pa_array_makes(name: str, seed: int) 
 def test_a_few_values_out_of_range_are_reported_as_before(name: str, bad: int) -> None:
     with pytest.raises(OverflowError):
         data._small_buffers([1, bad], name, pa.array([1], type=data.arrow_type(parse_type(name))).type, {int})
-    _, errors = _convert(name, [None, 1, bad])
+    _, errors = convert(name, [None, 1, bad])
     assert [(e.code, e.loc) for e in errors] == [("row_value", "/rows/2/0")]
     assert "out of range" in errors[0].message
 
@@ -165,9 +159,9 @@ def test_a_few_values_pa_array_refuses_take_the_per_value_path() -> None:
     the per-value path decide as before."""
     assert data._small_buffers(["a", "\ud800"], "string", pa.string(), {str}) is None
     assert data._small_buffers([1.5, 2**53 + 1], "double", pa.float64(), {int, float}) is None
-    _, errors = _convert("string", ["a", "\ud800"])
+    _, errors = convert("string", ["a", "\ud800"])
     assert [(e.code, e.loc) for e in errors] == [("row_value", "/rows/1/0")]
-    table, errors = _convert("double", [1.5, 2**53 + 1])
+    table, errors = convert("double", [1.5, 2**53 + 1])
     assert errors == [] and table.column("c").to_pylist() == [1.5, float(2**53)]
 
 
@@ -199,10 +193,10 @@ def test_coerced_values_make_the_array_pa_array_makes(name: str, pandas: bool, m
     rng = random.Random(name)
     for n in (1, 3, 8, 33, 200):
         values = [rng.choice(_COERCED[name]) for _ in range(n)]
-        table, errors = _convert(name, values)
+        table, errors = convert(name, values)
         with monkeypatch.context() as m:
             m.setattr(data, "_coerced_array", lambda out, t, at: None)
-            expected, expected_errors = _convert(name, values)
+            expected, expected_errors = convert(name, values)
         assert errors == expected_errors, values
         assert table.schema == expected.schema
         table.validate(full=True)
@@ -215,7 +209,7 @@ def test_coerced_values_the_builders_refuse_go_to_pa_array() -> None:
     assert data._timestamps([2**63], pa.timestamp("us"), zoned=False) is None
     aware = data._EPOCH
     assert data._timestamps([aware], pa.timestamp("us"), zoned=False) is None
-    _, errors = _convert("timestamp_ntz", [2**63])
+    _, errors = convert("timestamp_ntz", [2**63])
     assert [(e.code, e.loc) for e in errors] == [("row_value", "/rows")]
 
 
@@ -559,13 +553,8 @@ def test_only_converted_tables_have_the_cheap_bound() -> None:
 
 def _placement(rows: list[list[Any]], uses: int, threshold: int, *, bounded: bool) -> Any:
     """The plan prepare() sends for ``rows`` used ``uses`` times, under a server threshold."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from fakes import RecordedTransport, recorded_client
-
     from connect_plan import inputs
+    from tests.support.transport import RecordedTransport, recorded_client
 
     conf = {"spark.sql.session.localRelationCacheThreshold": str(threshold)}
     client = recorded_client(RecordedTransport(conf=conf))
@@ -578,7 +567,7 @@ def _placement(rows: list[list[Any]], uses: int, threshold: int, *, bounded: boo
     original = inputs.nbytes_bound
     inputs.nbytes_bound = original if bounded else (lambda table: None)  # type: ignore[assignment]
     try:
-        return client._executor.prepare(load_plan(doc)).plan
+        return client.internals.executor.prepare(load_plan(doc)).plan
     finally:
         inputs.nbytes_bound = original  # type: ignore[assignment]
 

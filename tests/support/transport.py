@@ -421,9 +421,9 @@ def record_execution(client: Any, doc: Any) -> list[Any]:
     from pyspark.sql.connect import proto as pb
 
     ir_plan = load_plan(doc)
-    with client._session.plan_conf(ir_plan.conf):
-        plan = client._executor.prepare(ir_plan).plan
-        t = client._transport
+    with client.internals.session.plan_conf(ir_plan.conf):
+        plan = client.internals.executor.prepare(ir_plan).plan
+        t = client.internals.transport
         req = t.execute_request(plan)
         stub, metadata = t._stub, t._metadata
         responses = list(stub.ExecutePlan(req, metadata=metadata))
@@ -448,8 +448,8 @@ def record_analysis(client: Any, doc: Any) -> list[Any]:
     from pyspark.sql.connect import proto as pb
 
     ir_plan = load_plan(doc)
-    plan = client._executor.prepare(ir_plan).plan
-    t = client._transport
+    plan = client.internals.executor.prepare(ir_plan).plan
+    t = client.internals.transport
     req = t.stamp(pb.AnalyzePlanRequest())
     req.schema.plan.CopyFrom(plan)
     try:
@@ -471,7 +471,7 @@ def record_analysis(client: Any, doc: Any) -> list[Any]:
 def record_version(client: Any) -> list[Any]:
     from pyspark.sql.connect import proto as pb
 
-    t = client._transport
+    t = client.internals.transport
     req = t.stamp(pb.AnalyzePlanRequest())
     req.spark_version.SetInParent()
     return [t._stub.AnalyzePlan(req, metadata=t._metadata)]
@@ -484,7 +484,7 @@ def record(url: str, name: str) -> list[Any]:
     kind, doc = RECORDINGS[name]
     with connect_plan.connect(url) as client:
         if name == "chunked":
-            client._transport.preferred_arrow_chunk_size = CHUNK_BYTES
+            client.internals.transport.preferred_arrow_chunk_size = CHUNK_BYTES
         if kind == "execute":
             return record_execution(client, doc)
         if kind == "analyze":
