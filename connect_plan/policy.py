@@ -1045,25 +1045,33 @@ REVIEWED_EXPRS: frozenset[type] = frozenset(
     }
 )
 
-_SOURCES: dict[type, Callable[[_Checker, Any, int], None]] = {
-    ir.InlineData: _Checker.inline,
-    ir.TableSource: _Checker.table,
-    ir.FileSource: _Checker.files,
-    ir.RangeSource: _Checker.range,
-    ir.SqlSource: _Checker.sql,
-    ir.SharedPlan: _Checker.shared,
-}
+_SOURCES: dict[type, Callable[[_Checker, Any, int], None]] = ir.covering(
+    {
+        ir.InlineData: _Checker.inline,
+        ir.TableSource: _Checker.table,
+        ir.FileSource: _Checker.files,
+        ir.RangeSource: _Checker.range,
+        ir.SqlSource: _Checker.sql,
+        ir.SharedPlan: _Checker.shared,
+    },
+    ir.SOURCE_CLASSES,
+    "policy._SOURCES",
+)
 
 REVIEWED_SOURCES: frozenset[type] = frozenset(_SOURCES)
 
 #: rules of particular steps, beyond the walk of their expressions and nested plans
-_STEPS: dict[type, Callable[[_Checker, Any, int], None]] = {
-    ir.Join: _Checker.join,
-    ir.CrossJoin: _Checker.cross,
-    ir.Repartition: _Checker.repartition,
-    ir.Tail: _Checker.tail,
-    ir.Hint: _Checker.hint,
-}
+_STEPS: dict[type, Callable[[_Checker, Any, int], None]] = ir.partial(
+    {
+        ir.Join: _Checker.join,
+        ir.CrossJoin: _Checker.cross,
+        ir.Repartition: _Checker.repartition,
+        ir.Tail: _Checker.tail,
+        ir.Hint: _Checker.hint,
+    },
+    ir.STEP_CLASSES,
+    "policy._STEPS",
+)
 
 
 def _fields(node: Any) -> Iterator[Any]:

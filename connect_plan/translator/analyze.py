@@ -61,11 +61,15 @@ _LEAVES = frozenset({ir.Col, ir.Lit})
 #: functions whose arguments name struct fields (catalog name → those arguments)
 _FIELD_NAME_ARGS = {"with_field": slice(1, 2), "drop_fields": slice(1, None)}
 #: the expressions of the steps that keep their input's columns (checked, never merged)
-_EXPRESSIONS: dict[type, Callable[[Any], tuple[ir.Expr, ...]]] = {
-    ir.OrderBy: lambda s: tuple(k.expr for k in s.keys),
-    ir.Repartition: lambda s: s.keys,
-    ir.Hint: lambda s: s.parameters,
-}
+_EXPRESSIONS: dict[type, Callable[[Any], tuple[ir.Expr, ...]]] = ir.partial(
+    {
+        ir.OrderBy: lambda s: tuple(k.expr for k in s.keys),
+        ir.Repartition: lambda s: s.keys,
+        ir.Hint: lambda s: s.parameters,
+    },
+    ir.STEP_CLASSES,
+    "translator.analyze._EXPRESSIONS",
+)
 
 
 # ------------------------------------------------------------------ the pass
@@ -619,23 +623,41 @@ class ExprChecker:
 
 def plan_column_names(plan: ir.Plan) -> set[str]:
     """Every column name (lower-cased) an expression anywhere in ``plan`` or its nested plans
-    names: what a subquery may read of the query around it."""
+    names: what a subquery may read of the query around it. Steps and expressions are walked
+    by their fields (a class added later is walked without a change here); what each source
+    holds is :data:`_SOURCE_PARTS`'."""
     out: set[str] = set()
     stack: list[Any] = [plan]
     while stack:
         value = stack.pop()
-        if isinstance(value, ir.Col):
+        kind = type(value)
+        if kind is ir.Col:
             out.add(value.name.lower())
-        elif isinstance(value, ir.Plan):
+        elif kind is ir.Plan:
             stack.append(value.source)
             stack.extend(value.steps)
-        elif isinstance(value, (list, tuple)):
+        elif kind in _SOURCE_PARTS:
+            stack.extend(_SOURCE_PARTS[kind](value))
+        elif kind is list or kind is tuple:
             stack.extend(value)
-        elif isinstance(value, ir.SharedPlan):
-            stack.append(value.plan)
-        elif dataclasses.is_dataclass(value) and not isinstance(value, type) and not isinstance(value, ir.InlineData):
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
             stack.extend(getattr(value, f.name) for f in dataclasses.fields(value))
     return out
+
+
+#: what of each source may name columns (its expressions, its plan): plan_column_names' walk
+_SOURCE_PARTS: dict[type, Callable[[Any], tuple[Any, ...]]] = ir.covering(
+    {
+        ir.InlineData: lambda src: (),  # rows, no expressions
+        ir.TableSource: lambda src: (),
+        ir.FileSource: lambda src: (),
+        ir.RangeSource: lambda src: (),
+        ir.SqlSource: lambda src: (*(e for _, e in src.named_args), *src.pos_args),
+        ir.SharedPlan: lambda src: (src.plan,),
+    },
+    ir.SOURCE_CLASSES,
+    "translator.analyze._SOURCE_PARTS",
+)
 
 
 def count_uses(plan: ir.Plan) -> dict[int, int]:
@@ -703,37 +725,42 @@ def _arrow_types(schema: pa.Schema, case_sensitive: bool) -> dict[str, DataType]
     return out
 
 
-ANALYSES: dict[type, Callable[[Analyzer, Any, PlanFacts, Scope], Scope]] = {
-    ir.Filter: Analyzer.filter,
-    ir.Select: Analyzer.select,
-    ir.WithColumn: Analyzer.with_column,
-    ir.WithColumnRenamed: Analyzer.rename,
-    ir.Drop: Analyzer.drop,
-    ir.Distinct: Analyzer.keep,
-    ir.Limit: Analyzer.keep,
-    ir.Offset: Analyzer.maybe_no_op,
-    ir.OrderBy: Analyzer.order_by,
-    ir.GroupBy: Analyzer.group_by,
-    ir.Agg: Analyzer.agg,
-    ir.Join: Analyzer.join,
-    ir.SetOp: Analyzer.set_op,
-    ir.CrossJoin: Analyzer.cross_join,
-    ir.Stop: Analyzer.maybe_no_op,
-    ir.Fetch: Analyzer.maybe_no_op,
-    ir.Sample: Analyzer.keep,
-    ir.Repartition: Analyzer.keep_checked,
-    ir.Hint: Analyzer.keep_checked,
-    ir.Tail: Analyzer.keep,
-}
+ANALYSES: dict[type, Callable[[Analyzer, Any, PlanFacts, Scope], Scope]] = ir.covering(
+    {
+        ir.Filter: Analyzer.filter,
+        ir.Select: Analyzer.select,
+        ir.WithColumn: Analyzer.with_column,
+        ir.WithColumnRenamed: Analyzer.rename,
+        ir.Drop: Analyzer.drop,
+        ir.Distinct: Analyzer.keep,
+        ir.Limit: Analyzer.keep,
+        ir.Offset: Analyzer.maybe_no_op,
+        ir.OrderBy: Analyzer.order_by,
+        ir.GroupBy: Analyzer.group_by,
+        ir.Agg: Analyzer.agg,
+        ir.Join: Analyzer.join,
+        ir.SetOp: Analyzer.set_op,
+        ir.CrossJoin: Analyzer.cross_join,
+        ir.Stop: Analyzer.maybe_no_op,
+        ir.Fetch: Analyzer.maybe_no_op,
+        ir.Sample: Analyzer.keep,
+        ir.Repartition: Analyzer.keep_checked,
+        ir.Hint: Analyzer.keep_checked,
+        ir.Tail: Analyzer.keep,
+    },
+    ir.STEP_CLASSES,
+    "translator.analyze.ANALYSES",
+)
 
-SOURCE_ANALYSES: dict[type, Callable[[Analyzer, Any], PlanFacts]] = {
-    ir.InlineData: Analyzer.inline_source,
-    ir.TableSource: Analyzer.table_source,
-    ir.FileSource: Analyzer.file_source,
-    ir.RangeSource: Analyzer.range_source,
-    ir.SqlSource: Analyzer.table_source,
-    ir.SharedPlan: Analyzer.shared_source,
-}
-
-if set(ir.STEP_CLASSES) - set(ANALYSES):  # pragma: no cover - developer error at import
-    raise RuntimeError(f"no analysis for {sorted(c.__name__ for c in set(ir.STEP_CLASSES) - set(ANALYSES))}")
+SOURCE_ANALYSES: dict[type, Callable[[Analyzer, Any], PlanFacts]] = ir.covering(
+    {
+        ir.InlineData: Analyzer.inline_source,
+        ir.TableSource: Analyzer.table_source,
+        ir.FileSource: Analyzer.file_source,
+        ir.RangeSource: Analyzer.range_source,
+        ir.SqlSource: Analyzer.table_source,
+        ir.SharedPlan: Analyzer.shared_source,
+    },
+    ir.SOURCE_CLASSES,
+    "translator.analyze.SOURCE_ANALYSES",
+)
