@@ -39,6 +39,7 @@ from typing import Any, ClassVar
 from . import ir
 from .errors import ErrorDetail, InvalidPolicyError, PolicyError, Violation
 from .functions import CATALOG
+from .names import parse_table_name, pattern_key, table_key
 from .records import Value, frozen
 
 __all__ = [
@@ -148,8 +149,6 @@ FILE_SOURCE_NAMES: frozenset[str] = frozenset(
     }
 )
 
-#: Spark's session catalog (``spark_catalog.db.t`` is ``db.t``)
-SESSION_CATALOG = "spark_catalog"
 #: the save modes a Write has after parsing
 WRITE_MODES = ("error", "append", "overwrite", "ignore")
 UDF_RULES = ("none", "registered", "any")
@@ -158,64 +157,11 @@ UDF_RULES = ("none", "registered", "any")
 #: system), brace globs (expanded across '/'), backslashes, commas (lists in some readers)
 _BAD_PATH_CHARS = re.compile(r"[%{}\\,\x00-\x1f\x7f]")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):(.*)$", re.S)
-_PART = re.compile(r"`((?:[^`]|``)*)`|([A-Za-z0-9_]+)")
-#: what a table name part may hold once unquoted (ASCII, no separators, no quotes)
-_PLAIN_PART = re.compile(r"[A-Za-z0-9_\-$ ]+")
 _SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WILDCARD = re.compile(r"[*?\[]")
 
 
 # --------------------------------------------------------------------------- names and paths
-
-
-def parse_table_name(text: str) -> tuple[str, ...] | None:
-    """The parts of a table name written ``a.b.c`` or with backticks (```a`.`b```, doubled
-    backticks inside), or None if it is in any other form (whitespace, comments, an empty
-    part, a part holding '.', '/', ':', non-ASCII...): Spark's parser accepts more, and what
-    it accepts beyond this is refused rather than guessed."""
-    parts: list[str] = []
-    i = 0
-    while True:
-        m = _PART.match(text, i)
-        if m is None:
-            return None
-        part = m.group(1).replace("``", "`") if m.group(1) is not None else m.group(2)
-        if not _PLAIN_PART.fullmatch(part) or part != part.strip():
-            return None
-        parts.append(part)
-        i = m.end()
-        if i == len(text):
-            return tuple(parts)
-        if text[i] != ".":
-            return None
-        i += 1
-
-
-def table_key(parts: tuple[str, ...], current_database: str) -> tuple[str, str, str] | None:
-    """``(catalog, database, table)`` as Spark resolves a name's parts, lower-cased (the
-    session catalog is case-insensitive); None for a form this check does not resolve
-    (four parts or more, ``spark_catalog.t``)."""
-    low = tuple(p.lower() for p in parts)
-    if len(low) == 1:
-        return (SESSION_CATALOG, current_database.lower(), low[0])
-    if len(low) == 2:
-        if low[0] == SESSION_CATALOG:
-            return None
-        return (SESSION_CATALOG, low[0], low[1])
-    if len(low) == 3:
-        return (low[0], low[1], low[2])
-    return None
-
-
-def _pattern_key(pattern: str, current_database: str) -> tuple[str, str, str] | None:
-    parts = tuple(p.strip("`").lower() for p in pattern.split("."))
-    if not all(parts) or len(parts) > 3:
-        return None
-    if len(parts) == 1:
-        return (SESSION_CATALOG, current_database.lower(), parts[0])
-    if len(parts) == 2:
-        return (SESSION_CATALOG, parts[0], parts[1])
-    return (parts[0], parts[1], parts[2])
 
 
 @frozen
@@ -366,7 +312,7 @@ class Policy(Value):
             if source is not None:
                 keys = []
                 for i, pattern in enumerate(source):
-                    key = _pattern_key(pattern, db)
+                    key = pattern_key(pattern, db)
                     if key is None:
                         problems.append(
                             ErrorDetail("policy_value", f"/{name}/{i}", "not a table pattern (db.table)", pattern)

@@ -16,6 +16,7 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any
 
+from .names import field_text
 from .records import Value, frozen
 
 if TYPE_CHECKING:
@@ -243,12 +244,6 @@ def _parse_type(text: str) -> DataType:
     return result
 
 
-def _quote_field(name: str) -> str:
-    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-        return name
-    return "`" + name.replace("`", "``") + "`"
-
-
 def type_string(t: DataType | None) -> str:
     """Canonical Spark simple string of a type (``decimal(10,2)``, ``array<int>``...)."""
     if t is None:
@@ -263,7 +258,7 @@ def type_string(t: DataType | None) -> str:
         if t.key is None:
             return "map"
         return f"map<{type_string(t.key)},{type_string(t.value)}>"
-    inner = ",".join(f"{_quote_field(n)}:{type_string(ft)}" for n, ft in t.fields)
+    inner = ",".join(f"{field_text(n)}:{type_string(ft)}" for n, ft in t.fields)
     return f"struct<{inner}>"
 
 

@@ -21,7 +21,7 @@ from ..types import DataType, MapType, spark_type_proto
 from .scope import Scope
 from .statictypes import static_type
 
-__all__ = ["BUILDERS", "ExprContext", "InlineUdf", "emit", "find_udf", "quote_identifier"]
+__all__ = ["BUILDERS", "ExprContext", "InlineUdf", "emit", "find_udf"]
 
 _INT32 = (-(2**31), 2**31 - 1)
 _INT64 = (-(2**63), 2**63 - 1)
@@ -58,11 +58,6 @@ class ExprContext(Value):
 def find_udf(udfs: Mapping[str, InlineUdf], name: str) -> InlineUdf | None:
     """The registered UDF a plan calls by ``name`` (exact, then lower-cased), if any."""
     return udfs.get(name) or udfs.get(name.lower())
-
-
-def quote_identifier(name: str) -> str:
-    """Backtick-quote one name part so dots and backticks inside it stay literal."""
-    return "`" + name.replace("`", "``") + "`"
 
 
 def emit(expr: ir.Expr, out: pb.Expression, ctx: ExprContext) -> None:

@@ -22,6 +22,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "connect_plan.records",
             "connect_plan.errors",
+            "connect_plan.names",
             "connect_plan.error_codes",
             "connect_plan.limits",
             "connect_plan.shapes",
