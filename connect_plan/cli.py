@@ -52,9 +52,9 @@ def _on_sigterm(signum: int, frame: object) -> None:
 
 
 def _read_document(path: str) -> Any:
-    """A plan document or fixture (JSON), or a Substrait plan (binary protobuf, kept as bytes)."""
-    from .formats.json_plan import load_json
-    from .formats.substrait import is_substrait
+    """A plan document or fixture (JSON), or a plan a front-end reads as it is (a binary
+    Substrait plan, kept as bytes)."""
+    from .formats.registry import decoded
 
     if path == "-":
         data = sys.stdin.buffer.read()
@@ -63,7 +63,7 @@ def _read_document(path: str) -> Any:
             data = Path(path).read_bytes()
         except OSError as exc:
             raise CliError(f"cannot read {path}: {exc.strerror}") from None
-    return data if is_substrait(data) else load_json(data)
+    return decoded(data)
 
 
 #: --table SOURCE: a path with one of these extensions is read as files of that format
@@ -109,12 +109,12 @@ _CHECK_VALUES = {"tmp": "/tmp/connect-plan-check", "run": "check"}
 def _validated(doc: Any, tables: dict[str, Any] | None = None) -> ir.Plan:
     """The document's plan, after every problem of it (an unfilled placeholder, the plan,
     the ``setup`` documents run before it) is reported at once, before any server work.
-    A Substrait plan (``tables``: its --table mappings) has no placeholders or setup."""
+    Only a staged format's document (a JSON plan's) has placeholders or setup; ``tables`` are a
+    Substrait plan's --table mappings."""
     from .fixtures import placeholder_problems, substitute
-    from .formats import load_plan
-    from .formats.substrait import is_substrait
+    from .formats import front_end_of, load_plan
 
-    if is_substrait(doc):
+    if not front_end_of(doc).staged:
         return load_plan(doc, tables=tables)
     problems = list(placeholder_problems(doc))
     filled = substitute(doc, _CHECK_VALUES)
@@ -139,10 +139,9 @@ def _ready(client: Client, doc: Any, plan: ir.Plan, tmp_dir: str | None) -> Iter
     """``plan`` ready to run: a document with ``${tmp}``/``${run}`` or a ``setup`` (an example
     that makes its own files and tables) runs its setup first and drops its ``cleanup`` after."""
     from .fixtures import staged, uses_placeholders
-    from .formats import load_plan
-    from .formats.substrait import is_substrait
+    from .formats import front_end_of, load_plan
 
-    if is_substrait(doc) or not uses_placeholders(doc):
+    if not front_end_of(doc).staged or not uses_placeholders(doc):
         yield plan
         return
     with staged(client, doc, tmp_dir) as (filled, values):
