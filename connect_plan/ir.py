@@ -563,6 +563,54 @@ def _names(classes: set[type]) -> list[str]:
     return sorted(c.__name__ for c in classes)
 
 
+def _keeps_order(step: Step, ordered: bool) -> bool:
+    return ordered
+
+
+def _loses_order(step: Step, ordered: bool) -> bool:
+    return False
+
+
+#: each step's effect on whether the rows are in a defined order: a global sort orders them; a
+#: join, an aggregation, a set operation, a distinct or a repartition makes the order
+#: undefined again; the other steps keep what was (a filter, a projection, a limit...)
+ORDER_AFTER: dict[type, Callable[[Any, bool], bool]] = covering(
+    {
+        Filter: _keeps_order,
+        Select: _keeps_order,
+        WithColumn: _keeps_order,
+        WithColumnRenamed: _keeps_order,
+        Drop: _keeps_order,
+        Distinct: _loses_order,
+        Limit: _keeps_order,
+        Offset: _keeps_order,
+        OrderBy: lambda step, ordered: step.is_global,  # sortWithinPartitions: no global order
+        GroupBy: _loses_order,
+        Agg: _loses_order,
+        Join: _loses_order,
+        SetOp: _loses_order,
+        CrossJoin: _loses_order,
+        Stop: _keeps_order,
+        Fetch: _keeps_order,
+        Sample: _keeps_order,
+        Repartition: _loses_order,
+        Hint: _keeps_order,
+        Tail: _keeps_order,
+    },
+    STEP_CLASSES,
+    "ir.ORDER_AFTER",
+)
+
+
+def ends_ordered(plan: Plan) -> bool:
+    """Whether ``plan``'s result rows come in a defined order: the last of its steps that
+    defines the order is a global sort (:data:`ORDER_AFTER`)."""
+    ordered = False
+    for step in plan.steps:
+        ordered = ORDER_AFTER[type(step)](step, ordered)
+    return ordered
+
+
 def right_plans(steps: tuple[Step, ...]) -> list[Plan]:
     """The right-hand input plans of ``steps`` (joins, set operations), in step order."""
     if _ONE_INPUT_STEPS.issuperset(map(type, steps)):  # none (the usual plan), decided at C speed
