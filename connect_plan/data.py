@@ -34,11 +34,12 @@ from itertools import accumulate, repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
+from .arrow_types import inline_arrow_type
 from .errors import ErrorDetail
 from .limits import CHEAP_WALK_NODES, MAX_ROW_ERRORS
 from .records import Value, frozen
 from .shapes import container_problem, plain_tree_encodable
-from .types import ArrayType, DataType, MapType, Primitive, TypeParseError, arrow_type
+from .types import ArrayType, DataType, MapType, Primitive, TypeParseError
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -803,7 +804,7 @@ def _infer_array_column(values: list[Any], field: Field) -> tuple[DataType, pa.D
     """A bare ``array``/``list`` column: element type from the data (bigint if unknown)."""
     import pyarrow as pa
 
-    from .types import from_arrow
+    from .arrow_types import from_arrow
 
     sample = [v for v in values if v is not None]
     try:
@@ -821,7 +822,7 @@ def _infer_array_column(values: list[Any], field: Field) -> tuple[DataType, pa.D
     if not pa.types.is_list(inferred) or pa.types.is_null(inferred.value_type):
         inferred = pa.list_(pa.int64())
     t = from_arrow(inferred)
-    return t, arrow_type(t)
+    return t, inline_arrow_type(t)
 
 
 def _columns(
@@ -979,7 +980,7 @@ def rows_to_arrow(
             t, at = _infer_array_column(columns[j], field)
             field = Field(field.name, t, field.loc)
         else:
-            at = arrow_type(t)
+            at = inline_arrow_type(t)
         arrays.append(_column(columns[j], field, at, rows_loc, j, errors, present[j]))
     if len(errors) > start_errors:
         _locate(errors, start_errors, rows, names, rows_loc)
@@ -1071,7 +1072,7 @@ def _empty_table(fields: Sequence[Field]) -> pa.Table:
     cols = []
     for f in fields:
         try:
-            cols.append(pa.field(f.name, arrow_type(f.type)))
+            cols.append(pa.field(f.name, inline_arrow_type(f.type)))
         except TypeParseError:
             cols.append(pa.field(f.name, pa.int64()))
     return pa.schema(cols).empty_table()

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import ir
+from .arrow_types import from_arrow
 from .errors import ConnectPlanError, ErrorDetail, PlanError, ServerError
 from .records import Value, frozen
 from .types import (
@@ -51,7 +52,6 @@ from .types import (
     Primitive,
     StructType,
     TypeParseError,
-    from_arrow,
     parse_type,
     type_string,
 )

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
-from .arrow_types import AnnouncedSchema
+from .arrow_types import AnnouncedSchema, cast_batch, spark_arrow_schema
 from .arrow_types import announced as announced_schema
 from .errors import QueryTimeoutError, ResultIntegrityError
 
@@ -166,7 +166,7 @@ class ResultChecker:
                     except (pa.ArrowException, OSError) as exc:
                         raise ResultIntegrityError(f"an Arrow batch could not be read: {exc}") from None
                     batch_rows += batch.num_rows
-                    yield batch if target is None else _cast_batch(batch, target)
+                    yield batch if target is None else cast_batch(batch, target)
             if batch_rows != ab.row_count:
                 raise ResultIntegrityError(f"an Arrow batch announced {ab.row_count} rows and held {batch_rows}")
             self.rows_seen += batch_rows
@@ -205,46 +205,6 @@ class ResultChecker:
                 f"the result stream ended without ResultComplete after {self.rows_seen} rows; "
                 "the result may be truncated, so none is returned"
             )
-
-
-def _spark_arrow_type(t: Any) -> Any:
-    import pyarrow as pa
-
-    if pa.types.is_large_string(t) or pa.types.is_string_view(t):
-        return pa.string()
-    if pa.types.is_large_binary(t) or pa.types.is_binary_view(t):
-        return pa.binary()
-    if pa.types.is_decimal256(t) and t.precision <= 38:
-        return pa.decimal128(t.precision, t.scale)
-    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_list_view(t) or pa.types.is_large_list_view(t):
-        f = t.value_field
-        return pa.list_(pa.field("element", _spark_arrow_type(f.type), f.nullable))
-    if pa.types.is_map(t):
-        k, v = t.key_field, t.item_field
-        key, value = _spark_arrow_type(k.type), _spark_arrow_type(v.type)
-        if (k.name, v.name) == ("key", "value") and key.equals(k.type) and value.equals(v.type):
-            return t
-        return pa.map_(pa.field("key", key, k.nullable), pa.field("value", value, v.nullable))
-    if pa.types.is_struct(t):
-        return pa.struct([f.with_type(_spark_arrow_type(f.type)) for f in t])
-    return t
-
-
-def spark_arrow_schema(schema: Any) -> Any:
-    """``schema`` with Spark's Arrow conventions (what Spark itself sends and PySpark's
-    ``toArrow`` gives): ``string``/``binary``/``list`` rather than their large or view
-    forms, ``decimal128`` up to precision 38, list items named ``element``, map entries
-    ``key``/``value``. Spark's results
-    already are so; other engines' (Sail sends ``large_string``, ``list<item>``) are cast."""
-    import pyarrow as pa
-
-    return pa.schema([f.with_type(_spark_arrow_type(f.type)) for f in schema], metadata=schema.metadata)
-
-
-def _cast_batch(batch: Any, target: Any) -> Any:
-    import pyarrow as pa
-
-    return pa.RecordBatch.from_arrays([c.cast(f.type) for c, f in zip(batch.columns, target)], schema=target)
 
 
 def _check_announced(announced: AnnouncedSchema, schema: Any) -> None:

@@ -23,9 +23,10 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .. import ir
+from ..arrow_types import from_arrow
 from ..errors import ErrorDetail
 from ..functions import CATALOG
-from ..types import TypeParseError, from_arrow, type_string
+from ..types import TypeParseError, type_string
 from .expressions import InlineUdf, find_udf
 from .facts import (
     AggregateFacts,

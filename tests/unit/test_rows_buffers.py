@@ -10,7 +10,8 @@ import pyarrow as pa
 import pytest
 
 from connect_plan import data
-from connect_plan.types import arrow_type, parse_type
+from connect_plan.arrow_types import inline_arrow_type
+from connect_plan.types import parse_type
 from tests.support.tables import convert
 
 
@@ -41,7 +42,7 @@ def test_columns_equal_pa_array(name: str, seed: int) -> None:
         values = [None] * n
     table, errors = convert(name, values)
     assert errors == []
-    expected = pa.array(values, type=arrow_type(parse_type(name)))
+    expected = pa.array(values, type=inline_arrow_type(parse_type(name)))
     column = table.column("c").combine_chunks() if n else table.column("c")
     assert column.type == expected.type
     assert column.null_count == expected.null_count
@@ -64,7 +65,7 @@ def test_columns_equal_pa_array(name: str, seed: int) -> None:
 )
 def test_values_pa_array_refuses_are_reported(name: str, bad: Any) -> None:
     with pytest.raises((pa.ArrowInvalid, OverflowError, UnicodeError)):
-        pa.array([bad], type=arrow_type(parse_type(name)))
+        pa.array([bad], type=inline_arrow_type(parse_type(name)))
     _, errors = convert(name, [None, bad])
     assert [e.loc for e in errors] == ["/rows/1/0"]
 

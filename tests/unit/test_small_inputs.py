@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 
 from connect_plan import data
+from connect_plan.arrow_types import inline_arrow_type
 from connect_plan.data import serialize_ipc
 from connect_plan.formats import load_plan
 from connect_plan.types import parse_type
@@ -148,7 +149,7 @@ def test_a_few_plain_values_make_the_array_pa_array_makes(name: str, seed: int) 
 @pytest.mark.parametrize(("name", "bad"), [("tinyint", 128), ("smallint", -32769), ("int", 2**31), ("bigint", 2**63)])
 def test_a_few_values_out_of_range_are_reported_as_before(name: str, bad: int) -> None:
     with pytest.raises(OverflowError):
-        data._small_buffers([1, bad], name, pa.array([1], type=data.arrow_type(parse_type(name))).type, {int})
+        data._small_buffers([1, bad], name, pa.array([1], type=inline_arrow_type(parse_type(name))).type, {int})
     _, errors = convert(name, [None, 1, bad])
     assert [(e.code, e.loc) for e in errors] == [("row_value", "/rows/2/0")]
     assert "out of range" in errors[0].message
@@ -220,7 +221,8 @@ def _from_arrow_by_predicates(t: pa.DataType) -> Any:
     """from_arrow as it was written before its table by type id: the pyarrow.types predicates."""
     import pyarrow.types as pat
 
-    from connect_plan.types import ArrayType, MapType, Primitive, StructType, TypeParseError, _is_variant
+    from connect_plan.arrow_types import is_variant
+    from connect_plan.types import ArrayType, MapType, Primitive, StructType, TypeParseError
 
     if pat.is_dictionary(t):
         return _from_arrow_by_predicates(t.value_type)
@@ -234,7 +236,7 @@ def _from_arrow_by_predicates(t: pa.DataType) -> Any:
         return ArrayType(_from_arrow_by_predicates(t.value_type))
     if pat.is_map(t):
         return MapType(_from_arrow_by_predicates(t.key_type), _from_arrow_by_predicates(t.item_type))
-    if pat.is_struct(t) and _is_variant(t):
+    if pat.is_struct(t) and is_variant(t):
         return Primitive("variant")
     if pat.is_struct(t):
         return StructType(tuple((f.name, _from_arrow_by_predicates(f.type)) for f in t))
@@ -310,7 +312,8 @@ _ARROW_TYPES = [
 
 @pytest.mark.parametrize("arrow", _ARROW_TYPES, ids=str)
 def test_from_arrow_reads_each_arrow_type_as_before(arrow: pa.DataType) -> None:
-    from connect_plan.types import TypeParseError, from_arrow
+    from connect_plan.arrow_types import from_arrow
+    from connect_plan.types import TypeParseError
 
     try:
         expected: Any = _from_arrow_by_predicates(arrow)
@@ -450,9 +453,10 @@ def test_an_inline_tables_scope_is_its_names_with_their_types(table: pa.Table, c
     """The scope of its columns, with the types of those Spark has (as with_names kept them
     from a scope of the same names)."""
     from connect_plan import ir
+    from connect_plan.arrow_types import from_arrow
     from connect_plan.translator.analyze import Analyzer
     from connect_plan.translator.scope import Scope
-    from connect_plan.types import TypeParseError, from_arrow
+    from connect_plan.types import TypeParseError
 
     scope = Analyzer(case_sensitive=case_sensitive).inline_source(ir.InlineData(table, "/input/rows")).scope
     plain = Scope(tuple(table.column_names), case_sensitive)

@@ -287,7 +287,7 @@ class Converter(Record):
         Spark Connect command but SQL text: located errors."""
         import pyarrow as pa
 
-        from ...types import arrow_type
+        from ...arrow_types import inline_arrow_type as arrow_type
 
         ok = True
         if msg.WhichOneof("write_type") != "named_object":
@@ -518,7 +518,7 @@ class Converter(Record):
         fields) → inline Arrow data typed by the base schema."""
         import pyarrow as pa
 
-        from ...types import arrow_type
+        from ...arrow_types import inline_arrow_type as arrow_type
 
         types = [
             self.spark_type(t, f"{loc}/../baseSchema/struct/types/{i}")
