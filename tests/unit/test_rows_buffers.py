@@ -9,8 +9,8 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from connect_plan import data
 from connect_plan.arrow_types import inline_arrow_type
+from connect_plan.data import buffers
 from connect_plan.types import parse_type
 from tests.support.tables import convert
 
@@ -18,7 +18,7 @@ from tests.support.tables import convert
 @pytest.fixture(autouse=True)
 def _without_pandas(monkeypatch: pytest.MonkeyPatch) -> None:
     """This process has pandas imported; the buffers path is the one taken without it."""
-    monkeypatch.setattr(data, "_pandas_imported", lambda: False)
+    monkeypatch.setattr(buffers, "_pandas_imported", lambda: False)
 
 
 _VALUES: dict[str, list[Any]] = {
@@ -48,7 +48,7 @@ def test_columns_equal_pa_array(name: str, seed: int) -> None:
     assert column.null_count == expected.null_count
     assert column.to_pylist() == expected.to_pylist()
     if n:
-        assert data._from_buffers(values, name, expected.type, set(map(type, values))) is not None  # the path taken
+        assert buffers._from_buffers(values, name, expected.type, set(map(type, values))) is not None  # the path taken
         column.validate(full=True)
         assert column.equals(expected)
 

@@ -13,7 +13,8 @@ import pytest
 
 from connect_plan import data
 from connect_plan.arrow_types import inline_arrow_type
-from connect_plan.data import serialize_ipc
+from connect_plan.data import buffers, serialize_ipc
+from connect_plan.data.coerce import EPOCH
 from connect_plan.formats import load_plan
 from connect_plan.types import parse_type
 from tests.support.tables import convert
@@ -64,8 +65,8 @@ def test_a_few_strings_convert_as_the_vectorised_path_converts_them(
             values.append(v)
         columns.append(values)
     small = [convert(name, values) for values in columns]
-    monkeypatch.setattr(data, "_SMALL_DATES", -1)
-    monkeypatch.setattr(data, "_SMALL_TIMESTAMPS", -1)
+    monkeypatch.setattr(buffers, "_SMALL_DATES", -1)
+    monkeypatch.setattr(buffers, "_SMALL_TIMESTAMPS", -1)
     converted = 0
     for values, (table, errors) in zip(columns, small):
         expected_table, expected_errors = convert(name, values)
@@ -82,15 +83,15 @@ def test_a_few_strings_convert_as_the_vectorised_path_converts_them(
 @pytest.mark.parametrize("name", ["date", "timestamp"])
 def test_the_small_path_is_taken_up_to_its_size_and_not_after(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     value = "2024-02-29" if name == "date" else "2024-02-29 12:30:59.25"
-    limit = data._SMALL_DATES if name == "date" else data._SMALL_TIMESTAMPS
+    limit = buffers._SMALL_DATES if name == "date" else buffers._SMALL_TIMESTAMPS
     calls: list[int] = []
-    original = data._all_match
+    original = buffers._all_match
 
     def counted(strings: pa.Array, pattern: str) -> bool:
         calls.append(len(strings))
         return original(strings, pattern)
 
-    monkeypatch.setattr(data, "_all_match", counted)
+    monkeypatch.setattr(buffers, "_all_match", counted)
     at_limit, errors = convert(name, [value] * limit)
     assert errors == [] and calls == []
     over, errors = convert(name, [value] * (limit + 1))
@@ -102,8 +103,8 @@ def test_a_string_python_refuses_is_left_to_arrows_cast(monkeypatch: pytest.Monk
     """A string of the fast form that is no calendar date (or time) is judged by the
     vectorised path, as before: the per-value parser then reports it at its row."""
     calls: list[int] = []
-    original = data._all_match
-    monkeypatch.setattr(data, "_all_match", lambda s, p: calls.append(len(s)) or original(s, p))
+    original = buffers._all_match
+    monkeypatch.setattr(buffers, "_all_match", lambda s, p: calls.append(len(s)) or original(s, p))
     _, errors = convert("date", ["2024-01-01", "2023-02-29"])
     assert calls == [2]
     assert [(e.code, e.loc) for e in errors] == [("row_value", "/rows/1/0")]
@@ -141,7 +142,7 @@ def test_a_few_plain_values_make_the_array_pa_array_makes(name: str, seed: int) 
         assert table.schema == expected.schema
         assert serialize_ipc(table) == serialize_ipc(expected), values
         present = set(map(type, values))
-        small = data._small_buffers(values, name, expected.schema.field("c").type, present)
+        small = buffers._small_buffers(values, name, expected.schema.field("c").type, present)
         assert small is not None  # the path taken (NaN is not equal to itself: bytes compared)
         assert serialize_ipc(pa.table({"c": small})) == serialize_ipc(expected)
 
@@ -149,7 +150,7 @@ def test_a_few_plain_values_make_the_array_pa_array_makes(name: str, seed: int) 
 @pytest.mark.parametrize(("name", "bad"), [("tinyint", 128), ("smallint", -32769), ("int", 2**31), ("bigint", 2**63)])
 def test_a_few_values_out_of_range_are_reported_as_before(name: str, bad: int) -> None:
     with pytest.raises(OverflowError):
-        data._small_buffers([1, bad], name, pa.array([1], type=inline_arrow_type(parse_type(name))).type, {int})
+        buffers._small_buffers([1, bad], name, pa.array([1], type=inline_arrow_type(parse_type(name))).type, {int})
     _, errors = convert(name, [None, 1, bad])
     assert [(e.code, e.loc) for e in errors] == [("row_value", "/rows/2/0")]
     assert "out of range" in errors[0].message
@@ -158,8 +159,8 @@ def test_a_few_values_out_of_range_are_reported_as_before(name: str, bad: int) -
 def test_a_few_values_pa_array_refuses_take_the_per_value_path() -> None:
     """A lone surrogate, an integer a double cannot hold exactly: None, then pa.array and
     the per-value path decide as before."""
-    assert data._small_buffers(["a", "\ud800"], "string", pa.string(), {str}) is None
-    assert data._small_buffers([1.5, 2**53 + 1], "double", pa.float64(), {int, float}) is None
+    assert buffers._small_buffers(["a", "\ud800"], "string", pa.string(), {str}) is None
+    assert buffers._small_buffers([1.5, 2**53 + 1], "double", pa.float64(), {int, float}) is None
     _, errors = convert("string", ["a", "\ud800"])
     assert [(e.code, e.loc) for e in errors] == [("row_value", "/rows/1/0")]
     table, errors = convert("double", [1.5, 2**53 + 1])
@@ -190,13 +191,13 @@ def test_coerced_values_make_the_array_pa_array_makes(name: str, pandas: bool, m
     """Values converted one by one (ISO strings with a zone, numeric strings, date objects,
     decimals at their scale) are built from buffers without pa.array (and its pandas probe):
     the same Arrow type, IPC bytes and errors as pa.array's, few values or many."""
-    monkeypatch.setattr(data, "_pandas_imported", lambda: pandas)
+    monkeypatch.setattr(buffers, "_pandas_imported", lambda: pandas)
     rng = random.Random(name)
     for n in (1, 3, 8, 33, 200):
         values = [rng.choice(_COERCED[name]) for _ in range(n)]
         table, errors = convert(name, values)
         with monkeypatch.context() as m:
-            m.setattr(data, "_coerced_array", lambda out, t, at: None)
+            m.setattr(buffers, "coerced_array", lambda out, t, at: None)
             expected, expected_errors = convert(name, values)
         assert errors == expected_errors, values
         assert table.schema == expected.schema
@@ -207,9 +208,9 @@ def test_coerced_values_make_the_array_pa_array_makes(name: str, pandas: bool, m
 def test_coerced_values_the_builders_refuse_go_to_pa_array() -> None:
     """Microseconds beyond 64 bits, a zoned datetime in a zone-less column: pa.array
     decides and reports, as before."""
-    assert data._timestamps([2**63], pa.timestamp("us"), zoned=False) is None
-    aware = data._EPOCH
-    assert data._timestamps([aware], pa.timestamp("us"), zoned=False) is None
+    assert buffers._timestamps([2**63], pa.timestamp("us"), zoned=False) is None
+    aware = EPOCH
+    assert buffers._timestamps([aware], pa.timestamp("us"), zoned=False) is None
     _, errors = convert("timestamp_ntz", [2**63])
     assert [(e.code, e.loc) for e in errors] == [("row_value", "/rows")]
 
