@@ -1,4 +1,4 @@
-"""The policy (connect_plan/policy.py): the adversarial corpus is refused before anything is
+"""The policy (connect_plan/policy/): the adversarial corpus is refused before anything is
 sent, legitimate plans pass, names and paths are compared as Spark resolves them, and a policy
 is read from JSON with every unknown key refused."""
 
@@ -421,7 +421,7 @@ def test_any_table_but_restricted_files_still_refuses_file_reads_spelled_as_tabl
 
 def test_every_ir_class_is_reviewed_by_the_policy() -> None:
     """A step, expression or source class added to ir.py is refused by the policy (fail
-    closed) until connect_plan/policy.py reviews it: this test says when that is due."""
+    closed) until connect_plan/policy/check.py reviews it: this test says when that is due."""
     from connect_plan import ir
     from connect_plan.policy import REVIEWED_EXPRS, REVIEWED_SOURCES, REVIEWED_STEPS
 
