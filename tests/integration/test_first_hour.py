@@ -90,7 +90,7 @@ def test_item1_table_and_parquet_write_every_type(spark_url: str, every_type: Pa
 #: has loaded once main() returned
 _REPORTING_ENTRY = """
 import json, sys
-from connect_plan import cli
+from connect_plan.cli import process as cli
 
 run = cli.main
 

@@ -50,7 +50,7 @@ def test_a_new_front_end_is_one_entry_for_load_plan_and_the_cli(monkeypatch: pyt
     monkeypatch.setattr(registry, "FRONT_ENDS", (toy, *FRONT_ENDS))
     plan = load_plan({"toy": 5})
     assert isinstance(plan.source, ir.RangeSource) and plan.source.end == 5
-    assert cli._validated({"toy": 7}).source.end == 7  # type: ignore[attr-defined]
+    assert cli.documents.validated({"toy": 7}).source.end == 7  # type: ignore[attr-defined]
     assert made == [{"toy": 5}, {"toy": 7}]
     with pytest.raises(PlanError):
         load_plan({"nothing": 1})  # still the JSON plan's to refuse

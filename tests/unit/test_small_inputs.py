@@ -623,7 +623,7 @@ def test_arrow_input_is_made_spark_readable_as_before(arrow: pa.DataType, monkey
 
 _RUN_WITHOUT_SERVER = r"""
 import json, sys, tempfile, os
-from connect_plan import cli
+from connect_plan.cli import process as cli
 import connect_plan.client as client_module
 from connect_plan.client import Client
 
