@@ -124,6 +124,20 @@ class Executor:
         self._check_size(tr.plan)
         return tr
 
+    def translate(self, plan: ir.Plan) -> pb.Plan:
+        """The plan as :meth:`Client.translate` gives it: the server asked for the names
+        static analysis cannot know, the client's UDFs inline, relative file paths absolute
+        for the local server."""
+        from ..translator import translate_ir
+
+        session = self.session
+        proto = translate_ir(
+            plan, case_sensitive=session.case_sensitive_for(plan), resolver=self.resolve_names, udfs=session.udfs
+        ).plan
+        if session.local_files:
+            absolute_paths(proto, os.getcwd())
+        return proto
+
     def resolve_names(self, relation: pb.Relation, local: Sequence[LocalData] = ()) -> list[str]:
         """The output names of ``relation``, asked of the server (translation's resolver)."""
         from ..spark_proto import pb

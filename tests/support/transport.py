@@ -412,6 +412,15 @@ def recorded_client(*transports: RecordedTransport, url: str = "sc://recorded:15
     return Client._over(RecordedConnector(*transports), url, **kw)
 
 
+def counting_client(policy: Any = None) -> tuple[Any, CountingConnector]:
+    """A :class:`connect_plan.Client` (under ``policy``) whose transport answers nothing and
+    counts what it was asked: a test that nothing was sent asserts ``transport.calls == []``."""
+    from connect_plan.client import Client
+
+    connector = CountingConnector()
+    return Client._over(connector, "sc://counting:15002", policy=policy), connector
+
+
 # ---------------------------------------------------------------- recording (needs a server)
 
 

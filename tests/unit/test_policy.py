@@ -16,18 +16,9 @@ from connect_plan.cli import main
 from connect_plan.formats import load_plan
 from connect_plan.policy import STRICT, PathLocation, parse_path, parse_table_name, table_key
 from tests.policy_corpus import ADVERSARIAL, INLINE, LEGITIMATE, OPENED, Case, doc, fn, lit, with_col
-from tests.support.transport import CountingConnector
+from tests.support.transport import counting_client
 
 STRICT_POLICY = Policy.strict()
-
-
-def counting_client(policy: Policy | None = None) -> tuple[Any, CountingConnector]:
-    from connect_plan.client import Client
-
-    connector = CountingConnector()
-    client = Client._over(connector, "sc://counting:15002")
-    client._policy = policy
-    return client, connector
 
 
 def test_the_corpus_is_large_and_names_are_unique() -> None:

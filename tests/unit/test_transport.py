@@ -66,7 +66,7 @@ def test_a_token_implies_tls_even_for_localhost(plain_server: GrpcTlsProxy) -> N
     with connect_plan.connect(
         f"sc://localhost:{plain_server.port}/;token={TOKEN}", retry_policy={"max_retries": 0}
     ) as c:
-        assert c._connector.secure
+        assert c.internals.connector.secure
         err = _one_call(c)
     assert plain_server.calls == []
     assert TOKEN not in str(err)
