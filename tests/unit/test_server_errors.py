@@ -12,6 +12,7 @@ and by the raw stub
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -353,3 +354,26 @@ def test_importing_and_using_server_errors_imports_neither_pyspark_nor_pandas() 
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_transport_raises_the_typed_failure_of_what_the_server_sent(fake: FakeSparkConnect) -> None:
+    """The production transport maps a failed call once, inside itself: the call raises the
+    typed failure (here a ServerFailure) whose record is rpc_failure's of the same answer,
+    with the gRPC error as its cause; the client sees nothing else."""
+    from connect_plan.call_failures import ServerFailure
+    from connect_plan.transport import connector
+
+    info = error_info({"classes": ANALYSIS, "errorClass": "X_Y", "sqlState": "42000", "messageParameters": "{}"})
+    fake.script = Script(status(grpc.StatusCode.INTERNAL, "[X_Y] bad. SQLSTATE: 42000", info))
+    transport = connector(fake.url, retry_policy={"max_retries": 0}).open(lambda: True)
+    try:
+        with pytest.raises(ServerFailure) as raised:
+            transport.spark_version()
+    finally:
+        transport.close(wait=False)
+    failure = raised.value
+    assert failure.status == "INTERNAL" and isinstance(failure.__cause__, grpc.RpcError)
+    expected = fake.ours()
+    for f in dataclasses.fields(RpcFailure):
+        if f.name != "texts":  # the gRPC error's own text names its call (times, peer)
+            assert getattr(failure.record, f.name) == getattr(expected, f.name), f.name
