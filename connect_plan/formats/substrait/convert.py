@@ -70,6 +70,19 @@ def _json(msg: Message, name: str) -> str:
     return str(msg.DESCRIPTOR.fields_by_name[name].json_name)
 
 
+def enum_name(msg: Message, name: str) -> str:
+    """The name of the value of the enum field ``name`` (``"JOIN_TYPE_LEFT_SEMI"``), from the
+    message's own descriptor; ``""`` for a number the schema does not know. A number with
+    several names (the spec <=0.52 aliases) gives the first, the current one."""
+    value = msg.DESCRIPTOR.fields_by_name[name].enum_type.values_by_number.get(getattr(msg, name))
+    return str(value.name) if value is not None else ""
+
+
+def _enum_text(msg: Message, name: str) -> str:
+    """The enum value's name for a message, or its number when the schema has no name for it."""
+    return enum_name(msg, name) or str(getattr(msg, name))
+
+
 @frozen
 class Shape(Value):
     """What the converter knows of a nested value: a struct's Spark field names (each with
@@ -221,23 +234,22 @@ class Converter(Record):
                 "a write needs a named_table target (extension tables mean nothing outside their producer)",
             )
             ok = False
-        op = msg.op
-        if op not in (1, 4):  # INSERT, CTAS
-            name = msg.DESCRIPTOR.fields_by_name["op"].enum_type.values_by_number.get(op)
+        op = sp.WRITE_OPS.get(enum_name(msg, "op"))
+        if op is None:
             self.err(
                 "substrait_unsupported",
                 f"{loc}/op",
-                f"write op {name.name if name else op}: Spark Connect writes insert or create tables "
+                f"write op {_enum_text(msg, 'op')}: Spark Connect writes insert or create tables "
                 "(DELETE/UPDATE have no DataFrame write)",
             )
             ok = False
-        if msg.output == 2:  # OUTPUT_MODE_MODIFIED_RECORDS
+        if enum_name(msg, "output") == "OUTPUT_MODE_MODIFIED_RECORDS":
             self.err(
                 "substrait_unsupported", f"{loc}/output", "Spark's writes return no rows (use OUTPUT_MODE_NO_OUTPUT)"
             )
             ok = False
         rel = self.rel(msg.input, f"{loc}/input")
-        if rel is None or not ok:
+        if rel is None or op is None or not ok:
             return None
         names = _top_names(msg.table_schema)
         if names and len(names) != len(rel.names):
@@ -268,14 +280,9 @@ class Converter(Record):
                 f"tables= maps {table!r} to a source a write cannot target (one path with a format, or a table)",
             )
             return None
-        method: str | None
-        if op == 1:  # INSERT: appended (Spark's insertInto, columns by position)
-            mode, method = "append", "insert_into"
-        else:  # CTAS: the create mode
-            mode = {1: "append", 2: "overwrite", 3: "ignore"}.get(msg.create_mode, "error")
-            method = "save_as_table"
-        if path is not None:
-            method = None  # files: a plain save
+        save_mode, table_method = op
+        mode = save_mode or sp.CREATE_MODES.get(enum_name(msg, "create_mode"), "error")  # a CTAS: its create mode
+        method = None if path is not None else table_method  # files: a plain save
         write = ir.Write(self.step_index(), "write", loc, fmt, path, None if path else table, method, mode, (), ())
         return ir.Plan(rel.source, tuple(rel.steps), loc, output=write)
 
@@ -293,8 +300,8 @@ class Converter(Record):
         if msg.WhichOneof("write_type") != "named_object":
             self.err("substrait_unsupported", f"{loc}/extensionObject", "a DDL target must be a named object")
             ok = False
-        if msg.object != 1:  # DDL_OBJECT_TABLE
-            what = "a view" if msg.object == 2 else "an unspecified object"
+        if enum_name(msg, "object") != "DDL_OBJECT_TABLE":
+            what = "a view" if enum_name(msg, "object") == "DDL_OBJECT_VIEW" else "an unspecified object"
             self.err(
                 "substrait_unsupported",
                 f"{loc}/object",
@@ -302,12 +309,11 @@ class Converter(Record):
                 "which connect_plan never builds from a plan)",
             )
             ok = False
-        if msg.op != 1:  # DDL_OP_CREATE
-            name = msg.DESCRIPTOR.fields_by_name["op"].enum_type.values_by_number.get(msg.op)
+        if enum_name(msg, "op") != "DDL_OP_CREATE":
             self.err(
                 "substrait_unsupported",
                 f"{loc}/op",
-                f"DDL op {name.name if name else msg.op}: only CREATE runs (as a write of no rows); "
+                f"DDL op {_enum_text(msg, 'op')}: only CREATE runs (as a write of no rows); "
                 "CREATE OR REPLACE, ALTER and DROP have no Spark Connect command but SQL text",
             )
             ok = False
@@ -700,14 +706,15 @@ class Converter(Record):
         for k, s in enumerate(msg.sorts):
             kloc = f"{loc}/sorts/{k}"
             expr = self.expr(s.expr, f"{kloc}/expr", rel.names)
-            if s.WhichOneof("sort_kind") != "direction" or s.direction not in sp.SORT_DIRECTIONS:
+            direction = sp.SORT_DIRECTIONS.get(enum_name(s, "direction"))
+            if s.WhichOneof("sort_kind") != "direction" or direction is None:
                 self.err(
                     "substrait_unsupported",
                     kloc,
                     "a sort needs a direction (comparison function references are not supported)",
                 )
                 continue
-            asc, nulls_first = sp.SORT_DIRECTIONS[s.direction]
+            asc, nulls_first = direction
             keys.append(ir.SortKey(expr, asc, nulls_first, kloc))
         rel.steps.append(ir.OrderBy(self.step_index(), "sort", loc, tuple(keys)))
         return rel
@@ -832,36 +839,33 @@ class Converter(Record):
         right = self.rel(msg.right, f"{loc}/right")
         if left is None or right is None:
             return None
-        how = sp.JOIN_TYPES.get(msg.type, "unknown") if msg.type else None
-        if how is None or how == "unknown":
-            name = msg.DESCRIPTOR.fields_by_name["type"].enum_type.values_by_number.get(msg.type)
-            self.err(
-                "substrait_unsupported",
-                f"{loc}/type",
-                f"join type {name.name if name else msg.type} has no Spark join"
-                + (" (a single or mark join: rewrite it as a subquery)" if how is None and msg.type else ""),
-            )
+        kind = enum_name(msg, "type")
+        plain, rewritten = sp.JOIN_TYPES.get(kind), sp.REWRITTEN_JOINS.get(kind)
+        if plain is None and rewritten is None:
+            self.err("substrait_unsupported", f"{loc}/type", f"join type {_enum_text(msg, 'type')} has no Spark join")
             return None
         both = left.names + right.names
         cond = self.expr(msg.expression, f"{loc}/expression", both) if msg.HasField("expression") else None
-        if how in ("left_mark", "right_mark"):
-            return self._mark_join(left, right, cond, how == "right_mark", loc, msg)
-        if how in ("left_single", "right_single"):
-            swap = how == "right_single"  # the right input's rows, each with its one left match
+        if rewritten is not None:
+            how_rewritten, swap = rewritten
+            if how_rewritten == "mark":
+                return self._mark_join(left, right, cond, swap, loc, msg)
+            # a right single join: the right input's rows, each with its one left match
             return (
                 self._single_join(right, left, cond, True, loc, msg)
                 if swap
                 else self._single_join(left, right, cond, False, loc, msg)
             )
-        if how in ("right_semi", "right_anti"):
+        assert plain is not None
+        how, swap = plain
+        if swap:
             left, right = right, left
-            how = "left_semi" if how == "right_semi" else "left_anti"
         if cond is None and how == "inner":
             left.steps.append(ir.CrossJoin(self.step_index(), "join", loc, right.plan()))
         else:
             if cond is None:
                 cond = ir.Lit(True, loc)
-            left.steps.append(ir.Join(self.step_index(), "join", loc, right.plan(), how, (), cond))  # type: ignore[arg-type]
+            left.steps.append(ir.Join(self.step_index(), "join", loc, right.plan(), how, (), cond))
         names = left.names if how in ("left_semi", "left_anti") else left.names + right.names
         left.names = names
         if msg.HasField("post_join_filter"):
@@ -975,7 +979,7 @@ class Converter(Record):
         return left
 
     def set(self, msg: Message, loc: str) -> Rel | None:
-        op = sp.SET_OPS.get(msg.op)
+        op = sp.SET_OPS.get(enum_name(msg, "op"))
         if op is None:
             self.err("substrait_unsupported", f"{loc}/op", f"set operation {msg.op} has no Spark equivalent")
             return None
@@ -1313,14 +1317,14 @@ class Converter(Record):
                     return ir.Lit(None, loc)
                 return ir.Subquery("in", self.materialize(rel, sub_loc, "subquery").plan(), needles, loc)
             if kind == "set_predicate":
-                op = msg.set_predicate.predicate_op
-                if op not in (1, 2):
+                exists = sp.SET_PREDICATES.get(enum_name(msg.set_predicate, "predicate_op"))
+                if exists is None:
                     self.err("substrait_invalid", f"{sub_loc}/predicateOp", "a set predicate is EXISTS or UNIQUE")
                     return ir.Lit(None, loc)
                 rel = self.rel(msg.set_predicate.tuples, f"{sub_loc}/tuples")
                 if rel is None:
                     return ir.Lit(None, loc)
-                if op == 1:  # EXISTS
+                if exists:
                     return ir.Subquery("exists", rel.plan(), (), loc)
                 return self._unique(rel, sub_loc)
             if kind == "set_comparison":
@@ -1363,13 +1367,14 @@ class Converter(Record):
         subqueries (Spark has no quantified comparison): ANY is true if a row compares true,
         else null if one compares null, else false; ALL is false if a row compares false, else
         null if one compares null, else true (also over no rows)."""
-        op = sp.SET_COMPARISONS.get(msg.comparison_op)
+        op = sp.SET_COMPARISONS.get(enum_name(msg, "comparison_op"))
         if op is None:
             self.err("substrait_invalid", f"{loc}/comparisonOp", "a set comparison needs its comparison (EQ...GE)")
-        if msg.reduction_op not in (1, 2):
+        any_row = sp.REDUCTIONS.get(enum_name(msg, "reduction_op"))
+        if any_row is None:
             self.err("substrait_invalid", f"{loc}/reductionOp", "a set comparison needs its reduction (ANY or ALL)")
         rel = self.rel(msg.right, f"{loc}/right")
-        if rel is None or op is None or msg.reduction_op not in (1, 2):
+        if rel is None or op is None or any_row is None:
             return ir.Lit(None, loc)
         if len(rel.names) != 1:
             self.err(
@@ -1390,7 +1395,7 @@ class Converter(Record):
 
         boolean = Primitive("boolean")
         unknown = (exists(ir.Call("isnull", (cmp,), loc)), ir.Lit(None, loc, boolean))
-        if msg.reduction_op == 1:  # ANY
+        if any_row:
             return ir.When(((exists(cmp), ir.Lit(True, loc, boolean)), unknown), ir.Lit(False, loc, boolean), loc)
         refuted = exists(ir.Call("not", (cmp,), loc))
         return ir.When(((refuted, ir.Lit(False, loc, boolean)), unknown), ir.Lit(True, loc, boolean), loc)
@@ -1400,8 +1405,8 @@ class Converter(Record):
         to = self.spark_type(msg.type, f"{loc}/type")
         if to is None:
             return ir.Lit(None, loc)
-        # FAILURE_BEHAVIOR_RETURN_NULL (1): try_cast; THROW_EXCEPTION (2) and unspecified: a cast
-        mode = "try" if msg.failure_behavior == 1 else "cast"
+        # RETURN_NULL: try_cast; THROW_EXCEPTION and unspecified: a cast
+        mode = "try" if enum_name(msg, "failure_behavior") == "FAILURE_BEHAVIOR_RETURN_NULL" else "cast"
         return ir.Cast(inner, to, loc, mode)
 
     def if_then(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
@@ -1567,20 +1572,21 @@ class Converter(Record):
         keys = []
         for k, s in enumerate(msg.sorts):
             kloc = f"{loc}/sorts/{k}"
-            if s.WhichOneof("sort_kind") != "direction" or s.direction not in sp.SORT_DIRECTIONS:
+            direction = sp.SORT_DIRECTIONS.get(enum_name(s, "direction"))
+            if s.WhichOneof("sort_kind") != "direction" or direction is None:
                 self.err("substrait_unsupported", kloc, "a sort needs a direction")
                 continue
-            asc, nulls_first = sp.SORT_DIRECTIONS[s.direction]
+            asc, nulls_first = direction
             keys.append(ir.SortKey(self.expr(s.expr, f"{kloc}/expr", names), asc, nulls_first, kloc))
         frame = None
         if name not in sp.RANKING_WINDOWS:
             lower = self._bound(msg, "lower_bound", loc)
             upper = self._bound(msg, "upper_bound", loc)
-            # BOUNDS_TYPE_ROWS (1); RANGE (2) and unspecified are RANGE (the SQL default)
-            kind = "rows" if msg.bounds_type == 1 else "range"
+            # RANGE and unspecified are RANGE (the SQL default)
+            kind = "rows" if enum_name(msg, "bounds_type") == "BOUNDS_TYPE_ROWS" else "range"
             if keys or lower is not None or upper is not None:
                 frame = ir.Frame(kind, lower, upper, loc)
-        call = ir.Call(fn, tuple(args), loc, distinct=msg.invocation == 2)
+        call = ir.Call(fn, tuple(args), loc, distinct=enum_name(msg, "invocation") == "AGGREGATION_INVOCATION_DISTINCT")
         return ir.Window(call, partitions, tuple(keys), frame, loc)
 
     def _bound(self, msg: Message, name: str, loc: str) -> int | None:
@@ -1605,7 +1611,7 @@ class Converter(Record):
             return ir.Lit(None, loc)
         name, _ = sp.function_name(compound)
         args, _enums = self.arguments(msg, loc, names)
-        if msg.phase not in (0, 3):  # unspecified, INITIAL_TO_RESULT
+        if enum_name(msg, "phase") not in sp.WHOLE_AGGREGATION_PHASES:
             self.err(
                 "substrait_unsupported",
                 f"{loc}/phase",
@@ -1625,7 +1631,7 @@ class Converter(Record):
             return ir.Lit(None, loc)
         if name == "count" and not args:
             args = [ir.Lit(1, loc)]  # count(*)
-        return ir.Call(fn, tuple(args), loc, distinct=msg.invocation == 2)
+        return ir.Call(fn, tuple(args), loc, distinct=enum_name(msg, "invocation") == "AGGREGATION_INVOCATION_DISTINCT")
 
     # ------------------------------------------------------------ types
 

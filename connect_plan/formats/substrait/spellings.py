@@ -1,22 +1,36 @@
 """Every Substrait spelling this front-end reads, as tables: function names (any URI/URN style,
-any signature spelling), join types, sort directions, set operations, cast failure behaviours,
-extract components. The converter (:mod:`.convert`) only looks names up here."""
+any signature spelling), the values of the proto enums it reads (join types, sort directions,
+set operations, write and create modes...), extract components, producer quirks. The converter
+only looks names up here.
+
+Proto enums are keyed by their value names (``"JOIN_TYPE_LEFT_SEMI"``), never by number: the
+converter reads a value's name from the message's own descriptor (the private pool of
+:mod:`.proto`), and a unit test checks that every name written here is a value of the schema."""
 
 from __future__ import annotations
 
+from typing import Literal
+
+from ... import ir
 from ...types import DataType, Primitive
 
 __all__ = [
     "AGGREGATES",
+    "CREATE_MODES",
     "EXTRACT_FIELDS",
     "JOIN_TYPES",
     "PRODUCER_QUIRKS",
     "RANKING_WINDOWS",
+    "REDUCTIONS",
+    "REWRITTEN_JOINS",
     "SCALARS",
     "SET_COMPARISONS",
     "SET_OPS",
+    "SET_PREDICATES",
     "SORT_DIRECTIONS",
+    "WHOLE_AGGREGATION_PHASES",
     "WINDOWS",
+    "WRITE_OPS",
     "function_name",
 ]
 
@@ -161,45 +175,82 @@ WINDOWS: dict[str, str] = {
 }
 RANKING_WINDOWS = frozenset({"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead"})
 
-#: JoinRel.JoinType number → IR join kind (None: no Spark equivalent, a located error)
-JOIN_TYPES: dict[int, str | None] = {
-    1: "inner",
-    2: "full",
-    3: "left",
-    4: "right",
-    5: "left_semi",  # LEFT_SEMI (SEMI before spec 0.53)
-    6: "left_anti",  # LEFT_ANTI (ANTI)
-    7: "left_single",  # at most one right row per left row, else an error (rewritten)
-    8: "right_semi",  # swapped sides: the right input's rows
-    9: "right_anti",
-    10: "right_single",
-    11: "left_mark",  # the left rows plus a boolean: whether a right row matches (rewritten)
-    12: "right_mark",
+#: JoinRel.JoinType → the Spark join it runs as, and whether the inputs are exchanged first
+#: (Spark has no right semi or anti join: the left one with the sides exchanged is the same)
+JOIN_TYPES: dict[str, tuple[ir.JoinKind, bool]] = {
+    "JOIN_TYPE_INNER": ("inner", False),
+    "JOIN_TYPE_OUTER": ("full", False),
+    "JOIN_TYPE_LEFT": ("left", False),
+    "JOIN_TYPE_RIGHT": ("right", False),
+    "JOIN_TYPE_LEFT_SEMI": ("left_semi", False),  # JOIN_TYPE_SEMI before spec 0.53 (the same number)
+    "JOIN_TYPE_LEFT_ANTI": ("left_anti", False),  # JOIN_TYPE_ANTI
+    "JOIN_TYPE_RIGHT_SEMI": ("left_semi", True),  # the right input's rows
+    "JOIN_TYPE_RIGHT_ANTI": ("left_anti", True),
 }
 
-#: Subquery.SetComparison.ComparisonOp number → catalog comparison (NE is not(==))
-SET_COMPARISONS: dict[int, str] = {1: "==", 2: "!=", 3: "<", 4: ">", 5: "<=", 6: ">="}
-
-#: SortField.SortDirection number → (ascending, nulls_first); CLUSTERED only asks equal values
-#: to be adjacent, which an ascending sort satisfies
-SORT_DIRECTIONS: dict[int, tuple[bool, bool]] = {
-    1: (True, True),
-    2: (True, False),
-    3: (False, True),
-    4: (False, False),
-    5: (True, True),
+#: JoinRel.JoinType → the joins Spark has none of, rewritten exactly (see the converter): a single
+#: join (at most one match per probe row, else an error) or a mark join (the probe rows plus
+#: whether a row of the other side matches), and whether the right input is the probe side
+REWRITTEN_JOINS: dict[str, tuple[Literal["single", "mark"], bool]] = {
+    "JOIN_TYPE_LEFT_SINGLE": ("single", False),  # JOIN_TYPE_SINGLE before spec 0.53
+    "JOIN_TYPE_RIGHT_SINGLE": ("single", True),
+    "JOIN_TYPE_LEFT_MARK": ("mark", False),
+    "JOIN_TYPE_RIGHT_MARK": ("mark", True),
 }
 
-#: SetRel.SetOp number → (IR SetOp kind, distinct)
-SET_OPS: dict[int, tuple[str, bool] | None] = {
-    1: ("except", True),  # MINUS_PRIMARY: EXCEPT DISTINCT
-    7: ("except", False),  # MINUS_PRIMARY_ALL: EXCEPT ALL
-    2: None,  # MINUS_MULTISET: no Spark relation
-    3: ("intersect_primary", True),  # INTERSECTION_PRIMARY: primary rows found in any other input
-    4: ("intersect", True),  # INTERSECTION_MULTISET: INTERSECT DISTINCT
-    8: ("intersect", False),  # INTERSECTION_MULTISET_ALL: INTERSECT ALL
-    5: ("union", True),  # UNION_DISTINCT
-    6: ("union", False),  # UNION_ALL
+#: Subquery.SetComparison.ComparisonOp → catalog comparison (NE is not(==))
+SET_COMPARISONS: dict[str, str] = {
+    "COMPARISON_OP_EQ": "==",
+    "COMPARISON_OP_NE": "!=",
+    "COMPARISON_OP_LT": "<",
+    "COMPARISON_OP_GT": ">",
+    "COMPARISON_OP_LE": "<=",
+    "COMPARISON_OP_GE": ">=",
+}
+
+#: Subquery.SetComparison.ReductionOp → whether the comparison must hold for ANY row (else ALL)
+REDUCTIONS: dict[str, bool] = {"REDUCTION_OP_ANY": True, "REDUCTION_OP_ALL": False}
+
+#: Subquery.SetPredicate.PredicateOp → whether it is EXISTS (else UNIQUE)
+SET_PREDICATES: dict[str, bool] = {"PREDICATE_OP_EXISTS": True, "PREDICATE_OP_UNIQUE": False}
+
+#: SortField.SortDirection → (ascending, nulls_first); CLUSTERED only asks equal values to be
+#: adjacent, which an ascending sort satisfies
+SORT_DIRECTIONS: dict[str, tuple[bool, bool]] = {
+    "SORT_DIRECTION_ASC_NULLS_FIRST": (True, True),
+    "SORT_DIRECTION_ASC_NULLS_LAST": (True, False),
+    "SORT_DIRECTION_DESC_NULLS_FIRST": (False, True),
+    "SORT_DIRECTION_DESC_NULLS_LAST": (False, False),
+    "SORT_DIRECTION_CLUSTERED": (True, True),
+}
+
+#: SetRel.SetOp → (IR SetOp kind, distinct); None: no Spark relation
+SET_OPS: dict[str, tuple[str, bool] | None] = {
+    "SET_OP_MINUS_PRIMARY": ("except", True),  # EXCEPT DISTINCT
+    "SET_OP_MINUS_PRIMARY_ALL": ("except", False),  # EXCEPT ALL
+    "SET_OP_MINUS_MULTISET": None,
+    "SET_OP_INTERSECTION_PRIMARY": ("intersect_primary", True),  # primary rows found in any other input
+    "SET_OP_INTERSECTION_MULTISET": ("intersect", True),  # INTERSECT DISTINCT
+    "SET_OP_INTERSECTION_MULTISET_ALL": ("intersect", False),  # INTERSECT ALL
+    "SET_OP_UNION_DISTINCT": ("union", True),
+    "SET_OP_UNION_ALL": ("union", False),
+}
+
+#: AggregationPhase: the phases Spark can run, a whole aggregation (unspecified is one)
+WHOLE_AGGREGATION_PHASES = frozenset({"AGGREGATION_PHASE_UNSPECIFIED", "AGGREGATION_PHASE_INITIAL_TO_RESULT"})
+
+#: WriteRel.WriteOp → the DataFrame write it runs as: (save mode, method); a CTAS takes its save
+#: mode from CREATE_MODES. DELETE and UPDATE have no DataFrame write.
+WRITE_OPS: dict[str, tuple[str | None, str]] = {
+    "WRITE_OP_INSERT": ("append", "insert_into"),  # Spark's insertInto: by position, appended
+    "WRITE_OP_CTAS": (None, "save_as_table"),
+}
+
+#: WriteRel.CreateMode → save mode (ERROR_IF_EXISTS and unspecified: "error")
+CREATE_MODES: dict[str, str] = {
+    "CREATE_MODE_APPEND_IF_EXISTS": "append",
+    "CREATE_MODE_REPLACE_IF_EXISTS": "overwrite",
+    "CREATE_MODE_IGNORE_IF_EXISTS": "ignore",
 }
 
 #: extract/date_part component (upper-cased) → Spark function of one date/timestamp argument

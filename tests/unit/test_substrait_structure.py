@@ -1,0 +1,134 @@
+"""Structure of the Substrait front-end, read from its source and its tables: proto enums are
+named, never numbered, and every name is a value of the schema."""
+
+from __future__ import annotations
+
+import ast
+import base64
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from google.protobuf import descriptor_pb2
+
+from connect_plan.formats.substrait import descriptors
+from connect_plan.formats.substrait import spellings as sp
+from connect_plan.formats.substrait.proto import message_class, pool
+
+ROOT = Path(__file__).resolve().parents[2]
+FRONT_END = ROOT / "connect_plan" / "formats" / "substrait"
+
+#: each spelling table keyed by enum value names → (the enum, the values it leaves out on purpose)
+ENUM_TABLES: dict[str, tuple[str, frozenset[str]]] = {
+    "JOIN_TYPES": ("substrait.JoinRel.JoinType", frozenset()),
+    "REWRITTEN_JOINS": ("substrait.JoinRel.JoinType", frozenset()),
+    "SET_COMPARISONS": ("substrait.Expression.Subquery.SetComparison.ComparisonOp", frozenset()),
+    "REDUCTIONS": ("substrait.Expression.Subquery.SetComparison.ReductionOp", frozenset()),
+    "SET_PREDICATES": ("substrait.Expression.Subquery.SetPredicate.PredicateOp", frozenset()),
+    "SORT_DIRECTIONS": ("substrait.SortField.SortDirection", frozenset()),
+    "SET_OPS": ("substrait.SetRel.SetOp", frozenset()),
+    # the partial phases: Spark runs whole aggregations only (a located error)
+    "WHOLE_AGGREGATION_PHASES": (
+        "substrait.AggregationPhase",
+        frozenset(
+            {
+                "AGGREGATION_PHASE_INITIAL_TO_INTERMEDIATE",
+                "AGGREGATION_PHASE_INTERMEDIATE_TO_INTERMEDIATE",
+                "AGGREGATION_PHASE_INTERMEDIATE_TO_RESULT",
+            }
+        ),
+    ),
+    # DELETE and UPDATE have no DataFrame write
+    "WRITE_OPS": ("substrait.WriteRel.WriteOp", frozenset({"WRITE_OP_DELETE", "WRITE_OP_UPDATE"})),
+    # ERROR_IF_EXISTS is the save mode "error", the default
+    "CREATE_MODES": ("substrait.WriteRel.CreateMode", frozenset({"CREATE_MODE_ERROR_IF_EXISTS"})),
+}
+
+#: the names of the spec <=0.52 aliases: a number never resolves to them (the current name comes first)
+ALIASES = frozenset({"JOIN_TYPE_SEMI", "JOIN_TYPE_ANTI", "JOIN_TYPE_SINGLE"})
+
+
+def _enums() -> Iterator[tuple[str, list[str]]]:
+    """(full name, value names) of every enum of the superset schema."""
+    fds = descriptor_pb2.FileDescriptorSet.FromString(base64.b64decode("".join(descriptors.FILE_DESCRIPTOR_SET_B64)))
+
+    def walk(prefix: str, messages: list[descriptor_pb2.DescriptorProto]) -> Iterator[tuple[str, list[str]]]:
+        for m in messages:
+            name = f"{prefix}.{m.name}"
+            for e in m.enum_type:
+                yield f"{name}.{e.name}", [v.name for v in e.value]
+            yield from walk(name, list(m.nested_type))
+
+    for f in fds.file:
+        for e in f.enum_type:
+            yield f"{f.package}.{e.name}", [v.name for v in e.value]
+        yield from walk(f.package, list(f.message_type))
+
+
+def _constants() -> list[tuple[str, str, int]]:
+    """(module, string, line) of every upper-snake string constant in the front-end's source
+    (the generated schema excepted)."""
+    out = []
+    for path in sorted(FRONT_END.glob("*.py")):
+        if path.name == "descriptors.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if re.fullmatch(r"[A-Z][A-Z0-9]*(_[A-Z0-9]+)+", node.value):
+                    out.append((path.name, node.value, node.lineno))
+    return out
+
+
+def test_every_enum_name_in_the_source_is_a_value_of_the_schema() -> None:
+    """A string spelled like a value of one of the schema's enums (it starts with that enum's
+    value prefix, ``JOIN_TYPE_``...) must be one of its values: a typo would never match."""
+    enums = dict(_enums())
+    prefixes = {}
+    for name, values in enums.items():
+        prefix = values[0].rpartition("_UNSPECIFIED")[0] + "_" if values[0].endswith("_UNSPECIFIED") else None
+        if prefix:
+            prefixes[prefix] = name
+    known = {v for values in enums.values() for v in values}
+    seen = []
+    wrong = []
+    for module, value, line in _constants():
+        prefix = next((p for p in prefixes if value.startswith(p)), None)
+        if prefix is None:
+            continue
+        seen.append(value)
+        if value not in known:
+            wrong.append(f"{module}:{line}: {value!r} is no value of {prefixes[prefix]}")
+    assert not wrong, "\n".join(wrong)
+    # the check saw the names the converter reads (it cannot pass by finding none)
+    assert {"JOIN_TYPE_LEFT_SEMI", "BOUNDS_TYPE_ROWS", "AGGREGATION_INVOCATION_DISTINCT"} <= set(seen)
+
+
+@pytest.mark.parametrize("table", sorted(ENUM_TABLES))
+def test_each_enum_table_names_values_of_its_enum(table: str) -> None:
+    enum_name = ENUM_TABLES[table][0]
+    values = [v.name for v in pool().FindEnumTypeByName(enum_name).values]
+    keys = set(getattr(sp, table))
+    assert keys <= set(values), sorted(keys - set(values))
+    assert not keys & ALIASES
+
+
+def test_the_enum_tables_cover_their_enums() -> None:
+    """Every value of each enum is read by some table, or left out on purpose (unspecified: an
+    error, or the default the code names)."""
+    covered: dict[str, set[str]] = {}
+    for table, (enum_name, left_out) in ENUM_TABLES.items():
+        covered.setdefault(enum_name, set()).update(getattr(sp, table), left_out)
+    for enum_name, names in covered.items():
+        values = {v.name for v in pool().FindEnumTypeByName(enum_name).values} - ALIASES
+        missing = {v for v in values - names if not v.endswith("_UNSPECIFIED")}
+        assert not missing, (enum_name, sorted(missing))
+
+
+def test_a_number_with_an_alias_gives_the_current_name() -> None:
+    from connect_plan.formats.substrait.convert import enum_name
+
+    join = message_class("substrait.JoinRel")(type=5)
+    assert enum_name(join, "type") == "JOIN_TYPE_LEFT_SEMI"
+    join.type = 99  # proto3 enums are open: a number no spec version names
+    assert enum_name(join, "type") == ""
