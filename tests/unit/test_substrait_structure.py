@@ -1,5 +1,6 @@
 """Structure of the Substrait front-end, read from its source and its tables: proto enums are
-named, never numbered, and every name is a value of the schema."""
+named, never numbered, and every name is a value of the schema; the function table agrees with
+the spec's extension files and lists every producer's spelling of the functions it knows."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import base64
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from google.protobuf import descriptor_pb2
@@ -132,3 +134,100 @@ def test_a_number_with_an_alias_gives_the_current_name() -> None:
     assert enum_name(join, "type") == "JOIN_TYPE_LEFT_SEMI"
     join.type = 99  # proto3 enums are open: a number no spec version names
     assert enum_name(join, "type") == ""
+
+
+# ---------------------------------------------------------------- the function table
+
+#: how producers write the URI (or URN) of the extension that declares a function: the file's
+#: stem, or none (DataFusion declares no URI; DuckDB names only the extensions folder, or none)
+_GITHUB = "https://github.com/substrait-io/substrait/blob/main/extensions/"
+URI_SPELLINGS: dict[str, str] = {
+    "Isthmus": r"/(functions_\w+)\.yaml",
+    "ibis, DuckDB": re.escape(_GITHUB) + r"(functions_\w+)\.yaml",
+    "a URN (spec >= 0.75)": r"extension:io\.substrait:(functions_\w+)",
+    "DuckDB's folder": re.escape(_GITHUB) + "()",
+    "none (DataFusion, DuckDB)": "()",
+}
+
+#: the message of each kind of call, by full name → the kinds of row a call may name
+CALLS: dict[str, tuple[sp.FunctionKind, ...]] = {
+    "substrait.Expression.ScalarFunction": ("scalar",),
+    "substrait.AggregateFunction": ("aggregate",),
+    "substrait.Expression.WindowFunction": ("window", "aggregate"),
+}
+
+
+def _extension_file(uri: str) -> str:
+    for pattern in URI_SPELLINGS.values():
+        m = re.fullmatch(pattern, uri)
+        if m:
+            return m.group(1)
+    raise AssertionError(f"an extension URI spelled in no known way: {uri!r} (add it to URI_SPELLINGS)")
+
+
+def _calls(msg: Any) -> Iterator[tuple[str, int]]:
+    """(call message name, function anchor) of every function call in a plan."""
+    from google.protobuf.message import Message
+
+    stack: list[Message] = [msg]
+    while stack:
+        m = stack.pop()
+        if m.DESCRIPTOR.full_name in CALLS:
+            yield m.DESCRIPTOR.full_name, m.function_reference
+        for fd, value in m.ListFields():
+            if fd.message_type is None or fd.message_type.GetOptions().map_entry:
+                continue
+            stack.extend(value if fd.is_repeated else [value])
+
+
+def test_each_function_row_is_declared_in_its_files() -> None:
+    """The ``files`` of every row: the spec's YAML files declare the name with the row's kind
+    (substrait-extensions, the spec's own files)."""
+    yaml = pytest.importorskip("yaml")
+    spec = pytest.importorskip("substrait_extensions").__spec__
+    folder = Path(next(iter(spec.submodule_search_locations))) / "extensions"
+    declared: dict[tuple[str, str], set[str]] = {}
+    for path in folder.glob("functions_*.yaml"):
+        doc = yaml.safe_load(path.read_text())
+        for kind in ("scalar", "aggregate", "window"):
+            for f in doc.get(f"{kind}_functions") or []:
+                declared.setdefault((kind, f["name"]), set()).add(path.stem)
+    wrong = [
+        f"{kind} {name}: {sorted(set(row.files) - declared.get((kind, name), set()))}"
+        for (kind, name), row in sp.FUNCTIONS.items()
+        if not set(row.files) <= declared.get((kind, name), set())
+    ]
+    assert not wrong, wrong
+    # a row with no file is a producer's own name: the spec has no function of that name and kind
+    own = [f"{kind} {name}" for (kind, name), row in sp.FUNCTIONS.items() if not row.files and (kind, name) in declared]
+    assert not own, own
+
+
+def test_every_producer_spelling_of_a_known_function_is_listed() -> None:
+    """In every recorded producer plan, a call of a function the table knows is declared
+    under one of the row's files or under none, with a URI spelled in a known way."""
+    from connect_plan.formats.substrait.proto import parse_substrait
+    from tests.substrait_recorded import recorded_plans
+
+    seen = 0
+    wrong = set()
+    for plan in recorded_plans():
+        msg = parse_substrait(plan.path.read_text())
+        uris = {u.extension_uri_anchor: u.uri for u in msg.extension_uris}
+        urns = {u.extension_urn_anchor: u.urn for u in msg.extension_urns}
+        declared = {}
+        for d in msg.extensions:
+            if d.WhichOneof("mapping_type") == "extension_function":
+                f = d.extension_function
+                uri = uris.get(f.extension_uri_reference) or urns.get(f.extension_urn_reference) or ""
+                declared[f.function_anchor] = (sp.function_name(f.name)[0], _extension_file(uri))
+        for call, anchor in _calls(msg):
+            name, file = declared[anchor]
+            rows = [sp.FUNCTIONS[(k, name)] for k in CALLS[call] if (k, name) in sp.FUNCTIONS]
+            if not rows:
+                continue  # a function no row knows: refused, by name (the golden holds the error)
+            seen += 1
+            if file and not any(file in row.files for row in rows):
+                wrong.add(f"{plan.producer}: {name} in {file} (rows: {[row.files for row in rows]})")
+    assert not wrong, sorted(wrong)
+    assert seen > 1000

@@ -1475,21 +1475,26 @@ class Converter(Record):
             return ir.Lit(None, loc)
         name, sig = sp.function_name(compound)
         args, enums = self.arguments(msg, loc, names)
-        special = SPECIAL.get(name)
-        if special is not None:
-            return special(self, args, enums, sig, msg, loc)
-        fn = sp.SCALARS.get(name)
-        if fn is None:
-            known = [*sp.SCALARS, *SPECIAL]
-            close = difflib.get_close_matches(name, known, n=3)
-            self.err(
-                "substrait_function",
-                loc,
-                f"unknown scalar function {compound!r} (anchor {msg.function_reference}"
-                f"{self._uri_text(msg.function_reference)})" + (f"; did you mean {', '.join(close)}?" if close else ""),
-            )
-            return ir.Lit(None, loc)
-        return ir.Call(fn, tuple(args), loc)
+        row = sp.FUNCTIONS.get(("scalar", name))
+        if row is None:
+            return self._unknown_function("scalar", compound, msg.function_reference, loc)
+        if row.spark is None:
+            return SPECIAL[name](self, args, enums, sig, msg, loc)
+        return ir.Call(row.spark, tuple(args), loc)
+
+    def _unknown_function(self, kind: sp.FunctionKind, compound: str, anchor: int, loc: str) -> ir.Expr:
+        """The error of a function no row of ``kind`` names, with the closest names of that
+        kind (a window call may name an aggregate too)."""
+        kinds = ("window", "aggregate") if kind == "window" else (kind,)
+        known = sorted({name for k, name in sp.FUNCTIONS if k in kinds})
+        close = difflib.get_close_matches(sp.function_name(compound)[0], known, n=3)
+        self.err(
+            "substrait_function",
+            loc,
+            f"unknown {kind} function {compound!r} (anchor {anchor}{self._uri_text(anchor)})"
+            + (f"; did you mean {', '.join(close)}?" if close else ""),
+        )
+        return ir.Lit(None, loc)
 
     def _uri_text(self, anchor: int) -> str:
         for decl in self.plan_msg.extensions:
@@ -1556,16 +1561,9 @@ class Converter(Record):
             return ir.Lit(None, loc)
         name, _ = sp.function_name(compound)
         args, _enums = self.arguments(msg, loc, names)
-        fn = sp.WINDOWS.get(name) or sp.AGGREGATES.get(name)
-        if fn is None:
-            close = difflib.get_close_matches(name, [*sp.WINDOWS, *sp.AGGREGATES], n=3)
-            self.err(
-                "substrait_function",
-                loc,
-                f"unknown window function {compound!r} (anchor {msg.function_reference}{self._uri_text(msg.function_reference)})"
-                + (f"; did you mean {', '.join(close)}?" if close else ""),
-            )
-            return ir.Lit(None, loc)
+        row = sp.FUNCTIONS.get(("window", name)) or sp.FUNCTIONS.get(("aggregate", name))
+        if row is None or row.spark is None:
+            return self._unknown_function("window", compound, msg.function_reference, loc)
         if name == "count" and not args:
             args = [ir.Lit(1, loc)]
         partitions = tuple(self.expr(e, f"{loc}/partitions/{k}", names) for k, e in enumerate(msg.partitions))
@@ -1579,14 +1577,16 @@ class Converter(Record):
             asc, nulls_first = direction
             keys.append(ir.SortKey(self.expr(s.expr, f"{kloc}/expr", names), asc, nulls_first, kloc))
         frame = None
-        if name not in sp.RANKING_WINDOWS:
+        if not row.fixed_frame:
             lower = self._bound(msg, "lower_bound", loc)
             upper = self._bound(msg, "upper_bound", loc)
             # RANGE and unspecified are RANGE (the SQL default)
             kind = "rows" if enum_name(msg, "bounds_type") == "BOUNDS_TYPE_ROWS" else "range"
             if keys or lower is not None or upper is not None:
                 frame = ir.Frame(kind, lower, upper, loc)
-        call = ir.Call(fn, tuple(args), loc, distinct=enum_name(msg, "invocation") == "AGGREGATION_INVOCATION_DISTINCT")
+        call = ir.Call(
+            row.spark, tuple(args), loc, distinct=enum_name(msg, "invocation") == "AGGREGATION_INVOCATION_DISTINCT"
+        )
         return ir.Window(call, partitions, tuple(keys), frame, loc)
 
     def _bound(self, msg: Message, name: str, loc: str) -> int | None:
@@ -1619,19 +1619,14 @@ class Converter(Record):
             )
         if len(msg.sorts):
             self.err("substrait_unsupported", f"{loc}/sorts", "ordered aggregate calls are not supported yet")
-        fn = sp.AGGREGATES.get(name)
-        if fn is None:
-            close = difflib.get_close_matches(name, list(sp.AGGREGATES), n=3)
-            self.err(
-                "substrait_function",
-                loc,
-                f"unknown aggregate function {compound!r} (anchor {msg.function_reference}{self._uri_text(msg.function_reference)})"
-                + (f"; did you mean {', '.join(close)}?" if close else ""),
-            )
-            return ir.Lit(None, loc)
+        row = sp.FUNCTIONS.get(("aggregate", name))
+        if row is None or row.spark is None:
+            return self._unknown_function("aggregate", compound, msg.function_reference, loc)
         if name == "count" and not args:
             args = [ir.Lit(1, loc)]  # count(*)
-        return ir.Call(fn, tuple(args), loc, distinct=enum_name(msg, "invocation") == "AGGREGATION_INVOCATION_DISTINCT")
+        return ir.Call(
+            row.spark, tuple(args), loc, distinct=enum_name(msg, "invocation") == "AGGREGATION_INVOCATION_DISTINCT"
+        )
 
     # ------------------------------------------------------------ types
 
@@ -1875,6 +1870,12 @@ SPECIAL: dict[str, Special] = {
     "round": _round,
     "xor": _xor,
 }
+
+_BUILT = {(kind, name) for (kind, name), row in sp.FUNCTIONS.items() if row.spark is None}
+if _BUILT != {("scalar", name) for name in SPECIAL}:  # pragma: no cover - a developer error caught on import
+    raise RuntimeError(
+        f"function rows without a builder or builders without a row: {sorted(_BUILT)}, {sorted(SPECIAL)}"
+    )
 
 RELATIONS: dict[str, Callable[[Converter, Any, str], Rel | None]] = {
     "read": Converter.read,
