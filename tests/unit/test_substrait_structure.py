@@ -128,7 +128,7 @@ def test_the_enum_tables_cover_their_enums() -> None:
 
 
 def test_a_number_with_an_alias_gives_the_current_name() -> None:
-    from connect_plan.formats.substrait.convert import enum_name
+    from connect_plan.formats.substrait.state import enum_name
 
     join = message_class("substrait.JoinRel")(type=5)
     assert enum_name(join, "type") == "JOIN_TYPE_LEFT_SEMI"

@@ -1,17 +1,5 @@
-"""A superset ``substrait.Plan`` message → IR.
-
-Substrait is positional (a field reference is an index into the input's columns), the IR is
-by name. So every column a relation outputs gets a generated name unique in the whole plan
-(``_s<n>``): joins never collide, correlated references name the outer column unambiguously,
-and the root's ``Select`` gives the columns ``RelRoot.names``. Which columns a relation
-outputs (and in what order) is tracked here, as the list of those names: a projection mask
-or an ``emit`` only reorders that list; a ``Select`` is written only where Spark needs exactly
-the visible columns (set operations, subqueries, the root).
-
-Every problem is recorded with its location (a JSON pointer in Substrait's JSON field names,
-``/relations/0/root/input/project/expressions/3/scalarFunction``) and conversion goes on, so one
-:class:`~connect_plan.errors.PlanError` lists them all.
-"""
+"""A superset ``substrait.Plan`` message → IR: the parts not yet moved into their own module
+(the package docstring lists the modules)."""
 
 from __future__ import annotations
 
@@ -19,23 +7,41 @@ import datetime
 import decimal
 import difflib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf.message import Message
 
 from ... import ir
-from ...errors import ErrorDetail, PlanError
-from ...records import Record, Value, frozen
+from ...errors import PlanError
 from ...types import ArrayType, DataType, MapType, Primitive, StructType
 from . import spellings as sp
+from .proto import message_class
+from .state import EXPRESSIONS, RELATIONS, Converter, Rel, Shape, enum_name, enum_text, expression, json_name, relation
 
-__all__ = ["Converter", "convert_plan"]
+__all__ = [
+    "BUILDERS",
+    "COMPOSITE_LITERALS",
+    "NO_TIME",
+    "PRIMITIVE_TYPES",
+    "SIMPLE_LITERALS",
+    "TIME_KINDS",
+    "ScalarCall",
+    "aggregate_function",
+    "convert_plan",
+    "extension_functions",
+    "literal",
+    "literal_value",
+    "named_struct",
+    "python_value",
+    "schema_shapes",
+    "sort_keys",
+    "spark_type",
+    "top_names",
+]
 
-_EPOCH = datetime.date(1970, 1, 1)
-_EPOCH_TS = datetime.datetime(1970, 1, 1)  # naive on purpose (timestamp_ntz)
 
-#: Substrait type kind → Spark primitive (parameterised kinds are handled in ``spark_type``)
+#: Substrait type kind → Spark primitive (parameterised kinds are handled in :func:`spark_type`)
 PRIMITIVE_TYPES: dict[str, str] = {
     "bool": "boolean",
     "i8": "tinyint",
@@ -57,1635 +63,58 @@ PRIMITIVE_TYPES: dict[str, str] = {
     "uuid": "string",  # Spark has no UUID type; its uuid() is a string, and so are UUID literals here
 }
 
-
 #: Substrait's time of day (the old microsecond ``time`` and ``precision_time``)
-_TIME_KINDS = frozenset({"time", "precision_time"})
-_NO_TIME = (
+TIME_KINDS = frozenset({"time", "precision_time"})
+NO_TIME = (
     "a time of day has no Spark type: Spark 4.3 refuses its TIME type by default "
     "(UNSUPPORTED_TIME_TYPE, measured over Spark Connect)"
 )
 
 
-def _json(msg: Message, name: str) -> str:
-    return str(msg.DESCRIPTOR.fields_by_name[name].json_name)
-
-
-def enum_name(msg: Message, name: str) -> str:
-    """The name of the value of the enum field ``name`` (``"JOIN_TYPE_LEFT_SEMI"``), from the
-    message's own descriptor; ``""`` for a number the schema does not know. A number with
-    several names (the spec <=0.52 aliases) gives the first, the current one."""
-    value = msg.DESCRIPTOR.fields_by_name[name].enum_type.values_by_number.get(getattr(msg, name))
-    return str(value.name) if value is not None else ""
-
-
-def _enum_text(msg: Message, name: str) -> str:
-    """The enum value's name for a message, or its number when the schema has no name for it."""
-    return enum_name(msg, name) or str(getattr(msg, name))
-
-
-@frozen
-class Shape(Value):
-    """What the converter knows of a nested value: a struct's Spark field names (each with
-    its own shape, if known), or the shape of a list's elements / a map's values. Substrait's
-    nested references and ``RelRoot.names`` are positional, Spark's struct fields named."""
-
-    fields: tuple[tuple[str, Shape | None], ...] | None = None
-    element: Shape | None = None
-
-
-@dataclass(eq=False, repr=False)
-class Rel(Record):
-    """A converted relation: its IR source and steps so far, and the names of the columns
-    it outputs, in order (a name may appear twice: an ``emit`` may repeat a column)."""
-
-    source: ir.Source
-    steps: list[ir.Step]
-    names: list[str]
-    loc: str
-
-    def plan(self) -> ir.Plan:
-        return ir.Plan(self.source, tuple(self.steps), self.loc)
-
-
-@dataclass(eq=False, repr=False)
-class Converter(Record):
-    plan_msg: Message
-    tables: Mapping[str, ir.Source] = field(default_factory=dict)
-    errors: list[ErrorDetail] = field(default_factory=list)
-    functions: dict[int, str] = field(default_factory=dict)
-    counter: int = 0
-    step_counter: int = 0
-    #: names of the enclosing relations' columns, innermost last (for outer references)
-    outer: list[list[str]] = field(default_factory=list)
-    #: the producer deviations this plan's producer is known for (``sp.PRODUCER_QUIRKS``)
-    quirks: frozenset[str] = frozenset()
-    #: the known nested layout of columns (by generated name): see :class:`Shape`
-    shapes: dict[str, Shape] = field(default_factory=dict)
-    #: ReferenceRel targets converted so far: plan relation index → shared plan and its
-    #: columns (None: it failed, already reported)
-    subtrees: dict[int, tuple[ir.SharedPlan, list[str]] | None] = field(default_factory=dict)
-    #: the subtrees being converted (a reference to one of them is a cycle)
-    building: set[int] = field(default_factory=set)
-
-    # ------------------------------------------------------------ bookkeeping
-
-    def err(self, code: str, loc: str, message: str) -> None:
-        self.errors.append(ErrorDetail(code, loc, message))
-
-    def fresh(self) -> str:
-        self.counter += 1
-        return f"_s{self.counter}"
-
-    def step_index(self) -> int:
-        self.step_counter += 1
-        return self.step_counter
-
-    def materialize(self, rel: Rel, loc: str, op: str) -> Rel:
-        """Exactly the visible columns, freshly named (for set operations and subqueries)."""
-        fresh = [self.fresh() for _ in rel.names]
-        items = tuple(ir.SelectItem(ir.Col(n, loc), f, loc) for n, f in zip(rel.names, fresh))
-        rel.steps.append(ir.Select(self.step_index(), op, loc, items))
-        for old, new in zip(rel.names, fresh):
-            if old in self.shapes:
-                self.shapes[new] = self.shapes[old]
-        rel.names = fresh
-        return rel
-
-    def shape_of(self, expr: ir.Expr) -> Shape | None:
-        """The nested layout of ``expr``'s value, where this converter can tell."""
-        if isinstance(expr, ir.Col):
-            return self.shapes.get(expr.name)
-        if isinstance(expr, ir.Cast):
-            return _type_shape(expr.to)
-        if isinstance(expr, ir.When):
-            for _, v in expr.branches:
-                found = self.shape_of(v)
-                if found is not None:
-                    return found
-            return self.shape_of(expr.otherwise) if expr.otherwise is not None else None
-        if isinstance(expr, ir.ExtractValue):
-            outer = self.shape_of(expr.child)
-            if outer is not None and outer.fields is not None and isinstance(expr.key, ir.Lit):
-                return dict(outer.fields).get(expr.key.value)
-            return outer.element if outer is not None else None
-        if isinstance(expr, ir.Call):
-            if expr.fn == "named_struct":
-                pairs = zip(expr.args[0::2], expr.args[1::2])
-                return Shape(tuple((str(n.value) if isinstance(n, ir.Lit) else "", self.shape_of(v)) for n, v in pairs))
-            if expr.fn == "array" and expr.args:
-                inner = self.shape_of(expr.args[0])
-                return Shape(element=inner) if inner is not None else None
-            if expr.fn == "map_from_arrays" and len(expr.args) == 2:
-                values = self.shape_of(expr.args[1])
-                return Shape(element=values.element) if values is not None and values.element else None
-            if expr.fn in ("try_element_at", "element_at") and expr.args:
-                outer = self.shape_of(expr.args[0])
-                return outer.element if outer is not None else None
-        return None
-
-    # ------------------------------------------------------------ plan
-
-    def convert(self) -> ir.Plan | None:
-        plan = self.plan_msg
-        self.quirks = (
-            sp.PRODUCER_QUIRKS.get(plan.version.producer.lower(), frozenset())
-            if plan.HasField("version")
-            else frozenset()
-        )
-        self._extensions(plan)
-        roots = [(i, r) for i, r in enumerate(plan.relations) if r.WhichOneof("rel_type") == "root"]
-        if len(roots) != 1:
-            self.err(
-                "substrait_invalid",
-                "/relations",
-                f"a Substrait plan to run needs exactly one 'root' relation, this one has {len(roots)}",
+def spark_type(c: Converter, msg: Message, loc: str) -> DataType | None:
+    kind = msg.WhichOneof("kind")
+    if kind in PRIMITIVE_TYPES:
+        return Primitive(PRIMITIVE_TYPES[kind])
+    if kind == "decimal":
+        return Primitive("decimal", msg.decimal.precision, msg.decimal.scale)
+    if kind == "interval_year":
+        return Primitive("interval year to month")
+    if kind == "interval_day":
+        if msg.interval_day.HasField("precision") and msg.interval_day.precision > 6:
+            c.err(
+                "substrait_type",
+                f"{loc}/intervalDay/precision",
+                f"an interval of precision {msg.interval_day.precision}: Spark's intervals hold microseconds",
             )
             return None
-        i, pr = roots[0]
-        loc = f"/relations/{i}/root"
-        root = pr.root
-        if root.input.WhichOneof("rel_type") == "write":
-            return self.write(root.input.write, f"{loc}/input/write")
-        if root.input.WhichOneof("rel_type") == "ddl":
-            return self.ddl(root.input.ddl, f"{loc}/input/ddl")
-        rel = self.rel(root.input, f"{loc}/input")
-        if rel is None:
-            return None
-        names = list(root.names)
-        if not names:
-            names = [f"col{k}" for k in range(len(rel.names))]
-        items = self._root_items(rel, names, loc)
-        if items is None:
-            return None
-        rel.steps.append(ir.Select(self.step_index(), "root", loc, items))
-        return ir.Plan(rel.source, tuple(rel.steps), loc)
-
-    def write(self, msg: Message, loc: str) -> ir.Plan | None:
-        """WriteRel at the root: INSERT into a table (Spark's insertInto: by position, appended)
-        or CTAS (saveAsTable, the create mode as the save mode); the target is the catalog's
-        table, or the ``tables=`` mapping's table or files. The written columns are named by
-        ``table_schema``. Spark's writes return no rows, so only OUTPUT_MODE_NO_OUTPUT runs."""
-        ok = True
-        target = msg.WhichOneof("write_type")
-        if target != "named_table":
-            self.err(
-                "substrait_unsupported",
-                f"{loc}/{_json(msg, target) if target else 'namedTable'}",
-                "a write needs a named_table target (extension tables mean nothing outside their producer)",
-            )
-            ok = False
-        op = sp.WRITE_OPS.get(enum_name(msg, "op"))
-        if op is None:
-            self.err(
-                "substrait_unsupported",
-                f"{loc}/op",
-                f"write op {_enum_text(msg, 'op')}: Spark Connect writes insert or create tables "
-                "(DELETE/UPDATE have no DataFrame write)",
-            )
-            ok = False
-        if enum_name(msg, "output") == "OUTPUT_MODE_MODIFIED_RECORDS":
-            self.err(
-                "substrait_unsupported", f"{loc}/output", "Spark's writes return no rows (use OUTPUT_MODE_NO_OUTPUT)"
-            )
-            ok = False
-        rel = self.rel(msg.input, f"{loc}/input")
-        if rel is None or op is None or not ok:
-            return None
-        names = _top_names(msg.table_schema)
-        if names and len(names) != len(rel.names):
-            self.err(
-                "column_count",
-                f"{loc}/tableSchema",
-                f"the table schema has {len(names)} columns, the written input {len(rel.names)}",
-            )
-            return None
-        names = names or [f"col{k}" for k in range(len(rel.names))]
-        items = tuple(
-            ir.SelectItem(ir.Col(n, loc), alias, f"{loc}/tableSchema/names/{k}")
-            for k, (n, alias) in enumerate(zip(rel.names, names))
-        )
-        rel.steps.append(ir.Select(self.step_index(), "write", loc, items))
-        table = ".".join(msg.named_table.names)
-        mapped = self._mapped(table)
-        path: str | None = None
-        fmt: str | None = None
-        if isinstance(mapped, ir.TableSource):
-            table = mapped.name
-        elif isinstance(mapped, ir.FileSource) and len(mapped.paths) == 1 and mapped.format:
-            path, fmt = mapped.paths[0], mapped.format
-        elif mapped is not None:
-            self.err(
-                "substrait_tables",
-                f"{loc}/namedTable",
-                f"tables= maps {table!r} to a source a write cannot target (one path with a format, or a table)",
-            )
-            return None
-        save_mode, table_method = op
-        mode = save_mode or sp.CREATE_MODES.get(enum_name(msg, "create_mode"), "error")  # a CTAS: its create mode
-        method = None if path is not None else table_method  # files: a plain save
-        write = ir.Write(self.step_index(), "write", loc, fmt, path, None if path else table, method, mode, (), ())
-        return ir.Plan(rel.source, tuple(rel.steps), loc, output=write)
-
-    def ddl(self, msg: Message, loc: str) -> ir.Plan | None:
-        """DdlRel CREATE TABLE (a schema, no data) as Spark's own ``CREATE TABLE t (...)`` makes
-        it: a saveAsTable of no rows of that schema with ErrorIfExists, the same managed table
-        of the default source (measured: DESCRIBE gives the same columns, types, provider;
-        Spark keeps no NOT NULL in either). Views, CREATE OR REPLACE, ALTER and DROP have no
-        Spark Connect command but SQL text: located errors."""
-        import pyarrow as pa
-
-        from ...types import arrow_type
-
-        ok = True
-        if msg.WhichOneof("write_type") != "named_object":
-            self.err("substrait_unsupported", f"{loc}/extensionObject", "a DDL target must be a named object")
-            ok = False
-        if enum_name(msg, "object") != "DDL_OBJECT_TABLE":
-            what = "a view" if enum_name(msg, "object") == "DDL_OBJECT_VIEW" else "an unspecified object"
-            self.err(
-                "substrait_unsupported",
-                f"{loc}/object",
-                f"DDL of {what}: Spark Connect makes only tables without SQL text (views need SQL text, "
-                "which connect_plan never builds from a plan)",
-            )
-            ok = False
-        if enum_name(msg, "op") != "DDL_OP_CREATE":
-            self.err(
-                "substrait_unsupported",
-                f"{loc}/op",
-                f"DDL op {_enum_text(msg, 'op')}: only CREATE runs (as a write of no rows); "
-                "CREATE OR REPLACE, ALTER and DROP have no Spark Connect command but SQL text",
-            )
-            ok = False
-        if msg.HasField("table_defaults"):
-            self.err(
-                "substrait_unsupported",
-                f"{loc}/tableDefaults",
-                "column defaults: a write of no rows cannot declare them",
-            )
-            ok = False
-        if not msg.HasField("table_schema") or not msg.table_schema.names:
-            self.err("substrait_invalid", f"{loc}/tableSchema", "CREATE TABLE needs the table's schema")
-            return None
-        names = _top_names(msg.table_schema)
-        if len(names) != len(msg.table_schema.names):
-            self.err(
-                "substrait_unsupported", f"{loc}/tableSchema", "struct columns in a created table are not supported yet"
-            )
-            return None
-        types = [
-            self.spark_type(t, f"{loc}/tableSchema/struct/types/{i}")
-            for i, t in enumerate(msg.table_schema.struct.types)
-        ]
-        if len(types) != len(names):
-            self.err(
-                "column_count",
-                f"{loc}/tableSchema",
-                f"the table schema names {len(names)} columns and types {len(types)}",
-            )
-            return None
-        if not ok or any(t is None for t in types):
-            return None
-        table = ".".join(msg.named_object.names)
-        mapped = self._mapped(table)
-        if isinstance(mapped, ir.TableSource):
-            table = mapped.name
-        elif mapped is not None:
-            self.err(
-                "substrait_tables",
-                f"{loc}/namedObject",
-                f"tables= maps {table!r} to files: CREATE TABLE makes a catalog table",
-            )
-            return None
-        fresh = [self.fresh() for _ in names]
-        try:
-            empty = pa.Table.from_arrays([pa.array([], type=arrow_type(t)) for t in types], names=fresh)
-        except ValueError as e:  # an interval column: no inline-data type (TypeParseError)
-            self.err("substrait_unsupported", f"{loc}/tableSchema", f"a created table's column type: {e}")
-            return None
-        items = tuple(
-            ir.SelectItem(ir.Col(f, loc), n, f"{loc}/tableSchema/names/{k}")
-            for k, (f, n) in enumerate(zip(fresh, names, strict=True))
-        )
-        steps = (ir.Select(self.step_index(), "write", loc, items),)
-        write = ir.Write(self.step_index(), "write", loc, None, None, table, "save_as_table", "error", (), ())
-        return ir.Plan(ir.InlineData(empty, loc), steps, loc, output=write)
-
-    def _root_items(self, rel: Rel, names: list[str], loc: str) -> tuple[ir.SelectItem, ...] | None:
-        """The root's columns named by ``RelRoot.names``: depth-first, a struct column's field
-        names right after its own name. Struct fields are renamed (the struct rebuilt) where
-        the names differ from the Spark field names the plan gave them."""
-        shapes = [self.shapes.get(n) for n in rel.names]
-        nested = len(names) != len(rel.names)
-        pos = 0
-
-        def rename(value: ir.Expr, shape: Shape | None, at: str) -> ir.Expr:
-            nonlocal pos
-            if shape is None or shape.fields is None:
-                return value
-            args: list[ir.Expr] = []
-            same = True
-            for spark_name, sub in shape.fields:
-                new = names[pos] if pos < len(names) else spark_name
-                pos += 1
-                inner = rename(ir.ExtractValue(value, ir.Lit(spark_name, at), at), sub, at)
-                same = same and new == spark_name and isinstance(inner, ir.ExtractValue)
-                args += [ir.Lit(new, at), inner]
-            if same:
-                return value
-            rebuilt = ir.Call("named_struct", tuple(args), at)
-            return ir.When(((ir.Call("isnull", (value,), at), ir.Lit(None, at)),), rebuilt, at)
-
-        items = []
-        for k, (col, shape) in enumerate(zip(rel.names, shapes)):
-            at = f"{loc}/names/{min(pos, len(names) - 1)}"
-            alias = names[pos] if pos < len(names) else f"col{k}"
-            pos += 1
-            expr = rename(ir.Col(col, loc), shape, at) if nested else ir.Col(col, loc)
-            items.append(ir.SelectItem(expr, alias, at))
-        if pos != len(names):
-            self.err(
-                "substrait_invalid" if all(s is None for s in shapes) else "substrait_unsupported",
-                f"{loc}/names",
-                f"RelRoot.names has {len(names)} names for {len(rel.names)} output columns"
-                + (
-                    ", and no column is a struct whose fields could take the rest"
-                    if all(s is None for s in shapes)
-                    else " and the structs among them (whose field names come after their own, depth-first) "
-                    f"take {pos - len(rel.names)}: a struct column's layout is not known here "
-                    "(only those of reads, struct literals, constructors and casts are)"
-                ),
-            )
-            return None
-        return tuple(items)
-
-    def _extensions(self, plan: Message) -> None:
-        # types and type variations need no table: a user-defined type is refused where it is used
-        for decl in plan.extensions:
-            if decl.WhichOneof("mapping_type") == "extension_function":
-                fn = decl.extension_function
-                self.functions[fn.function_anchor] = fn.name
-
-    # ------------------------------------------------------------ relations
-
-    def rel(self, msg: Message, loc: str) -> Rel | None:
-        kind = msg.WhichOneof("rel_type")
-        if kind is None:
-            self.err("substrait_invalid", loc, "a relation with no kind set")
-            return None
-        builder = RELATIONS.get(kind)
-        sub = getattr(msg, kind)
-        sub_loc = f"{loc}/{_json(msg, kind)}"
-        if builder is None:
-            self.err(
-                "substrait_unsupported",
-                sub_loc,
-                f"the Substrait relation '{kind}' is not supported" + _UNSUPPORTED_WHY.get(kind[:9], ""),
-            )
-            return None
-        out = builder(self, sub, sub_loc)
-        if out is None:
-            return None
-        has_common = "common" in sub.DESCRIPTOR.fields_by_name and sub.HasField("common")
-        if has_common and sub.common.WhichOneof("emit_kind") == "emit":
-            mapping = list(sub.common.emit.output_mapping)
-            bad = [m for m in mapping if not 0 <= m < len(out.names)]
-            if bad:
-                self.err(
-                    "substrait_field_index",
-                    f"{sub_loc}/common/emit/outputMapping",
-                    f"emit refers to column {bad[0]}, the relation has {len(out.names)}",
-                )
+        return Primitive("interval day to second")
+    if kind == "interval_compound":
+        return Primitive("interval")  # months, days and time apart, as interval_compound literals run
+    if kind == "list":
+        inner = spark_type(c, msg.list.type, f"{loc}/list/type")
+        return ArrayType(inner) if inner is not None else None
+    if kind == "map":
+        k = spark_type(c, msg.map.key, f"{loc}/map/key")
+        v = spark_type(c, msg.map.value, f"{loc}/map/value")
+        return MapType(k, v) if k is not None and v is not None else None
+    if kind == "struct":
+        fields = []
+        for i, t in enumerate(msg.struct.types):
+            ft = spark_type(c, t, f"{loc}/struct/types/{i}")
+            if ft is None:
                 return None
-            out.names = [out.names[m] for m in mapping]
-        return out
-
-    def read(self, msg: Message, loc: str) -> Rel | None:
-        base = list(_top_names(msg.base_schema))
-        kind = msg.WhichOneof("read_type")
-        source: ir.Source | None
-        if kind == "named_table":
-            name = ".".join(msg.named_table.names)
-            source = self._mapped(name) or ir.TableSource(name, (), f"{loc}/namedTable")
-        elif kind == "local_files":
-            source = self._local_files(msg.local_files, f"{loc}/localFiles")
-        elif kind == "virtual_table":
-            return self._virtual_table(msg, f"{loc}/virtualTable", base)
-        else:
-            self.err(
-                "substrait_unsupported",
-                f"{loc}/{_json(msg, kind) if kind else 'readType'}",
-                f"read of kind '{kind}' is not supported yet",
-            )
-            return None
-        if source is None:
-            return None
-        if not base:
-            self.err(
-                "substrait_invalid", f"{loc}/baseSchema", "a read needs its base_schema (the names of its columns)"
-            )
-            return None
-        fresh = [self.fresh() for _ in base]
-        for f, shape in zip(fresh, _schema_shapes(msg.base_schema)):
-            if shape is not None:
-                self.shapes[f] = shape
-        items = tuple(
-            ir.SelectItem(ir.Col(b, loc), f, f"{loc}/baseSchema/names/{k}") for k, (b, f) in enumerate(zip(base, fresh))
-        )
-        rel = Rel(source, [ir.Select(self.step_index(), "read", loc, items)], fresh, loc)
-        if msg.HasField("filter"):
-            # the filter uses base-schema indices and must be applied (DuckDB puts filters only here)
-            cond = self.expr(msg.filter, f"{loc}/filter", fresh)
-            rel.steps.append(ir.Filter(self.step_index(), "read.filter", f"{loc}/filter", cond))
-        if msg.HasField("projection"):
-            mask = msg.projection
-            if mask.HasField("select"):
-                out = []
-                for k, item in enumerate(mask.select.struct_items):
-                    if item.HasField("child"):
-                        self.err(
-                            "substrait_unsupported",
-                            f"{loc}/projection/select/structItems/{k}/child",
-                            "nested projection masks are not supported yet",
-                        )
-                    if not 0 <= item.field < len(fresh):
-                        self.err(
-                            "substrait_field_index",
-                            f"{loc}/projection/select/structItems/{k}/field",
-                            f"field {item.field} of a base schema of {len(fresh)} columns",
-                        )
-                        return None
-                    out.append(fresh[item.field])
-                rel.names = out
-        return rel
-
-    def _virtual_table(self, msg: Message, loc: str, base: list[str]) -> Rel | None:
-        """Rows of literals (the old ``values`` structs or the newer ``expressions`` of literal
-        fields) → inline Arrow data typed by the base schema."""
-        import pyarrow as pa
-
-        from ...types import arrow_type
-
-        types = [
-            self.spark_type(t, f"{loc}/../baseSchema/struct/types/{i}")
-            for i, t in enumerate(msg.base_schema.struct.types)
-        ]
-        if any(t is None for t in types) or len(types) != len(base):
-            if len(types) != len(base):
-                self.err("substrait_unsupported", loc, "a virtual table with struct columns is not supported yet")
-            return None
-        vt = msg.virtual_table
-        rows: list[list[Any]] = []
-        if len(vt.expressions):
-            for r, row in enumerate(vt.expressions):
-                values: list[Any] = []
-                for c, e in enumerate(row.fields):
-                    if e.WhichOneof("rex_type") != "literal":
-                        self.err(
-                            "substrait_unsupported",
-                            f"{loc}/expressions/{r}/fields/{c}",
-                            "virtual table values must be literals",
-                        )
-                        values.append(None)
-                    else:
-                        values.append(self.python_value(e.literal, f"{loc}/expressions/{r}/fields/{c}/literal"))
-                rows.append(values)
-        else:
-            for r, row in enumerate(vt.values):
-                rows.append(
-                    [self.python_value(lit, f"{loc}/values/{r}/fields/{c}") for c, lit in enumerate(row.fields)]
-                )
-        for r, row in enumerate(rows):
-            if len(row) != len(base):
-                self.err(
-                    "substrait_invalid", f"{loc}/expressions/{r}", f"a row of {len(row)} values for {len(base)} columns"
-                )
-                return None
-        fresh = [self.fresh() for _ in base]
-        try:
-            arrays = [pa.array([row[i] for row in rows], type=arrow_type(t)) for i, t in enumerate(types)]
-        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as e:
-            self.err("substrait_invalid", loc, f"a virtual table value does not fit its column's type: {e}")
-            return None
-        if not base:  # rows of no columns (DataFusion's SELECT without FROM): one hidden column
-            arrays, names = [pa.nulls(len(rows), pa.bool_())], [self.fresh()]
-        else:
-            names = fresh
-        table = pa.Table.from_arrays(arrays, names=names)
-        return Rel(ir.InlineData(table, loc), [], fresh, loc)
-
-    def python_value(self, msg: Message, loc: str) -> Any:
-        """A literal as the Python value Arrow takes for its type (a virtual table's cell)."""
-        kind = msg.WhichOneof("literal_type")
-        sub_loc = f"{loc}/{_json(msg, kind)}" if kind else loc
-        if kind == "list":
-            return [self.python_value(v, f"{sub_loc}/values/{k}") for k, v in enumerate(msg.list.values)]
-        if kind == "map":
-            return [
-                (
-                    self.python_value(kv.key, f"{sub_loc}/keyValues/{k}/key"),
-                    self.python_value(kv.value, f"{sub_loc}/keyValues/{k}/value"),
-                )
-                for k, kv in enumerate(msg.map.key_values)
-            ]
-        if kind in ("empty_list", "empty_map"):
-            return []
-        if kind in ("binary", "fixed_binary"):
-            return bytes(getattr(msg, kind))
-        if kind == "uuid":
-            lit = self._uuid_literal(msg.uuid, sub_loc)
-            return lit.value if isinstance(lit, ir.Lit) else None
-        if kind in COMPOSITE_LITERALS:  # structs, intervals
-            self.err("substrait_unsupported", sub_loc, f"a virtual table cell of kind '{kind}' is not supported")
-            return None
-        value, typ = self.literal_value(msg, loc)
-        if value is None or not isinstance(typ, Primitive):
-            return value
-        if typ.name == "date":
-            return datetime.date.fromisoformat(value)
-        if typ.name == "decimal":
-            return decimal.Decimal(value)
-        if typ.name.startswith("timestamp"):
-            return datetime.datetime.fromisoformat(value)
-        return value
-
-    def _mapped(self, name: str) -> ir.Source | None:
-        for key, src in self.tables.items():
-            if key.lower() == name.lower():
-                return src
-        return None
-
-    def _local_files(self, msg: Message, loc: str) -> ir.Source | None:
-        paths: list[str] = []
-        formats: set[str] = set()
-        for k, item in enumerate(msg.items):
-            path_kind = item.WhichOneof("path_type")
-            if path_kind is None:
-                self.err("substrait_invalid", f"{loc}/items/{k}", "a file item without a path")
-                continue
-            uri = getattr(item, path_kind)
-            paths.append(uri[len("file://") :] if uri.startswith("file://") else uri)
-            fmt = item.WhichOneof("file_format")
-            if fmt is None or fmt == "extension":
-                self.err("substrait_unsupported", f"{loc}/items/{k}", f"file format {fmt!r} is not supported")
-                continue
-            formats.add({"dwrf": "orc", "arrow": "arrow"}.get(fmt, fmt))
-        if len(formats) != 1:
-            if formats:
-                self.err("substrait_unsupported", loc, f"files of several formats in one read: {sorted(formats)}")
-            return None
-        fmt = formats.pop()
-        if fmt == "arrow":
-            self.err("substrait_unsupported", loc, "Arrow IPC files have no Spark data source")
-            return None
-        return ir.FileSource(tuple(paths), fmt, (), None, None, loc)
-
-    def filter(self, msg: Message, loc: str) -> Rel | None:
-        rel = self.rel(msg.input, f"{loc}/input")
-        if rel is None:
-            return None
-        cond = self.expr(msg.condition, f"{loc}/condition", rel.names)
-        rel.steps.append(ir.Filter(self.step_index(), "filter", loc, cond))
-        return rel
-
-    def project(self, msg: Message, loc: str) -> Rel | None:
-        rel = self.rel(msg.input, f"{loc}/input")
-        if rel is None:
-            return None
-        visible = list(rel.names)
-        added = []
-        for k, e in enumerate(msg.expressions):
-            name = self.fresh()
-            expr = self.expr(e, f"{loc}/expressions/{k}", visible)
-            shape = self.shape_of(expr)
-            if shape is not None:
-                self.shapes[name] = shape
-            rel.steps.append(ir.WithColumn(self.step_index(), "project", f"{loc}/expressions/{k}", name, expr))
-            added.append(name)
-        if "project_outputs_expressions_only" in self.quirks and not msg.HasField("common"):
-            rel.names = added  # DuckDB's reading of its own ProjectRel (see PRODUCER_QUIRKS)
-        else:
-            rel.names = visible + added
-        return rel
-
-    def fetch(self, msg: Message, loc: str) -> Rel | None:
-        rel = self.rel(msg.input, f"{loc}/input")
-        if rel is None:
-            return None
-        offset = self._count(msg, "offset", loc) or 0
-        count = self._count(msg, "count", loc)
-        rel.steps.append(ir.Fetch(self.step_index(), "fetch", loc, offset, count))
-        return rel
-
-    def _count(self, msg: Message, name: str, loc: str) -> int | None:
-        """FetchRel's old int64 ``count``/``offset`` or the newer ``count_expr``/``offset_expr``."""
-        if msg.HasField(f"{name}_expr"):
-            e = getattr(msg, f"{name}_expr")
-            lit = e.literal if e.WhichOneof("rex_type") == "literal" else None
-            kind = lit.WhichOneof("literal_type") if lit is not None else None
-            if kind in ("i64", "i32", "i16", "i8"):
-                value = int(getattr(lit, kind))
-            elif kind == "null":
-                return None
-            else:
-                self.err("substrait_unsupported", f"{loc}/{name}Expr", f"fetch {name} must be an integer literal")
-                return None
-        elif msg.HasField(name):
-            value = int(getattr(msg, name))
-        else:
-            return None
-        if value < 0:
-            return None  # old encoding: -1 means all rows
-        return value
-
-    def sort(self, msg: Message, loc: str) -> Rel | None:
-        rel = self.rel(msg.input, f"{loc}/input")
-        if rel is None:
-            return None
-        keys = []
-        for k, s in enumerate(msg.sorts):
-            kloc = f"{loc}/sorts/{k}"
-            expr = self.expr(s.expr, f"{kloc}/expr", rel.names)
-            direction = sp.SORT_DIRECTIONS.get(enum_name(s, "direction"))
-            if s.WhichOneof("sort_kind") != "direction" or direction is None:
-                self.err(
-                    "substrait_unsupported",
-                    kloc,
-                    "a sort needs a direction (comparison function references are not supported)",
-                )
-                continue
-            asc, nulls_first = direction
-            keys.append(ir.SortKey(expr, asc, nulls_first, kloc))
-        rel.steps.append(ir.OrderBy(self.step_index(), "sort", loc, tuple(keys)))
-        return rel
-
-    def aggregate(self, msg: Message, loc: str) -> Rel | None:
-        rel = self.rel(msg.input, f"{loc}/input")
-        if rel is None:
-            return None
-        visible = list(rel.names)
-        # the grouping keys: the new shared list + references, or the old inline expressions
-        shared = list(msg.grouping_expressions)
-        sets: list[list[tuple[Message, str]]] = []
-        for g, grouping in enumerate(msg.groupings):
-            gloc = f"{loc}/groupings/{g}"
-            if grouping.expression_references:
-                refs = []
-                for r, ref in enumerate(grouping.expression_references):
-                    if not 0 <= ref < len(shared):
-                        self.err(
-                            "substrait_field_index",
-                            f"{gloc}/expressionReferences/{r}",
-                            f"grouping expression {ref} of {len(shared)}",
-                        )
-                        return None
-                    refs.append((shared[ref], f"{loc}/groupingExpressions/{ref}"))
-                sets.append(refs)
-            else:
-                sets.append(
-                    [(e, f"{gloc}/groupingExpressions/{k}") for k, e in enumerate(grouping.grouping_expressions)]
-                )
-        # every distinct key expression once (by its proto), in order of first appearance
-        key_of: dict[bytes, str] = {}
-        if len(sets) > 1:  # the new encoding's shared list gives the output order of the keys
-            for i, e in enumerate(shared):
-                blob = e.SerializeToString(deterministic=True)
-                if blob not in key_of:
-                    expr = self.expr(e, f"{loc}/groupingExpressions/{i}", visible)
-                    name = expr.name if isinstance(expr, ir.Col) else self.fresh()
-                    if not isinstance(expr, ir.Col):
-                        rel.steps.append(ir.WithColumn(self.step_index(), "aggregate.key", loc, name, expr))
-                    key_of[blob] = name
-        set_keys: list[list[str]] = []
-        for one in sets:
-            names_in_set = []
-            for e, eloc in one:
-                blob = e.SerializeToString(deterministic=True)
-                if blob not in key_of:
-                    expr = self.expr(e, eloc, visible)
-                    if isinstance(expr, ir.Col):
-                        key_of[blob] = expr.name
-                    else:
-                        name = self.fresh()
-                        rel.steps.append(ir.WithColumn(self.step_index(), "aggregate.key", eloc, name, expr))
-                        key_of[blob] = name
-                names_in_set.append(key_of[blob])
-            set_keys.append(names_in_set)
-        distinct_keys = list(dict.fromkeys(key_of.values()))
-        aggs = []
-        agg_names = []
-        for k, m in enumerate(msg.measures):
-            mloc = f"{loc}/measures/{k}"
-            call = self.aggregate_function(m.measure, f"{mloc}/measure", visible)
-            if m.HasField("filter"):
-                # FILTER (WHERE c): the measure sees only rows where c is true
-                cond = self.expr(m.filter, f"{mloc}/filter", visible)
-                call = self._filtered(call, cond, mloc)
-            name = self.fresh()
-            aggs.append(ir.AggItem(call, name, mloc))
-            agg_names.append(name)
-        keys = tuple(ir.Col(n, loc) for n in distinct_keys)
-        if len(sets) > 1:
-            masks = [
-                sum(1 << (len(distinct_keys) - 1 - j) for j, n in enumerate(distinct_keys) if n not in one)
-                for one in set_keys
-            ]
-            if len(set(masks)) != len(masks):
-                self.err("substrait_unsupported", f"{loc}/groupings", "the same grouping set twice is not supported")
-                return None
-            gid = self.fresh()
-            aggs.append(ir.AggItem(ir.Call("grouping_id", (), loc), gid, loc))
-            index_sets = tuple(tuple(distinct_keys.index(n) for n in dict.fromkeys(one)) for one in set_keys)
-            rel.steps.append(
-                ir.GroupBy(self.step_index(), "aggregate", loc, "grouping_sets", keys, tuple(aggs), index_sets)
-            )
-            # Substrait's trailing column: the index of the grouping set that made the row
-            index = self.fresh()
-            branches = tuple(
-                (
-                    ir.Call("==", (ir.Col(gid, loc), ir.Lit(mask, loc, Primitive("bigint"))), loc),
-                    ir.Lit(i, loc, Primitive("int")),
-                )
-                for i, mask in enumerate(masks)
-            )
-            rel.steps.append(
-                ir.WithColumn(self.step_index(), "aggregate.set_index", loc, index, ir.When(branches, None, loc))
-            )
-            rel.names = distinct_keys + agg_names + [index]
-            return rel
-        if not aggs:
-            # a GROUP BY without measures: the distinct key values
-            items = tuple(ir.SelectItem(ir.Col(n, loc), None, loc) for n in distinct_keys)
-            rel.steps.append(ir.Select(self.step_index(), "aggregate", loc, items))
-            rel.steps.append(ir.Distinct(self.step_index(), "aggregate", loc))
-        elif keys:
-            rel.steps.append(ir.GroupBy(self.step_index(), "aggregate", loc, "groupby", keys, tuple(aggs)))
-        else:
-            rel.steps.append(ir.Agg(self.step_index(), "aggregate", loc, tuple(aggs)))
-        # one output column per grouping expression of the (single) set, repeats included
-        rel.names = (set_keys[0] if set_keys else []) + agg_names
-        return rel
-
-    def _filtered(self, call: ir.Expr, cond: ir.Expr, loc: str) -> ir.Expr:
-        """An aggregate over the rows where ``cond`` holds: its arguments become null elsewhere
-        (every aggregate here skips nulls; count(*) counts the rows where ``cond`` holds)."""
-        if not isinstance(call, ir.Call):
-            return call
-        args = tuple(ir.When(((cond, a),), None, loc) for a in call.args)
-        return ir.Call(call.fn, args, call.loc, call.distinct)
-
-    def join(self, msg: Message, loc: str) -> Rel | None:
-        left = self.rel(msg.left, f"{loc}/left")
-        right = self.rel(msg.right, f"{loc}/right")
-        if left is None or right is None:
-            return None
-        kind = enum_name(msg, "type")
-        plain, rewritten = sp.JOIN_TYPES.get(kind), sp.REWRITTEN_JOINS.get(kind)
-        if plain is None and rewritten is None:
-            self.err("substrait_unsupported", f"{loc}/type", f"join type {_enum_text(msg, 'type')} has no Spark join")
-            return None
-        both = left.names + right.names
-        cond = self.expr(msg.expression, f"{loc}/expression", both) if msg.HasField("expression") else None
-        if rewritten is not None:
-            how_rewritten, swap = rewritten
-            if how_rewritten == "mark":
-                return self._mark_join(left, right, cond, swap, loc, msg)
-            # a right single join: the right input's rows, each with its one left match
-            return (
-                self._single_join(right, left, cond, True, loc, msg)
-                if swap
-                else self._single_join(left, right, cond, False, loc, msg)
-            )
-        assert plain is not None
-        how, swap = plain
-        if swap:
-            left, right = right, left
-        if cond is None and how == "inner":
-            left.steps.append(ir.CrossJoin(self.step_index(), "join", loc, right.plan()))
-        else:
-            if cond is None:
-                cond = ir.Lit(True, loc)
-            left.steps.append(ir.Join(self.step_index(), "join", loc, right.plan(), how, (), cond))
-        names = left.names if how in ("left_semi", "left_anti") else left.names + right.names
-        left.names = names
-        if msg.HasField("post_join_filter"):
-            post = self.expr(msg.post_join_filter, f"{loc}/postJoinFilter", names)
-            left.steps.append(ir.Filter(self.step_index(), "join.post_join_filter", f"{loc}/postJoinFilter", post))
-        return left
-
-    def _mark_join(self, left: Rel, right: Rel, cond: ir.Expr | None, swap: bool, loc: str, msg: Message) -> Rel:
-        """A mark join keeps the probe side's rows and adds the mark: true when a row of the
-        other side satisfies the condition, else null when one makes it unknown, else false
-        (IN's three-valued logic). Spark has no such join; two EXISTS subqueries say exactly
-        that (the probe side's columns are outer references inside them)."""
-        probe, build = (right, left) if swap else (left, right)
-        cond = cond if cond is not None else ir.Lit(True, loc)
-        base = build.plan()
-
-        def exists(predicate: ir.Expr) -> ir.Subquery:
-            step = ir.Filter(self.step_index(), "join.mark", loc, predicate)
-            return ir.Subquery("exists", ir.Plan(base.source, (*base.steps, step), base.loc), (), loc)
-
-        mark = ir.When(
-            (
-                (exists(cond), ir.Lit(True, loc, Primitive("boolean"))),
-                (exists(ir.Call("isnull", (cond,), loc)), ir.Lit(None, loc, Primitive("boolean"))),
-            ),
-            ir.Lit(False, loc, Primitive("boolean")),
-            loc,
-        )
-        name = self.fresh()
-        probe.steps.append(ir.WithColumn(self.step_index(), "join.mark", loc, name, mark))
-        probe.names = [*probe.names, name]
-        if msg.HasField("post_join_filter"):
-            post = self.expr(msg.post_join_filter, f"{loc}/postJoinFilter", probe.names)
-            probe.steps.append(ir.Filter(self.step_index(), "join.post_join_filter", f"{loc}/postJoinFilter", post))
-        return probe
-
-    def reference(self, msg: Message, loc: str) -> Rel | None:
-        """ReferenceRel: the plan relation ``subtree_ordinal`` (a ``rel`` of the plan's list,
-        not the root), converted once into one shared IR sub-plan; each use reads it under
-        fresh column names, so a subtree joined with itself stays unambiguous."""
-        k = msg.subtree_ordinal
-        rels = self.plan_msg.relations
-        if not 0 <= k < len(rels) or rels[k].WhichOneof("rel_type") != "rel":
-            self.err(
-                "substrait_field_index",
-                f"{loc}/subtreeOrdinal",
-                f"subtree {k}: a reference names one of the plan's {len(rels)} relations that is not its root",
-            )
-            return None
-        if k in self.building:
-            self.err("substrait_invalid", f"{loc}/subtreeOrdinal", f"subtree {k} refers to itself (a cycle)")
-            return None
-        if k not in self.subtrees:
-            self.building.add(k)
-            try:
-                rel = self.rel(rels[k].rel, f"/relations/{k}/rel")
-            finally:
-                self.building.discard(k)
-            if rel is None:
-                self.subtrees[k] = None
-            else:
-                rel = self.materialize(rel, f"/relations/{k}/rel", "reference")
-                self.subtrees[k] = (ir.SharedPlan(f"/relations/{k}", rel.plan(), f"/relations/{k}/rel"), rel.names)
-        known = self.subtrees[k]
-        if known is None:
-            return None
-        shared, names = known
-        fresh = [self.fresh() for _ in names]
-        for old, new in zip(names, fresh):
-            if old in self.shapes:
-                self.shapes[new] = self.shapes[old]
-        items = tuple(ir.SelectItem(ir.Col(n, loc), f, loc) for n, f in zip(names, fresh))
-        return Rel(shared, [ir.Select(self.step_index(), "reference", loc, items)], fresh, loc)
-
-    def _single_join(self, probe: Rel, build: Rel, cond: ir.Expr | None, swap: bool, loc: str, msg: Message) -> Rel:
-        """A single join: every probe row with its one matching row of the other side (nulls if
-        none); more than one match is an error (how scalar subqueries are planned). Spark has no
-        such join: a left join that counts each probe row's matches (by a row id) and fails the
-        query where a count exceeds one, exactly."""
-        rid, count = self.fresh(), self.fresh()
-        probe.steps.append(
-            ir.WithColumn(self.step_index(), "join.single", loc, rid, ir.Call("monotonically_increasing_id", (), loc))
-        )
-        cond = cond if cond is not None else ir.Lit(True, loc)
-        probe.steps.append(ir.Join(self.step_index(), "join", loc, build.plan(), "left", (), cond))
-        matches = ir.Window(ir.Call("count", (ir.Lit(1, loc),), loc), (ir.Col(rid, loc),), (), None, loc)
-        probe.steps.append(ir.WithColumn(self.step_index(), "join.single", loc, count, matches))
-        fail = ir.Call(
-            "raise_error",
-            (ir.Lit(f"a single join ({loc}) found more than one matching row for a row", loc),),
-            loc,
-        )
-        too_many = ir.Call(">", (ir.Col(count, loc), ir.Lit(1, loc)), loc)
-        # a filter (never pruned, unlike an unused column) that fails where a row has two matches
-        probe.steps.append(
-            ir.Filter(self.step_index(), "join.single", loc, ir.When(((too_many, fail),), ir.Lit(True, loc), loc))
-        )
-        probe.names = build.names + probe.names if swap else probe.names + build.names
-        if msg.HasField("post_join_filter"):
-            post = self.expr(msg.post_join_filter, f"{loc}/postJoinFilter", probe.names)
-            probe.steps.append(ir.Filter(self.step_index(), "join.post_join_filter", f"{loc}/postJoinFilter", post))
-        return probe
-
-    def cross(self, msg: Message, loc: str) -> Rel | None:
-        left = self.rel(msg.left, f"{loc}/left")
-        right = self.rel(msg.right, f"{loc}/right")
-        if left is None or right is None:
-            return None
-        left.steps.append(ir.CrossJoin(self.step_index(), "cross", loc, right.plan()))
-        left.names = left.names + right.names
-        return left
-
-    def set(self, msg: Message, loc: str) -> Rel | None:
-        op = sp.SET_OPS.get(enum_name(msg, "op"))
-        if op is None:
-            self.err("substrait_unsupported", f"{loc}/op", f"set operation {msg.op} has no Spark equivalent")
-            return None
-        kind, distinct = op
-        inputs = [self.rel(r, f"{loc}/inputs/{k}") for k, r in enumerate(msg.inputs)]
-        if any(r is None for r in inputs) or len(inputs) < 2:
-            if len(inputs) < 2:
-                self.err("substrait_invalid", f"{loc}/inputs", "a set operation needs at least two inputs")
-            return None
-        first = self.materialize(inputs[0], loc, "set")  # type: ignore[arg-type]
-        for k, other in enumerate(inputs[1:], 1):
-            assert other is not None
-            if len(other.names) != len(first.names):
-                self.err(
-                    "column_count",
-                    f"{loc}/inputs/{k}",
-                    f"{len(other.names)} columns, the first input has {len(first.names)}",
-                )
-                return None
-            right = self.materialize(other, f"{loc}/inputs/{k}", "set")
-            first.steps.append(ir.SetOp(self.step_index(), "set", loc, right.plan(), kind, False, False, distinct))
-        return first
-
-    # ------------------------------------------------------------ expressions
-
-    def expr(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
-        kind = msg.WhichOneof("rex_type")
-        if kind is None:
-            self.err("substrait_invalid", loc, "an expression with no kind set")
-            return ir.Lit(None, loc)
-        builder = EXPRESSIONS.get(kind)
-        sub_loc = f"{loc}/{_json(msg, kind)}"
-        if builder is None:
-            self.err("substrait_unsupported", sub_loc, f"the Substrait expression '{kind}' is not supported yet")
-            return ir.Lit(None, sub_loc)
-        return builder(self, getattr(msg, kind), sub_loc, names)
-
-    def selection(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
-        """A field reference: a column of the input (root), of an enclosing relation's input
-        (outer, ``steps_out`` levels up) or a part of an expression's value; then nested
-        segments: struct fields (by the Spark names the converter knows), list elements,
-        map keys."""
-        ref_kind = msg.WhichOneof("root_type")
-        scope = names
-        if ref_kind == "outer_reference":
-            steps = msg.outer_reference.steps_out or 1
-            if steps > len(self.outer):
-                self.err(
-                    "substrait_field_index",
-                    f"{loc}/outerReference",
-                    f"an outer reference {steps} levels out, the plan has {len(self.outer)}",
-                )
-                return ir.Lit(None, loc)
-            scope = self.outer[-steps]
-        if msg.WhichOneof("reference_type") != "direct_reference":
-            self.err(
-                "substrait_unsupported",
-                f"{loc}/{_json(msg, msg.WhichOneof('reference_type') or 'direct_reference')}",
-                "masked references (a selection of several fields at once) are not supported; only direct ones",
-            )
-            return ir.Lit(None, loc)
-        seg = msg.direct_reference
-        seg_loc = f"{loc}/directReference"
-        if ref_kind == "expression":
-            value = self.expr(msg.expression, f"{loc}/expression", names)
-            return self._segments(seg, value, self.shape_of(value), seg_loc)
-        if seg.WhichOneof("reference_type") != "struct_field":
-            kind = seg.WhichOneof("reference_type")
-            self.err(
-                "substrait_invalid",
-                f"{seg_loc}/{_json(seg, kind) if kind else 'referenceType'}",
-                "a reference into a relation's row starts with a struct field (the column)",
-            )
-            return ir.Lit(None, loc)
-        field_ref = seg.struct_field
-        if not 0 <= field_ref.field < len(scope):
-            self.err(
-                "substrait_field_index",
-                f"{seg_loc}/structField/field",
-                f"field {field_ref.field} of an input of {len(scope)} columns",
-            )
-            return ir.Lit(None, loc)
-        col = scope[field_ref.field]
-        if field_ref.HasField("child"):
-            return self._segments(
-                field_ref.child, ir.Col(col, loc), self.shapes.get(col), f"{seg_loc}/structField/child"
-            )
-        return ir.Col(col, loc)
-
-    def _segments(self, seg: Message, value: ir.Expr, shape: Shape | None, loc: str) -> ir.Expr:
-        """Nested reference segments applied to ``value`` (whose layout is ``shape``)."""
-        while True:
-            kind = seg.WhichOneof("reference_type")
-            if kind is None:
-                self.err("substrait_invalid", loc, "a reference segment with no kind set")
-                return ir.Lit(None, loc)
-            sub = getattr(seg, kind)
-            sloc = f"{loc}/{_json(seg, kind)}"
-            if kind == "struct_field":
-                if shape is None or shape.fields is None:
-                    self.err(
-                        "substrait_unsupported",
-                        sloc,
-                        "a struct field reference into a value whose field names are not known here: Spark "
-                        "names struct fields, Substrait numbers them (known: structs of a read's base schema, "
-                        "struct literals and constructors, casts to a struct type)",
-                    )
-                    return ir.Lit(None, loc)
-                if not 0 <= sub.field < len(shape.fields):
-                    self.err(
-                        "substrait_field_index",
-                        f"{sloc}/field",
-                        f"field {sub.field} of a struct of {len(shape.fields)} fields",
-                    )
-                    return ir.Lit(None, loc)
-                name, shape = shape.fields[sub.field]
-                value = ir.ExtractValue(value, ir.Lit(name, sloc), sloc)
-            elif kind == "list_element":
-                # 0-based (negative: from the end); Spark's element_at is 1-based (-1: the last);
-                # out of range is null, as in Substrait
-                index = sub.offset + 1 if sub.offset >= 0 else sub.offset
-                value = ir.Call("try_element_at", (value, ir.Lit(index, sloc)), sloc)
-                shape = shape.element if shape is not None else None
-            else:  # map_key
-                key = self.literal(sub.map_key, f"{sloc}/mapKey", [])
-                value = ir.Call("try_element_at", (value, key), sloc)
-                shape = shape.element if shape is not None else None
-            if not sub.HasField("child"):
-                return value
-            seg, loc = sub.child, f"{sloc}/child"
-
-    def nested(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
-        """Expression.Nested: a struct, list or map built from expressions."""
-        kind = msg.WhichOneof("nested_type")
-        if kind is None:
-            self.err("substrait_invalid", loc, "a nested constructor with no kind set")
-            return ir.Lit(None, loc)
-        sub = getattr(msg, kind)
-        sloc = f"{loc}/{_json(msg, kind)}"
-        if kind == "struct":
-            return self.named_struct(
-                [self.expr(e, f"{sloc}/fields/{k}", names) for k, e in enumerate(sub.fields)], sloc
-            )
-        if kind == "list":
-            if not len(sub.values):
-                self.err(
-                    "substrait_invalid", f"{sloc}/values", "an empty list constructor (write an empty_list literal)"
-                )
-                return ir.Lit(None, loc)
-            values = tuple(self.expr(e, f"{sloc}/values/{k}", names) for k, e in enumerate(sub.values))
-            return ir.Call("array", values, sloc)
-        if not len(sub.key_values):
-            self.err("substrait_invalid", f"{sloc}/keyValues", "an empty map constructor (write an empty_map literal)")
-            return ir.Lit(None, loc)
-        keys = tuple(self.expr(kv.key, f"{sloc}/keyValues/{k}/key", names) for k, kv in enumerate(sub.key_values))
-        vals = tuple(self.expr(kv.value, f"{sloc}/keyValues/{k}/value", names) for k, kv in enumerate(sub.key_values))
-        return ir.Call("map_from_arrays", (ir.Call("array", keys, sloc), ir.Call("array", vals, sloc)), sloc)
-
-    def literal(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
-        kind = msg.WhichOneof("literal_type")
-        builder = COMPOSITE_LITERALS.get(kind or "")
-        if builder is not None:
-            return builder(self, getattr(msg, kind or ""), f"{loc}/{_json(msg, kind or '')}")
-        value, typ = self.literal_value(msg, loc)
-        return ir.Lit(value, loc, typ)
-
-    # the literals Spark Connect has no plain value for: written as the constructor calls Spark
-    # folds to the same constant (array, map_from_arrays, named_struct, unhex, make_*_interval)
-
-    def _list_literal(self, msg: Message, loc: str) -> ir.Expr:
-        values = tuple(self.literal(v, f"{loc}/values/{k}", []) for k, v in enumerate(msg.values))
-        return ir.Call("array", values, loc)
-
-    def _empty_list_literal(self, msg: Message, loc: str) -> ir.Expr:
-        element = self.spark_type(msg.type, f"{loc}/type")
-        if element is None:
-            return ir.Lit(None, loc)
-        return ir.Cast(ir.Call("array", (), loc), ArrayType(element), loc)
-
-    def _map_literal(self, msg: Message, loc: str) -> ir.Expr:
-        keys = tuple(self.literal(kv.key, f"{loc}/keyValues/{k}/key", []) for k, kv in enumerate(msg.key_values))
-        values = tuple(self.literal(kv.value, f"{loc}/keyValues/{k}/value", []) for k, kv in enumerate(msg.key_values))
-        return ir.Call("map_from_arrays", (ir.Call("array", keys, loc), ir.Call("array", values, loc)), loc)
-
-    def _empty_map_literal(self, msg: Message, loc: str) -> ir.Expr:
-        key = self.spark_type(msg.key, f"{loc}/key")
-        value = self.spark_type(msg.value, f"{loc}/value")
-        if key is None or value is None:
-            return ir.Lit(None, loc)
-        empty = ir.Call("map_from_arrays", (ir.Call("array", (), loc), ir.Call("array", (), loc)), loc)
-        return ir.Cast(empty, MapType(key, value), loc)
-
-    def _struct_literal(self, msg: Message, loc: str) -> ir.Expr:
-        return self.named_struct([self.literal(v, f"{loc}/fields/{k}", []) for k, v in enumerate(msg.fields)], loc)
-
-    def named_struct(self, values: list[ir.Expr], loc: str) -> ir.Expr:
-        """A struct of ``values``: Substrait's structs are positional, Spark's fields are named,
-        ``f0``, ``f1``... as a struct type's fields are (``spark_type``); ``RelRoot.names``
-        renames them at the root."""
-        args: list[ir.Expr] = []
-        for k, v in enumerate(values):
-            args += [ir.Lit(f"f{k}", loc), v]
-        return ir.Call("named_struct", tuple(args), loc)
-
-    def _binary_literal(self, msg: bytes, loc: str) -> ir.Expr:
-        return ir.Call("unhex", (ir.Lit(bytes(msg).hex(), loc, Primitive("string")),), loc)
-
-    def _uuid_literal(self, msg: bytes, loc: str) -> ir.Expr:
-        import uuid
-
-        if len(msg) != 16:
-            self.err("substrait_invalid", loc, f"a UUID literal has 16 bytes, this one has {len(msg)}")
-            return ir.Lit(None, loc)
-        # Spark has no UUID type: its uuid() returns the canonical string, and so does this
-        return ir.Lit(str(uuid.UUID(bytes=bytes(msg))), loc, Primitive("string"))
-
-    def _year_month(self, msg: Message, loc: str) -> ir.Expr:
-        # Spark's year-month interval (YearMonthIntervalType): months, exactly Substrait's
-        return ir.Call("make_ym_interval", (_int(msg.years, loc), _int(msg.months, loc)), loc)
-
-    def _seconds(self, msg: Message, loc: str) -> decimal.Decimal | None:
-        """A day-to-second interval's seconds and sub-seconds, as Spark's decimal seconds
-        (microseconds: a finer sub-second is refused rather than rounded)."""
-        # the new encoding (precision + subseconds) or the old microseconds field
-        if msg.precision or msg.subseconds:
-            p = msg.precision
-            if not 0 <= p <= 9:
-                self.err("substrait_invalid", f"{loc}/precision", f"an interval precision of {p} (0 to 9)")
-                return None
-            nanos = msg.subseconds * 10 ** (9 - p)
-        else:
-            nanos = msg.microseconds * 1000
-        if nanos % 1000:
-            self.err(
-                "substrait_unsupported",
-                f"{loc}/subseconds",
-                "an interval with nanoseconds: Spark's intervals hold microseconds",
-            )
-            return None
-        return decimal.Decimal(msg.seconds) + decimal.Decimal(nanos // 1000).scaleb(-6)
-
-    def _day_second(self, msg: Message, loc: str) -> ir.Expr:
-        # Spark's day-time interval (DayTimeIntervalType), microseconds in all
-        secs = self._seconds(msg, loc)
-        if secs is None:
-            return ir.Lit(None, loc)
-        zero = _int(0, loc)
-        return ir.Call("make_dt_interval", (_int(msg.days, loc), zero, zero, _secs(secs, loc)), loc)
-
-    def _compound(self, msg: Message, loc: str) -> ir.Expr:
-        # months, days and microseconds kept apart: Spark's calendar interval (make_interval),
-        # which date + interval keeps a date (DataFusion writes every SQL interval this way)
-        ym, ds = msg.interval_year_to_month, msg.interval_day_to_second
-        secs = self._seconds(ds, f"{loc}/intervalDayToSecond")
-        if secs is None:
-            return ir.Lit(None, loc)
-        zero = _int(0, loc)
-        args = (_int(ym.years, loc), _int(ym.months, loc), zero, _int(ds.days, loc), zero, zero, _secs(secs, loc))
-        return ir.Call("make_interval", args, loc)
-
-    def literal_value(self, msg: Message, loc: str) -> tuple[Any, DataType | None]:
-        kind = msg.WhichOneof("literal_type")
-        simple = {
-            "boolean": "boolean",
-            "i8": "tinyint",
-            "i16": "smallint",
-            "i32": "int",
-            "i64": "bigint",
-            "fp32": "float",
-            "fp64": "double",
-            "string": "string",
-            "fixed_char": "string",
-        }
-        if kind in simple:
-            return getattr(msg, kind), Primitive(simple[kind])
-        if kind == "var_char":
-            return msg.var_char.value, Primitive("string")
-        if kind == "date":
-            return (_EPOCH + datetime.timedelta(days=msg.date)).isoformat(), Primitive("date")
-        if kind == "decimal":
-            d = msg.decimal
-            unscaled = int.from_bytes(d.value, "little", signed=True)
-            value = decimal.Decimal(unscaled).scaleb(-d.scale)
-            return str(value), Primitive("decimal", d.precision, d.scale)
-        if kind in ("timestamp", "timestamp_tz"):
-            ts = _EPOCH_TS + datetime.timedelta(microseconds=getattr(msg, kind))
-            return ts.isoformat(sep=" "), Primitive("timestamp_ntz" if kind == "timestamp" else "timestamp")
-        if kind in ("precision_timestamp", "precision_timestamp_tz"):
-            p = getattr(msg, kind)
-            micros = p.value * 10 ** (6 - p.precision) if p.precision <= 6 else p.value // 10 ** (p.precision - 6)
-            ts = _EPOCH_TS + datetime.timedelta(microseconds=micros)
-            return ts.isoformat(sep=" "), Primitive("timestamp_ntz" if kind == "precision_timestamp" else "timestamp")
-        if kind == "null":
-            return None, self.spark_type(msg.null, f"{loc}/null")
-        self.err(
-            "substrait_unsupported",
-            f"{loc}/{_json(msg, kind) if kind else 'literalType'}",
-            f"literals of type '{kind}' are not supported yet" if kind not in _TIME_KINDS else _NO_TIME,
-        )
-        return None, None
-
-    def subquery(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
-        """Scalar, IN and EXISTS subqueries. Inside, an outer reference (``steps_out`` n) names
-        a column of the n-th enclosing relation's input: the names are unique in the plan, so
-        Spark resolves them outside the subquery (correlation)."""
-        kind = msg.WhichOneof("subquery_type")
-        sub_loc = f"{loc}/{_json(msg, kind) if kind else 'subqueryType'}"
-        left = self.expr(msg.set_comparison.left, f"{sub_loc}/left", names) if kind == "set_comparison" else None
-        self.outer.append(names)
-        try:
-            if kind == "scalar":
-                rel = self.rel(msg.scalar.input, f"{sub_loc}/input")
-                if rel is None:
-                    return ir.Lit(None, loc)
-                if len(rel.names) != 1:
-                    self.err(
-                        "substrait_invalid",
-                        sub_loc,
-                        f"a scalar subquery must output one column, this one has {len(rel.names)}",
-                    )
-                    return ir.Lit(None, loc)
-                return ir.Subquery("scalar", self.materialize(rel, sub_loc, "subquery").plan(), (), loc)
-            if kind == "in_predicate":
-                pred = msg.in_predicate
-                rel = self.rel(pred.haystack, f"{sub_loc}/haystack")
-                needles = tuple(self.expr(n, f"{sub_loc}/needles/{k}", names) for k, n in enumerate(pred.needles))
-                if rel is None:
-                    return ir.Lit(None, loc)
-                if len(rel.names) != len(needles):
-                    self.err(
-                        "substrait_invalid",
-                        sub_loc,
-                        f"{len(needles)} needles for a haystack of {len(rel.names)} columns",
-                    )
-                    return ir.Lit(None, loc)
-                return ir.Subquery("in", self.materialize(rel, sub_loc, "subquery").plan(), needles, loc)
-            if kind == "set_predicate":
-                exists = sp.SET_PREDICATES.get(enum_name(msg.set_predicate, "predicate_op"))
-                if exists is None:
-                    self.err("substrait_invalid", f"{sub_loc}/predicateOp", "a set predicate is EXISTS or UNIQUE")
-                    return ir.Lit(None, loc)
-                rel = self.rel(msg.set_predicate.tuples, f"{sub_loc}/tuples")
-                if rel is None:
-                    return ir.Lit(None, loc)
-                if exists:
-                    return ir.Subquery("exists", rel.plan(), (), loc)
-                return self._unique(rel, sub_loc)
-            if kind == "set_comparison":
-                assert left is not None
-                return self._set_comparison(msg.set_comparison, left, sub_loc)
-            self.err("substrait_invalid", sub_loc, "a subquery with no kind set")
-            return ir.Lit(None, loc)
-        finally:
-            self.outer.pop()
-
-    def _unique(self, rel: Rel, loc: str) -> ir.Expr:
-        """UNIQUE (SQL's): true unless two rows without nulls are equal. Spark has no UNIQUE;
-        NOT EXISTS over the null-free rows grouped by every column, kept where a group has more
-        than one row, says exactly that."""
-        rel = self.materialize(rel, loc, "subquery")
-        cols = [ir.Col(n, loc) for n in rel.names]
-        if cols:
-            not_null = [ir.Call("isnotnull", (c,), loc) for c in cols]
-            rel.steps.append(
-                ir.Filter(
-                    self.step_index(),
-                    "unique",
-                    loc,
-                    not_null[0] if len(not_null) == 1 else ir.Call("and", tuple(not_null), loc),
-                )
-            )
-        n = self.fresh()
-        count = (ir.AggItem(ir.Call("count", (ir.Lit(1, loc),), loc), n, loc),)
-        if cols:
-            rel.steps.append(ir.GroupBy(self.step_index(), "unique", loc, "groupby", tuple(cols), count))
-        else:
-            rel.steps.append(ir.Agg(self.step_index(), "unique", loc, count))
-        rel.steps.append(
-            ir.Filter(self.step_index(), "unique", loc, ir.Call(">", (ir.Col(n, loc), ir.Lit(1, loc)), loc))
-        )
-        return ir.Call("not", (ir.Subquery("exists", rel.plan(), (), loc),), loc)
-
-    def _set_comparison(self, msg: Message, left: ir.Expr, loc: str) -> ir.Expr:
-        """``left op ANY|ALL (subquery)`` with SQL's three-valued logic, as two EXISTS
-        subqueries (Spark has no quantified comparison): ANY is true if a row compares true,
-        else null if one compares null, else false; ALL is false if a row compares false, else
-        null if one compares null, else true (also over no rows)."""
-        op = sp.SET_COMPARISONS.get(enum_name(msg, "comparison_op"))
-        if op is None:
-            self.err("substrait_invalid", f"{loc}/comparisonOp", "a set comparison needs its comparison (EQ...GE)")
-        any_row = sp.REDUCTIONS.get(enum_name(msg, "reduction_op"))
-        if any_row is None:
-            self.err("substrait_invalid", f"{loc}/reductionOp", "a set comparison needs its reduction (ANY or ALL)")
-        rel = self.rel(msg.right, f"{loc}/right")
-        if rel is None or op is None or any_row is None:
-            return ir.Lit(None, loc)
-        if len(rel.names) != 1:
-            self.err(
-                "substrait_invalid",
-                f"{loc}/right",
-                f"a set comparison's subquery outputs one column, this one has {len(rel.names)}",
-            )
-            return ir.Lit(None, loc)
-        base = self.materialize(rel, loc, "subquery").plan()
-        right = ir.Col(base.steps[-1].items[0].alias, loc)  # type: ignore[attr-defined]
-        cmp: ir.Expr = (
-            ir.Call("not", (ir.Call("==", (left, right), loc),), loc) if op == "!=" else ir.Call(op, (left, right), loc)
-        )
-
-        def exists(predicate: ir.Expr) -> ir.Subquery:
-            step = ir.Filter(self.step_index(), "subquery.set_comparison", loc, predicate)
-            return ir.Subquery("exists", ir.Plan(base.source, (*base.steps, step), base.loc), (), loc)
-
-        boolean = Primitive("boolean")
-        unknown = (exists(ir.Call("isnull", (cmp,), loc)), ir.Lit(None, loc, boolean))
-        if any_row:
-            return ir.When(((exists(cmp), ir.Lit(True, loc, boolean)), unknown), ir.Lit(False, loc, boolean), loc)
-        refuted = exists(ir.Call("not", (cmp,), loc))
-        return ir.When(((refuted, ir.Lit(False, loc, boolean)), unknown), ir.Lit(True, loc, boolean), loc)
-
-    def cast(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
-        inner = self.expr(msg.input, f"{loc}/input", names)
-        to = self.spark_type(msg.type, f"{loc}/type")
-        if to is None:
-            return ir.Lit(None, loc)
-        # RETURN_NULL: try_cast; THROW_EXCEPTION and unspecified: a cast
-        mode = "try" if enum_name(msg, "failure_behavior") == "FAILURE_BEHAVIOR_RETURN_NULL" else "cast"
-        return ir.Cast(inner, to, loc, mode)
-
-    def if_then(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
-        branches = tuple(
-            (
-                self.expr(c.__getattribute__("if"), f"{loc}/ifs/{k}/if", names),
-                self.expr(c.then, f"{loc}/ifs/{k}/then", names),
-            )
-            for k, c in enumerate(msg.ifs)
-        )
-        otherwise = self.expr(msg.__getattribute__("else"), f"{loc}/else", names) if msg.HasField("else") else None
-        return ir.When(branches, otherwise, loc)
-
-    def switch(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
-        match = self.expr(msg.match, f"{loc}/match", names)
-        branches = []
-        for k, c in enumerate(msg.ifs):
-            value, typ = self.literal_value(c.__getattribute__("if"), f"{loc}/ifs/{k}/if")
-            cond = ir.Call("==", (match, ir.Lit(value, f"{loc}/ifs/{k}/if", typ)), f"{loc}/ifs/{k}")
-            branches.append((cond, self.expr(c.then, f"{loc}/ifs/{k}/then", names)))
-        otherwise = self.expr(msg.__getattribute__("else"), f"{loc}/else", names) if msg.HasField("else") else None
-        return ir.When(tuple(branches), otherwise, loc)
-
-    def singular_or_list(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
-        value = self.expr(msg.value, f"{loc}/value", names)
-        options = tuple(self.expr(o, f"{loc}/options/{k}", names) for k, o in enumerate(msg.options))
-        return ir.Call("in", (value, *options), loc)
-
-    def multi_or_list(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
-        """``(a, b) IN ((1, 'x'), (2, 'y'))`` as SQL defines a row-value IN: an OR over the
-        options of the AND of the field equalities, so a null field gives null (three-valued
-        logic), not Spark's struct equality, under which two nulls are equal."""
-        values = [self.expr(v, f"{loc}/value/{k}", names) for k, v in enumerate(msg.value)]
-        if not values:
-            self.err("substrait_invalid", f"{loc}/value", "a multi_or_list with no values to compare")
-            return ir.Lit(None, loc)
-        boolean = Primitive("boolean")
-        if not msg.options:
-            return ir.Lit(False, loc, boolean)  # x IN () is false, even for a null x
-        disjuncts: list[ir.Expr] = []
-        for k, record in enumerate(msg.options):
-            rec_loc = f"{loc}/options/{k}"
-            if len(record.fields) != len(values):
-                self.err(
-                    "substrait_invalid",
-                    f"{rec_loc}/fields",
-                    f"an option of {len(record.fields)} fields compared with {len(values)} values",
-                )
-                continue
-            conj: ir.Expr | None = None
-            for j, (option, value) in enumerate(zip(record.fields, values, strict=True)):
-                eq = ir.Call("==", (value, self.expr(option, f"{rec_loc}/fields/{j}", names)), f"{rec_loc}/fields/{j}")
-                conj = eq if conj is None else ir.Call("and", (conj, eq), rec_loc)
-            assert conj is not None
-            disjuncts.append(conj)
-        if not disjuncts:
-            return ir.Lit(None, loc)
-        out = disjuncts[0]
-        for d in disjuncts[1:]:
-            out = ir.Call("or", (out, d), loc)
-        return out
-
-    def scalar_function(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
-        compound = self._function(msg.function_reference, loc)
-        if compound is None:
-            return ir.Lit(None, loc)
-        name, sig = sp.function_name(compound)
-        args, enums = self.arguments(msg, loc, names)
-        row = sp.FUNCTIONS.get(("scalar", name))
-        if row is None:
-            return self._unknown_function("scalar", compound, msg.function_reference, loc)
-        if row.spark is None:
-            return SPECIAL[name](self, args, enums, sig, msg, loc)
-        return ir.Call(row.spark, tuple(args), loc)
-
-    def _unknown_function(self, kind: sp.FunctionKind, compound: str, anchor: int, loc: str) -> ir.Expr:
-        """The error of a function no row of ``kind`` names, with the closest names of that
-        kind (a window call may name an aggregate too)."""
-        kinds = ("window", "aggregate") if kind == "window" else (kind,)
-        known = sorted({name for k, name in sp.FUNCTIONS if k in kinds})
-        close = difflib.get_close_matches(sp.function_name(compound)[0], known, n=3)
-        self.err(
-            "substrait_function",
-            loc,
-            f"unknown {kind} function {compound!r} (anchor {anchor}{self._uri_text(anchor)})"
-            + (f"; did you mean {', '.join(close)}?" if close else ""),
-        )
-        return ir.Lit(None, loc)
-
-    def _uri_text(self, anchor: int) -> str:
-        for decl in self.plan_msg.extensions:
-            if (
-                decl.WhichOneof("mapping_type") == "extension_function"
-                and decl.extension_function.function_anchor == anchor
-            ):
-                f = decl.extension_function
-                urn = getattr(f, "extension_urn_reference", 0)
-                uri = getattr(f, "extension_uri_reference", 0)
-                for u in self.plan_msg.extension_uris:
-                    if u.extension_uri_anchor == uri and u.uri:
-                        return f", {u.uri}"
-                for n in self.plan_msg.extension_urns:
-                    if n.extension_urn_anchor == urn and n.urn:
-                        return f", {n.urn}"
-        return ", no extension URI"
-
-    def _function(self, anchor: int, loc: str) -> str | None:
-        name = self.functions.get(anchor)
-        if name is None:
-            self.err(
-                "substrait_function",
-                f"{loc}/functionReference",
-                f"function anchor {anchor} is declared nowhere in the plan's extensions",
-            )
-        return name
-
-    def arguments(self, msg: Message, loc: str, names: list[str]) -> tuple[list[ir.Expr], list[str]]:
-        args: list[ir.Expr] = []
-        enums: list[str] = []
-        for k, opt in enumerate(msg.options):
-            # overflow, rounding, division-by-zero...: Spark's behaviour is its own (and depends on
-            # ANSI mode), so an explicit option is refused rather than silently not honoured
-            self.err(
-                "substrait_unsupported",
-                f"{loc}/options/{k}",
-                f"function option {opt.name!r} (preference {list(opt.preference)}) cannot be honoured on Spark",
-            )
-        if len(msg.arguments):
-            for k, a in enumerate(msg.arguments):
-                kind = a.WhichOneof("arg_type")
-                if kind == "value":
-                    args.append(self.expr(a.value, f"{loc}/arguments/{k}/value", names))
-                elif kind == "enum":
-                    enums.append(a.enum)
-                else:
-                    self.err(
-                        "substrait_unsupported",
-                        f"{loc}/arguments/{k}",
-                        f"a function argument of kind '{kind}' is not supported",
-                    )
-        else:  # the old (spec <0.20) plain expression list
-            for k, e in enumerate(msg.args):
-                if e.WhichOneof("rex_type") == "enum":
-                    enums.append(e.enum.specified)
-                else:
-                    args.append(self.expr(e, f"{loc}/args/{k}", names))
-        return args, enums
-
-    def window_function(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
-        compound = self._function(msg.function_reference, loc)
-        if compound is None:
-            return ir.Lit(None, loc)
-        name, _ = sp.function_name(compound)
-        args, _enums = self.arguments(msg, loc, names)
-        row = sp.FUNCTIONS.get(("window", name)) or sp.FUNCTIONS.get(("aggregate", name))
-        if row is None or row.spark is None:
-            return self._unknown_function("window", compound, msg.function_reference, loc)
-        if name == "count" and not args:
-            args = [ir.Lit(1, loc)]
-        partitions = tuple(self.expr(e, f"{loc}/partitions/{k}", names) for k, e in enumerate(msg.partitions))
-        keys = []
-        for k, s in enumerate(msg.sorts):
-            kloc = f"{loc}/sorts/{k}"
-            direction = sp.SORT_DIRECTIONS.get(enum_name(s, "direction"))
-            if s.WhichOneof("sort_kind") != "direction" or direction is None:
-                self.err("substrait_unsupported", kloc, "a sort needs a direction")
-                continue
-            asc, nulls_first = direction
-            keys.append(ir.SortKey(self.expr(s.expr, f"{kloc}/expr", names), asc, nulls_first, kloc))
-        frame = None
-        if not row.fixed_frame:
-            lower = self._bound(msg, "lower_bound", loc)
-            upper = self._bound(msg, "upper_bound", loc)
-            # RANGE and unspecified are RANGE (the SQL default)
-            kind = "rows" if enum_name(msg, "bounds_type") == "BOUNDS_TYPE_ROWS" else "range"
-            if keys or lower is not None or upper is not None:
-                frame = ir.Frame(kind, lower, upper, loc)
-        call = ir.Call(
-            row.spark, tuple(args), loc, distinct=enum_name(msg, "invocation") == "AGGREGATION_INVOCATION_DISTINCT"
-        )
-        return ir.Window(call, partitions, tuple(keys), frame, loc)
-
-    def _bound(self, msg: Message, name: str, loc: str) -> int | None:
-        """A frame bound: None unbounded, 0 current row, -n n preceding, +n n following. An
-        unset bound is unbounded (lower) or current row after an ORDER BY... as the spec's
-        defaults: unbounded preceding / unbounded following."""
-        if not msg.HasField(name):
-            return None
-        b = getattr(msg, name)
-        kind = b.WhichOneof("kind")
-        if kind == "current_row":
-            return 0
-        if kind == "preceding":
-            return -int(b.preceding.offset)
-        if kind == "following":
-            return int(b.following.offset)
-        return None
-
-    def aggregate_function(self, msg: Message, loc: str, names: list[str]) -> ir.Expr:
-        compound = self._function(msg.function_reference, loc)
-        if compound is None:
-            return ir.Lit(None, loc)
-        name, _ = sp.function_name(compound)
-        args, _enums = self.arguments(msg, loc, names)
-        if enum_name(msg, "phase") not in sp.WHOLE_AGGREGATION_PHASES:
-            self.err(
-                "substrait_unsupported",
-                f"{loc}/phase",
-                "only whole aggregations (phase INITIAL_TO_RESULT) can run on Spark",
-            )
-        if len(msg.sorts):
-            self.err("substrait_unsupported", f"{loc}/sorts", "ordered aggregate calls are not supported yet")
-        row = sp.FUNCTIONS.get(("aggregate", name))
-        if row is None or row.spark is None:
-            return self._unknown_function("aggregate", compound, msg.function_reference, loc)
-        if name == "count" and not args:
-            args = [ir.Lit(1, loc)]  # count(*)
-        return ir.Call(
-            row.spark, tuple(args), loc, distinct=enum_name(msg, "invocation") == "AGGREGATION_INVOCATION_DISTINCT"
-        )
-
-    # ------------------------------------------------------------ types
-
-    def spark_type(self, msg: Message, loc: str) -> DataType | None:
-        kind = msg.WhichOneof("kind")
-        if kind in PRIMITIVE_TYPES:
-            return Primitive(PRIMITIVE_TYPES[kind])
-        if kind == "decimal":
-            return Primitive("decimal", msg.decimal.precision, msg.decimal.scale)
-        if kind == "interval_year":
-            return Primitive("interval year to month")
-        if kind == "interval_day":
-            if msg.interval_day.HasField("precision") and msg.interval_day.precision > 6:
-                self.err(
-                    "substrait_type",
-                    f"{loc}/intervalDay/precision",
-                    f"an interval of precision {msg.interval_day.precision}: Spark's intervals hold microseconds",
-                )
-                return None
-            return Primitive("interval day to second")
-        if kind == "interval_compound":
-            return Primitive("interval")  # months, days and time apart, as interval_compound literals run
-        if kind == "list":
-            inner = self.spark_type(msg.list.type, f"{loc}/list/type")
-            return ArrayType(inner) if inner is not None else None
-        if kind == "map":
-            k = self.spark_type(msg.map.key, f"{loc}/map/key")
-            v = self.spark_type(msg.map.value, f"{loc}/map/value")
-            return MapType(k, v) if k is not None and v is not None else None
-        if kind == "struct":
-            fields = []
-            for i, t in enumerate(msg.struct.types):
-                ft = self.spark_type(t, f"{loc}/struct/types/{i}")
-                if ft is None:
-                    return None
-                fields.append((f"f{i}", ft))
-            return StructType(tuple(fields))
-        self.err(
-            "substrait_type",
-            f"{loc}/{_json(msg, kind) if kind else 'kind'}",
-            (f"the Substrait type '{kind}' has no Spark type" if kind else "a type with no kind set")
-            + (f" ({_NO_TIME})" if kind in _TIME_KINDS else ""),
-        )
-        return None
-
-
-def _type_shape(t: DataType | None) -> Shape | None:
-    if isinstance(t, StructType):
-        return Shape(tuple((n, _type_shape(ft)) for n, ft in t.fields))
-    if isinstance(t, ArrayType):
-        inner = _type_shape(t.element)
-        return Shape(element=inner) if inner is not None else None
-    if isinstance(t, MapType):
-        inner = _type_shape(t.value)
-        return Shape(element=inner) if inner is not None else None
+            fields.append((f"f{i}", ft))
+        return StructType(tuple(fields))
+    c.err(
+        "substrait_type",
+        f"{loc}/{json_name(msg, kind) if kind else 'kind'}",
+        (f"the Substrait type '{kind}' has no Spark type" if kind else "a type with no kind set")
+        + (f" ({NO_TIME})" if kind in TIME_KINDS else ""),
+    )
     return None
 
 
-def _schema_shapes(schema: Message) -> list[Shape | None]:
+def schema_shapes(schema: Message) -> list[Shape | None]:
     """The shape of each top-level column of a NamedStruct (struct field names come after
     their column's name, depth-first)."""
     names = iter(list(schema.names))
@@ -1705,7 +134,7 @@ def _schema_shapes(schema: Message) -> list[Shape | None]:
     return out
 
 
-def _top_names(schema: Message) -> list[str]:
+def top_names(schema: Message) -> list[str]:
     """The top-level column names of a NamedStruct: its names are depth-first, a struct
     column's field names right after its own name."""
     names = list(schema.names)
@@ -1728,70 +157,863 @@ def _top_names(schema: Message) -> list[str]:
     return out if schema.struct.types else names
 
 
-# ------------------------------------------------------------------ special functions
+CompositeBuilder = Callable[[Converter, Any, str], ir.Expr]
 
-Special = Callable[[Converter, list[ir.Expr], list[str], str, Message, str], ir.Expr]
+#: literal kind → its converter, for the literals written as constructor calls (registered below)
+COMPOSITE_LITERALS: dict[str, CompositeBuilder] = {}
+
+#: literal kind → the Spark type of its plain value
+SIMPLE_LITERALS: dict[str, str] = {
+    "boolean": "boolean",
+    "i8": "tinyint",
+    "i16": "smallint",
+    "i32": "int",
+    "i64": "bigint",
+    "fp32": "float",
+    "fp64": "double",
+    "string": "string",
+    "fixed_char": "string",
+}
+
+_EPOCH = datetime.date(1970, 1, 1)
+_EPOCH_TS = datetime.datetime(1970, 1, 1)  # naive on purpose (timestamp_ntz)
 
 
-def _is_integer_division(sig: str, msg: Message) -> bool:
-    if msg.HasField("output_type"):
-        return msg.output_type.WhichOneof("kind") in sp.INTEGER_TYPES
-    return bool(sig) and sig.split("_")[0] in sp.INTEGER_TYPES
+def _composite(*kinds: str) -> Callable[[CompositeBuilder], CompositeBuilder]:
+    def register(build: CompositeBuilder) -> CompositeBuilder:
+        for kind in kinds:
+            COMPOSITE_LITERALS[kind] = build
+        return build
+
+    return register
 
 
-def _divide(c: Converter, args: list[ir.Expr], enums: list[str], sig: str, msg: Message, loc: str) -> ir.Expr:
-    if _is_integer_division(sig, msg):
+@expression("literal")
+def literal(c: Converter, msg: Message, loc: str, names: list[str]) -> ir.Expr:
+    kind = msg.WhichOneof("literal_type")
+    builder = COMPOSITE_LITERALS.get(kind or "")
+    if builder is not None:
+        return builder(c, getattr(msg, kind or ""), f"{loc}/{json_name(msg, kind or '')}")
+    value, typ = literal_value(c, msg, loc)
+    return ir.Lit(value, loc, typ)
+
+
+def literal_value(c: Converter, msg: Message, loc: str) -> tuple[Any, DataType | None]:
+    """A plain literal's value, as the IR writes it (dates, decimals and timestamps as text),
+    and its Spark type."""
+    kind = msg.WhichOneof("literal_type")
+    if kind in SIMPLE_LITERALS:
+        return getattr(msg, kind), Primitive(SIMPLE_LITERALS[kind])
+    if kind == "var_char":
+        return msg.var_char.value, Primitive("string")
+    if kind == "date":
+        return (_EPOCH + datetime.timedelta(days=msg.date)).isoformat(), Primitive("date")
+    if kind == "decimal":
+        d = msg.decimal
+        unscaled = int.from_bytes(d.value, "little", signed=True)
+        value = decimal.Decimal(unscaled).scaleb(-d.scale)
+        return str(value), Primitive("decimal", d.precision, d.scale)
+    if kind in ("timestamp", "timestamp_tz"):
+        ts = _EPOCH_TS + datetime.timedelta(microseconds=getattr(msg, kind))
+        return ts.isoformat(sep=" "), Primitive("timestamp_ntz" if kind == "timestamp" else "timestamp")
+    if kind in ("precision_timestamp", "precision_timestamp_tz"):
+        p = getattr(msg, kind)
+        micros = p.value * 10 ** (6 - p.precision) if p.precision <= 6 else p.value // 10 ** (p.precision - 6)
+        ts = _EPOCH_TS + datetime.timedelta(microseconds=micros)
+        return ts.isoformat(sep=" "), Primitive("timestamp_ntz" if kind == "precision_timestamp" else "timestamp")
+    if kind == "null":
+        return None, spark_type(c, msg.null, f"{loc}/null")
+    c.err(
+        "substrait_unsupported",
+        f"{loc}/{json_name(msg, kind) if kind else 'literalType'}",
+        f"literals of type '{kind}' are not supported yet" if kind not in TIME_KINDS else NO_TIME,
+    )
+    return None, None
+
+
+def python_value(c: Converter, msg: Message, loc: str) -> Any:
+    """A literal as the Python value Arrow takes for its type (a virtual table's cell)."""
+    kind = msg.WhichOneof("literal_type")
+    sub_loc = f"{loc}/{json_name(msg, kind)}" if kind else loc
+    if kind == "list":
+        return [python_value(c, v, f"{sub_loc}/values/{k}") for k, v in enumerate(msg.list.values)]
+    if kind == "map":
+        return [
+            (
+                python_value(c, kv.key, f"{sub_loc}/keyValues/{k}/key"),
+                python_value(c, kv.value, f"{sub_loc}/keyValues/{k}/value"),
+            )
+            for k, kv in enumerate(msg.map.key_values)
+        ]
+    if kind in ("empty_list", "empty_map"):
+        return []
+    if kind in ("binary", "fixed_binary"):
+        return bytes(getattr(msg, kind))
+    if kind == "uuid":
+        lit = uuid_literal(c, msg.uuid, sub_loc)
+        return lit.value if isinstance(lit, ir.Lit) else None
+    if kind in COMPOSITE_LITERALS:  # structs, intervals
+        c.err("substrait_unsupported", sub_loc, f"a virtual table cell of kind '{kind}' is not supported")
+        return None
+    value, typ = literal_value(c, msg, loc)
+    if value is None or not isinstance(typ, Primitive):
+        return value
+    if typ.name == "date":
+        return datetime.date.fromisoformat(value)
+    if typ.name == "decimal":
+        return decimal.Decimal(value)
+    if typ.name.startswith("timestamp"):
+        return datetime.datetime.fromisoformat(value)
+    return value
+
+
+def named_struct(values: list[ir.Expr], loc: str) -> ir.Expr:
+    """A struct of ``values``: Substrait's structs are positional, Spark's fields are named,
+    ``f0``, ``f1``... as a struct type's fields are (:func:`~.types.spark_type`);
+    ``RelRoot.names`` renames them at the root."""
+    args: list[ir.Expr] = []
+    for k, v in enumerate(values):
+        args += [ir.Lit(f"f{k}", loc), v]
+    return ir.Call("named_struct", tuple(args), loc)
+
+
+# ---------------------------------------------------------------- composite literals
+
+
+@_composite("list")
+def list_literal(c: Converter, msg: Message, loc: str) -> ir.Expr:
+    values = tuple(literal(c, v, f"{loc}/values/{k}", []) for k, v in enumerate(msg.values))
+    return ir.Call("array", values, loc)
+
+
+@_composite("empty_list")
+def empty_list_literal(c: Converter, msg: Message, loc: str) -> ir.Expr:
+    element = spark_type(c, msg.type, f"{loc}/type")
+    if element is None:
+        return ir.Lit(None, loc)
+    return ir.Cast(ir.Call("array", (), loc), ArrayType(element), loc)
+
+
+@_composite("map")
+def map_literal(c: Converter, msg: Message, loc: str) -> ir.Expr:
+    keys = tuple(literal(c, kv.key, f"{loc}/keyValues/{k}/key", []) for k, kv in enumerate(msg.key_values))
+    values = tuple(literal(c, kv.value, f"{loc}/keyValues/{k}/value", []) for k, kv in enumerate(msg.key_values))
+    return ir.Call("map_from_arrays", (ir.Call("array", keys, loc), ir.Call("array", values, loc)), loc)
+
+
+@_composite("empty_map")
+def empty_map_literal(c: Converter, msg: Message, loc: str) -> ir.Expr:
+    key = spark_type(c, msg.key, f"{loc}/key")
+    value = spark_type(c, msg.value, f"{loc}/value")
+    if key is None or value is None:
+        return ir.Lit(None, loc)
+    empty = ir.Call("map_from_arrays", (ir.Call("array", (), loc), ir.Call("array", (), loc)), loc)
+    return ir.Cast(empty, MapType(key, value), loc)
+
+
+@_composite("struct")
+def struct_literal(c: Converter, msg: Message, loc: str) -> ir.Expr:
+    return named_struct([literal(c, v, f"{loc}/fields/{k}", []) for k, v in enumerate(msg.fields)], loc)
+
+
+@_composite("binary", "fixed_binary")
+def binary_literal(c: Converter, msg: bytes, loc: str) -> ir.Expr:
+    return ir.Call("unhex", (ir.Lit(bytes(msg).hex(), loc, Primitive("string")),), loc)
+
+
+@_composite("uuid")
+def uuid_literal(c: Converter, msg: bytes, loc: str) -> ir.Expr:
+    import uuid
+
+    if len(msg) != 16:
+        c.err("substrait_invalid", loc, f"a UUID literal has 16 bytes, this one has {len(msg)}")
+        return ir.Lit(None, loc)
+    # Spark has no UUID type: its uuid() returns the canonical string, and so does this
+    return ir.Lit(str(uuid.UUID(bytes=bytes(msg))), loc, Primitive("string"))
+
+
+@_composite("interval_year_to_month")
+def year_month(c: Converter, msg: Message, loc: str) -> ir.Expr:
+    # Spark's year-month interval (YearMonthIntervalType): months, exactly Substrait's
+    return ir.Call("make_ym_interval", (_int(msg.years, loc), _int(msg.months, loc)), loc)
+
+
+@_composite("interval_day_to_second")
+def day_second(c: Converter, msg: Message, loc: str) -> ir.Expr:
+    # Spark's day-time interval (DayTimeIntervalType), microseconds in all
+    secs = _seconds(c, msg, loc)
+    if secs is None:
+        return ir.Lit(None, loc)
+    zero = _int(0, loc)
+    return ir.Call("make_dt_interval", (_int(msg.days, loc), zero, zero, _secs(secs, loc)), loc)
+
+
+@_composite("interval_compound")
+def compound(c: Converter, msg: Message, loc: str) -> ir.Expr:
+    # months, days and microseconds kept apart: Spark's calendar interval (make_interval),
+    # which date + interval keeps a date (DataFusion writes every SQL interval this way)
+    ym, ds = msg.interval_year_to_month, msg.interval_day_to_second
+    secs = _seconds(c, ds, f"{loc}/intervalDayToSecond")
+    if secs is None:
+        return ir.Lit(None, loc)
+    zero = _int(0, loc)
+    args = (_int(ym.years, loc), _int(ym.months, loc), zero, _int(ds.days, loc), zero, zero, _secs(secs, loc))
+    return ir.Call("make_interval", args, loc)
+
+
+def _seconds(c: Converter, msg: Message, loc: str) -> decimal.Decimal | None:
+    """A day-to-second interval's seconds and sub-seconds, as Spark's decimal seconds
+    (microseconds: a finer sub-second is refused rather than rounded)."""
+    # the new encoding (precision + subseconds) or the old microseconds field
+    if msg.precision or msg.subseconds:
+        p = msg.precision
+        if not 0 <= p <= 9:
+            c.err("substrait_invalid", f"{loc}/precision", f"an interval precision of {p} (0 to 9)")
+            return None
+        nanos = msg.subseconds * 10 ** (9 - p)
+    else:
+        nanos = msg.microseconds * 1000
+    if nanos % 1000:
+        c.err(
+            "substrait_unsupported",
+            f"{loc}/subseconds",
+            "an interval with nanoseconds: Spark's intervals hold microseconds",
+        )
+        return None
+    return decimal.Decimal(msg.seconds) + decimal.Decimal(nanos // 1000).scaleb(-6)
+
+
+def _int(value: int, loc: str) -> ir.Expr:
+    return ir.Lit(int(value), loc)  # an int32 literal (Substrait's interval fields are int32)
+
+
+def _secs(value: decimal.Decimal, loc: str) -> ir.Expr:
+    return ir.Lit(str(value), loc, Primitive("decimal", 18, 6))
+
+
+def sort_keys(c: Converter, sorts: Any, loc: str, names: list[str]) -> tuple[ir.SortKey, ...]:
+    """A sort relation's or a window's ``sorts`` (at ``loc``/sorts) over the columns ``names``; a
+    sort by a comparison function reference, or with no direction, is a located error."""
+    keys = []
+    for k, s in enumerate(sorts):
+        kloc = f"{loc}/sorts/{k}"
+        expr = c.expr(s.expr, f"{kloc}/expr", names)
+        direction = sp.SORT_DIRECTIONS.get(enum_name(s, "direction"))
+        if s.WhichOneof("sort_kind") != "direction" or direction is None:
+            c.err(
+                "substrait_unsupported",
+                kloc,
+                "a sort needs a direction (comparison function references are not supported)",
+            )
+            continue
+        asc, nulls_first = direction
+        keys.append(ir.SortKey(expr, asc, nulls_first, kloc))
+    return tuple(keys)
+
+
+@expression("selection")
+def selection(c: Converter, msg: Message, loc: str, names: list[str]) -> ir.Expr:
+    """A field reference: a column of the input (root), of an enclosing relation's input
+    (outer, ``steps_out`` levels up) or a part of an expression's value; then nested
+    segments: struct fields (by the Spark names the converter knows), list elements,
+    map keys."""
+    ref_kind = msg.WhichOneof("root_type")
+    scope = names
+    if ref_kind == "outer_reference":
+        steps = msg.outer_reference.steps_out or 1
+        if steps > len(c.outer):
+            c.err(
+                "substrait_field_index",
+                f"{loc}/outerReference",
+                f"an outer reference {steps} levels out, the plan has {len(c.outer)}",
+            )
+            return ir.Lit(None, loc)
+        scope = c.outer[-steps]
+    if msg.WhichOneof("reference_type") != "direct_reference":
+        c.err(
+            "substrait_unsupported",
+            f"{loc}/{json_name(msg, msg.WhichOneof('reference_type') or 'direct_reference')}",
+            "masked references (a selection of several fields at once) are not supported; only direct ones",
+        )
+        return ir.Lit(None, loc)
+    seg = msg.direct_reference
+    seg_loc = f"{loc}/directReference"
+    if ref_kind == "expression":
+        value = c.expr(msg.expression, f"{loc}/expression", names)
+        return _segments(c, seg, value, c.shape_of(value), seg_loc)
+    if seg.WhichOneof("reference_type") != "struct_field":
+        kind = seg.WhichOneof("reference_type")
+        c.err(
+            "substrait_invalid",
+            f"{seg_loc}/{json_name(seg, kind) if kind else 'referenceType'}",
+            "a reference into a relation's row starts with a struct field (the column)",
+        )
+        return ir.Lit(None, loc)
+    field_ref = seg.struct_field
+    if not 0 <= field_ref.field < len(scope):
+        c.err(
+            "substrait_field_index",
+            f"{seg_loc}/structField/field",
+            f"field {field_ref.field} of an input of {len(scope)} columns",
+        )
+        return ir.Lit(None, loc)
+    col = scope[field_ref.field]
+    if field_ref.HasField("child"):
+        return _segments(c, field_ref.child, ir.Col(col, loc), c.shapes.get(col), f"{seg_loc}/structField/child")
+    return ir.Col(col, loc)
+
+
+def _segments(c: Converter, seg: Message, value: ir.Expr, shape: Shape | None, loc: str) -> ir.Expr:
+    """Nested reference segments applied to ``value`` (whose layout is ``shape``)."""
+    while True:
+        kind = seg.WhichOneof("reference_type")
+        if kind is None:
+            c.err("substrait_invalid", loc, "a reference segment with no kind set")
+            return ir.Lit(None, loc)
+        sub = getattr(seg, kind)
+        sloc = f"{loc}/{json_name(seg, kind)}"
+        if kind == "struct_field":
+            if shape is None or shape.fields is None:
+                c.err(
+                    "substrait_unsupported",
+                    sloc,
+                    "a struct field reference into a value whose field names are not known here: Spark "
+                    "names struct fields, Substrait numbers them (known: structs of a read's base schema, "
+                    "struct literals and constructors, casts to a struct type)",
+                )
+                return ir.Lit(None, loc)
+            if not 0 <= sub.field < len(shape.fields):
+                c.err(
+                    "substrait_field_index",
+                    f"{sloc}/field",
+                    f"field {sub.field} of a struct of {len(shape.fields)} fields",
+                )
+                return ir.Lit(None, loc)
+            name, shape = shape.fields[sub.field]
+            value = ir.ExtractValue(value, ir.Lit(name, sloc), sloc)
+        elif kind == "list_element":
+            # 0-based (negative: from the end); Spark's element_at is 1-based (-1: the last);
+            # out of range is null, as in Substrait
+            index = sub.offset + 1 if sub.offset >= 0 else sub.offset
+            value = ir.Call("try_element_at", (value, ir.Lit(index, sloc)), sloc)
+            shape = shape.element if shape is not None else None
+        else:  # map_key
+            key = literal(c, sub.map_key, f"{sloc}/mapKey", [])
+            value = ir.Call("try_element_at", (value, key), sloc)
+            shape = shape.element if shape is not None else None
+        if not sub.HasField("child"):
+            return value
+        seg, loc = sub.child, f"{sloc}/child"
+
+
+@expression("nested")
+def nested(c: Converter, msg: Message, loc: str, names: list[str]) -> ir.Expr:
+    """Expression.Nested: a struct, list or map built from expressions."""
+    kind = msg.WhichOneof("nested_type")
+    if kind is None:
+        c.err("substrait_invalid", loc, "a nested constructor with no kind set")
+        return ir.Lit(None, loc)
+    sub = getattr(msg, kind)
+    sloc = f"{loc}/{json_name(msg, kind)}"
+    if kind == "struct":
+        return named_struct([c.expr(e, f"{sloc}/fields/{k}", names) for k, e in enumerate(sub.fields)], sloc)
+    if kind == "list":
+        if not len(sub.values):
+            c.err("substrait_invalid", f"{sloc}/values", "an empty list constructor (write an empty_list literal)")
+            return ir.Lit(None, loc)
+        values = tuple(c.expr(e, f"{sloc}/values/{k}", names) for k, e in enumerate(sub.values))
+        return ir.Call("array", values, sloc)
+    if not len(sub.key_values):
+        c.err("substrait_invalid", f"{sloc}/keyValues", "an empty map constructor (write an empty_map literal)")
+        return ir.Lit(None, loc)
+    keys = tuple(c.expr(kv.key, f"{sloc}/keyValues/{k}/key", names) for k, kv in enumerate(sub.key_values))
+    vals = tuple(c.expr(kv.value, f"{sloc}/keyValues/{k}/value", names) for k, kv in enumerate(sub.key_values))
+    return ir.Call("map_from_arrays", (ir.Call("array", keys, sloc), ir.Call("array", vals, sloc)), sloc)
+
+
+@expression("subquery")
+def subquery(c: Converter, msg: Message, loc: str, names: list[str]) -> ir.Expr:
+    """Scalar, IN and EXISTS subqueries. Inside, an outer reference (``steps_out`` n) names
+    a column of the n-th enclosing relation's input: the names are unique in the plan, so
+    Spark resolves them outside the subquery (correlation)."""
+    kind = msg.WhichOneof("subquery_type")
+    sub_loc = f"{loc}/{json_name(msg, kind) if kind else 'subqueryType'}"
+    left = c.expr(msg.set_comparison.left, f"{sub_loc}/left", names) if kind == "set_comparison" else None
+    c.outer.append(names)
+    try:
+        if kind == "scalar":
+            rel = c.rel(msg.scalar.input, f"{sub_loc}/input")
+            if rel is None:
+                return ir.Lit(None, loc)
+            if len(rel.names) != 1:
+                c.err(
+                    "substrait_invalid",
+                    sub_loc,
+                    f"a scalar subquery must output one column, this one has {len(rel.names)}",
+                )
+                return ir.Lit(None, loc)
+            return ir.Subquery("scalar", c.materialize(rel, sub_loc, "subquery").plan(), (), loc)
+        if kind == "in_predicate":
+            pred = msg.in_predicate
+            rel = c.rel(pred.haystack, f"{sub_loc}/haystack")
+            needles = tuple(c.expr(n, f"{sub_loc}/needles/{k}", names) for k, n in enumerate(pred.needles))
+            if rel is None:
+                return ir.Lit(None, loc)
+            if len(rel.names) != len(needles):
+                c.err(
+                    "substrait_invalid",
+                    sub_loc,
+                    f"{len(needles)} needles for a haystack of {len(rel.names)} columns",
+                )
+                return ir.Lit(None, loc)
+            return ir.Subquery("in", c.materialize(rel, sub_loc, "subquery").plan(), needles, loc)
+        if kind == "set_predicate":
+            exists = sp.SET_PREDICATES.get(enum_name(msg.set_predicate, "predicate_op"))
+            if exists is None:
+                c.err("substrait_invalid", f"{sub_loc}/predicateOp", "a set predicate is EXISTS or UNIQUE")
+                return ir.Lit(None, loc)
+            rel = c.rel(msg.set_predicate.tuples, f"{sub_loc}/tuples")
+            if rel is None:
+                return ir.Lit(None, loc)
+            if exists:
+                return ir.Subquery("exists", rel.plan(), (), loc)
+            return _unique(c, rel, sub_loc)
+        if kind == "set_comparison":
+            assert left is not None
+            return _set_comparison(c, msg.set_comparison, left, sub_loc)
+        c.err("substrait_invalid", sub_loc, "a subquery with no kind set")
+        return ir.Lit(None, loc)
+    finally:
+        c.outer.pop()
+
+
+def _unique(c: Converter, rel: Rel, loc: str) -> ir.Expr:
+    """UNIQUE (SQL's): true unless two rows without nulls are equal. Spark has no UNIQUE;
+    NOT EXISTS over the null-free rows grouped by every column, kept where a group has more
+    than one row, says exactly that."""
+    rel = c.materialize(rel, loc, "subquery")
+    cols = [ir.Col(n, loc) for n in rel.names]
+    if cols:
+        not_null = [ir.Call("isnotnull", (col,), loc) for col in cols]
+        rel.steps.append(
+            ir.Filter(
+                c.step_index(),
+                "unique",
+                loc,
+                not_null[0] if len(not_null) == 1 else ir.Call("and", tuple(not_null), loc),
+            )
+        )
+    n = c.fresh()
+    count = (ir.AggItem(ir.Call("count", (ir.Lit(1, loc),), loc), n, loc),)
+    if cols:
+        rel.steps.append(ir.GroupBy(c.step_index(), "unique", loc, "groupby", tuple(cols), count))
+    else:
+        rel.steps.append(ir.Agg(c.step_index(), "unique", loc, count))
+    rel.steps.append(ir.Filter(c.step_index(), "unique", loc, ir.Call(">", (ir.Col(n, loc), ir.Lit(1, loc)), loc)))
+    return ir.Call("not", (ir.Subquery("exists", rel.plan(), (), loc),), loc)
+
+
+def _set_comparison(c: Converter, msg: Message, left: ir.Expr, loc: str) -> ir.Expr:
+    """``left op ANY|ALL (subquery)`` with SQL's three-valued logic, as two EXISTS
+    subqueries (Spark has no quantified comparison): ANY is true if a row compares true,
+    else null if one compares null, else false; ALL is false if a row compares false, else
+    null if one compares null, else true (also over no rows)."""
+    op = sp.SET_COMPARISONS.get(enum_name(msg, "comparison_op"))
+    if op is None:
+        c.err("substrait_invalid", f"{loc}/comparisonOp", "a set comparison needs its comparison (EQ...GE)")
+    any_row = sp.REDUCTIONS.get(enum_name(msg, "reduction_op"))
+    if any_row is None:
+        c.err("substrait_invalid", f"{loc}/reductionOp", "a set comparison needs its reduction (ANY or ALL)")
+    rel = c.rel(msg.right, f"{loc}/right")
+    if rel is None or op is None or any_row is None:
+        return ir.Lit(None, loc)
+    if len(rel.names) != 1:
+        c.err(
+            "substrait_invalid",
+            f"{loc}/right",
+            f"a set comparison's subquery outputs one column, this one has {len(rel.names)}",
+        )
+        return ir.Lit(None, loc)
+    base = c.materialize(rel, loc, "subquery").plan()
+    right = ir.Col(base.steps[-1].items[0].alias, loc)  # type: ignore[attr-defined]
+    cmp: ir.Expr = (
+        ir.Call("not", (ir.Call("==", (left, right), loc),), loc) if op == "!=" else ir.Call(op, (left, right), loc)
+    )
+
+    def exists(predicate: ir.Expr) -> ir.Subquery:
+        step = ir.Filter(c.step_index(), "subquery.set_comparison", loc, predicate)
+        return ir.Subquery("exists", ir.Plan(base.source, (*base.steps, step), base.loc), (), loc)
+
+    boolean = Primitive("boolean")
+    unknown = (exists(ir.Call("isnull", (cmp,), loc)), ir.Lit(None, loc, boolean))
+    if any_row:
+        return ir.When(((exists(cmp), ir.Lit(True, loc, boolean)), unknown), ir.Lit(False, loc, boolean), loc)
+    refuted = exists(ir.Call("not", (cmp,), loc))
+    return ir.When(((refuted, ir.Lit(False, loc, boolean)), unknown), ir.Lit(True, loc, boolean), loc)
+
+
+@expression("cast")
+def cast(c: Converter, msg: Message, loc: str, names: list[str]) -> ir.Expr:
+    inner = c.expr(msg.input, f"{loc}/input", names)
+    to = spark_type(c, msg.type, f"{loc}/type")
+    if to is None:
+        return ir.Lit(None, loc)
+    # RETURN_NULL: try_cast; THROW_EXCEPTION and unspecified: a cast
+    mode = "try" if enum_name(msg, "failure_behavior") == "FAILURE_BEHAVIOR_RETURN_NULL" else "cast"
+    return ir.Cast(inner, to, loc, mode)
+
+
+@expression("if_then")
+def if_then(c: Converter, msg: Message, loc: str, names: list[str]) -> ir.Expr:
+    branches = tuple(
+        (
+            c.expr(getattr(clause, "if"), f"{loc}/ifs/{k}/if", names),
+            c.expr(clause.then, f"{loc}/ifs/{k}/then", names),
+        )
+        for k, clause in enumerate(msg.ifs)
+    )
+    otherwise = c.expr(getattr(msg, "else"), f"{loc}/else", names) if msg.HasField("else") else None
+    return ir.When(branches, otherwise, loc)
+
+
+@expression("switch_expression")
+def switch(c: Converter, msg: Message, loc: str, names: list[str]) -> ir.Expr:
+    match = c.expr(msg.match, f"{loc}/match", names)
+    branches = []
+    for k, clause in enumerate(msg.ifs):
+        value, typ = literal_value(c, getattr(clause, "if"), f"{loc}/ifs/{k}/if")
+        cond = ir.Call("==", (match, ir.Lit(value, f"{loc}/ifs/{k}/if", typ)), f"{loc}/ifs/{k}")
+        branches.append((cond, c.expr(clause.then, f"{loc}/ifs/{k}/then", names)))
+    otherwise = c.expr(getattr(msg, "else"), f"{loc}/else", names) if msg.HasField("else") else None
+    return ir.When(tuple(branches), otherwise, loc)
+
+
+@expression("singular_or_list")
+def singular_or_list(c: Converter, msg: Message, loc: str, names: list[str]) -> ir.Expr:
+    value = c.expr(msg.value, f"{loc}/value", names)
+    options = tuple(c.expr(o, f"{loc}/options/{k}", names) for k, o in enumerate(msg.options))
+    return ir.Call("in", (value, *options), loc)
+
+
+@expression("multi_or_list")
+def multi_or_list(c: Converter, msg: Message, loc: str, names: list[str]) -> ir.Expr:
+    """``(a, b) IN ((1, 'x'), (2, 'y'))`` as SQL defines a row-value IN: an OR over the
+    options of the AND of the field equalities, so a null field gives null (three-valued
+    logic), not Spark's struct equality, under which two nulls are equal."""
+    values = [c.expr(v, f"{loc}/value/{k}", names) for k, v in enumerate(msg.value)]
+    if not values:
+        c.err("substrait_invalid", f"{loc}/value", "a multi_or_list with no values to compare")
+        return ir.Lit(None, loc)
+    boolean = Primitive("boolean")
+    if not msg.options:
+        return ir.Lit(False, loc, boolean)  # x IN () is false, even for a null x
+    disjuncts: list[ir.Expr] = []
+    for k, record in enumerate(msg.options):
+        rec_loc = f"{loc}/options/{k}"
+        if len(record.fields) != len(values):
+            c.err(
+                "substrait_invalid",
+                f"{rec_loc}/fields",
+                f"an option of {len(record.fields)} fields compared with {len(values)} values",
+            )
+            continue
+        conj: ir.Expr | None = None
+        for j, (option, value) in enumerate(zip(record.fields, values, strict=True)):
+            eq = ir.Call("==", (value, c.expr(option, f"{rec_loc}/fields/{j}", names)), f"{rec_loc}/fields/{j}")
+            conj = eq if conj is None else ir.Call("and", (conj, eq), rec_loc)
+        assert conj is not None
+        disjuncts.append(conj)
+    if not disjuncts:
+        return ir.Lit(None, loc)
+    out = disjuncts[0]
+    for d in disjuncts[1:]:
+        out = ir.Call("or", (out, d), loc)
+    return out
+
+
+@dataclass(frozen=True)
+class ScalarCall:
+    """A scalar function call as its builder gets it."""
+
+    #: the Substrait name (lower case, no signature) and the signature (``i64_i64``; may be empty)
+    name: str
+    sig: str
+    #: the converted value arguments, and the enum arguments (``YEAR``...)
+    args: tuple[ir.Expr, ...]
+    enums: tuple[str, ...]
+    #: the ScalarFunction message (its ``output_type``...) and its location
+    msg: Message
+    loc: str
+
+
+Builder = Callable[[Converter, ScalarCall], ir.Expr]
+
+#: scalar function name → its builder, for the rows of :data:`~.spellings.FUNCTIONS` with no
+#: Spark function (registered below with :func:`builder`)
+BUILDERS: dict[str, Builder] = {}
+
+
+def builder(*names: str) -> Callable[[Builder], Builder]:
+    """Register the builder of the scalar functions ``names``."""
+
+    def register(build: Builder) -> Builder:
+        for name in names:
+            if name in BUILDERS:  # pragma: no cover - a developer error caught on import
+                raise RuntimeError(f"builder {name!r} registered twice")
+            BUILDERS[name] = build
+        return build
+
+    return register
+
+
+def extension_functions(plan: Message) -> dict[int, str]:
+    """The plan's extension functions: anchor → compound name (``equal:any_any``). Types and
+    type variations need no table: a user-defined type is refused where it is used."""
+    out: dict[int, str] = {}
+    for decl in plan.extensions:
+        if decl.WhichOneof("mapping_type") == "extension_function":
+            fn = decl.extension_function
+            out[fn.function_anchor] = fn.name
+    return out
+
+
+@expression("scalar_function")
+def scalar_function(c: Converter, msg: Message, loc: str, names: list[str]) -> ir.Expr:
+    compound = _declared(c, msg.function_reference, loc)
+    if compound is None:
+        return ir.Lit(None, loc)
+    name, sig = sp.function_name(compound)
+    args, enums = _arguments(c, msg, loc, names)
+    row = sp.FUNCTIONS.get(("scalar", name))
+    if row is None:
+        return _unknown_function(c, "scalar", compound, msg.function_reference, loc)
+    if row.spark is None:
+        return BUILDERS[name](c, ScalarCall(name, sig, tuple(args), tuple(enums), msg, loc))
+    return ir.Call(row.spark, tuple(args), loc)
+
+
+def aggregate_function(c: Converter, msg: Message, loc: str, names: list[str]) -> ir.Expr:
+    """An AggregateRel measure's call (a whole aggregation: Spark runs no partial phase)."""
+    compound = _declared(c, msg.function_reference, loc)
+    if compound is None:
+        return ir.Lit(None, loc)
+    name, _ = sp.function_name(compound)
+    args, _enums = _arguments(c, msg, loc, names)
+    if enum_name(msg, "phase") not in sp.WHOLE_AGGREGATION_PHASES:
+        c.err(
+            "substrait_unsupported",
+            f"{loc}/phase",
+            "only whole aggregations (phase INITIAL_TO_RESULT) can run on Spark",
+        )
+    if len(msg.sorts):
+        c.err("substrait_unsupported", f"{loc}/sorts", "ordered aggregate calls are not supported yet")
+    row = sp.FUNCTIONS.get(("aggregate", name))
+    if row is None or row.spark is None:
+        return _unknown_function(c, "aggregate", compound, msg.function_reference, loc)
+    if name == "count" and not args:
+        args = [ir.Lit(1, loc)]  # count(*)
+    return ir.Call(row.spark, tuple(args), loc, distinct=_distinct(msg))
+
+
+@expression("window_function")
+def window_function(c: Converter, msg: Message, loc: str, names: list[str]) -> ir.Expr:
+    compound = _declared(c, msg.function_reference, loc)
+    if compound is None:
+        return ir.Lit(None, loc)
+    name, _ = sp.function_name(compound)
+    args, _enums = _arguments(c, msg, loc, names)
+    row = sp.FUNCTIONS.get(("window", name)) or sp.FUNCTIONS.get(("aggregate", name))
+    if row is None or row.spark is None:
+        return _unknown_function(c, "window", compound, msg.function_reference, loc)
+    if name == "count" and not args:
+        args = [ir.Lit(1, loc)]
+    partitions = tuple(c.expr(e, f"{loc}/partitions/{k}", names) for k, e in enumerate(msg.partitions))
+    keys = sort_keys(c, msg.sorts, loc, names)
+    frame = None
+    if not row.fixed_frame:
+        lower = _bound(msg, "lower_bound")
+        upper = _bound(msg, "upper_bound")
+        # RANGE and unspecified are RANGE (the SQL default)
+        kind = "rows" if enum_name(msg, "bounds_type") == "BOUNDS_TYPE_ROWS" else "range"
+        if keys or lower is not None or upper is not None:
+            frame = ir.Frame(kind, lower, upper, loc)
+    call = ir.Call(row.spark, tuple(args), loc, distinct=_distinct(msg))
+    return ir.Window(call, partitions, keys, frame, loc)
+
+
+def _distinct(msg: Message) -> bool:
+    return enum_name(msg, "invocation") == "AGGREGATION_INVOCATION_DISTINCT"
+
+
+def _bound(msg: Message, name: str) -> int | None:
+    """A frame bound: None unbounded, 0 current row, -n n preceding, +n n following. An
+    unset bound is unbounded (lower) or current row after an ORDER BY... as the spec's
+    defaults: unbounded preceding / unbounded following."""
+    if not msg.HasField(name):
+        return None
+    b = getattr(msg, name)
+    kind = b.WhichOneof("kind")
+    if kind == "current_row":
+        return 0
+    if kind == "preceding":
+        return -int(b.preceding.offset)
+    if kind == "following":
+        return int(b.following.offset)
+    return None
+
+
+def _declared(c: Converter, anchor: int, loc: str) -> str | None:
+    """The compound name the plan declares for a function anchor, or a located error."""
+    name = c.functions.get(anchor)
+    if name is None:
+        c.err(
+            "substrait_function",
+            f"{loc}/functionReference",
+            f"function anchor {anchor} is declared nowhere in the plan's extensions",
+        )
+    return name
+
+
+def _arguments(c: Converter, msg: Message, loc: str, names: list[str]) -> tuple[list[ir.Expr], list[str]]:
+    """A call's value arguments and enum arguments (the current ``arguments`` or the spec <0.20
+    ``args``); an option or a type argument is a located error."""
+    args: list[ir.Expr] = []
+    enums: list[str] = []
+    for k, opt in enumerate(msg.options):
+        # overflow, rounding, division-by-zero...: Spark's behaviour is its own (and depends on
+        # ANSI mode), so an explicit option is refused rather than silently not honoured
+        c.err(
+            "substrait_unsupported",
+            f"{loc}/options/{k}",
+            f"function option {opt.name!r} (preference {list(opt.preference)}) cannot be honoured on Spark",
+        )
+    if len(msg.arguments):
+        for k, a in enumerate(msg.arguments):
+            kind = a.WhichOneof("arg_type")
+            if kind == "value":
+                args.append(c.expr(a.value, f"{loc}/arguments/{k}/value", names))
+            elif kind == "enum":
+                enums.append(a.enum)
+            else:
+                c.err(
+                    "substrait_unsupported",
+                    f"{loc}/arguments/{k}",
+                    f"a function argument of kind '{kind}' is not supported",
+                )
+    else:  # the old (spec <0.20) plain expression list
+        for k, e in enumerate(msg.args):
+            if e.WhichOneof("rex_type") == "enum":
+                enums.append(e.enum.specified)
+            else:
+                args.append(c.expr(e, f"{loc}/args/{k}", names))
+    return args, enums
+
+
+def _unknown_function(c: Converter, kind: sp.FunctionKind, compound: str, anchor: int, loc: str) -> ir.Expr:
+    """The error of a function no row of ``kind`` names, with the closest names of that kind
+    (a window call may name an aggregate too)."""
+    kinds = ("window", "aggregate") if kind == "window" else (kind,)
+    known = sorted({name for k, name in sp.FUNCTIONS if k in kinds})
+    close = difflib.get_close_matches(sp.function_name(compound)[0], known, n=3)
+    c.err(
+        "substrait_function",
+        loc,
+        f"unknown {kind} function {compound!r} (anchor {anchor}{_uri_text(c, anchor)})"
+        + (f"; did you mean {', '.join(close)}?" if close else ""),
+    )
+    return ir.Lit(None, loc)
+
+
+def _uri_text(c: Converter, anchor: int) -> str:
+    """``, <the URI or URN of the extension that declares the anchor>`` for an error message."""
+    for decl in c.plan_msg.extensions:
+        if (
+            decl.WhichOneof("mapping_type") == "extension_function"
+            and decl.extension_function.function_anchor == anchor
+        ):
+            f = decl.extension_function
+            urn = getattr(f, "extension_urn_reference", 0)
+            uri = getattr(f, "extension_uri_reference", 0)
+            for u in c.plan_msg.extension_uris:
+                if u.extension_uri_anchor == uri and u.uri:
+                    return f", {u.uri}"
+            for n in c.plan_msg.extension_urns:
+                if n.extension_urn_anchor == urn and n.urn:
+                    return f", {n.urn}"
+    return ", no extension URI"
+
+
+# ---------------------------------------------------------------- builders
+
+
+def _is_integer_division(call: ScalarCall) -> bool:
+    if call.msg.HasField("output_type"):
+        return call.msg.output_type.WhichOneof("kind") in sp.INTEGER_TYPES
+    return bool(call.sig) and call.sig.split("_")[0] in sp.INTEGER_TYPES
+
+
+@builder("divide")
+def build_divide(c: Converter, call: ScalarCall) -> ir.Expr:
+    if _is_integer_division(call):
         # Substrait's integer division truncates toward zero, as Spark's `div` does
-        return ir.UdfCall("div", tuple(args), loc)
-    return ir.Call("/", tuple(args), loc)
+        return ir.UdfCall("div", call.args, call.loc)
+    return ir.Call("/", call.args, call.loc)
 
 
-def _not_equal(c: Converter, args: list[ir.Expr], enums: list[str], sig: str, msg: Message, loc: str) -> ir.Expr:
-    return ir.Call("not", (ir.Call("==", tuple(args), loc),), loc)
+@builder("not_equal")
+def build_not_equal(c: Converter, call: ScalarCall) -> ir.Expr:
+    return ir.Call("not", (ir.Call("==", call.args, call.loc),), call.loc)
 
 
-def _distinct_from(c: Converter, args: list[ir.Expr], enums: list[str], sig: str, msg: Message, loc: str) -> ir.Expr:
-    return ir.Call("not", (ir.Call("<=>", tuple(args), loc),), loc)
+@builder("is_distinct_from")
+def build_distinct_from(c: Converter, call: ScalarCall) -> ir.Expr:
+    return ir.Call("not", (ir.Call("<=>", call.args, call.loc),), call.loc)
 
 
-def _like(c: Converter, args: list[ir.Expr], enums: list[str], sig: str, msg: Message, loc: str) -> ir.Expr:
-    fn = sp.function_name(c.functions.get(msg.function_reference, "like"))[0]
+@builder("like", "ilike")
+def build_like(c: Converter, call: ScalarCall) -> ir.Expr:
+    args = call.args
     if len(args) == 3:
         escape = args[2]
         if isinstance(escape, ir.Lit) and escape.value is None:
             args = args[:2]  # DataFusion's 'no escape' (a typed null)
         else:
-            return ir.UdfCall(fn, tuple(args), loc)
-    return ir.Call(fn, tuple(args), loc)
+            return ir.UdfCall(call.name, args, call.loc)
+    return ir.Call(call.name, args, call.loc)
 
 
-def _substring(c: Converter, args: list[ir.Expr], enums: list[str], sig: str, msg: Message, loc: str) -> ir.Expr:
-    return ir.Call("substring", tuple(args), loc)
+@builder("substring")
+def build_substring(c: Converter, call: ScalarCall) -> ir.Expr:
+    return ir.Call("substring", call.args, call.loc)
 
 
-def _extract(c: Converter, args: list[ir.Expr], enums: list[str], sig: str, msg: Message, loc: str) -> ir.Expr:
-    component: str | None = enums[0] if enums else None
+@builder("extract", "date_part")
+def build_extract(c: Converter, call: ScalarCall) -> ir.Expr:
+    args = call.args
+    component: str | None = call.enums[0] if call.enums else None
     if component is None and args and isinstance(args[0], ir.Lit) and isinstance(args[0].value, str):
         component, args = args[0].value, args[1:]  # DataFusion's date_part('YEAR', x)
     fn = sp.EXTRACT_FIELDS.get((component or "").upper())
     if fn is None or len(args) != 1:
         c.err(
             "substrait_function",
-            loc,
+            call.loc,
             f"extract of {component!r} is not supported (known: {', '.join(sp.EXTRACT_FIELDS)})",
         )
-        return ir.Lit(None, loc)
+        return ir.Lit(None, call.loc)
     if fn in ("dayofyear", "weekofyear"):
-        return ir.UdfCall(fn, tuple(args), loc)
-    return ir.Call(fn, tuple(args), loc)
+        return ir.UdfCall(fn, args, call.loc)
+    return ir.Call(fn, args, call.loc)
 
 
-def _round(c: Converter, args: list[ir.Expr], enums: list[str], sig: str, msg: Message, loc: str) -> ir.Expr:
-    return ir.Call("round", tuple(args), loc)
+@builder("round")
+def build_round(c: Converter, call: ScalarCall) -> ir.Expr:
+    return ir.Call("round", call.args, call.loc)
 
 
-def _xor(c: Converter, args: list[ir.Expr], enums: list[str], sig: str, msg: Message, loc: str) -> ir.Expr:
-    return ir.Call("not", (ir.Call("==", tuple(args), loc),), loc)
+@builder("xor")
+def build_xor(c: Converter, call: ScalarCall) -> ir.Expr:
+    return ir.Call("not", (ir.Call("==", call.args, call.loc),), call.loc)
 
 
 def _whole_days(arg: ir.Expr) -> ir.Expr:
@@ -1810,17 +1032,21 @@ def _whole_days(arg: ir.Expr) -> ir.Expr:
     return ir.Call("make_interval", tuple(args), arg.loc)
 
 
-def _add(c: Converter, args: list[ir.Expr], enums: list[str], sig: str, msg: Message, loc: str) -> ir.Expr:
-    fn = "+" if sp.function_name(c.functions.get(msg.function_reference, "add"))[0] == "add" else "-"
-    if msg.HasField("output_type") and msg.output_type.WhichOneof("kind") == "date":
+@builder("add", "subtract")
+def build_add(c: Converter, call: ScalarCall) -> ir.Expr:
+    fn = "+" if call.name == "add" else "-"
+    args = call.args
+    if call.msg.HasField("output_type") and call.msg.output_type.WhichOneof("kind") == "date":
         # a date plus an interval of whole days written as seconds (DataFusion's d + 5): the
         # result is a date, so the seconds are days; Spark refuses a date plus seconds
-        args = [_whole_days(a) for a in args]
-    return ir.Call(fn, tuple(args), loc)
+        args = tuple(_whole_days(a) for a in args)
+    return ir.Call(fn, args, call.loc)
 
 
-def _get_field(c: Converter, args: list[ir.Expr], enums: list[str], sig: str, msg: Message, loc: str) -> ir.Expr:
+@builder("get_field")
+def build_get_field(c: Converter, call: ScalarCall) -> ir.Expr:
     # DataFusion's struct field access (st['a']) and map lookup: by name / key
+    args, loc = call.args, call.loc
     if len(args) != 2 or not isinstance(args[1], ir.Lit) or args[1].value is None:
         c.err("substrait_function", loc, "get_field takes a value and a literal field name or key")
         return ir.Lit(None, loc)
@@ -1830,116 +1056,785 @@ def _get_field(c: Converter, args: list[ir.Expr], enums: list[str], sig: str, ms
     return ir.Call("try_element_at", (args[0], args[1]), loc)
 
 
-def _array_element(c: Converter, args: list[ir.Expr], enums: list[str], sig: str, msg: Message, loc: str) -> ir.Expr:
+@builder("array_element")
+def build_array_element(c: Converter, call: ScalarCall) -> ir.Expr:
     # DataFusion's l[i]: 1-based, null out of range (try_element_at; Spark's index is an int)
+    args, loc = call.args, call.loc
     if len(args) != 2:
         c.err("substrait_function", loc, f"array_element takes a list and an index, not {len(args)} arguments")
         return ir.Lit(None, loc)
     return ir.Call("try_element_at", (args[0], ir.Cast(args[1], Primitive("int"), loc)), loc)
 
 
-def _make_map(c: Converter, args: list[ir.Expr], enums: list[str], sig: str, msg: Message, loc: str) -> ir.Expr:
+@builder("map")
+def build_make_map(c: Converter, call: ScalarCall) -> ir.Expr:
     # DataFusion's map(keys, values) over two arrays
+    args, loc = call.args, call.loc
     if len(args) != 2:
         c.err(
             "substrait_function", loc, f"map takes an array of keys and an array of values, not {len(args)} arguments"
         )
         return ir.Lit(None, loc)
-    return ir.Call("map_from_arrays", tuple(args), loc)
+    return ir.Call("map_from_arrays", args, loc)
 
 
-def _named_struct(c: Converter, args: list[ir.Expr], enums: list[str], sig: str, msg: Message, loc: str) -> ir.Expr:
-    return ir.Call("named_struct", tuple(ir.Lit(a.value, a.loc) if isinstance(a, ir.Lit) else a for a in args), loc)
+@builder("named_struct")
+def build_named_struct(c: Converter, call: ScalarCall) -> ir.Expr:
+    args = tuple(ir.Lit(a.value, a.loc) if isinstance(a, ir.Lit) else a for a in call.args)
+    return ir.Call("named_struct", args, call.loc)
 
-
-SPECIAL: dict[str, Special] = {
-    "add": _add,
-    "subtract": _add,
-    "get_field": _get_field,
-    "array_element": _array_element,
-    "map": _make_map,
-    "named_struct": _named_struct,
-    "not_equal": _not_equal,
-    "is_distinct_from": _distinct_from,
-    "divide": _divide,
-    "like": _like,
-    "ilike": _like,
-    "substring": _substring,
-    "extract": _extract,
-    "date_part": _extract,
-    "round": _round,
-    "xor": _xor,
-}
 
 _BUILT = {(kind, name) for (kind, name), row in sp.FUNCTIONS.items() if row.spark is None}
-if _BUILT != {("scalar", name) for name in SPECIAL}:  # pragma: no cover - a developer error caught on import
+if _BUILT != {("scalar", name) for name in BUILDERS}:  # pragma: no cover - a developer error caught on import
     raise RuntimeError(
-        f"function rows without a builder or builders without a row: {sorted(_BUILT)}, {sorted(SPECIAL)}"
+        f"function rows without a builder, or builders without a row: {sorted(_BUILT)}, {sorted(BUILDERS)}"
     )
 
-RELATIONS: dict[str, Callable[[Converter, Any, str], Rel | None]] = {
-    "read": Converter.read,
-    "filter": Converter.filter,
-    "project": Converter.project,
-    "fetch": Converter.fetch,
-    "sort": Converter.sort,
-    "aggregate": Converter.aggregate,
-    "join": Converter.join,
-    "cross": Converter.cross,
-    "set": Converter.set,
-    "reference": Converter.reference,
-}
+
+@relation("read")
+def read_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
+    base = list(top_names(msg.base_schema))
+    kind = msg.WhichOneof("read_type")
+    source: ir.Source | None
+    if kind == "named_table":
+        name = ".".join(msg.named_table.names)
+        source = c.mapped(name) or ir.TableSource(name, (), f"{loc}/namedTable")
+    elif kind == "local_files":
+        source = _local_files(c, msg.local_files, f"{loc}/localFiles")
+    elif kind == "virtual_table":
+        return _virtual_table(c, msg, f"{loc}/virtualTable", base)
+    else:
+        c.err(
+            "substrait_unsupported",
+            f"{loc}/{json_name(msg, kind) if kind else 'readType'}",
+            f"read of kind '{kind}' is not supported yet",
+        )
+        return None
+    if source is None:
+        return None
+    if not base:
+        c.err("substrait_invalid", f"{loc}/baseSchema", "a read needs its base_schema (the names of its columns)")
+        return None
+    fresh = [c.fresh() for _ in base]
+    for f, shape in zip(fresh, schema_shapes(msg.base_schema)):
+        if shape is not None:
+            c.shapes[f] = shape
+    items = tuple(
+        ir.SelectItem(ir.Col(b, loc), f, f"{loc}/baseSchema/names/{k}") for k, (b, f) in enumerate(zip(base, fresh))
+    )
+    rel = Rel(source, [ir.Select(c.step_index(), "read", loc, items)], fresh, loc)
+    if msg.HasField("filter"):
+        # the filter uses base-schema indices and must be applied (DuckDB puts filters only here)
+        cond = c.expr(msg.filter, f"{loc}/filter", fresh)
+        rel.steps.append(ir.Filter(c.step_index(), "read.filter", f"{loc}/filter", cond))
+    if msg.HasField("projection"):
+        mask = msg.projection
+        if mask.HasField("select"):
+            out = []
+            for k, item in enumerate(mask.select.struct_items):
+                if item.HasField("child"):
+                    c.err(
+                        "substrait_unsupported",
+                        f"{loc}/projection/select/structItems/{k}/child",
+                        "nested projection masks are not supported yet",
+                    )
+                if not 0 <= item.field < len(fresh):
+                    c.err(
+                        "substrait_field_index",
+                        f"{loc}/projection/select/structItems/{k}/field",
+                        f"field {item.field} of a base schema of {len(fresh)} columns",
+                    )
+                    return None
+                out.append(fresh[item.field])
+            rel.names = out
+    return rel
 
 
-#: why a relation kind does not run (keyed on its first 9 letters: every extension_* kind)
-_UNSUPPORTED_WHY = {
-    "extension": " (extension relations have no meaning outside their producer)",
-    "write": " here: a write is the root's input (what the plan does), not a relation inside it",
-    "ddl": " (DDL has no Spark Connect command but SQL text, which connect_plan never builds from a plan)",
-}
+def _virtual_table(c: Converter, msg: Message, loc: str, base: list[str]) -> Rel | None:
+    """Rows of literals (the old ``values`` structs or the newer ``expressions`` of literal
+    fields) → inline Arrow data typed by the base schema."""
+    import pyarrow as pa
+
+    from ...types import arrow_type
+
+    types = [
+        spark_type(c, t, f"{loc}/../baseSchema/struct/types/{i}") for i, t in enumerate(msg.base_schema.struct.types)
+    ]
+    if any(t is None for t in types) or len(types) != len(base):
+        if len(types) != len(base):
+            c.err("substrait_unsupported", loc, "a virtual table with struct columns is not supported yet")
+        return None
+    vt = msg.virtual_table
+    rows: list[list[Any]] = []
+    if len(vt.expressions):
+        for r, row in enumerate(vt.expressions):
+            values: list[Any] = []
+            for j, e in enumerate(row.fields):
+                if e.WhichOneof("rex_type") != "literal":
+                    c.err(
+                        "substrait_unsupported",
+                        f"{loc}/expressions/{r}/fields/{j}",
+                        "virtual table values must be literals",
+                    )
+                    values.append(None)
+                else:
+                    values.append(python_value(c, e.literal, f"{loc}/expressions/{r}/fields/{j}/literal"))
+            rows.append(values)
+    else:
+        for r, row in enumerate(vt.values):
+            rows.append([python_value(c, lit, f"{loc}/values/{r}/fields/{j}") for j, lit in enumerate(row.fields)])
+    for r, row in enumerate(rows):
+        if len(row) != len(base):
+            c.err("substrait_invalid", f"{loc}/expressions/{r}", f"a row of {len(row)} values for {len(base)} columns")
+            return None
+    fresh = [c.fresh() for _ in base]
+    try:
+        arrays = [pa.array([row[i] for row in rows], type=arrow_type(t)) for i, t in enumerate(types)]
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as e:
+        c.err("substrait_invalid", loc, f"a virtual table value does not fit its column's type: {e}")
+        return None
+    if not base:  # rows of no columns (DataFusion's SELECT without FROM): one hidden column
+        arrays, names = [pa.nulls(len(rows), pa.bool_())], [c.fresh()]
+    else:
+        names = fresh
+    table = pa.Table.from_arrays(arrays, names=names)
+    return Rel(ir.InlineData(table, loc), [], fresh, loc)
 
 
-def _int(value: int, loc: str) -> ir.Expr:
-    return ir.Lit(int(value), loc)  # an int32 literal (Substrait's interval fields are int32)
+def _local_files(c: Converter, msg: Message, loc: str) -> ir.Source | None:
+    paths: list[str] = []
+    formats: set[str] = set()
+    for k, item in enumerate(msg.items):
+        path_kind = item.WhichOneof("path_type")
+        if path_kind is None:
+            c.err("substrait_invalid", f"{loc}/items/{k}", "a file item without a path")
+            continue
+        uri = getattr(item, path_kind)
+        paths.append(uri[len("file://") :] if uri.startswith("file://") else uri)
+        fmt = item.WhichOneof("file_format")
+        if fmt is None or fmt == "extension":
+            c.err("substrait_unsupported", f"{loc}/items/{k}", f"file format {fmt!r} is not supported")
+            continue
+        formats.add({"dwrf": "orc", "arrow": "arrow"}.get(fmt, fmt))
+    if len(formats) != 1:
+        if formats:
+            c.err("substrait_unsupported", loc, f"files of several formats in one read: {sorted(formats)}")
+        return None
+    fmt = formats.pop()
+    if fmt == "arrow":
+        c.err("substrait_unsupported", loc, "Arrow IPC files have no Spark data source")
+        return None
+    return ir.FileSource(tuple(paths), fmt, (), None, None, loc)
 
 
-def _secs(value: decimal.Decimal, loc: str) -> ir.Expr:
-    return ir.Lit(str(value), loc, Primitive("decimal", 18, 6))
+@relation("filter")
+def filter_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
+    rel = c.rel(msg.input, f"{loc}/input")
+    if rel is None:
+        return None
+    cond = c.expr(msg.condition, f"{loc}/condition", rel.names)
+    rel.steps.append(ir.Filter(c.step_index(), "filter", loc, cond))
+    return rel
 
 
-COMPOSITE_LITERALS: dict[str, Callable[[Converter, Any, str], ir.Expr]] = {
-    "list": Converter._list_literal,
-    "empty_list": Converter._empty_list_literal,
-    "map": Converter._map_literal,
-    "empty_map": Converter._empty_map_literal,
-    "struct": Converter._struct_literal,
-    "binary": Converter._binary_literal,
-    "fixed_binary": Converter._binary_literal,
-    "uuid": Converter._uuid_literal,
-    "interval_year_to_month": Converter._year_month,
-    "interval_day_to_second": Converter._day_second,
-    "interval_compound": Converter._compound,
-}
+@relation("project")
+def project_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
+    rel = c.rel(msg.input, f"{loc}/input")
+    if rel is None:
+        return None
+    visible = list(rel.names)
+    added = []
+    for k, e in enumerate(msg.expressions):
+        name = c.fresh()
+        expr = c.expr(e, f"{loc}/expressions/{k}", visible)
+        shape = c.shape_of(expr)
+        if shape is not None:
+            c.shapes[name] = shape
+        rel.steps.append(ir.WithColumn(c.step_index(), "project", f"{loc}/expressions/{k}", name, expr))
+        added.append(name)
+    if "project_outputs_expressions_only" in c.quirks and not msg.HasField("common"):
+        rel.names = added  # DuckDB's reading of its own ProjectRel (see PRODUCER_QUIRKS)
+    else:
+        rel.names = visible + added
+    return rel
 
-EXPRESSIONS: dict[str, Callable[[Converter, Any, str, list[str]], ir.Expr]] = {
-    "selection": Converter.selection,
-    "literal": Converter.literal,
-    "scalar_function": Converter.scalar_function,
-    "cast": Converter.cast,
-    "if_then": Converter.if_then,
-    "switch_expression": Converter.switch,
-    "singular_or_list": Converter.singular_or_list,
-    "multi_or_list": Converter.multi_or_list,
-    "subquery": Converter.subquery,
-    "window_function": Converter.window_function,
-    "nested": Converter.nested,
-}
+
+@relation("fetch")
+def fetch_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
+    rel = c.rel(msg.input, f"{loc}/input")
+    if rel is None:
+        return None
+    offset = _count(c, msg, "offset", loc) or 0
+    count = _count(c, msg, "count", loc)
+    rel.steps.append(ir.Fetch(c.step_index(), "fetch", loc, offset, count))
+    return rel
+
+
+def _count(c: Converter, msg: Message, name: str, loc: str) -> int | None:
+    """FetchRel's old int64 ``count``/``offset`` or the newer ``count_expr``/``offset_expr``."""
+    if msg.HasField(f"{name}_expr"):
+        e = getattr(msg, f"{name}_expr")
+        lit = e.literal if e.WhichOneof("rex_type") == "literal" else None
+        kind = lit.WhichOneof("literal_type") if lit is not None else None
+        if kind in ("i64", "i32", "i16", "i8"):
+            value = int(getattr(lit, kind))
+        elif kind == "null":
+            return None
+        else:
+            c.err("substrait_unsupported", f"{loc}/{name}Expr", f"fetch {name} must be an integer literal")
+            return None
+    elif msg.HasField(name):
+        value = int(getattr(msg, name))
+    else:
+        return None
+    if value < 0:
+        return None  # old encoding: -1 means all rows
+    return value
+
+
+@relation("sort")
+def sort_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
+    rel = c.rel(msg.input, f"{loc}/input")
+    if rel is None:
+        return None
+    rel.steps.append(ir.OrderBy(c.step_index(), "sort", loc, sort_keys(c, msg.sorts, loc, rel.names)))
+    return rel
+
+
+@relation("aggregate")
+def aggregate_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
+    rel = c.rel(msg.input, f"{loc}/input")
+    if rel is None:
+        return None
+    visible = list(rel.names)
+    # the grouping keys: the new shared list + references, or the old inline expressions
+    shared = list(msg.grouping_expressions)
+    sets: list[list[tuple[Message, str]]] = []
+    for g, grouping in enumerate(msg.groupings):
+        gloc = f"{loc}/groupings/{g}"
+        if grouping.expression_references:
+            refs = []
+            for r, ref in enumerate(grouping.expression_references):
+                if not 0 <= ref < len(shared):
+                    c.err(
+                        "substrait_field_index",
+                        f"{gloc}/expressionReferences/{r}",
+                        f"grouping expression {ref} of {len(shared)}",
+                    )
+                    return None
+                refs.append((shared[ref], f"{loc}/groupingExpressions/{ref}"))
+            sets.append(refs)
+        else:
+            sets.append([(e, f"{gloc}/groupingExpressions/{k}") for k, e in enumerate(grouping.grouping_expressions)])
+    # every distinct key expression once (by its proto), in order of first appearance
+    key_of: dict[bytes, str] = {}
+    if len(sets) > 1:  # the new encoding's shared list gives the output order of the keys
+        for i, e in enumerate(shared):
+            blob = e.SerializeToString(deterministic=True)
+            if blob not in key_of:
+                expr = c.expr(e, f"{loc}/groupingExpressions/{i}", visible)
+                name = expr.name if isinstance(expr, ir.Col) else c.fresh()
+                if not isinstance(expr, ir.Col):
+                    rel.steps.append(ir.WithColumn(c.step_index(), "aggregate.key", loc, name, expr))
+                key_of[blob] = name
+    set_keys: list[list[str]] = []
+    for one in sets:
+        names_in_set = []
+        for e, eloc in one:
+            blob = e.SerializeToString(deterministic=True)
+            if blob not in key_of:
+                expr = c.expr(e, eloc, visible)
+                if isinstance(expr, ir.Col):
+                    key_of[blob] = expr.name
+                else:
+                    name = c.fresh()
+                    rel.steps.append(ir.WithColumn(c.step_index(), "aggregate.key", eloc, name, expr))
+                    key_of[blob] = name
+            names_in_set.append(key_of[blob])
+        set_keys.append(names_in_set)
+    distinct_keys = list(dict.fromkeys(key_of.values()))
+    aggs = []
+    agg_names = []
+    for k, m in enumerate(msg.measures):
+        mloc = f"{loc}/measures/{k}"
+        call = aggregate_function(c, m.measure, f"{mloc}/measure", visible)
+        if m.HasField("filter"):
+            # FILTER (WHERE c): the measure sees only rows where c is true
+            cond = c.expr(m.filter, f"{mloc}/filter", visible)
+            call = _filtered(c, call, cond, mloc)
+        name = c.fresh()
+        aggs.append(ir.AggItem(call, name, mloc))
+        agg_names.append(name)
+    keys = tuple(ir.Col(n, loc) for n in distinct_keys)
+    if len(sets) > 1:
+        masks = [
+            sum(1 << (len(distinct_keys) - 1 - j) for j, n in enumerate(distinct_keys) if n not in one)
+            for one in set_keys
+        ]
+        if len(set(masks)) != len(masks):
+            c.err("substrait_unsupported", f"{loc}/groupings", "the same grouping set twice is not supported")
+            return None
+        gid = c.fresh()
+        aggs.append(ir.AggItem(ir.Call("grouping_id", (), loc), gid, loc))
+        index_sets = tuple(tuple(distinct_keys.index(n) for n in dict.fromkeys(one)) for one in set_keys)
+        rel.steps.append(ir.GroupBy(c.step_index(), "aggregate", loc, "grouping_sets", keys, tuple(aggs), index_sets))
+        # Substrait's trailing column: the index of the grouping set that made the row
+        index = c.fresh()
+        branches = tuple(
+            (
+                ir.Call("==", (ir.Col(gid, loc), ir.Lit(mask, loc, Primitive("bigint"))), loc),
+                ir.Lit(i, loc, Primitive("int")),
+            )
+            for i, mask in enumerate(masks)
+        )
+        rel.steps.append(ir.WithColumn(c.step_index(), "aggregate.set_index", loc, index, ir.When(branches, None, loc)))
+        rel.names = distinct_keys + agg_names + [index]
+        return rel
+    if not aggs:
+        # a GROUP BY without measures: the distinct key values
+        items = tuple(ir.SelectItem(ir.Col(n, loc), None, loc) for n in distinct_keys)
+        rel.steps.append(ir.Select(c.step_index(), "aggregate", loc, items))
+        rel.steps.append(ir.Distinct(c.step_index(), "aggregate", loc))
+    elif keys:
+        rel.steps.append(ir.GroupBy(c.step_index(), "aggregate", loc, "groupby", keys, tuple(aggs)))
+    else:
+        rel.steps.append(ir.Agg(c.step_index(), "aggregate", loc, tuple(aggs)))
+    # one output column per grouping expression of the (single) set, repeats included
+    rel.names = (set_keys[0] if set_keys else []) + agg_names
+    return rel
+
+
+def _filtered(c: Converter, call: ir.Expr, cond: ir.Expr, loc: str) -> ir.Expr:
+    """An aggregate over the rows where ``cond`` holds: its arguments become null elsewhere
+    (every aggregate here skips nulls; count(*) counts the rows where ``cond`` holds)."""
+    if not isinstance(call, ir.Call):
+        return call
+    args = tuple(ir.When(((cond, a),), None, loc) for a in call.args)
+    return ir.Call(call.fn, args, call.loc, call.distinct)
+
+
+@relation("join")
+def join_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
+    left = c.rel(msg.left, f"{loc}/left")
+    right = c.rel(msg.right, f"{loc}/right")
+    if left is None or right is None:
+        return None
+    kind = enum_name(msg, "type")
+    plain, rewritten = sp.JOIN_TYPES.get(kind), sp.REWRITTEN_JOINS.get(kind)
+    if plain is None and rewritten is None:
+        c.err("substrait_unsupported", f"{loc}/type", f"join type {enum_text(msg, 'type')} has no Spark join")
+        return None
+    both = left.names + right.names
+    cond = c.expr(msg.expression, f"{loc}/expression", both) if msg.HasField("expression") else None
+    if rewritten is not None:
+        rewrite, swap = rewritten
+        # a right single or mark join: the right input's rows, each with its left match(es)
+        probe, build = (right, left) if swap else (left, right)
+        if rewrite == "mark":
+            return _mark_join(c, probe, build, cond, loc, msg)
+        return _single_join(c, probe, build, cond, swap, loc, msg)
+    assert plain is not None  # one of the two tables has the type (refused above otherwise)
+    how, swap = plain
+    if swap:
+        left, right = right, left
+    if cond is None and how == "inner":
+        left.steps.append(ir.CrossJoin(c.step_index(), "join", loc, right.plan()))
+    else:
+        if cond is None:
+            cond = ir.Lit(True, loc)
+        left.steps.append(ir.Join(c.step_index(), "join", loc, right.plan(), how, (), cond))
+    names = left.names if how in ("left_semi", "left_anti") else left.names + right.names
+    left.names = names
+    return _post_join_filter(c, msg, left, loc)
+
+
+def _post_join_filter(c: Converter, msg: Message, rel: Rel, loc: str) -> Rel:
+    """The join's ``post_join_filter``, over the join's output columns, applied after it."""
+    if msg.HasField("post_join_filter"):
+        post = c.expr(msg.post_join_filter, f"{loc}/postJoinFilter", rel.names)
+        rel.steps.append(ir.Filter(c.step_index(), "join.post_join_filter", f"{loc}/postJoinFilter", post))
+    return rel
+
+
+def _mark_join(c: Converter, probe: Rel, build: Rel, cond: ir.Expr | None, loc: str, msg: Message) -> Rel:
+    """A mark join keeps the probe side's rows and adds the mark: true when a row of the
+    other side satisfies the condition, else null when one makes it unknown, else false
+    (IN's three-valued logic). Spark has no such join; two EXISTS subqueries say exactly
+    that (the probe side's columns are outer references inside them)."""
+    cond = cond if cond is not None else ir.Lit(True, loc)
+    base = build.plan()
+
+    def exists(predicate: ir.Expr) -> ir.Subquery:
+        step = ir.Filter(c.step_index(), "join.mark", loc, predicate)
+        return ir.Subquery("exists", ir.Plan(base.source, (*base.steps, step), base.loc), (), loc)
+
+    mark = ir.When(
+        (
+            (exists(cond), ir.Lit(True, loc, Primitive("boolean"))),
+            (exists(ir.Call("isnull", (cond,), loc)), ir.Lit(None, loc, Primitive("boolean"))),
+        ),
+        ir.Lit(False, loc, Primitive("boolean")),
+        loc,
+    )
+    name = c.fresh()
+    probe.steps.append(ir.WithColumn(c.step_index(), "join.mark", loc, name, mark))
+    probe.names = [*probe.names, name]
+    return _post_join_filter(c, msg, probe, loc)
+
+
+def _single_join(c: Converter, probe: Rel, build: Rel, cond: ir.Expr | None, swap: bool, loc: str, msg: Message) -> Rel:
+    """A single join: every probe row with its one matching row of the other side (nulls if
+    none); more than one match is an error (how scalar subqueries are planned). Spark has no
+    such join: a left join that counts each probe row's matches (by a row id) and fails the
+    query where a count exceeds one, exactly."""
+    rid, count = c.fresh(), c.fresh()
+    probe.steps.append(
+        ir.WithColumn(c.step_index(), "join.single", loc, rid, ir.Call("monotonically_increasing_id", (), loc))
+    )
+    cond = cond if cond is not None else ir.Lit(True, loc)
+    probe.steps.append(ir.Join(c.step_index(), "join", loc, build.plan(), "left", (), cond))
+    matches = ir.Window(ir.Call("count", (ir.Lit(1, loc),), loc), (ir.Col(rid, loc),), (), None, loc)
+    probe.steps.append(ir.WithColumn(c.step_index(), "join.single", loc, count, matches))
+    fail = ir.Call(
+        "raise_error",
+        (ir.Lit(f"a single join ({loc}) found more than one matching row for a row", loc),),
+        loc,
+    )
+    too_many = ir.Call(">", (ir.Col(count, loc), ir.Lit(1, loc)), loc)
+    # a filter (never pruned, unlike an unused column) that fails where a row has two matches
+    probe.steps.append(
+        ir.Filter(c.step_index(), "join.single", loc, ir.When(((too_many, fail),), ir.Lit(True, loc), loc))
+    )
+    probe.names = build.names + probe.names if swap else probe.names + build.names
+    return _post_join_filter(c, msg, probe, loc)
+
+
+@relation("cross")
+def cross_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
+    left = c.rel(msg.left, f"{loc}/left")
+    right = c.rel(msg.right, f"{loc}/right")
+    if left is None or right is None:
+        return None
+    left.steps.append(ir.CrossJoin(c.step_index(), "cross", loc, right.plan()))
+    left.names = left.names + right.names
+    return left
+
+
+@relation("set")
+def set_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
+    op = sp.SET_OPS.get(enum_name(msg, "op"))
+    if op is None:
+        c.err("substrait_unsupported", f"{loc}/op", f"set operation {msg.op} has no Spark equivalent")
+        return None
+    kind, distinct = op
+    converted = [c.rel(r, f"{loc}/inputs/{k}") for k, r in enumerate(msg.inputs)]
+    inputs = [r for r in converted if r is not None]
+    if len(inputs) != len(converted) or len(inputs) < 2:
+        if len(converted) < 2:
+            c.err("substrait_invalid", f"{loc}/inputs", "a set operation needs at least two inputs")
+        return None
+    first = c.materialize(inputs[0], loc, "set")
+    for k, other in enumerate(inputs[1:], 1):
+        if len(other.names) != len(first.names):
+            c.err(
+                "column_count",
+                f"{loc}/inputs/{k}",
+                f"{len(other.names)} columns, the first input has {len(first.names)}",
+            )
+            return None
+        right = c.materialize(other, f"{loc}/inputs/{k}", "set")
+        first.steps.append(ir.SetOp(c.step_index(), "set", loc, right.plan(), kind, False, False, distinct))
+    return first
+
+
+@relation("reference")
+def reference_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
+    """ReferenceRel: the plan relation ``subtree_ordinal`` (a ``rel`` of the plan's list,
+    not the root), converted once into one shared IR sub-plan; each use reads it under
+    fresh column names, so a subtree joined with itself stays unambiguous."""
+    k = msg.subtree_ordinal
+    rels = c.plan_msg.relations
+    if not 0 <= k < len(rels) or rels[k].WhichOneof("rel_type") != "rel":
+        c.err(
+            "substrait_field_index",
+            f"{loc}/subtreeOrdinal",
+            f"subtree {k}: a reference names one of the plan's {len(rels)} relations that is not its root",
+        )
+        return None
+    if k in c.building:
+        c.err("substrait_invalid", f"{loc}/subtreeOrdinal", f"subtree {k} refers to itself (a cycle)")
+        return None
+    if k not in c.subtrees:
+        c.building.add(k)
+        try:
+            rel = c.rel(rels[k].rel, f"/relations/{k}/rel")
+        finally:
+            c.building.discard(k)
+        if rel is None:
+            c.subtrees[k] = None
+        else:
+            rel = c.materialize(rel, f"/relations/{k}/rel", "reference")
+            c.subtrees[k] = (ir.SharedPlan(f"/relations/{k}", rel.plan(), f"/relations/{k}/rel"), rel.names)
+    known = c.subtrees[k]
+    if known is None:
+        return None
+    shared, names = known
+    fresh = [c.fresh() for _ in names]
+    for old, new in zip(names, fresh):
+        if old in c.shapes:
+            c.shapes[new] = c.shapes[old]
+    items = tuple(ir.SelectItem(ir.Col(n, loc), f, loc) for n, f in zip(names, fresh))
+    return Rel(shared, [ir.Select(c.step_index(), "reference", loc, items)], fresh, loc)
+
+
+for _kinds, _message, _oneof in (
+    (RELATIONS, "substrait.Rel", "rel_type"),
+    (EXPRESSIONS, "substrait.Expression", "rex_type"),
+):
+    _fields = {f.name for f in message_class(_message).DESCRIPTOR.oneofs_by_name[_oneof].fields}
+    if not set(_kinds) <= _fields:  # pragma: no cover - a developer error caught on import
+        raise RuntimeError(f"converters registered for no {_message}.{_oneof} field: {sorted(set(_kinds) - _fields)}")
 
 
 def convert_plan(plan_msg: Message, tables: Mapping[str, ir.Source] | None = None) -> ir.Plan:
-    conv = Converter(plan_msg, dict(tables or {}))
-    out = conv.convert()
-    if conv.errors:
-        raise PlanError(conv.errors)
+    """A superset ``substrait.Plan`` message → IR; ``tables``: table name → source. Raises
+    :class:`~connect_plan.errors.PlanError` with every problem found."""
+    c = Converter(plan_msg, dict(tables or {}))
+    out = _convert(c)
+    if c.errors:
+        raise PlanError(c.errors)
     assert out is not None
     return out
+
+
+def _convert(c: Converter) -> ir.Plan | None:
+    """The plan's one root relation: a query (its columns named by ``RelRoot.names``), or the
+    write or DDL it runs."""
+    plan = c.plan_msg
+    c.quirks = (
+        sp.PRODUCER_QUIRKS.get(plan.version.producer.lower(), frozenset()) if plan.HasField("version") else frozenset()
+    )
+    c.functions = extension_functions(plan)
+    roots = [(i, r) for i, r in enumerate(plan.relations) if r.WhichOneof("rel_type") == "root"]
+    if len(roots) != 1:
+        c.err(
+            "substrait_invalid",
+            "/relations",
+            f"a Substrait plan to run needs exactly one 'root' relation, this one has {len(roots)}",
+        )
+        return None
+    i, pr = roots[0]
+    loc = f"/relations/{i}/root"
+    root = pr.root
+    if root.input.WhichOneof("rel_type") == "write":
+        return write(c, root.input.write, f"{loc}/input/write")
+    if root.input.WhichOneof("rel_type") == "ddl":
+        return ddl(c, root.input.ddl, f"{loc}/input/ddl")
+    rel = c.rel(root.input, f"{loc}/input")
+    if rel is None:
+        return None
+    names = list(root.names)
+    if not names:
+        names = [f"col{k}" for k in range(len(rel.names))]
+    items = _root_items(c, rel, names, loc)
+    if items is None:
+        return None
+    rel.steps.append(ir.Select(c.step_index(), "root", loc, items))
+    return ir.Plan(rel.source, tuple(rel.steps), loc)
+
+
+def write(c: Converter, msg: Message, loc: str) -> ir.Plan | None:
+    """WriteRel at the root: INSERT into a table (Spark's insertInto: by position, appended)
+    or CTAS (saveAsTable, the create mode as the save mode); the target is the catalog's
+    table, or the ``tables=`` mapping's table or files. The written columns are named by
+    ``table_schema``. Spark's writes return no rows, so only OUTPUT_MODE_NO_OUTPUT runs."""
+    ok = True
+    target = msg.WhichOneof("write_type")
+    if target != "named_table":
+        c.err(
+            "substrait_unsupported",
+            f"{loc}/{json_name(msg, target) if target else 'namedTable'}",
+            "a write needs a named_table target (extension tables mean nothing outside their producer)",
+        )
+        ok = False
+    op = sp.WRITE_OPS.get(enum_name(msg, "op"))
+    if op is None:
+        c.err(
+            "substrait_unsupported",
+            f"{loc}/op",
+            f"write op {enum_text(msg, 'op')}: Spark Connect writes insert or create tables "
+            "(DELETE/UPDATE have no DataFrame write)",
+        )
+        ok = False
+    if enum_name(msg, "output") == "OUTPUT_MODE_MODIFIED_RECORDS":
+        c.err("substrait_unsupported", f"{loc}/output", "Spark's writes return no rows (use OUTPUT_MODE_NO_OUTPUT)")
+        ok = False
+    rel = c.rel(msg.input, f"{loc}/input")
+    if rel is None or op is None or not ok:
+        return None
+    names = top_names(msg.table_schema)
+    if names and len(names) != len(rel.names):
+        c.err(
+            "column_count",
+            f"{loc}/tableSchema",
+            f"the table schema has {len(names)} columns, the written input {len(rel.names)}",
+        )
+        return None
+    names = names or [f"col{k}" for k in range(len(rel.names))]
+    items = tuple(
+        ir.SelectItem(ir.Col(n, loc), alias, f"{loc}/tableSchema/names/{k}")
+        for k, (n, alias) in enumerate(zip(rel.names, names))
+    )
+    rel.steps.append(ir.Select(c.step_index(), "write", loc, items))
+    table = ".".join(msg.named_table.names)
+    mapped = c.mapped(table)
+    path: str | None = None
+    fmt: str | None = None
+    if isinstance(mapped, ir.TableSource):
+        table = mapped.name
+    elif isinstance(mapped, ir.FileSource) and len(mapped.paths) == 1 and mapped.format:
+        path, fmt = mapped.paths[0], mapped.format
+    elif mapped is not None:
+        c.err(
+            "substrait_tables",
+            f"{loc}/namedTable",
+            f"tables= maps {table!r} to a source a write cannot target (one path with a format, or a table)",
+        )
+        return None
+    save_mode, table_method = op
+    mode = save_mode or sp.CREATE_MODES.get(enum_name(msg, "create_mode"), "error")  # a CTAS: its create mode
+    method = None if path is not None else table_method  # files: a plain save
+    write = ir.Write(c.step_index(), "write", loc, fmt, path, None if path else table, method, mode, (), ())
+    return ir.Plan(rel.source, tuple(rel.steps), loc, output=write)
+
+
+def ddl(c: Converter, msg: Message, loc: str) -> ir.Plan | None:
+    """DdlRel CREATE TABLE (a schema, no data) as Spark's own ``CREATE TABLE t (...)`` makes
+    it: a saveAsTable of no rows of that schema with ErrorIfExists, the same managed table
+    of the default source (measured: DESCRIBE gives the same columns, types, provider;
+    Spark keeps no NOT NULL in either). Views, CREATE OR REPLACE, ALTER and DROP have no
+    Spark Connect command but SQL text: located errors."""
+    import pyarrow as pa
+
+    from ...types import arrow_type
+
+    ok = True
+    if msg.WhichOneof("write_type") != "named_object":
+        c.err("substrait_unsupported", f"{loc}/extensionObject", "a DDL target must be a named object")
+        ok = False
+    if enum_name(msg, "object") != "DDL_OBJECT_TABLE":
+        what = "a view" if enum_name(msg, "object") == "DDL_OBJECT_VIEW" else "an unspecified object"
+        c.err(
+            "substrait_unsupported",
+            f"{loc}/object",
+            f"DDL of {what}: Spark Connect makes only tables without SQL text (views need SQL text, "
+            "which connect_plan never builds from a plan)",
+        )
+        ok = False
+    if enum_name(msg, "op") != "DDL_OP_CREATE":
+        c.err(
+            "substrait_unsupported",
+            f"{loc}/op",
+            f"DDL op {enum_text(msg, 'op')}: only CREATE runs (as a write of no rows); "
+            "CREATE OR REPLACE, ALTER and DROP have no Spark Connect command but SQL text",
+        )
+        ok = False
+    if msg.HasField("table_defaults"):
+        c.err(
+            "substrait_unsupported",
+            f"{loc}/tableDefaults",
+            "column defaults: a write of no rows cannot declare them",
+        )
+        ok = False
+    if not msg.HasField("table_schema") or not msg.table_schema.names:
+        c.err("substrait_invalid", f"{loc}/tableSchema", "CREATE TABLE needs the table's schema")
+        return None
+    names = top_names(msg.table_schema)
+    if len(names) != len(msg.table_schema.names):
+        c.err("substrait_unsupported", f"{loc}/tableSchema", "struct columns in a created table are not supported yet")
+        return None
+    types = [
+        spark_type(c, t, f"{loc}/tableSchema/struct/types/{i}") for i, t in enumerate(msg.table_schema.struct.types)
+    ]
+    if len(types) != len(names):
+        c.err(
+            "column_count",
+            f"{loc}/tableSchema",
+            f"the table schema names {len(names)} columns and types {len(types)}",
+        )
+        return None
+    if not ok or any(t is None for t in types):
+        return None
+    table = ".".join(msg.named_object.names)
+    mapped = c.mapped(table)
+    if isinstance(mapped, ir.TableSource):
+        table = mapped.name
+    elif mapped is not None:
+        c.err(
+            "substrait_tables",
+            f"{loc}/namedObject",
+            f"tables= maps {table!r} to files: CREATE TABLE makes a catalog table",
+        )
+        return None
+    fresh = [c.fresh() for _ in names]
+    try:
+        empty = pa.Table.from_arrays([pa.array([], type=arrow_type(t)) for t in types], names=fresh)
+    except ValueError as e:  # an interval column: no inline-data type (TypeParseError)
+        c.err("substrait_unsupported", f"{loc}/tableSchema", f"a created table's column type: {e}")
+        return None
+    items = tuple(
+        ir.SelectItem(ir.Col(f, loc), n, f"{loc}/tableSchema/names/{k}")
+        for k, (f, n) in enumerate(zip(fresh, names, strict=True))
+    )
+    steps = (ir.Select(c.step_index(), "write", loc, items),)
+    write = ir.Write(c.step_index(), "write", loc, None, None, table, "save_as_table", "error", (), ())
+    return ir.Plan(ir.InlineData(empty, loc), steps, loc, output=write)
+
+
+def _root_items(c: Converter, rel: Rel, names: list[str], loc: str) -> tuple[ir.SelectItem, ...] | None:
+    """The root's columns named by ``RelRoot.names``: depth-first, a struct column's field
+    names right after its own name. Struct fields are renamed (the struct rebuilt) where
+    the names differ from the Spark field names the plan gave them."""
+    shapes = [c.shapes.get(n) for n in rel.names]
+    nested = len(names) != len(rel.names)
+    pos = 0
+
+    def rename(value: ir.Expr, shape: Shape | None, at: str) -> ir.Expr:
+        nonlocal pos
+        if shape is None or shape.fields is None:
+            return value
+        args: list[ir.Expr] = []
+        same = True
+        for spark_name, sub in shape.fields:
+            new = names[pos] if pos < len(names) else spark_name
+            pos += 1
+            inner = rename(ir.ExtractValue(value, ir.Lit(spark_name, at), at), sub, at)
+            same = same and new == spark_name and isinstance(inner, ir.ExtractValue)
+            args += [ir.Lit(new, at), inner]
+        if same:
+            return value
+        rebuilt = ir.Call("named_struct", tuple(args), at)
+        return ir.When(((ir.Call("isnull", (value,), at), ir.Lit(None, at)),), rebuilt, at)
+
+    items = []
+    for k, (col, shape) in enumerate(zip(rel.names, shapes)):
+        at = f"{loc}/names/{min(pos, len(names) - 1)}"
+        alias = names[pos] if pos < len(names) else f"col{k}"
+        pos += 1
+        expr = rename(ir.Col(col, loc), shape, at) if nested else ir.Col(col, loc)
+        items.append(ir.SelectItem(expr, alias, at))
+    if pos != len(names):
+        c.err(
+            "substrait_invalid" if all(s is None for s in shapes) else "substrait_unsupported",
+            f"{loc}/names",
+            f"RelRoot.names has {len(names)} names for {len(rel.names)} output columns"
+            + (
+                ", and no column is a struct whose fields could take the rest"
+                if all(s is None for s in shapes)
+                else " and the structs among them (whose field names come after their own, depth-first) "
+                f"take {pos - len(rel.names)}: a struct column's layout is not known here "
+                "(only those of reads, struct literals, constructors and casts are)"
+            ),
+        )
+        return None
+    return tuple(items)
