@@ -10,6 +10,7 @@ Modules, in import order (each imports only the ones before it):
                  shared subtrees) and the dispatch of relations and expressions by kind
 ``types``        Substrait types → Spark types; a NamedStruct's names and nested layouts
 ``literals``     literals → IR literals (or constructor calls) and → Arrow cell values
+``expressions``  field references, nested constructors, subqueries, IF/SWITCH, IN lists, casts, sorts
 ``convert``      the rest of the message → IR conversion, moving into the modules above
 
 The message → IR conversion (``state`` to ``convert``) is imported on the first plan only.
