@@ -11,6 +11,7 @@ Modules, in import order (each imports only the ones before it):
 ``types``        Substrait types → Spark types; a NamedStruct's names and nested layouts
 ``literals``     literals → IR literals (or constructor calls) and → Arrow cell values
 ``expressions``  field references, nested constructors, subqueries, IF/SWITCH, IN lists, casts, sorts
+``functions``    scalar, aggregate and window calls through the function table, and the builders
 ``convert``      the rest of the message → IR conversion, moving into the modules above
 
 The message → IR conversion (``state`` to ``convert``) is imported on the first plan only.
