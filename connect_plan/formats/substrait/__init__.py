@@ -12,6 +12,7 @@ Modules, in import order (each imports only the ones before it):
 ``literals``     literals → IR literals (or constructor calls) and → Arrow cell values
 ``expressions``  field references, nested constructors, subqueries, IF/SWITCH, IN lists, casts, sorts
 ``functions``    scalar, aggregate and window calls through the function table, and the builders
+``relations``    read, filter, project, fetch, sort, aggregate, join, cross, set, reference
 ``convert``      the rest of the message → IR conversion, moving into the modules above
 
 The message → IR conversion (``state`` to ``convert``) is imported on the first plan only.
