@@ -13,9 +13,9 @@ Modules, in import order (each imports only the ones before it):
 ``expressions``  field references, nested constructors, subqueries, IF/SWITCH, IN lists, casts, sorts
 ``functions``    scalar, aggregate and window calls through the function table, and the builders
 ``relations``    read, filter, project, fetch, sort, aggregate, join, cross, set, reference
-``convert``      the rest of the message → IR conversion, moving into the modules above
+``commands``     the root: a query, a write or a DDL; :func:`~.commands.convert_plan`
 
-The message → IR conversion (``state`` to ``convert``) is imported on the first plan only.
+The message → IR conversion (``state`` to ``commands``) is imported on the first plan only.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def table_sources(tables: Mapping[str, Any] | None) -> dict[str, ir.Source]:
 
 def parse_substrait_plan(plan: Any, tables: Mapping[str, Any] | None = None) -> ir.Plan:
     """A Substrait ``Plan`` (binary, JSON text or dict, or a protobuf message) → IR."""
-    from .convert import convert_plan
+    from .commands import convert_plan
 
     sources = table_sources(tables)
     return convert_plan(parse_substrait(plan), sources)

@@ -1,5 +1,6 @@
-"""A superset ``substrait.Plan`` message → IR: the parts not yet moved into their own module
-(the package docstring lists the modules)."""
+"""The plan's root: a query (``RelRoot``, its output named by ``RelRoot.names``), a write
+(``WriteRel``: INSERT, CTAS) or a DDL (``DdlRel``: CREATE TABLE); and :func:`convert_plan`, the
+front-end's entry point, which imports every module that registers a converter."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from .state import EXPRESSIONS, RELATIONS, Converter, Rel, Shape, enum_name, enu
 from .types import spark_type, top_names
 
 __all__ = ["convert_plan"]
-
 
 # the modules that register the converters of relations, expressions and functions
 _REGISTERING = (expressions, functions, literals, relations)
