@@ -22,13 +22,19 @@ __all__ = ["convert_plan"]
 # the modules that register the converters of relations, expressions and functions
 _REGISTERING = (expressions, functions, literals, relations)
 
-for _kinds, _message, _oneof in (
-    (RELATIONS, "substrait.Rel", "rel_type"),
-    (EXPRESSIONS, "substrait.Expression", "rex_type"),
-):
-    _fields = {f.name for f in message_class(_message).DESCRIPTOR.oneofs_by_name[_oneof].fields}
-    if not set(_kinds) <= _fields:  # pragma: no cover - a developer error caught on import
-        raise RuntimeError(f"converters registered for no {_message}.{_oneof} field: {sorted(set(_kinds) - _fields)}")
+
+def _check_kinds() -> None:
+    """Every kind a converter is registered for is a field of its oneof in the schema."""
+    for kinds, message, oneof in (
+        (RELATIONS, "substrait.Rel", "rel_type"),
+        (EXPRESSIONS, "substrait.Expression", "rex_type"),
+    ):
+        fields = {f.name for f in message_class(message).DESCRIPTOR.oneofs_by_name[oneof].fields}
+        if not set(kinds) <= fields:  # pragma: no cover - a developer error caught on import
+            raise RuntimeError(f"converters registered for no {message}.{oneof} field: {sorted(set(kinds) - fields)}")
+
+
+_check_kinds()
 
 
 def convert_plan(plan_msg: Message, tables: Mapping[str, ir.Source] | None = None) -> ir.Plan:

@@ -19,7 +19,10 @@ from .literals import python_value
 from .state import Converter, Rel, enum_name, enum_text, json_name, relation
 from .types import schema_shapes, spark_type, top_names
 
-__all__: list[str] = []
+__all__ = ["FILE_FORMATS"]
+
+#: ReadRel.LocalFiles file format → the Spark data source that reads it (others by their own name)
+FILE_FORMATS: dict[str, str] = {"dwrf": "orc", "arrow": "arrow"}
 
 
 @relation("read")
@@ -146,7 +149,7 @@ def _local_files(c: Converter, msg: Message, loc: str) -> ir.Source | None:
         if fmt is None or fmt == "extension":
             c.err("substrait_unsupported", f"{loc}/items/{k}", f"file format {fmt!r} is not supported")
             continue
-        formats.add({"dwrf": "orc", "arrow": "arrow"}.get(fmt, fmt))
+        formats.add(FILE_FORMATS.get(fmt, fmt))
     if len(formats) != 1:
         if formats:
             c.err("substrait_unsupported", loc, f"files of several formats in one read: {sorted(formats)}")
