@@ -9,11 +9,11 @@ from __future__ import annotations
 import decimal
 import difflib
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from google.protobuf.message import Message
 
 from ... import ir
+from ...records import Value, frozen
 from ...types import Primitive
 from . import spellings as sp
 from .expressions import sort_keys
@@ -22,8 +22,8 @@ from .state import Converter, enum_name, expression
 __all__ = ["BUILDERS", "ScalarCall", "aggregate_function", "extension_functions"]
 
 
-@dataclass(frozen=True)
-class ScalarCall:
+@frozen
+class ScalarCall(Value):
     """A scalar function call as its builder gets it."""
 
     #: the Substrait name (lower case, no signature) and the signature (``i64_i64``; may be empty)
