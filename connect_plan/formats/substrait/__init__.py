@@ -7,6 +7,9 @@ Modules, in import order:
 ``proto``        any plan input (binary, JSON text, dict, message) → a superset ``substrait.Plan``
 ``spellings``    every Substrait spelling read: function names, join types, sort directions...
 ``convert``      the message → IR (positional references become generated unique names)
+``declared_types`` Substrait types as the result contract reads them, and their Spark types
+``declared``     the result the plan declares (column count, types, names), read from the plan
+                 alone: the IR plan carries it, the client holds Spark's result to it
 """
 
 from __future__ import annotations
@@ -44,11 +47,18 @@ def table_sources(tables: Mapping[str, Any] | None) -> dict[str, ir.Source]:
 
 
 def parse_substrait_plan(plan: Any, tables: Mapping[str, Any] | None = None) -> ir.Plan:
-    """A Substrait ``Plan`` (binary, JSON text or dict, or a protobuf message) → IR."""
+    """A Substrait ``Plan`` (binary, JSON text or dict, or a protobuf message) → IR, carrying
+    the result the plan declares (:func:`.declared.result_contract`: none for a write)."""
+    from dataclasses import replace
+
     from .convert import convert_plan
+    from .declared import result_contract
 
     sources = table_sources(tables)
-    return convert_plan(parse_substrait(plan), sources)
+    msg = parse_substrait(plan)
+    out = convert_plan(msg, sources)
+    contract = result_contract(msg) if out.output is None else None
+    return replace(out, contract=contract) if contract is not None else out
 
 
 def parse_substrait(plan: Any) -> Any:
