@@ -58,7 +58,18 @@ def parse_substrait_plan(plan: Any, tables: Mapping[str, Any] | None = None) -> 
     msg = parse_substrait(plan)
     out = convert_plan(msg, sources)
     contract = result_contract(msg) if out.output is None else None
-    return replace(out, contract=contract) if contract is not None else out
+    if contract is None:
+        return out
+    root = out.steps[-1] if out.steps else None
+    if isinstance(root, ir.Select) and len(root.items) != len(contract.columns):
+        # the translation's own column count already differs: refused before anything is sent
+        raise PlanError.single(
+            "result_contract",
+            contract.loc,
+            f"connect_plan's translation outputs {len(root.items)} columns where the plan declares "
+            f"{len(contract.columns)} ({', '.join(repr(c.name) for c in contract.columns)})",
+        )
+    return replace(out, contract=contract)
 
 
 def parse_substrait(plan: Any) -> Any:

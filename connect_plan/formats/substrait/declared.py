@@ -16,10 +16,9 @@ Each relation's output follows the spec's "direct output order" (site/docs/relat
 - filter, fetch, sort, exchange, top-N: the input's columns;
 - project: the input's columns, then one per expression (DuckDB 1.1's plans mean only the
   expressions where a ProjectRel has no ``common``: :data:`.spellings.PRODUCER_QUIRKS`);
-- aggregate: the grouping expressions (the rel-level list in declaration order, or the old
-  per-grouping lists' distinct expressions by first appearance; nullable where a key is not in
-  every grouping set), the measures, then an ``i32`` grouping-set index when there is more than
-  one grouping set;
+- aggregate: the grouping keys (:meth:`Derivation.grouping_keys`: one set's expressions; of
+  several sets, each distinct expression once, nullable where a set lacks it), the measures,
+  then an ``i32`` grouping-set index when there is more than one grouping set;
 - join (also the physical joins and lateral joins): left + right (outer sides nullable);
   semi/anti: one side only; mark: one side + a nullable boolean;
 - cross: left + right; set: the inputs' columns (the first declared type of each; nullable if
@@ -33,6 +32,7 @@ declared: the column still counts, its type is not checked.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -40,7 +40,6 @@ from google.protobuf.message import Message
 
 from ... import ir
 from ...errors import PlanError
-from ...records import Value, frozen
 from . import spellings as sp
 from .declared_types import UNDECLARED, SType, contract_column, literal_type, stype
 
@@ -76,13 +75,40 @@ BOOLEAN = SType("bool", True)
 SET_INDEX = SType("i32", False)
 
 
-@frozen
-class Column(Value):
+class Column:
     """One output column of a relation: its declared type (or :data:`UNDECLARED`) and the
-    Substrait field path that declares it."""
+    Substrait field path that declares it. A type written in the plan is read from its
+    ``Type`` message when first asked: most columns of a read never are (a filter's or a
+    join's keys), and reading them is most of a derivation's cost."""
 
-    type: SType
-    loc: str
+    __slots__ = ("_message", "_nullable", "_type", "loc")
+
+    def __init__(self, type: SType | None, loc: str, message: Message | None = None, nullable: bool = False) -> None:
+        self._type = type
+        self._message = message
+        self._nullable = nullable
+        self.loc = loc
+
+    @classmethod
+    def of(cls, message: Message, loc: str) -> Column:
+        """The column whose type is ``message`` (a ``Type``), read when first asked."""
+        return cls(None, loc, message)
+
+    @property
+    def type(self) -> SType:
+        if self._type is None:
+            t = stype(self._message) if self._message is not None else UNDECLARED
+            self._type = t.as_nullable() if self._nullable else t
+        return self._type
+
+    def as_nullable(self) -> Column:
+        """This column, nullable (an outer join's other side, a key missing from a grouping set)."""
+        if self._type is not None:
+            return Column(self._type.as_nullable(), self.loc)
+        return Column(None, self.loc, self._message, True)
+
+    def __repr__(self) -> str:
+        return f"Column({self.type.text()}, {self.loc!r})"
 
 
 class CannotDerive(Exception):
@@ -96,7 +122,12 @@ class CannotDerive(Exception):
 
 
 def _json(msg: Message, name: str) -> str:
-    return str(msg.DESCRIPTOR.fields_by_name[name].json_name)
+    return _json_name(msg.DESCRIPTOR, name)
+
+
+@functools.cache
+def _json_name(descriptor: Any, name: str) -> str:
+    return str(descriptor.fields_by_name[name].json_name)
 
 
 def _enum_name(msg: Message, name: str) -> str:
@@ -127,15 +158,19 @@ class Derivation:
             raise CannotDerive(loc, "a relation with no kind set")
         sub = getattr(msg, kind)
         sub_loc = f"{loc}/{_json(msg, kind)}"
+        mapping: list[int] | None = None
+        if "common" in sub.DESCRIPTOR.fields_by_name and sub.common.WhichOneof("emit_kind") == "emit":
+            mapping = list(sub.common.emit.output_mapping)
         if kind in PASS_THROUGH:
             out = self.rel(sub.input, f"{sub_loc}/input")
+        elif kind == "project":  # the expressions an emit drops need no type
+            out = self.project(sub, sub_loc, set(mapping) if mapping is not None else None)
         else:
             builder = RELATIONS.get(kind)
             if builder is None:
                 raise CannotDerive(sub_loc, f"the relation '{kind}' declares no output connect_plan can read")
             out = builder(self, sub, sub_loc)
-        if "common" in sub.DESCRIPTOR.fields_by_name and sub.common.WhichOneof("emit_kind") == "emit":
-            mapping = list(sub.common.emit.output_mapping)
+        if mapping is not None:
             if any(not 0 <= m < len(out) for m in mapping):
                 raise CannotDerive(f"{sub_loc}/common/emit/outputMapping", f"emit past the {len(out)} columns")
             out = [out[m] for m in mapping]
@@ -143,52 +178,77 @@ class Derivation:
 
     def read(self, msg: Message, loc: str) -> list[Column]:
         schema = msg.base_schema
-        cols = [Column(stype(t), f"{loc}/baseSchema/struct/types/{i}") for i, t in enumerate(schema.struct.types)]
-        if not cols and schema.names:  # names without types: the count is still declared
-            cols = [Column(UNDECLARED, f"{loc}/baseSchema/names/{i}") for i in range(len(schema.names))]
+        types = schema.struct.types
+        count = len(types) if len(types) or not len(schema.names) else len(schema.names)  # names alone: a count
+        fields = list(range(count))
         if msg.HasField("projection") and msg.projection.HasField("select"):
-            items = msg.projection.select.struct_items
-            if any(not 0 <= item.field < len(cols) for item in items):
-                raise CannotDerive(f"{loc}/projection", f"a projection past the {len(cols)} columns")
-            cols = [cols[item.field] for item in items]
-        return cols
+            fields = [item.field for item in msg.projection.select.struct_items]
+            if any(not 0 <= f < count for f in fields):
+                raise CannotDerive(f"{loc}/projection", f"a projection past the {count} columns")
+        if not len(types):
+            return [Column(UNDECLARED, f"{loc}/baseSchema/names/{f}") for f in fields]
+        return [Column.of(types[f], f"{loc}/baseSchema/struct/types/{f}") for f in fields]
 
-    def project(self, msg: Message, loc: str) -> list[Column]:
+    def project(self, msg: Message, loc: str, keep: set[int] | None = None) -> list[Column]:
+        """The input's columns and one per expression (DuckDB's: the expressions only); the
+        expressions not in ``keep`` (those an emit drops) are not derived."""
         cols = self.rel(msg.input, f"{loc}/input")
-        added = [self.expr(e, f"{loc}/expressions/{k}", cols) for k, e in enumerate(msg.expressions)]
-        if "project_outputs_expressions_only" in self.quirks and not msg.HasField("common"):
-            return added
-        return cols + added
+        only = "project_outputs_expressions_only" in self.quirks and not msg.HasField("common")
+        first = 0 if only else len(cols)
+        added = [
+            self.expr(e, f"{loc}/expressions/{k}", cols)
+            if keep is None or first + k in keep
+            else Column(UNDECLARED, f"{loc}/expressions/{k}")
+            for k, e in enumerate(msg.expressions)
+        ]
+        return added if only else cols + added
 
     def aggregate(self, msg: Message, loc: str) -> list[Column]:
         cols = self.rel(msg.input, f"{loc}/input")
         groupings = list(msg.groupings)
-        keys: list[Column] = []
-        in_sets: list[set[int]] = []
-        if len(msg.grouping_expressions) or any(len(g.expression_references) for g in groupings):
-            keys = [
-                self.expr(e, f"{loc}/groupingExpressions/{i}", cols) for i, e in enumerate(msg.grouping_expressions)
-            ]
-            in_sets = [set(g.expression_references) for g in groupings]
-        else:  # the old per-grouping expressions: each distinct one once, by first appearance
-            seen: dict[bytes, int] = {}
-            for g, grouping in enumerate(groupings):
-                members = set()
-                for k, e in enumerate(grouping.grouping_expressions):
-                    blob = e.SerializeToString(deterministic=True)
-                    if blob not in seen:
-                        seen[blob] = len(keys)
-                        keys.append(self.expr(e, f"{loc}/groupings/{g}/groupingExpressions/{k}", cols))
-                    members.add(seen[blob])
-                in_sets.append(members)
-        if len(groupings) > 1:  # a key missing from a grouping set is null in that set's rows
-            keys = [
-                Column(c.type.as_nullable(), c.loc) if not all(i in s for s in in_sets) else c
-                for i, c in enumerate(keys)
-            ]
+        keys = self.grouping_keys(msg, loc, cols)
         measures = [self.function(m.measure, f"{loc}/measures/{k}/measure", cols) for k, m in enumerate(msg.measures)]
         index = [Column(SET_INDEX, f"{loc}/groupings")] if len(groupings) > 1 else []
         return keys + measures + index
+
+    def grouping_keys(self, msg: Message, loc: str, cols: list[Column]) -> list[Column]:
+        """An aggregate's key columns. Where the spec is ambiguous (a repeated expression), the
+        reading of substrait-java, the reference implementation, is taken: one grouping set
+        outputs its expressions in order, a repeated one twice (producers write each key once);
+        several output each distinct expression once, in declaration order (the rel-level list;
+        DataFusion lists an expression once per set that uses it, meaning one column) or by
+        first appearance (the old per-grouping lists), nullable where a set lacks it (its rows
+        have a null there)."""
+        groupings = list(msg.groupings)
+        shared = list(msg.grouping_expressions)
+        new = bool(shared) or any(len(g.expression_references) for g in groupings)
+        sets: list[list[tuple[Message, str]]] = []
+        for g, grouping in enumerate(groupings):
+            if new:
+                refs = list(grouping.expression_references)
+                if any(not 0 <= r < len(shared) for r in refs):
+                    raise CannotDerive(f"{loc}/groupings/{g}", f"a reference past {len(shared)} grouping expressions")
+                sets.append([(shared[r], f"{loc}/groupingExpressions/{r}") for r in refs])
+            else:
+                exprs = grouping.grouping_expressions
+                sets.append([(e, f"{loc}/groupings/{g}/groupingExpressions/{k}") for k, e in enumerate(exprs)])
+        if len(sets) == 1:
+            return [self.expr(e, at, cols) for e, at in sets[0]]
+        if new:
+            order = [(e, f"{loc}/groupingExpressions/{i}") for i, e in enumerate(shared)]
+        else:
+            order = [pair for one in sets for pair in one]
+        members = [{e.SerializeToString(deterministic=True) for e, _ in one} for one in sets]
+        keys: list[Column] = []
+        seen: set[bytes] = set()
+        for e, at in order:
+            blob = e.SerializeToString(deterministic=True)
+            if blob in seen:
+                continue
+            seen.add(blob)
+            column = self.expr(e, at, cols)
+            keys.append(column if all(blob in one for one in members) else column.as_nullable())
+        return keys
 
     def join(self, msg: Message, loc: str) -> list[Column]:
         left = self.rel(msg.left, f"{loc}/left")
@@ -198,10 +258,10 @@ class Derivation:
         if shape is None:
             raise CannotDerive(f"{loc}/type", f"join type {name}: no output order is defined for it")
         keep_left, keep_right, null_left, null_right, mark = shape
-        out = [Column(c.type.as_nullable(), c.loc) for c in left] if null_left else list(left)
+        out = [c.as_nullable() for c in left] if null_left else list(left)
         out = out if keep_left else []
         if keep_right:
-            out += [Column(c.type.as_nullable(), c.loc) for c in right] if null_right else right
+            out += [c.as_nullable() for c in right] if null_right else right
         if mark:
             out.append(Column(BOOLEAN, f"{loc}/type"))
         return out
@@ -272,14 +332,14 @@ class Derivation:
     def function(self, msg: Message, loc: str, scope: list[Column]) -> Column:
         """A scalar, aggregate or window call: its ``output_type``, the plan's own declaration."""
         if msg.HasField("output_type"):
-            return Column(stype(msg.output_type), f"{loc}/outputType")
+            return Column.of(msg.output_type, f"{loc}/outputType")
         return Column(UNDECLARED, loc)
 
     def function_call(self, msg: Message, loc: str, scope: list[Column]) -> Column:
         return self.function(msg, loc, scope)
 
     def cast(self, msg: Message, loc: str, scope: list[Column]) -> Column:
-        return Column(stype(msg.type), f"{loc}/type")
+        return Column.of(msg.type, f"{loc}/type")
 
     def if_then(self, msg: Message, loc: str, scope: list[Column]) -> Column:
         branches = [self.expr(c.then, f"{loc}/ifs/{k}/then", scope) for k, c in enumerate(msg.ifs)]
@@ -307,7 +367,7 @@ class Derivation:
             self.outer.pop()
         if len(cols) != 1:
             raise CannotDerive(f"{loc}/scalar", f"a scalar subquery of {len(cols)} columns")
-        return Column(cols[0].type.as_nullable(), cols[0].loc)  # no row: null
+        return cols[0].as_nullable()  # no row: null
 
     def nested(self, msg: Message, loc: str, scope: list[Column]) -> Column:
         kind = msg.WhichOneof("nested_type")
@@ -335,7 +395,7 @@ class Derivation:
         return Column(SType("map", nullable, (), (key, value)), sloc)
 
     def parameter(self, msg: Message, loc: str, scope: list[Column]) -> Column:
-        return Column(stype(msg.type), f"{loc}/type") if msg.HasField("type") else Column(UNDECLARED, loc)
+        return Column.of(msg.type, f"{loc}/type") if msg.HasField("type") else Column(UNDECLARED, loc)
 
     def selection(self, msg: Message, loc: str, scope: list[Column]) -> Column:
         """A field reference: a column of the input, of an enclosing relation's input
@@ -399,7 +459,6 @@ def _segments(seg: Message, column: Column, loc: str) -> Column:
 
 RELATIONS: dict[str, Callable[[Derivation, Any, str], list[Column]]] = {
     "read": Derivation.read,
-    "project": Derivation.project,
     "aggregate": Derivation.aggregate,
     "join": Derivation.join,
     "hash_join": Derivation.join,
