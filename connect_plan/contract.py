@@ -154,12 +154,13 @@ def check_schema(contract: ir.Contract | None, schema: pa.Schema) -> Conformed:
         try:
             target = _target(column.type, spark.type)
         except _Mismatch as e:
-            where = f" ({e.path})" if e.path else ""
+            where = f" (at {e.path.lstrip('/')})" if e.path else ""
             problems.append(
                 ErrorDetail(
                     "result_contract",
                     column.loc,
-                    f"{_column(contract, i)} is declared {column.declared}{where}, Spark returned {e.spark}: {e.why}",
+                    f"{_column(contract, i)} is declared {column.declared}, Spark returned {spark_text(spark.type)}: "
+                    f"{e.why}{where}",
                 )
             )
             continue
@@ -185,10 +186,25 @@ def _first_difference(columns: tuple[ir.ContractColumn, ...], schema: pa.Schema)
     return f"; they first differ at column {shorter}"
 
 
+def spark_text(t: pa.DataType) -> str:
+    """An Arrow type Spark sent, as Spark names its type (``decimal(25,2)``, ``bigint``)."""
+    from .types import TypeParseError, from_arrow
+
+    try:
+        return type_string(from_arrow(t))
+    except TypeParseError:  # the intervals: Arrow's own name
+        return str(t)
+
+
+def _a(what: str) -> str:
+    return ("an " if what[0] in "aeiou" else "a ") + what
+
+
 class _Mismatch(Exception):
-    def __init__(self, spark: str, why: str, path: str = "") -> None:
+    """A part of a column whose class differs (``path``: where in a nested type, or empty)."""
+
+    def __init__(self, why: str, path: str = "") -> None:
         super().__init__(why)
-        self.spark = spark
         self.why = why
         self.path = path
 
@@ -240,7 +256,7 @@ def _target(declared: DataType, actual: pa.DataType, path: str = "") -> pa.DataT
     if want != got:
         if want in EXACTNESS and got in EXACTNESS and EXACTNESS[got] < EXACTNESS[want]:
             return _numeric(declared)  # a more exact number than declared: converted, checked
-        raise _Mismatch(str(actual), f"a {got} where the plan declares a {want}", path)
+        raise _Mismatch(f"{_a(got)} where the plan declares {_a(want)}", path)
     if isinstance(declared, Primitive):
         if want in EXACTNESS:
             if want == "decimal" and actual.scale > declared.scale:
@@ -258,14 +274,12 @@ def _target(declared: DataType, actual: pa.DataType, path: str = "") -> pa.DataT
         key = actual.key_field.with_type(_target(declared.key, actual.key_type, f"{path}/key"))
         return pa.map_(key, actual.item_field.with_type(_target(declared.value, actual.item_type, f"{path}/value")))
     if actual.num_fields != len(declared.fields):
-        raise _Mismatch(
-            str(actual), f"a struct of {actual.num_fields} fields where the plan declares {len(declared.fields)}", path
-        )
+        raise _Mismatch(f"a struct of {actual.num_fields} fields where the plan declares {len(declared.fields)}", path)
     fields = []
     for k, (name, t) in enumerate(declared.fields):
         spark = actual.field(k)
         if name and name != spark.name:
-            raise _Mismatch(str(actual), f"struct field {k} is {name!r} in the plan, {spark.name!r} in Spark's", path)
+            raise _Mismatch(f"struct field {k} is {name!r} in the plan, {spark.name!r} in Spark's", path)
         fields.append(spark.with_type(_target(t, spark.type, f"{path}/{spark.name}")))
     return pa.struct(fields)
 

@@ -300,10 +300,8 @@ class ResultContractError(ResultIntegrityError):
         self.details: tuple[ErrorDetail, ...] = tuple(details)
         self.loc = loc
         n = len(self.details)
-        head = (
-            f"the result differs from what the plan declares at {loc}: "
-            + ("1 difference" if n == 1 else f"{n} differences")
-            + " (nothing was returned)"
+        head = f"the result differs from what the plan declares at {loc}: " + (
+            "1 difference" if n == 1 else f"{n} differences"
         )
         super().__init__(head + "\n" + "\n".join(f"  {d}" for d in self.details))
 
