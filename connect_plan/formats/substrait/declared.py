@@ -335,23 +335,21 @@ class Derivation:
             return Column.of(msg.output_type, f"{loc}/outputType")
         return Column(UNDECLARED, loc)
 
-    def function_call(self, msg: Message, loc: str, scope: list[Column]) -> Column:
-        return self.function(msg, loc, scope)
-
     def cast(self, msg: Message, loc: str, scope: list[Column]) -> Column:
         return Column.of(msg.type, f"{loc}/type")
 
-    def if_then(self, msg: Message, loc: str, scope: list[Column]) -> Column:
-        branches = [self.expr(c.then, f"{loc}/ifs/{k}/then", scope) for k, c in enumerate(msg.ifs)]
-        if msg.HasField("else"):
-            branches.append(self.expr(getattr(msg, "else"), f"{loc}/else", scope))
-        return _branches(branches, loc, msg.HasField("else"))
-
-    def switch(self, msg: Message, loc: str, scope: list[Column]) -> Column:
-        branches = [self.expr(c.then, f"{loc}/ifs/{k}/then", scope) for k, c in enumerate(msg.ifs)]
-        if msg.HasField("else"):
-            branches.append(self.expr(getattr(msg, "else"), f"{loc}/else", scope))
-        return _branches(branches, loc, msg.HasField("else"))
+    def branches(self, msg: Message, loc: str, scope: list[Column]) -> Column:
+        """An if/then or a switch: its first declared branch's type (the spec makes every branch
+        the same type), nullable if a branch is or no else is given."""
+        found = [self.expr(c.then, f"{loc}/ifs/{k}/then", scope) for k, c in enumerate(msg.ifs)]
+        has_else = msg.HasField("else")
+        if has_else:
+            found.append(self.expr(getattr(msg, "else"), f"{loc}/else", scope))
+        declared = next((b for b in found if b.type.declared), None)
+        if declared is None:
+            return Column(UNDECLARED, loc)
+        nullable = not has_else or any(b.type.nullable for b in found)
+        return declared.as_nullable() if nullable else declared
 
     def predicate(self, msg: Message, loc: str, scope: list[Column]) -> Column:
         return Column(BOOLEAN, loc)  # IN lists: boolean by definition, no type written
@@ -423,16 +421,6 @@ class Derivation:
         return column
 
 
-def _branches(branches: list[Column], loc: str, has_else: bool) -> Column:
-    """The type of an if/switch: its first declared branch's (all branches have the same type);
-    nullable if a branch is or no else is given."""
-    declared = next((b for b in branches if b.type.declared), None)
-    if declared is None:
-        return Column(UNDECLARED, loc)
-    nullable = not has_else or any(b.type.nullable for b in branches)
-    return Column(declared.type.as_nullable() if nullable else declared.type, declared.loc)
-
-
 def _segments(seg: Message, column: Column, loc: str) -> Column:
     """Nested reference segments applied to ``column``'s type."""
     t = column.type
@@ -475,11 +463,11 @@ RELATIONS: dict[str, Callable[[Derivation, Any, str], list[Column]]] = {
 EXPRESSIONS: dict[str, Callable[[Derivation, Any, str, list[Column]], Column]] = {
     "literal": Derivation.literal,
     "selection": Derivation.selection,
-    "scalar_function": Derivation.function_call,
-    "window_function": Derivation.function_call,
+    "scalar_function": Derivation.function,
+    "window_function": Derivation.function,
     "cast": Derivation.cast,
-    "if_then": Derivation.if_then,
-    "switch_expression": Derivation.switch,
+    "if_then": Derivation.branches,
+    "switch_expression": Derivation.branches,
     "singular_or_list": Derivation.predicate,
     "multi_or_list": Derivation.predicate,
     "subquery": Derivation.subquery,
