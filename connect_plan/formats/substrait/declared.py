@@ -402,23 +402,24 @@ class Derivation:
         root = msg.WhichOneof("root_type")
         if msg.WhichOneof("reference_type") != "direct_reference":
             return Column(UNDECLARED, loc)  # a masked reference (the converter refuses it)
-        seg, seg_loc = msg.direct_reference, f"{loc}/directReference"
+        seg = msg.direct_reference
         if root == "expression":
-            return _segments(seg, self.expr(msg.expression, f"{loc}/expression", scope), seg_loc)
+            column = self.expr(msg.expression, f"{loc}/expression", scope)
+            return _segments(seg, column, f"{loc}/directReference")
         if root == "outer_reference":
             steps = msg.outer_reference.steps_out or 1
             if steps > len(self.outer):
                 raise CannotDerive(f"{loc}/outerReference", f"an outer reference {steps} levels out")
             scope = self.outer[-steps]
         if seg.WhichOneof("reference_type") != "struct_field":
-            raise CannotDerive(seg_loc, "a reference into a relation's row starts with a struct field")
+            raise CannotDerive(f"{loc}/directReference", "a reference into a relation's row starts with a struct field")
         field = seg.struct_field
-        if not 0 <= field.field < len(scope):
-            raise CannotDerive(f"{seg_loc}/structField/field", f"field {field.field} of {len(scope)} columns")
-        column: Column = scope[int(field.field)]
+        index = int(field.field)
+        if not 0 <= index < len(scope):
+            raise CannotDerive(f"{loc}/directReference/structField/field", f"field {index} of {len(scope)} columns")
         if field.HasField("child"):
-            return _segments(field.child, column, f"{seg_loc}/structField/child")
-        return column
+            return _segments(field.child, scope[index], f"{loc}/directReference/structField/child")
+        return scope[index]
 
 
 def _segments(seg: Message, column: Column, loc: str) -> Column:
