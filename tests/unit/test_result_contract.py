@@ -508,3 +508,20 @@ def test_the_client_returns_the_declared_types_and_schema_reports_them() -> None
         streamed = reader.read_all()
     assert table.schema.field("id").type == pa.int32() and table.column("id").to_pylist() == list(range(1_000))
     assert streamed.equals(table) and reader.schema == table.schema
+
+
+def test_schema_reports_the_declared_types_and_refuses_a_different_result() -> None:
+    """Client.schema (AnalyzePlan) of a plan whose recorded analysis is id bigint, c0..c2 int."""
+    doc = {"input": {"range": 1}, "plan": []}
+    declared_plan = _with_contract(
+        doc, ("id", "bigint", "i64"), ("c0", "bigint", "i64"), ("c1", None, "-"), ("c2", "int", "i32")
+    )
+    with recorded_client(RecordedTransport(analyze="schema")) as c:
+        got = c.schema(declared_plan)
+        assert [f.type for f in got] == [pa.int64(), pa.int64(), pa.int32(), pa.int32()]
+        with pytest.raises(ResultContractError, match=r"column 3 \('c2'\) is declared string"):
+            c.schema(
+                _with_contract(
+                    doc, ("id", "bigint", "i64"), ("c0", None, "-"), ("c1", None, "-"), ("c2", "string", "string")
+                )
+            )
