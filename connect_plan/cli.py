@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from .errors import ConnectPlanError, LocalServerError, PlanError, ServerError
+from .errors import ConnectPlanError, LocalServerError, PlanError, ResultContractError, ServerError
 from .output import Preview, csv_ready, csv_schema, format_table, json_rows, parquet_ready, parquet_schema
 
 if TYPE_CHECKING:
@@ -38,6 +38,8 @@ class CliError(ConnectPlanError):
 
 
 EXIT_OK, EXIT_FAILURES, EXIT_PLAN, EXIT_SERVER, EXIT_LOCAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+#: Spark's result differs from what the (Substrait) plan declares: nothing was printed
+EXIT_CONTRACT = 5
 EXIT_TERMINATED = 128 + signal.SIGTERM
 
 
@@ -598,7 +600,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="connect-plan",
         description="Run JSON logical plans on Apache Spark through Spark Connect (no local JVM needed).",
         epilog=f"exit codes: {EXIT_OK} ok, {EXIT_FAILURES} fixture failures, {EXIT_PLAN} invalid plan, {EXIT_SERVER} server error, "
-        f"{EXIT_LOCAL} local or usage problem, {EXIT_INTERRUPTED} interrupted, {EXIT_TERMINATED} terminated",
+        f"{EXIT_LOCAL} local or usage problem, {EXIT_CONTRACT} result differs from the plan's declared output, "
+        f"{EXIT_INTERRUPTED} interrupted, {EXIT_TERMINATED} terminated",
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -879,6 +882,9 @@ def _run(args: argparse.Namespace) -> int:
     except ServerError as exc:
         print(f"connect-plan: server error: {exc}", file=sys.stderr)
         return EXIT_SERVER
+    except ResultContractError as exc:
+        print(f"connect-plan: {exc}", file=sys.stderr)
+        return EXIT_CONTRACT
     except ConnectPlanError as exc:
         print(f"connect-plan: {exc}", file=sys.stderr)
         return EXIT_LOCAL

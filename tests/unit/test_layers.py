@@ -47,6 +47,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "connect_plan.server_errors",
             "connect_plan.responses",
             "connect_plan.results",
+            "connect_plan.contract",
             "connect_plan.telemetry",
             "connect_plan.transport",
             "connect_plan.grpc_transport",

@@ -14,6 +14,9 @@ Modules, in import order (each imports only the ones before it):
 ``functions``    scalar, aggregate and window calls through the function table, and the builders
 ``relations``    read, filter, project, fetch, sort, aggregate, join, cross, set, reference
 ``commands``     the root: a query, a write or a DDL; :func:`~.commands.convert_plan`
+``declared_types`` Substrait types as the result contract reads them, and their Spark types
+``declared``     the result the plan declares (column count, types, names), read from the plan
+                 alone: the IR plan carries it, the client holds Spark's result to it
 
 The message → IR conversion (``state`` to ``commands``) is imported on the first plan only.
 """
@@ -53,11 +56,29 @@ def table_sources(tables: Mapping[str, Any] | None) -> dict[str, ir.Source]:
 
 
 def parse_substrait_plan(plan: Any, tables: Mapping[str, Any] | None = None) -> ir.Plan:
-    """A Substrait ``Plan`` (binary, JSON text or dict, or a protobuf message) → IR."""
+    """A Substrait ``Plan`` (binary, JSON text or dict, or a protobuf message) → IR, carrying
+    the result the plan declares (:func:`.declared.result_contract`: none for a write)."""
+    from dataclasses import replace
+
     from .commands import convert_plan
+    from .declared import result_contract
 
     sources = table_sources(tables)
-    return convert_plan(parse_substrait(plan), sources)
+    msg = parse_substrait(plan)
+    out = convert_plan(msg, sources)
+    contract = result_contract(msg) if out.output is None else None
+    if contract is None:
+        return out
+    root = out.steps[-1] if out.steps else None
+    if isinstance(root, ir.Select) and len(root.items) != len(contract.columns):
+        # the translation's own column count already differs: refused before anything is sent
+        raise PlanError.single(
+            "result_contract",
+            contract.loc,
+            f"connect_plan's translation outputs {len(root.items)} columns where the plan declares "
+            f"{len(contract.columns)} ({', '.join(repr(c.name) for c in contract.columns)})",
+        )
+    return replace(out, contract=contract)
 
 
 def parse_substrait(plan: Any) -> Any:
