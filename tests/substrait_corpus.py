@@ -296,20 +296,330 @@ def close(u: Any, v: Any) -> bool:
     return bool(u == v)
 
 
-def difference(ours: Any, theirs: Any) -> str | None:
+def is_ordered(sql: str) -> bool:
+    """A features query whose comment starts with ``ordered:`` is compared row by row in order (its
+    ORDER BY has no ties); every other query as a multiset."""
+    return query_comment(sql).startswith("ordered:")
+
+
+def difference(ours: Any, theirs: Any, *, ordered: bool = False) -> str | None:
     """None when ``ours`` gives Spark SQL's answer ``theirs``, else how it differs, in one line:
     the same number of columns, the same rows as a multiset (every query of the features suite
     that orders its rows has no ties, but TPC-DS's do: rows are compared in any order), each value
-    :func:`close` to Spark's. Column names and types are not compared here: a plan's names are its
+    :func:`close` to Spark's; in order when ``ordered`` (:func:`is_ordered`). Column names and types are not compared here: a plan's names are its
     producer's (Isthmus upper-cases them), and its types are its producer's (the result contract,
     issue 31 item 1, checks them against the plan)."""
     if ours.num_columns != theirs.num_columns:
         return f"{ours.num_columns} columns, Spark SQL {theirs.num_columns}"
     if ours.num_rows != theirs.num_rows:
         return f"{ours.num_rows} rows, Spark SQL {theirs.num_rows}"
-    a, b = rows(ours), rows(theirs)
+    if ordered:
+        a = [tuple(r) for r in zip(*([_norm(v) for v in c.to_pylist()] for c in ours.columns))]
+        b = [tuple(r) for r in zip(*([_norm(v) for v in c.to_pylist()] for c in theirs.columns))]
+    else:
+        a, b = rows(ours), rows(theirs)
     for i, (x, y) in enumerate(zip(a, b)):
         for j, (u, v) in enumerate(zip(x, y)):
             if not close(u, v):
-                return f"row {i} (sorted) column {j} ({theirs.column_names[j]}): {u!r}, Spark SQL {v!r}"
+                where = "in order" if ordered else "sorted"
+                return f"row {i} ({where}) column {j} ({theirs.column_names[j]}): {u!r}, Spark SQL {v!r}"
     return None
+
+
+# ------------------------------------------------------------------ causes and producer bugs
+
+
+@dataclass(frozen=True)
+class Cause:
+    """A known reason why plans do not give Spark SQL's answer, for the census and the test's
+    xfails: it names a plan when the plan's outcome is ``outcome``, its producer is one of
+    ``producers`` (all when empty) and ``pattern`` (a regular expression) is found in its error
+    details, or when the plan is listed in ``plans`` (``producer:id`` or ``suite/producer:id``)."""
+
+    name: str
+    outcome: str
+    explanation: str
+    pattern: str = ""
+    producers: tuple[str, ...] = ()
+    plans: tuple[str, ...] = ()
+
+    def matches(self, suite: str, producer: str, qid: str, result: dict[str, Any]) -> bool:
+        if result["outcome"] != self.outcome:
+            return False
+        if self.producers and producer not in self.producers:
+            return False
+        if self.plans:
+            return f"{producer}:{qid}" in self.plans or f"{suite}/{producer}:{qid}" in self.plans
+        import re
+
+        return bool(self.pattern) and any(re.search(self.pattern, d) for d in result.get("details", []))
+
+
+def _bugs(suite: str, producer: str, ids: str, why: str) -> dict[tuple[str, str, str], str]:
+    return {(suite, producer, qid): why for qid in ids.split()}
+
+
+_DF_GROUPING_ID = (
+    "DataFusion 55 puts its __grouping_id column between the grouping keys and the measures of a "
+    "multi-set AggregateRel, and refers to the measures by those positions; Substrait's output is keys, "
+    "measures, then the set index (apache/datafusion#17910; read in the plan: the projection above the "
+    "aggregate takes field <keys+1> as the first measure). DataFusion's own consumer reads it its own way"
+)
+_DUCKDB_SETS_DROPPED = (
+    "DuckDB 1.1.3 writes GROUPING SETS / ROLLUP / CUBE as one grouping of every key (the sets are "
+    "dropped; GROUPING() then refers to no column); its own consumer (from_substrait) gives connect_plan's answer"
+)
+_DUCKDB_SET_OPS = (
+    "DuckDB 1.1.3 writes {a} and {b} as byte-identical plans ({op}): one of the two cannot mean its SQL; "
+    "per the spec {op} is {a}"
+)
+_IBIS = (
+    "ibis 9.5's parse_sql + ibis-substrait 4.0.1 make a plan that does not mean the SQL ({what}); DuckDB's "
+    "consumer reads the plan as connect_plan does"
+)
+
+#: (suite, producer, id) → how the plan's meaning differs from its SQL, and the proof
+PRODUCER_BUGS: dict[tuple[str, str, str], str] = {
+    **_bugs(
+        "features",
+        "datafusion",
+        "grp_cube_avg_decimal grp_cube_two grp_grouping_fn_rollup grp_grouping_id_cube grp_grouping_order_by "
+        "grp_grouping_sets_basic grp_grouping_sets_count_distinct grp_grouping_sets_overlapping "
+        "grp_rollup_expression_key grp_rollup_having grp_rollup_one grp_rollup_rank "
+        "grp_rollup_rank_partition_grouping grp_rollup_three grp_rollup_two grp_grouping_arith "
+        "grp_grouping_sets_single",
+        _DF_GROUPING_ID,
+    ),
+    **_bugs(
+        "features",
+        "datafusion",
+        "set_intersect_all set_except_all",
+        "DataFusion 55 plans INTERSECT ALL / EXCEPT ALL as a LEFT_SEMI / LEFT_ANTI join (duplicates kept as "
+        "they come): its own SQL engine gives the same wrong answer (10 and 2 rows; Spark SQL 6 and 6)",
+    ),
+    **_bugs(
+        "features",
+        "datafusion",
+        "sub_not_in_with_null sub_not_in_no_null",
+        "DataFusion 55 writes NOT IN (subquery) as a plain LEFT_ANTI join: NOT IN's NULL semantics are lost "
+        "(a NULL probe or a NULL in the subquery keeps rows); DataFusion's own engine runs a null-aware anti "
+        "join that Substrait cannot express, so its SQL answers right and its plan does not",
+    ),
+    **_bugs(
+        "features",
+        "duckdb",
+        "grp_cube_avg_decimal grp_cube_two grp_grouping_sets_basic grp_grouping_sets_count_distinct "
+        "grp_grouping_sets_overlapping grp_rollup_having grp_rollup_one grp_rollup_three grp_rollup_two "
+        "grp_grouping_arith grp_grouping_fn_rollup grp_grouping_id_cube grp_grouping_order_by",
+        _DUCKDB_SETS_DROPPED,
+    ),
+    **_bugs(
+        "features",
+        "duckdb",
+        "agg_filter_sum agg_filter_count_grouped",
+        "DuckDB 1.1.3 drops an aggregate's FILTER (WHERE ...); its own consumer gives connect_plan's answer",
+    ),
+    **_bugs(
+        "features",
+        "duckdb",
+        "set_union_distinct_nulls set_union_in_subquery set_union_order_limit set_union_strings_empty "
+        "set_union_three set_union_two_columns",
+        _DUCKDB_SET_OPS.format(a="UNION ALL", b="UNION", op="SET_OP_UNION_ALL"),
+    ),
+    ("features", "duckdb", "set_intersect_all"): _DUCKDB_SET_OPS.format(
+        a="INTERSECT", b="INTERSECT ALL", op="SET_OP_INTERSECTION_PRIMARY"
+    ),
+    ("features", "duckdb", "set_except_all"): _DUCKDB_SET_OPS.format(
+        a="EXCEPT", b="EXCEPT ALL", op="SET_OP_MINUS_PRIMARY"
+    ),
+    **_bugs(
+        "features",
+        "duckdb",
+        "dt_timestamp_plus_hours dt_timestamp_minus_minutes",
+        "DuckDB 1.1.3 writes an hour/minute INTERVAL literal that means another duration (08:30 + 5 hours "
+        "comes back 08:43:40.130816); its own consumer gives connect_plan's answer",
+    ),
+    ("features", "isthmus", "dt_date_plus_days"): (
+        "Isthmus 0.5 writes INTERVAL '3' DAY as 30 days (2024-01-15 + 3 days comes back 2024-02-14); "
+        "DuckDB's consumer gives connect_plan's answer"
+    ),
+    ("features", "isthmus", "ord_offset_only"): (
+        "Isthmus 0.5 writes OFFSET without LIMIT as FetchRel count 0 (no rows); DuckDB's consumer gives "
+        "connect_plan's answer (0 rows)"
+    ),
+    ("features", "isthmus", "win_range_current_to_unbounded"): (
+        "Isthmus 0.5 writes UNBOUNDED FOLLOWING as an offset of 0 (following {}) with no bounds type: the "
+        "frame it writes is CURRENT ROW .. 0 FOLLOWING (read in the plan)"
+    ),
+    ("features", "isthmus", "set_intersect_all"): (
+        "Isthmus 0.5 writes INTERSECT ALL as SET_OP_INTERSECTION_MULTISET, which the spec defines as the "
+        "distinct intersection (the _ALL op keeps duplicates)"
+    ),
+    ("features", "isthmus", "set_except_all"): (
+        "Isthmus 0.5 writes EXCEPT ALL as SET_OP_MINUS_MULTISET, which the spec defines as rows of the primary "
+        "input in no secondary input, duplicates removed, not EXCEPT ALL"
+    ),
+    **_bugs(
+        "features",
+        "isthmus",
+        "case_nested case_searched_null_branch case_simple_no_else case_simple_null_operand case_then_null_first",
+        "Calcite types a CASE of string literals as CHAR(n) (the SQL standard) and Isthmus writes the literals "
+        "blank-padded ('not-b '): the plan means padded strings, Spark SQL's VARCHAR does not pad",
+    ),
+    **_bugs(
+        "features",
+        "ibis",
+        "join_comma_filter join_cross join_derived_aggregate join_empty_right join_inner_eq join_left_non_equi "
+        "join_left_nulls join_left_on_filter join_left_where_filter join_multi_key join_non_equi_between "
+        "join_non_equi_lt join_right join_using sub_not_in_select_list_null sub_scalar_in_where "
+        "dt_join_date_timestamp",
+        _IBIS.format(what="the select list over a join is dropped: every column of both inputs comes out"),
+    ),
+    **_bugs(
+        "features",
+        "ibis",
+        "grp_cube_avg_decimal grp_cube_two grp_grouping_arith grp_grouping_fn_rollup grp_grouping_id_cube "
+        "grp_grouping_sets_basic grp_grouping_sets_count_distinct grp_grouping_sets_overlapping "
+        "grp_grouping_sets_single grp_rollup_expression_key grp_rollup_one grp_rollup_three grp_rollup_two",
+        _IBIS.format(what="GROUP BY GROUPING SETS / ROLLUP / CUBE keeps only the measures"),
+    ),
+    **_bugs(
+        "features",
+        "ibis",
+        "agg_count_distinct agg_count_distinct_grouped agg_count_distinct_two_aggs agg_distinct_and_plain "
+        "agg_distinct_select agg_count_star_vs_column join_left_aggregate",
+        _IBIS.format(what="COUNT(DISTINCT x) and SELECT DISTINCT lose the DISTINCT; COUNT(x) counts NULLs"),
+    ),
+    **_bugs(
+        "features",
+        "ibis",
+        "ord_multi_key_mixed ord_nulls_last_desc",
+        _IBIS.format(what="every sort is written NULLS FIRST: the SQL's NULLS LAST is lost (read in the plan)"),
+    ),
+    ("features", "isthmus", "lit_decimals"): (
+        "Isthmus 0.5 (Calcite's default type system caps DECIMAL precision at 19) writes CAST(0.1 AS "
+        "DECIMAL(38, 20)) with the type decimal(19, 20), scale above precision, which no engine has"
+    ),
+    **_bugs("tpcds", "datafusion", "q05 q14 q18 q22 q67 q77 q80 q70 q86", _DF_GROUPING_ID),
+    **_bugs("tpcds", "duckdb", "q05 q18 q22", _DUCKDB_SETS_DROPPED),
+    ("tpcds", "duckdb", "q09"): (
+        "DuckDB 1.1.3's plan compares a string column where the query compares a count (its scalar "
+        "subqueries decorrelated into cross joins): Spark fails casting 'AAAAAAAABAAAAAAA' to BIGINT, and "
+        "DuckDB's own consumer fails on the same plan (Cannot compare values of type VARCHAR and INTEGER_LITERAL)"
+    ),
+    (
+        "tpch",
+        "duckdb",
+        "q13",
+    ): "DuckDB 1.1.3 writes NOT LIKE as not_equal:string_string (its own consumer maps it back)",
+    **_bugs(
+        "features",
+        "ibis",
+        "ord_limit ord_limit_offset ord_offset_only",
+        _IBIS.format(what="ORDER BY before LIMIT / OFFSET is lost or OFFSET is dropped"),
+    ),
+}
+
+
+_NO_KIND_EXPR = "an expression with no kind set"
+
+#: every known cause; the first that matches names a plan
+CAUSES: tuple[Cause, ...] = (
+    Cause(
+        "INTERSECT (distinct) keeps duplicate rows",
+        "wrong",
+        "SET_OP_INTERSECTION_PRIMARY (DuckDB's and Isthmus' INTERSECT) is read as keeping the primary "
+        "input's duplicates; the spec's non-ALL set operations remove them (DuckDB's consumer gives Spark "
+        "SQL's answer on the same plans)",
+        plans=(
+            "duckdb:set_intersect_distinct_nulls",
+            "duckdb:set_intersect_two_columns",
+            "isthmus:set_intersect_distinct_nulls",
+            "isthmus:set_intersect_two_columns",
+        ),
+    ),
+    Cause(
+        "Isthmus ROLLUP: the grouping-set plan's columns are read in another order",
+        "wrong",
+        "Isthmus' multi-set AggregateRel under a projection or a window: the keys come back in the wrong "
+        "columns (a key column holds the set index) and a ranking window over it loses rows",
+        producers=("isthmus",),
+        plans=("isthmus:grp_rollup_expression_key", "isthmus:grp_rollup_rank", "tpcds/isthmus:q67"),
+    ),
+    Cause(
+        "FetchRel count 0 read as no limit",
+        "wrong",
+        "ibis writes LIMIT 0 as FetchRel with count 0 (proto3 leaves it unset): connect_plan returns every "
+        "row, DuckDB's consumer none (Spark SQL: none)",
+        plans=("ibis:ord_limit_zero",),
+    ),
+    Cause(
+        "DuckDB: NULL literal with no type inside a cast",
+        "refused",
+        "DuckDB 1.1.3 writes a NULL literal whose type has no kind set (literal.null {}) inside a cast "
+        "(every CASE ... ELSE NULL, NULLIF, NULL in arithmetic)",
+        pattern=r"literal/null/kind: a type with no kind set",
+    ),
+    Cause(
+        "DuckDB: a VALUES row of more values than columns",
+        "refused",
+        "DuckDB 1.1.3's SELECT of literals without FROM: a virtual table whose rows hold more values than "
+        "its base schema has columns",
+        pattern=r"a row of \d+ values for \d+ columns",
+        producers=("duckdb",),
+    ),
+    Cause(
+        "Isthmus: grouping-set RelRoot.names without the set index column",
+        "refused",
+        "Isthmus 0.5 names the root of a multi-set AggregateRel without its grouping-set index column",
+        pattern=r"RelRoot.names has \d+ names for \d+ output columns",
+        producers=("isthmus",),
+    ),
+    Cause(
+        "DataFusion: simple CASE written with an empty clause",
+        "refused",
+        "DataFusion 55 writes CASE x WHEN v THEN ... as an IfThen whose first clause holds x and an "
+        "expression with no kind set",
+        pattern=_NO_KIND_EXPR,
+        producers=("datafusion",),
+    ),
+    Cause(
+        "lag/lead sent with a window frame",
+        "spark_error",
+        "the producer writes a frame on lag/lead (DataFusion: the default ROWS frame) and connect_plan "
+        "passes it on; Spark refuses a frame on lag/lead",
+        pattern=r"Cannot specify window frame for (lag|lead) function",
+    ),
+    Cause(
+        "ntile with a BIGINT argument",
+        "spark_error",
+        "the producer writes ntile's bucket count as i64 (DataFusion); Spark's ntile wants INT",
+        pattern=r"ntile\(CAST\(\d+ AS BIGINT\)\)",
+    ),
+    Cause(
+        "unary minus written as a one-argument subtract",
+        "spark_error",
+        "DuckDB 1.1.3 writes -x as subtract(x) with one argument; Spark's - needs two",
+        pattern=r"The `-` requires \d+ parameters but the actual number is 1",
+    ),
+    Cause(
+        "window with an empty sort and a RANGE frame",
+        "spark_error",
+        "Isthmus writes an aggregate over a PARTITION BY with no ORDER BY as a window with no sort and a "
+        "RANGE CURRENT ROW frame; Spark needs an order for a RANGE frame",
+        pattern=r"RANGE_FRAME_WITHOUT_ORDER",
+    ),
+    Cause(
+        "SortRel with no sort field sent as an empty Sort",
+        "spark_error",
+        "Isthmus writes LIMIT without ORDER BY as a FetchRel over a SortRel with no sorts (a no-op); "
+        "connect_plan sends a Sort with no order and Spark answers 'order' must be present",
+        pattern=r"'order' must be present",
+    ),
+    Cause(
+        "DataFusion's LIKE ... ESCAPE: the escape is a cast",
+        "spark_error",
+        "DataFusion writes the escape character as cast(<char> as string); Spark's like wants a literal",
+        pattern=r"INVALID_ESCAPE_CHAR",
+    ),
+)
