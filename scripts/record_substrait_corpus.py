@@ -377,6 +377,7 @@ def _isthmus_error(text: str, work: Path) -> str:
     first = next((ln for ln in lines if "Exception" in ln or "Error" in ln), lines[0] if lines else text)
     causes = [ln for ln in lines if ln.startswith("Caused by:")]
     msg = first if not causes or causes[-1][len("Caused by: ") :] in first else f"{first} | {causes[-1]}"
+    msg = re.sub(r"#\d+", "#", msg)  # Calcite numbers its nodes across the queries of one JVM
     return _one_line(msg, work, 500)
 
 
