@@ -51,6 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests import substrait_corpus as sc  # noqa: E402
+from tests.substrait_recorded import plan_json as recorded_text  # noqa: E402
 
 PRODUCERS = ("datafusion", "duckdb", "isthmus", "ibis")
 #: ibis.parse_sql reads 10 of the 99 TPC-DS texts; the TPC-DS corpus is the three SQL planners'
@@ -453,14 +454,12 @@ def plan_json(plan: bytes | str, producer: str = "") -> str:
     """The plan as Substrait JSON through connect_plan's superset schema; raises if the JSON does not
     read back to the very same message (so nothing the producer wrote is lost). DataFusion's
     function anchors are renumbered (:func:`canonical_anchors`)."""
-    from google.protobuf import json_format
-
     from connect_plan.formats.substrait.proto import parse_substrait
 
     msg = parse_substrait(plan)
     if producer == "datafusion":
         msg = canonical_anchors(msg)
-    text = json.dumps(json_format.MessageToDict(msg), ensure_ascii=False, separators=(",", ":")) + "\n"
+    text = recorded_text(msg)
     back = parse_substrait(text)
     if back != msg or back.SerializeToString(deterministic=True) != msg.SerializeToString(deterministic=True):
         raise AssertionError("the plan's JSON does not read back to the same message")
