@@ -135,6 +135,10 @@ CODES: dict[str, str] = {
     "range": "A 'range' input is malformed ('end' missing, a bound not a 64-bit integer, step 0, bad partitions).",
     "read_not_first": "A 'read' step is not the first step, or the document also has an 'input'.",
     "ref_name": "A name in the document's 'with' is not a non-empty string.",
+    "result_contract": "A Substrait plan's result differs from what the plan declares (RelRoot.names, the types "
+    "it states): a column too many or too few, in another place, of another type class, a value that does not "
+    "fit its declared type or a NULL in a required column (ResultContractError, once the query ran); or, before "
+    "anything is sent (PlanError), the translation's column count differs or the declared output cannot be derived.",
     "row_key": "A row object has a key that names no column of the schema (case-insensitively unless the plan's conf sets "
     "spark.sql.caseSensitive), "
     "or names one column twice.",

@@ -17,7 +17,10 @@
     │   └── QueryTimeoutError (also       the operation outlived its ``timeout=``; it
     │       TimeoutError)                 was interrupted and released on the server
     ├── ResultIntegrityError              the result stream broke an invariant
-    │                                     (schema drift, row counts, truncation)
+    │   │                                 (schema drift, row counts, truncation)
+    │   └── ResultContractError           ... the result differs from what the plan
+    │                                     declares (columns, names, types); each
+    │                                     difference an ErrorDetail; nothing returned
     ├── UnsupportedServerError            the server speaks a Spark Connect version
     │                                     connect_plan cannot use (before 4.0)
     ├── PlanTooLargeError                 the plan is over the gRPC message limit
@@ -60,6 +63,7 @@ __all__ = [
     "PlanTooLargeError",
     "PolicyError",
     "QueryTimeoutError",
+    "ResultContractError",
     "ResultIntegrityError",
     "ServerError",
     "ServerUnavailableError",
@@ -288,6 +292,28 @@ class QueryTimeoutError(ServerError, TimeoutError):
 
 class ResultIntegrityError(ConnectPlanError):
     """The result stream violated an invariant; no partial result is returned."""
+
+
+class ResultContractError(ResultIntegrityError):
+    """Spark's result differs from the result the plan declares (a Substrait plan's
+    ``RelRoot.names`` and types: :mod:`connect_plan.contract`): a column too many or too few, in
+    another place, or of another type class, or a value that does not fit its declared type.
+    Raised after the query started (so not a :class:`PlanError`), before any row is returned;
+    the execution is released. ``details`` lists every difference (code ``result_contract``),
+    each located in the plan; ``loc`` is the relation whose output it is."""
+
+    def __init__(self, details: Sequence[ErrorDetail], loc: str) -> None:
+        self.details: tuple[ErrorDetail, ...] = tuple(details)
+        self.loc = loc
+        n = len(self.details)
+        head = f"the result differs from what the plan declares at {loc}: " + (
+            "1 difference" if n == 1 else f"{n} differences"
+        )
+        super().__init__(head + "\n" + "\n".join(f"  {d}" for d in self.details))
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(d.code for d in self.details)
 
 
 class UnsupportedServerError(ConnectPlanError):

@@ -19,6 +19,8 @@ Sources
     :class:`SqlSource`, :class:`SharedPlan` (a sub-plan used more than once)
 Outputs
     :class:`Write` (files or a table), :class:`TempView`
+The declared result
+    :class:`Contract` of :class:`ContractColumn` (a Substrait plan's; checked when it runs)
 """
 
 from __future__ import annotations
@@ -419,15 +421,42 @@ Output = Write | TempView
 
 
 @frozen
+class ContractColumn(Value):
+    """One column of a plan's declared result: its name, the Spark type its declared type maps
+    to (None: not declared, or a type Spark has not; a struct field named ``""``: not named by
+    the plan), the declared type as the plan writes it, where the plan declares that type
+    (``loc``) and where it names the column (``name_loc``)."""
+
+    name: str | None
+    type: DataType | None
+    declared: str
+    loc: str
+    name_loc: str
+    nullable: bool | None = None
+
+
+@frozen
+class Contract(Value):
+    """What a plan declares its result to be (a Substrait plan's ``RelRoot.names`` and the types
+    it states), in Spark's terms: the result is held to it before its first row is returned
+    (:mod:`connect_plan.contract`). ``loc`` is the relation whose output it is."""
+
+    loc: str
+    columns: tuple[ContractColumn, ...]
+
+
+@frozen
 class Plan(Value):
     """A source and the steps applied to it, in order; optionally an output (the result is
-    written instead of returned) and session configuration for the execution."""
+    written instead of returned), session configuration for the execution, and the result
+    the plan declares (:class:`Contract`; a Substrait plan's), checked when it runs."""
 
     source: Source
     steps: tuple[Step, ...]
     loc: str
     output: Output | None = None
     conf: tuple[tuple[str, str], ...] = ()
+    contract: Contract | None = None
 
 
 @frozen

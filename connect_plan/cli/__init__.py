@@ -3,7 +3,8 @@
 Commands: ``run``, ``explain``, ``check``, ``fixtures``, ``ops``, ``server start|stop|status``.
 Errors print as readable messages with their plan locations, never as tracebacks.
 Exit codes: 0 ok, 1 fixture failures, 2 invalid plan, 3 server error, 4 local server or
-usage problem (also an unexpected internal error, said as such), 130 interrupted.
+usage problem (also an unexpected internal error, said as such), 5 a result that differs from
+what the plan declares, 130 interrupted.
 
 Modules, in import order:
 
@@ -20,6 +21,7 @@ from ..output import format_table
 from .args import build_parser
 from .commands import plan_text, write_result, write_stream
 from .exits import (
+    EXIT_CONTRACT,
     EXIT_FAILURES,
     EXIT_INTERRUPTED,
     EXIT_LOCAL,
@@ -33,6 +35,7 @@ from .exits import (
 from .process import entry, main
 
 __all__ = [
+    "EXIT_CONTRACT",
     "EXIT_FAILURES",
     "EXIT_INTERRUPTED",
     "EXIT_LOCAL",

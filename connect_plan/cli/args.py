@@ -8,7 +8,16 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .commands import cmd_check, cmd_explain, cmd_fixtures, cmd_ops, cmd_run, cmd_server
-from .exits import EXIT_FAILURES, EXIT_INTERRUPTED, EXIT_LOCAL, EXIT_OK, EXIT_PLAN, EXIT_SERVER, EXIT_TERMINATED
+from .exits import (
+    EXIT_CONTRACT,
+    EXIT_FAILURES,
+    EXIT_INTERRUPTED,
+    EXIT_LOCAL,
+    EXIT_OK,
+    EXIT_PLAN,
+    EXIT_SERVER,
+    EXIT_TERMINATED,
+)
 
 __all__ = ["TABLE_FILE_FORMATS", "build_parser", "table_arg"]
 
@@ -59,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="connect-plan",
         description="Run JSON logical plans on Apache Spark through Spark Connect (no local JVM needed).",
         epilog=f"exit codes: {EXIT_OK} ok, {EXIT_FAILURES} fixture failures, {EXIT_PLAN} invalid plan, {EXIT_SERVER} server error, "
-        f"{EXIT_LOCAL} local or usage problem, {EXIT_INTERRUPTED} interrupted, {EXIT_TERMINATED} terminated",
+        f"{EXIT_LOCAL} local or usage problem, {EXIT_CONTRACT} result differs from the plan's declared output, "
+        f"{EXIT_INTERRUPTED} interrupted, {EXIT_TERMINATED} terminated",
     )
     sub = parser.add_subparsers(dest="command", required=True)
 

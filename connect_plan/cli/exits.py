@@ -7,6 +7,7 @@ import signal
 from ..errors import ConnectPlanError
 
 __all__ = [
+    "EXIT_CONTRACT",
     "EXIT_FAILURES",
     "EXIT_INTERRUPTED",
     "EXIT_LOCAL",
@@ -24,6 +25,8 @@ class CliError(ConnectPlanError):
 
 
 EXIT_OK, EXIT_FAILURES, EXIT_PLAN, EXIT_SERVER, EXIT_LOCAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+#: Spark's result differs from what the (Substrait) plan declares: nothing was printed
+EXIT_CONTRACT = 5
 EXIT_TERMINATED = 128 + signal.SIGTERM
 
 

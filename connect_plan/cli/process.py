@@ -14,9 +14,18 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import NoReturn
 
-from ..errors import ConnectPlanError, PlanError, ServerError
+from ..errors import ConnectPlanError, PlanError, ResultContractError, ServerError
 from .args import build_parser
-from .exits import EXIT_INTERRUPTED, EXIT_LOCAL, EXIT_OK, EXIT_PLAN, EXIT_SERVER, EXIT_TERMINATED, Terminated
+from .exits import (
+    EXIT_CONTRACT,
+    EXIT_INTERRUPTED,
+    EXIT_LOCAL,
+    EXIT_OK,
+    EXIT_PLAN,
+    EXIT_SERVER,
+    EXIT_TERMINATED,
+    Terminated,
+)
 
 __all__ = ["entry", "main"]
 
@@ -153,6 +162,9 @@ def _run(args: argparse.Namespace) -> int:
     except ServerError as exc:
         print(f"connect-plan: server error: {exc}", file=sys.stderr)
         return EXIT_SERVER
+    except ResultContractError as exc:
+        print(f"connect-plan: {exc}", file=sys.stderr)
+        return EXIT_CONTRACT
     except ConnectPlanError as exc:
         print(f"connect-plan: {exc}", file=sys.stderr)
         return EXIT_LOCAL

@@ -26,6 +26,7 @@ from .. import ir
 from ..arrow_types import NoArrowType, arrow_schema, has_timestamp
 from ..arrow_types import announced as announced_schema
 from ..call_failures import refuses_observed_metrics
+from ..contract import check_schema
 from ..deadlines import grace, remaining
 from ..errors import (
     ConnectPlanError,
@@ -186,9 +187,11 @@ class Executor:
     # ------------------------------------------------------------ analysis
 
     def schema(self, plan: ir.Plan) -> pa.Schema:
-        """The result's Arrow schema from the server's analysis: what its batches carry."""
+        """The result's Arrow schema from the server's analysis: what its batches carry (in
+        the types the plan declares, held to them: :func:`~connect_plan.contract.check_schema`)."""
         session = self.session
-        return self._arrow_schema(session.call(lambda: session.transport.schema(self.prepare(plan).plan)))
+        analysed = self._arrow_schema(session.call(lambda: session.transport.schema(self.prepare(plan).plan)))
+        return check_schema(plan.contract, analysed).schema
 
     def _arrow_schema(self, dt: pb.DataType) -> pa.Schema:
         """The Arrow schema of a result Spark announced as ``dt``, as Spark's batches carry it:
@@ -244,7 +247,9 @@ class Executor:
             at = None if at is None else time.monotonic() + at
         tr = self.prepare(plan, limit=max_rows)
         case_sensitive = self.session.case_sensitive_for(plan)
-        results = self.results(tr.plan, max_bytes, on_close, at, case_sensitive=case_sensitive, watch=watch)
+        results = self.results(
+            tr.plan, max_bytes, on_close, at, case_sensitive=case_sensitive, watch=watch, contract=plan.contract
+        )
         self.session.streams.add(results)
         try:
             result_schema = next(results)
@@ -286,6 +291,7 @@ class Executor:
         *,
         case_sensitive: bool = False,
         watch: QueryWatch | None = None,
+        contract: ir.Contract | None = None,
     ) -> Iterator[Any]:
         """Yield the result's Arrow schema, then every Arrow batch as it arrives, checked.
 
@@ -293,8 +299,10 @@ class Executor:
         :func:`decoded` (row counts and offsets, chunks, schema equal across batches and to
         the announced one, ``ResultComplete``). Here: the result's schema is the first
         batch's (or the announced one for an empty result), names must be unique (as the
-        session compares them: ``case_sensitive``, see :meth:`_check_names`), ``max_bytes``
-        cuts the stream, and every read runs under the operation's deadline ``at``.
+        session compares them: ``case_sensitive``, see :meth:`_check_names`), the result
+        must be what the plan declares (``contract``, :func:`~connect_plan.contract.check_schema`:
+        before the first row is yielded; the batches come in the declared types),
+        ``max_bytes`` cuts the stream, and every read runs under the operation's deadline ``at``.
         """
         import pyarrow as pa
 
@@ -321,8 +329,9 @@ class Executor:
             else:
                 raise ResultIntegrityError("the server sent neither a schema nor any Arrow batch")
             self._check_names(first, case_sensitive)
+            declared = check_schema(contract, first)
             started = True
-            yield first
+            yield declared.schema
             budget = max_bytes
             batch = first_batch
             while batch is not None:
@@ -331,6 +340,7 @@ class Executor:
                         raise ResultIntegrityError(
                             f"the server changed the result schema mid-stream: {first} then {batch.schema}"
                         )
+                    batch = declared.batch(batch)
                     if budget is not None:
                         size = batch.nbytes
                         if size > budget:

@@ -48,6 +48,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "connect_plan.deadlines",
             "connect_plan.responses",
             "connect_plan.call_failures",
+            # the result contract: what a plan declares of its result, against what came back
+            "connect_plan.contract",
             "connect_plan.telemetry",
             "connect_plan.versions",
             "connect_plan.udf",

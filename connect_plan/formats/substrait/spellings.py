@@ -1,205 +1,285 @@
 """Every Substrait spelling this front-end reads, as tables: function names (any URI/URN style,
-any signature spelling), join types, sort directions, set operations, cast failure behaviours,
-extract components. The converter (:mod:`.convert`) only looks names up here."""
+any signature spelling), the values of the proto enums it reads (join types, sort directions,
+set operations, write and create modes...), extract components, producer quirks. The converter
+only looks names up here.
+
+Proto enums are keyed by their value names (``"JOIN_TYPE_LEFT_SEMI"``), never by number: the
+converter reads a value's name from the message's own descriptor (the private pool of
+:mod:`.proto`), and a unit test checks that every name written here is a value of the schema."""
 
 from __future__ import annotations
 
+from typing import Literal, NamedTuple
+
+from ... import ir
 from ...types import DataType, Primitive
 
 __all__ = [
-    "AGGREGATES",
+    "CREATE_MODES",
     "EXTRACT_FIELDS",
+    "FUNCTIONS",
     "JOIN_TYPES",
     "PRODUCER_QUIRKS",
-    "RANKING_WINDOWS",
-    "SCALARS",
+    "REDUCTIONS",
+    "REWRITTEN_JOINS",
     "SET_COMPARISONS",
     "SET_OPS",
+    "SET_PREDICATES",
     "SORT_DIRECTIONS",
-    "WINDOWS",
+    "WHOLE_AGGREGATION_PHASES",
+    "WRITE_OPS",
+    "Function",
+    "FunctionKind",
     "function_name",
 ]
 
-#: Substrait scalar function name (without signature) → (catalog function, note). Standard
-#: extension files first (functions_comparison/boolean/arithmetic/arithmetic_decimal/string/
-#: datetime/rounding/logarithmic), then the non-standard names real producers write
-#: (DataFusion: bare names; DuckDB: ``~~``-style operators are not here on purpose).
-#: A few need code (``divide`` on integers, ``not_equal``, ``like`` with escape, ``extract``,
-#: ``date_part``, ``substring``): the converter's ``SPECIAL`` table handles those names.
-SCALARS: dict[str, str] = {
-    # functions_comparison
-    "equal": "==",
-    "lt": "<",
-    "lte": "<=",
-    "gt": ">",
-    "gte": ">=",
-    "is_null": "isnull",
-    "is_not_null": "isnotnull",
-    "is_nan": "isnan",
-    "is_not_distinct_from": "<=>",
-    "between": "between",
-    "coalesce": "coalesce",
-    "nullif": "nullif",
-    "least": "least",
-    "greatest": "greatest",
-    # functions_boolean
-    "and": "and",
-    "or": "or",
-    "not": "not",
-    # functions_arithmetic / arithmetic_decimal
-    "add": "+",
-    "subtract": "-",
-    "multiply": "*",
-    "modulus": "%",
-    "modulo": "%",
-    "negate": "negative",
-    "abs": "abs",
-    "sign": "sign",
-    "sqrt": "sqrt",
-    "exp": "exp",
-    "power": "power",
-    # functions_rounding
-    "ceil": "ceil",
-    "floor": "floor",
-    # functions_logarithmic
-    "ln": "ln",
-    "log10": "log10",
-    # functions_string
-    "concat": "concat",
-    "contains": "contains",
-    "starts_with": "startswith",
-    "ends_with": "endswith",
-    "lower": "lower",
-    "upper": "upper",
-    "char_length": "char_length",
-    "character_length": "char_length",
-    "trim": "trim",
-    "ltrim": "ltrim",
-    "rtrim": "rtrim",
-    "replace": "replace",
-    "reverse": "reverse",
-    "lpad": "lpad",
-    "rpad": "rpad",
-    # functions_arithmetic's bitwise functions (DataFusion: bitwise_*; TPC-DS q70/q86)
-    "bitwise_and": "&",
-    "bitwise_or": "|",
-    "bitwise_xor": "^",
-    "bitwise_not": "~",
-    "shift_left": "shiftleft",
-    "shift_right": "shiftright",
-    "bitwise_shift_left": "shiftleft",
-    "bitwise_shift_right": "shiftright",
-    "shift_right_unsigned": "shiftrightunsigned",
-    # nested values (DataFusion's names; array_element, 1-based, is special: an int index)
-    "make_array": "array",
+FunctionKind = Literal["scalar", "aggregate", "window"]
+
+
+class Function(NamedTuple):
+    """One row of :data:`FUNCTIONS`: a Substrait function of one kind, and what a call of it
+    becomes on Spark."""
+
+    kind: FunctionKind
+    #: the Substrait name, lower case, without a signature (``equal``, not ``equal:any_any``)
+    name: str
+    #: the catalog function a call becomes; None: the builder registered under the name
+    #: (a function that needs code: integer division, ``not_equal``, ``extract``...)
+    spark: str | None
+    #: the standard extension files that declare it, by stem (``functions_comparison``); none:
+    #: a name only some producer writes (``note`` says who)
+    files: tuple[str, ...] = ()
+    note: str = ""
+    #: a window function Spark gives its own fixed frame (ranking and offset functions): a
+    #: plan's frame bounds are not sent
+    fixed_frame: bool = False
+
+
+_CMP = ("functions_comparison",)
+_CMP_DT = ("functions_comparison", "functions_datetime")
+_BOOL = ("functions_boolean",)
+_ARITH = ("functions_arithmetic",)
+_ARITH_DEC = ("functions_arithmetic", "functions_arithmetic_decimal")
+_ARITH_DEC_DT = ("functions_arithmetic", "functions_arithmetic_decimal", "functions_datetime")
+_ROUND = ("functions_rounding", "functions_rounding_decimal")
+_LOG = ("functions_logarithmic",)
+_STR = ("functions_string",)
+_DT = ("functions_datetime",)
+_AGG = ("functions_aggregate_generic",)
+_DF = "DataFusion's name"
+
+#: Every Substrait function this front-end runs, one row per (kind, name): scalar functions,
+#: aggregate functions (an AggregateRel measure, or a window function's aggregate) and window
+#: functions. A call is looked up by its kind and its name alone, whatever extension URI
+#: declares it: producers spell the same file many ways (Isthmus ``/functions_comparison.yaml``;
+#: ibis and DuckDB ``https://github.com/substrait-io/substrait/blob/main/extensions/
+#: functions_comparison.yaml``; URNs ``extension:io.substrait:functions_comparison``) or none
+#: (DataFusion declares no URI at all; DuckDB names only the extensions folder for some, or
+#: none), and a name means the same on Spark in every file that declares it. ``files`` records
+#: where the spec declares each one; tests check it against the spec's YAML files and every
+#: recorded producer plan (tests/unit/test_substrait_structure.py).
+FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
+    (f.kind, f.name): f
+    for f in (
+        # functions_comparison (lt...gte also compare datetimes: functions_datetime)
+        Function("scalar", "equal", "==", _CMP),
+        Function("scalar", "not_equal", None, _CMP),
+        Function("scalar", "lt", "<", _CMP_DT),
+        Function("scalar", "lte", "<=", _CMP_DT),
+        Function("scalar", "gt", ">", _CMP_DT),
+        Function("scalar", "gte", ">=", _CMP_DT),
+        Function("scalar", "is_null", "isnull", _CMP),
+        Function("scalar", "is_not_null", "isnotnull", _CMP),
+        Function("scalar", "is_nan", "isnan", _CMP),
+        Function("scalar", "is_not_distinct_from", "<=>", _CMP),
+        Function("scalar", "is_distinct_from", None, _CMP),
+        Function("scalar", "between", "between", _CMP),
+        Function("scalar", "coalesce", "coalesce", _CMP),
+        Function("scalar", "nullif", "nullif", _CMP),
+        Function("scalar", "least", "least", _CMP),
+        Function("scalar", "greatest", "greatest", _CMP),
+        # functions_boolean
+        Function("scalar", "and", "and", _BOOL),
+        Function("scalar", "or", "or", _BOOL),
+        Function("scalar", "not", "not", _BOOL),
+        Function("scalar", "xor", None, _BOOL),
+        # functions_arithmetic / _decimal (add and subtract also take dates and intervals: datetime)
+        Function("scalar", "add", None, _ARITH_DEC_DT),
+        Function("scalar", "subtract", None, _ARITH_DEC_DT),
+        Function("scalar", "multiply", "*", _ARITH_DEC_DT),
+        Function("scalar", "divide", None, _ARITH_DEC),
+        Function("scalar", "modulus", "%", _ARITH_DEC),
+        Function("scalar", "modulo", "%"),
+        Function("scalar", "negate", "negative", _ARITH_DEC),
+        Function("scalar", "abs", "abs", _ARITH_DEC),
+        Function("scalar", "sign", "sign", _ARITH),
+        Function("scalar", "sqrt", "sqrt", _ARITH_DEC),
+        Function("scalar", "exp", "exp", _ARITH),
+        Function("scalar", "power", "power", _ARITH_DEC),
+        # ... their bitwise functions (DataFusion's bitwise_shift_*: TPC-DS q70/q86)
+        Function("scalar", "bitwise_and", "&", _ARITH_DEC),
+        Function("scalar", "bitwise_or", "|", _ARITH_DEC),
+        Function("scalar", "bitwise_xor", "^", _ARITH_DEC),
+        Function("scalar", "bitwise_not", "~", _ARITH),
+        Function("scalar", "shift_left", "shiftleft", _ARITH),
+        Function("scalar", "shift_right", "shiftright", _ARITH),
+        Function("scalar", "shift_right_unsigned", "shiftrightunsigned", _ARITH),
+        Function("scalar", "bitwise_shift_left", "shiftleft", note=_DF),
+        Function("scalar", "bitwise_shift_right", "shiftright", note=_DF),
+        # functions_rounding / _decimal
+        Function("scalar", "ceil", "ceil", _ROUND),
+        Function("scalar", "floor", "floor", _ROUND),
+        Function("scalar", "round", None, _ROUND),
+        # functions_logarithmic
+        Function("scalar", "ln", "ln", _LOG),
+        Function("scalar", "log10", "log10", _LOG),
+        # functions_string
+        Function("scalar", "concat", "concat", _STR),
+        Function("scalar", "contains", "contains", _STR),
+        Function("scalar", "starts_with", "startswith", _STR),
+        Function("scalar", "ends_with", "endswith", _STR),
+        Function("scalar", "lower", "lower", _STR),
+        Function("scalar", "upper", "upper", _STR),
+        Function("scalar", "char_length", "char_length", _STR),
+        Function("scalar", "character_length", "char_length", note=_DF),
+        Function("scalar", "trim", "trim", _STR),
+        Function("scalar", "ltrim", "ltrim", _STR),
+        Function("scalar", "rtrim", "rtrim", _STR),
+        Function("scalar", "replace", "replace", _STR),
+        Function("scalar", "reverse", "reverse", _STR),
+        Function("scalar", "lpad", "lpad", _STR),
+        Function("scalar", "rpad", "rpad", _STR),
+        Function("scalar", "like", None, _STR),
+        Function("scalar", "ilike", None, note="LIKE without case (the spec's like takes a case_sensitivity option)"),
+        Function("scalar", "substring", None, _STR),
+        # functions_datetime
+        Function("scalar", "extract", None, _DT),
+        Function("scalar", "date_part", None, note=_DF + ": date_part('YEAR', x)"),
+        # nested values (DataFusion's names; array_element, 1-based, needs an int index)
+        Function("scalar", "make_array", "array", note=_DF),
+        Function("scalar", "get_field", None, note=_DF + ": struct field access and map lookup"),
+        Function("scalar", "array_element", None, note=_DF),
+        Function("scalar", "map", None, note=_DF + ": map(keys, values) over two arrays"),
+        Function("scalar", "named_struct", None, note=_DF),
+        # aggregate functions
+        Function("aggregate", "sum", "sum", _ARITH_DEC),
+        Function("aggregate", "sum0", "sum", _ARITH_DEC),
+        Function("aggregate", "avg", "avg", _ARITH_DEC),
+        Function("aggregate", "mean", "avg"),
+        Function("aggregate", "min", "min", _ARITH_DEC_DT),
+        Function("aggregate", "max", "max", _ARITH_DEC_DT),
+        Function("aggregate", "count", "count", (*_AGG, "functions_aggregate_decimal_output")),
+        Function("aggregate", "any_value", "any_value", _AGG),
+        Function("aggregate", "first_value", "first"),
+        Function("aggregate", "last_value", "last"),
+        Function("aggregate", "std_dev", "stddev", _ARITH),
+        Function("aggregate", "stddev", "stddev", note=_DF),
+        Function("aggregate", "stddev_samp", "stddev_samp", note="DuckDB's name"),
+        Function("aggregate", "stddev_pop", "stddev_pop"),
+        Function("aggregate", "variance", "variance", _ARITH),
+        Function("aggregate", "var_samp", "var_samp"),
+        Function("aggregate", "var_pop", "var_pop"),
+        Function("aggregate", "bool_and", "bool_and", _BOOL),
+        Function("aggregate", "bool_or", "bool_or", _BOOL),
+        Function(
+            "aggregate",
+            "approx_count_distinct",
+            "approx_count_distinct",
+            ("functions_aggregate_approx", "functions_aggregate_decimal_output"),
+        ),
+        Function("aggregate", "median", "median", _ARITH),
+        Function("aggregate", "string_agg", "string_agg", _STR),
+        # window functions (functions_arithmetic); a window call of an aggregate is an aggregate's row
+        Function("window", "row_number", "row_number", _ARITH, fixed_frame=True),
+        Function("window", "rank", "rank", _ARITH, fixed_frame=True),
+        Function("window", "dense_rank", "dense_rank", _ARITH, fixed_frame=True),
+        Function("window", "percent_rank", "percent_rank", _ARITH, fixed_frame=True),
+        Function("window", "cume_dist", "cume_dist", _ARITH, fixed_frame=True),
+        Function("window", "ntile", "ntile", _ARITH, fixed_frame=True),
+        Function("window", "lag", "lag", _ARITH, fixed_frame=True),
+        Function("window", "lead", "lead", _ARITH, fixed_frame=True),
+        Function("window", "first_value", "first_value", _ARITH),
+        Function("window", "last_value", "last_value", _ARITH),
+        Function("window", "nth_value", "nth_value", _ARITH),
+    )
 }
 
-#: the special names (handled by code in :mod:`.convert`), listed so the did-you-mean knows them
-SPECIAL_SCALARS = (
-    "add",
-    "subtract",
-    "not_equal",
-    "is_distinct_from",
-    "divide",
-    "like",
-    "ilike",
-    "substring",
-    "extract",
-    "date_part",
-    "round",
-    "xor",
-    "is_true",
-    "is_false",
-    "is_not_true",
-    "is_not_false",
-    "get_field",
-    "array_element",
-    "map",
-    "named_struct",
-)
-
-#: Substrait aggregate function name → catalog aggregate
-AGGREGATES: dict[str, str] = {
-    "sum": "sum",
-    "sum0": "sum",
-    "avg": "avg",
-    "mean": "avg",
-    "min": "min",
-    "max": "max",
-    "count": "count",
-    "any_value": "any_value",
-    "first_value": "first",
-    "last_value": "last",
-    "std_dev": "stddev",
-    "stddev": "stddev",  # DataFusion's names
-    "stddev_samp": "stddev_samp",
-    "stddev_pop": "stddev_pop",
-    "variance": "variance",
-    "var_samp": "var_samp",
-    "var_pop": "var_pop",
-    "bool_and": "bool_and",
-    "bool_or": "bool_or",
-    "approx_count_distinct": "approx_count_distinct",
-    "median": "median",
-    "string_agg": "string_agg",
+#: JoinRel.JoinType → the Spark join it runs as, and whether the inputs are exchanged first
+#: (Spark has no right semi or anti join: the left one with the sides exchanged is the same)
+JOIN_TYPES: dict[str, tuple[ir.JoinKind, bool]] = {
+    "JOIN_TYPE_INNER": ("inner", False),
+    "JOIN_TYPE_OUTER": ("full", False),
+    "JOIN_TYPE_LEFT": ("left", False),
+    "JOIN_TYPE_RIGHT": ("right", False),
+    "JOIN_TYPE_LEFT_SEMI": ("left_semi", False),  # JOIN_TYPE_SEMI before spec 0.53 (the same number)
+    "JOIN_TYPE_LEFT_ANTI": ("left_anti", False),  # JOIN_TYPE_ANTI
+    "JOIN_TYPE_RIGHT_SEMI": ("left_semi", True),  # the right input's rows
+    "JOIN_TYPE_RIGHT_ANTI": ("left_anti", True),
 }
 
-#: Substrait window function name (functions_window / DataFusion names) → catalog function;
-#: ``RANKING_WINDOWS`` take no frame in Spark (they have their own fixed frame)
-WINDOWS: dict[str, str] = {
-    "row_number": "row_number",
-    "rank": "rank",
-    "dense_rank": "dense_rank",
-    "percent_rank": "percent_rank",
-    "cume_dist": "cume_dist",
-    "ntile": "ntile",
-    "lag": "lag",
-    "lead": "lead",
-    "first_value": "first_value",
-    "last_value": "last_value",
-    "nth_value": "nth_value",
-}
-RANKING_WINDOWS = frozenset({"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead"})
-
-#: JoinRel.JoinType number → IR join kind (None: no Spark equivalent, a located error)
-JOIN_TYPES: dict[int, str | None] = {
-    1: "inner",
-    2: "full",
-    3: "left",
-    4: "right",
-    5: "left_semi",  # LEFT_SEMI (SEMI before spec 0.53)
-    6: "left_anti",  # LEFT_ANTI (ANTI)
-    7: "left_single",  # at most one right row per left row, else an error (rewritten)
-    8: "right_semi",  # swapped sides: the right input's rows
-    9: "right_anti",
-    10: "right_single",
-    11: "left_mark",  # the left rows plus a boolean: whether a right row matches (rewritten)
-    12: "right_mark",
+#: JoinRel.JoinType → the joins Spark has none of, rewritten exactly (see the converter): a single
+#: join (at most one match per probe row, else an error) or a mark join (the probe rows plus
+#: whether a row of the other side matches), and whether the right input is the probe side
+REWRITTEN_JOINS: dict[str, tuple[Literal["single", "mark"], bool]] = {
+    "JOIN_TYPE_LEFT_SINGLE": ("single", False),  # JOIN_TYPE_SINGLE before spec 0.53
+    "JOIN_TYPE_RIGHT_SINGLE": ("single", True),
+    "JOIN_TYPE_LEFT_MARK": ("mark", False),
+    "JOIN_TYPE_RIGHT_MARK": ("mark", True),
 }
 
-#: Subquery.SetComparison.ComparisonOp number → catalog comparison (NE is not(==))
-SET_COMPARISONS: dict[int, str] = {1: "==", 2: "!=", 3: "<", 4: ">", 5: "<=", 6: ">="}
-
-#: SortField.SortDirection number → (ascending, nulls_first); CLUSTERED only asks equal values
-#: to be adjacent, which an ascending sort satisfies
-SORT_DIRECTIONS: dict[int, tuple[bool, bool]] = {
-    1: (True, True),
-    2: (True, False),
-    3: (False, True),
-    4: (False, False),
-    5: (True, True),
+#: Subquery.SetComparison.ComparisonOp → catalog comparison (NE is not(==))
+SET_COMPARISONS: dict[str, str] = {
+    "COMPARISON_OP_EQ": "==",
+    "COMPARISON_OP_NE": "!=",
+    "COMPARISON_OP_LT": "<",
+    "COMPARISON_OP_GT": ">",
+    "COMPARISON_OP_LE": "<=",
+    "COMPARISON_OP_GE": ">=",
 }
 
-#: SetRel.SetOp number → (IR SetOp kind, distinct)
-SET_OPS: dict[int, tuple[str, bool] | None] = {
-    1: ("except", True),  # MINUS_PRIMARY: EXCEPT DISTINCT
-    7: ("except", False),  # MINUS_PRIMARY_ALL: EXCEPT ALL
-    2: None,  # MINUS_MULTISET: no Spark relation
-    3: ("intersect_primary", True),  # INTERSECTION_PRIMARY: primary rows found in any other input
-    4: ("intersect", True),  # INTERSECTION_MULTISET: INTERSECT DISTINCT
-    8: ("intersect", False),  # INTERSECTION_MULTISET_ALL: INTERSECT ALL
-    5: ("union", True),  # UNION_DISTINCT
-    6: ("union", False),  # UNION_ALL
+#: Subquery.SetComparison.ReductionOp → whether the comparison must hold for ANY row (else ALL)
+REDUCTIONS: dict[str, bool] = {"REDUCTION_OP_ANY": True, "REDUCTION_OP_ALL": False}
+
+#: Subquery.SetPredicate.PredicateOp → whether it is EXISTS (else UNIQUE)
+SET_PREDICATES: dict[str, bool] = {"PREDICATE_OP_EXISTS": True, "PREDICATE_OP_UNIQUE": False}
+
+#: SortField.SortDirection → (ascending, nulls_first); CLUSTERED only asks equal values to be
+#: adjacent, which an ascending sort satisfies
+SORT_DIRECTIONS: dict[str, tuple[bool, bool]] = {
+    "SORT_DIRECTION_ASC_NULLS_FIRST": (True, True),
+    "SORT_DIRECTION_ASC_NULLS_LAST": (True, False),
+    "SORT_DIRECTION_DESC_NULLS_FIRST": (False, True),
+    "SORT_DIRECTION_DESC_NULLS_LAST": (False, False),
+    "SORT_DIRECTION_CLUSTERED": (True, True),
+}
+
+#: SetRel.SetOp → (IR SetOp kind, distinct); None: no Spark relation
+SET_OPS: dict[str, tuple[str, bool] | None] = {
+    "SET_OP_MINUS_PRIMARY": ("except", True),  # EXCEPT DISTINCT
+    "SET_OP_MINUS_PRIMARY_ALL": ("except", False),  # EXCEPT ALL
+    "SET_OP_MINUS_MULTISET": None,
+    "SET_OP_INTERSECTION_PRIMARY": ("intersect_primary", True),  # primary rows found in any other input
+    "SET_OP_INTERSECTION_MULTISET": ("intersect", True),  # INTERSECT DISTINCT
+    "SET_OP_INTERSECTION_MULTISET_ALL": ("intersect", False),  # INTERSECT ALL
+    "SET_OP_UNION_DISTINCT": ("union", True),
+    "SET_OP_UNION_ALL": ("union", False),
+}
+
+#: AggregationPhase: the phases Spark can run, a whole aggregation (unspecified is one)
+WHOLE_AGGREGATION_PHASES = frozenset({"AGGREGATION_PHASE_UNSPECIFIED", "AGGREGATION_PHASE_INITIAL_TO_RESULT"})
+
+#: WriteRel.WriteOp → the DataFrame write it runs as: (save mode, method); a CTAS takes its save
+#: mode from CREATE_MODES. DELETE and UPDATE have no DataFrame write.
+WRITE_OPS: dict[str, tuple[str | None, str]] = {
+    "WRITE_OP_INSERT": ("append", "insert_into"),  # Spark's insertInto: by position, appended
+    "WRITE_OP_CTAS": (None, "save_as_table"),
+}
+
+#: WriteRel.CreateMode → save mode (ERROR_IF_EXISTS and unspecified: "error")
+CREATE_MODES: dict[str, str] = {
+    "CREATE_MODE_APPEND_IF_EXISTS": "append",
+    "CREATE_MODE_REPLACE_IF_EXISTS": "overwrite",
+    "CREATE_MODE_IGNORE_IF_EXISTS": "ignore",
 }
 
 #: extract/date_part component (upper-cased) → Spark function of one date/timestamp argument

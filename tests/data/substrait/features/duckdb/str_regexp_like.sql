@@ -1,0 +1,2 @@
+-- a regular expression match
+SELECT id FROM t WHERE regexp_matches(s, '^[a-b].*a$')

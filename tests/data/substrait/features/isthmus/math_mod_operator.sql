@@ -1,0 +1,2 @@
+-- the % operator on bigints
+SELECT id, mod(bi, 7) AS m FROM t

@@ -1,0 +1,2 @@
+-- AVG(DISTINCT)
+SELECT avg(DISTINCT k) AS a FROM t

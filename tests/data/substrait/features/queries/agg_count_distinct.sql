@@ -1,0 +1,2 @@
+-- COUNT(DISTINCT) ignores NULLs
+SELECT count(DISTINCT k) AS nk, count(DISTINCT g) AS ng FROM t

@@ -1,0 +1,2 @@
+-- grouped aggregates over no rows: no rows
+SELECT g, count(*) AS n FROM e GROUP BY g

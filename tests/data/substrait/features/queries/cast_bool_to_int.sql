@@ -1,0 +1,2 @@
+-- boolean to integer
+SELECT id, cast(b AS integer) AS r FROM t

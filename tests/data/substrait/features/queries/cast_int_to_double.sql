@@ -1,0 +1,2 @@
+-- integers to double
+SELECT id, cast(bi AS double) AS r FROM t

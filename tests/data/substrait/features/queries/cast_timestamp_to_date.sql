@@ -1,0 +1,2 @@
+-- a timestamp to its date
+SELECT id, cast(ts AS date) AS r FROM tm

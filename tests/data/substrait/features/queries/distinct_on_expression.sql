@@ -1,0 +1,2 @@
+-- SELECT DISTINCT of an expression
+SELECT DISTINCT upper(g) AS ug FROM t

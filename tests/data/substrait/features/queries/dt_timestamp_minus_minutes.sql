@@ -1,0 +1,2 @@
+-- timestamp - INTERVAL '90' MINUTE
+SELECT id, ts - INTERVAL '90' MINUTE AS r FROM tm

@@ -1,0 +1,2 @@
+-- GROUPING_ID over CUBE keys
+SELECT g, b, grouping_id(g, b) AS gid, count(*) AS n FROM t GROUP BY CUBE (g, b)

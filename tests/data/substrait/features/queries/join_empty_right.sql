@@ -1,0 +1,2 @@
+-- LEFT JOIN to an empty table
+SELECT t.id, e.v FROM t LEFT JOIN e ON t.k = e.k

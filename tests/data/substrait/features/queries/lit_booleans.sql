@@ -1,0 +1,2 @@
+-- boolean literals
+SELECT true AS a, false AS b2, NOT true AS c

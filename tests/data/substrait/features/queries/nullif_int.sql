@@ -1,0 +1,2 @@
+-- NULLIF of an integer
+SELECT id, nullif(k, 10) AS c FROM t

@@ -1,0 +1,2 @@
+-- NULLIF(s, '') turns empty strings into NULL
+SELECT id, nullif(g, '') AS c FROM t

@@ -1,0 +1,2 @@
+-- ordered: ORDER BY then LIMIT
+SELECT id, s FROM t ORDER BY s ASC NULLS LAST, id LIMIT 4

@@ -1,0 +1,2 @@
+-- ordered: LIMIT with OFFSET
+SELECT id FROM t ORDER BY id LIMIT 3 OFFSET 2

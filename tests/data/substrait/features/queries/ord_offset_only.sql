@@ -1,0 +1,2 @@
+-- ordered: OFFSET without LIMIT
+SELECT id FROM t ORDER BY id DESC OFFSET 9

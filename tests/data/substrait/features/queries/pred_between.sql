@@ -1,0 +1,2 @@
+-- BETWEEN on integers
+SELECT id FROM t WHERE ii BETWEEN 4 AND 9

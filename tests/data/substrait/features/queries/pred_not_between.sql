@@ -1,0 +1,2 @@
+-- NOT BETWEEN on decimals
+SELECT id FROM t WHERE d1 NOT BETWEEN 0 AND 9

@@ -1,0 +1,2 @@
+-- EXCEPT an empty table removes duplicates only
+SELECT g FROM t EXCEPT SELECT g FROM e

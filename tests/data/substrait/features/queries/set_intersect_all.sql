@@ -1,0 +1,2 @@
+-- INTERSECT ALL keeps min(m, n) copies
+SELECT k FROM t INTERSECT ALL SELECT k FROM u

@@ -1,0 +1,2 @@
+-- INTERSECT (DISTINCT): NULL matches NULL, each value once
+SELECT k FROM t INTERSECT SELECT k FROM u

@@ -1,0 +1,2 @@
+-- INTERSECT with an empty table
+SELECT k FROM t INTERSECT SELECT k FROM e

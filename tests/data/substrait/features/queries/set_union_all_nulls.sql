@@ -1,0 +1,2 @@
+-- UNION ALL keeps duplicates and NULLs
+SELECT k FROM t UNION ALL SELECT k FROM u

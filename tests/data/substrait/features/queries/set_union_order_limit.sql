@@ -1,0 +1,2 @@
+-- UNION then ORDER BY and LIMIT over the whole result
+SELECT k FROM t UNION SELECT k FROM u ORDER BY k DESC NULLS LAST LIMIT 3

@@ -1,0 +1,2 @@
+-- comparisons with the empty string
+SELECT id, g = '' AS e1, g < 'b' AS lt FROM t

@@ -1,0 +1,2 @@
+-- || propagates NULL
+SELECT id, s || '|' || g AS c FROM t

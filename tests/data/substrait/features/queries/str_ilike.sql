@@ -1,0 +1,2 @@
+-- ILIKE is case-insensitive
+SELECT id FROM t WHERE s ILIKE 'APPLE'

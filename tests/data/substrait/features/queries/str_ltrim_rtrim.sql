@@ -1,0 +1,2 @@
+-- ltrim() and rtrim()
+SELECT id, ltrim(s) AS l, rtrim(s) AS r FROM t

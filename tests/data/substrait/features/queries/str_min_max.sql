@@ -1,0 +1,2 @@
+-- min() and max() of strings (binary order)
+SELECT min(s) AS mn, max(s) AS mx FROM t

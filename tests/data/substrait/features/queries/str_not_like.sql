@@ -1,0 +1,2 @@
+-- NOT LIKE (NULLs drop out)
+SELECT id FROM t WHERE s NOT LIKE '%a%'

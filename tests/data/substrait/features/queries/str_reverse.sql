@@ -1,0 +1,2 @@
+-- reverse() of unicode strings
+SELECT id, reverse(s) AS r FROM t

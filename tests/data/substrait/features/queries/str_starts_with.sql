@@ -1,0 +1,2 @@
+-- starts_with()
+SELECT id FROM t WHERE startswith(s, 'ba')

@@ -1,0 +1,2 @@
+-- trim() of spaces
+SELECT id, trim(s) AS c FROM t

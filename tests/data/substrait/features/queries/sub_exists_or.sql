@@ -1,0 +1,2 @@
+-- EXISTS under OR
+SELECT id FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.k = t.k) OR id > 10

@@ -1,0 +1,2 @@
+-- IN (subquery) with a correlated condition
+SELECT id FROM t WHERE k IN (SELECT k FROM u WHERE u.g = t.g)

@@ -1,0 +1,2 @@
+-- IN (subquery) without correlation
+SELECT id FROM t WHERE k IN (SELECT k FROM u)

@@ -1,0 +1,1 @@
+SELECT SUM(`t1`.`l_extendedprice` * `t1`.`l_discount`) AS `revenue` FROM (SELECT * FROM `lineitem` AS `t0` WHERE `t0`.`l_shipdate` >= MAKE_DATE(1994, 1, 1) AND `t0`.`l_shipdate` < MAKE_DATE(1995, 1, 1) AND `t0`.`l_discount` BETWEEN 0.05 AND 0.07 AND `t0`.`l_quantity` < 24) AS `t1`
