@@ -10,17 +10,21 @@ Spark listed, case-insensitively as Spark compares names: nothing a caller write
 as a pattern or as SQL text. Table types are those of Spark's Thrift server: ``TABLE`` (managed,
 external, and the ``--table`` names) and ``VIEW`` (views and temporary views).
 
+With ``include_schema``, a table whose schema Spark cannot give (its files are gone, a view is
+broken) is left out of the answer, and the server's log says why.
+
 Spark lists the databases of the session's current catalog only (``spark_catalog`` unless the
 session changed it); another catalog is listed, with no databases under it.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..errors import PlanError
+from ..errors import PlanError, ServerError
 from .messages import enum_value, schemas
 
 if TYPE_CHECKING:
@@ -31,6 +35,8 @@ if TYPE_CHECKING:
 
 __all__ = ["TABLE_TYPES", "Catalog", "TableEntry", "like", "sql_info"]
 
+log = logging.getLogger("connect_plan.serve")
+
 #: the table types listed (GetTableTypes), as Spark's Thrift server names them
 TABLE_TYPES = ("TABLE", "VIEW")
 _SPARK_TYPES = {"MANAGED": "TABLE", "EXTERNAL": "TABLE", "VIEW": "VIEW", "TEMPORARY": "VIEW"}
@@ -39,10 +45,22 @@ TableEntry = tuple[str | None, str | None, str, str, Any]  # catalog, db, table,
 
 
 def like(pattern: str | None) -> Callable[[str | None], bool]:
-    """A test of names against a Flight SQL filter pattern (``%``, ``_``; None: anything)."""
+    """A test of names against a Flight SQL filter pattern (``%`` any run, ``_`` one character, a
+    backslash before either: itself, as JDBC's search string escape; None: anything)."""
     if pattern is None:
         return lambda name: True
-    parts = ("." * (c == "_") or ".*" * (c == "%") or re.escape(c) for c in pattern)
+    parts: list[str] = []
+    escaped = False
+    for c in pattern:
+        if escaped or c not in "%_\\":
+            parts.append(re.escape(c))
+            escaped = False
+        elif c == "\\":  # JDBC's search string escape: a literal % or _ follows
+            escaped = True
+        else:
+            parts.append(".*" if c == "%" else ".")
+    if escaped:
+        parts.append(re.escape("\\"))
     rx = re.compile("".join(parts), re.IGNORECASE | re.DOTALL)
     return lambda name: name is not None and rx.fullmatch(name) is not None
 
@@ -88,6 +106,9 @@ class Catalog:
             if (catalog is None or (cat or "") == catalog) and (db_pattern is None or db_ok(db)):
                 if self.readable(policy, source):
                     out.append((cat, db, parts[-1], "TABLE", source))
+        if policy is not None and policy.tables == ():  # no table of Spark's catalog is readable: none asked
+            out.sort(key=lambda e: (e[0] or "", e[1] or "", e[2], e[3]))
+            return out
         databases = catalog_listing(client, "databases").to_pylist()
         # a temporary view resolves as a table of the current database would: it is listed there
         current = (
@@ -172,7 +193,13 @@ class Catalog:
                 continue
             row: dict[str, Any] = {"catalog_name": cat, "db_schema_name": db, "table_name": name, "table_type": kind}
             if include_schema:
-                schema = client.schema({"input": source, "plan": []}, policy=policy)
+                try:
+                    schema = client.schema({"input": source, "plan": []}, policy=policy)
+                except ServerError as err:
+                    # a table Spark cannot read now (its files are gone, its view is broken) has no
+                    # schema to give: the listing goes on without it, and the log says why
+                    log.warning("GetTables: %s.%s.%s left out, Spark cannot read it: %s", cat, db, name, err)
+                    continue
                 row["table_schema"] = bytes(schema.serialize())
             rows.append(row)
         key = "CommandGetTables+schema" if include_schema else "CommandGetTables"
