@@ -282,9 +282,15 @@ def close(u: Any, v: Any) -> bool:
     """Equal, or numbers (decimal or float) to 1e-6 relative or one unit of a decimal's last digit:
     a plan's types are its producer's (DuckDB and DataFusion divide decimals as doubles where Spark
     SQL keeps a decimal of scale 6; engines round or truncate that last digit differently). An
-    integer and a float compare as numbers; a bool never equals a number."""
+    integer and a float compare as numbers; a bool never equals a number; a date equals a
+    timestamp at its midnight."""
     if isinstance(u, bool) or isinstance(v, bool):
         return type(u) is type(v) and u == v
+    if isinstance(u, datetime.date) and isinstance(v, datetime.date) and type(u) is not type(v):
+        # a date and a timestamp at its midnight are the same day (DuckDB's date_trunc of a date
+        # is a date, Spark SQL's a timestamp: the plan's type is checked by the result contract)
+        day, stamp = (u, v) if isinstance(v, datetime.datetime) else (v, u)
+        return isinstance(stamp, datetime.datetime) and stamp.time() == datetime.time(0) and stamp.date() == day
     if isinstance(u, decimal.Decimal) and isinstance(v, decimal.Decimal):
         unit = max(decimal.Decimal(1).scaleb(int(d.as_tuple().exponent)) for d in (u, v))
         return abs(u - v) <= unit or math.isclose(float(u), float(v), rel_tol=1e-6)
