@@ -91,7 +91,7 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
     for f in (
         # functions_comparison (lt...gte also compare datetimes: functions_datetime)
         Function("scalar", "equal", "==", _CMP),
-        Function("scalar", "not_equal", None, _CMP),
+        Function("scalar", "not_equal", None, _CMP, "not(x == y)"),
         Function("scalar", "lt", "<", _CMP_DT),
         Function("scalar", "lte", "<=", _CMP_DT),
         Function("scalar", "gt", ">", _CMP_DT),
@@ -100,7 +100,7 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
         Function("scalar", "is_not_null", "isnotnull", _CMP),
         Function("scalar", "is_nan", "isnan", _CMP),
         Function("scalar", "is_not_distinct_from", "<=>", _CMP),
-        Function("scalar", "is_distinct_from", None, _CMP),
+        Function("scalar", "is_distinct_from", None, _CMP, "not(x <=> y)"),
         Function("scalar", "is_true", None, _CMP, "x <=> true: false for NULL", producers=_DF),
         Function("scalar", "is_false", None, _CMP, "x <=> false: false for NULL", producers=_DF),
         Function("scalar", "is_not_true", None, _CMP, "not(x <=> true): true for NULL", producers=_DF),
@@ -121,12 +121,12 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
         Function("scalar", "and", "and", _BOOL),
         Function("scalar", "or", "or", _BOOL),
         Function("scalar", "not", "not", _BOOL),
-        Function("scalar", "xor", None, _BOOL),
+        Function("scalar", "xor", None, _BOOL, "not(x == y)"),
         # functions_arithmetic / _decimal (add and subtract also take dates and intervals: datetime)
-        Function("scalar", "add", None, _ARITH_DEC_DT),
+        Function("scalar", "add", None, _ARITH_DEC_DT, "+ (a date plus whole days written as seconds: days)"),
         Function("scalar", "subtract", None, _ARITH_DEC_DT, "one argument (DuckDB's -x): negative"),
         Function("scalar", "multiply", "*", _ARITH_DEC_DT),
-        Function("scalar", "divide", None, _ARITH_DEC),
+        Function("scalar", "divide", None, _ARITH_DEC, "/ (integers: div, which truncates as Substrait does)"),
         Function("scalar", "modulus", "%", _ARITH_DEC),
         Function("scalar", "modulo", "%", note="an older spelling of modulus (no recorded producer writes it)"),
         Function(
@@ -164,7 +164,7 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
         # functions_rounding / _decimal
         Function("scalar", "ceil", "ceil", _ROUND),
         Function("scalar", "floor", "floor", _ROUND),
-        Function("scalar", "round", None, _ROUND),
+        Function("scalar", "round", None, _ROUND, "round"),
         # functions_logarithmic
         Function("scalar", "ln", "ln", _LOG),
         Function("scalar", "log10", "log10", _LOG),
@@ -227,9 +227,15 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
             "the first match (anchored patterns) or every one ('g'; a pattern that cannot match empty)",
             producers=_BOTH,
         ),
-        Function("scalar", "substring", None, _STR),
+        Function("scalar", "substring", None, _STR, "substring"),
         # functions_datetime
-        Function("scalar", "extract", None, _DT),
+        Function(
+            "scalar",
+            "extract",
+            None,
+            _DT,
+            "year, month, day, quarter, hour, minute, second, dayofweek, dayofyear (DAY_OF_YEAR, DOY), weekofyear",
+        ),
         Function("scalar", "date_part", None, note="DataFusion's extract: date_part('YEAR', x)", producers=_DF),
         Function(
             "scalar",
@@ -242,9 +248,11 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
         # nested values (DataFusion's names; array_element, 1-based, needs an int index)
         Function("scalar", "make_array", "array", producers=_DF),
         Function("scalar", "get_field", None, note="struct field access and map lookup", producers=_DF),
-        Function("scalar", "array_element", None, producers=_DF),
+        Function(
+            "scalar", "array_element", None, note="l[i], 1-based: try_element_at(l, cast(i as int))", producers=_DF
+        ),
         Function("scalar", "map", None, note="map(keys, values) over two arrays", producers=_DF),
-        Function("scalar", "named_struct", None, producers=_DF),
+        Function("scalar", "named_struct", None, note="named_struct", producers=_DF),
         # aggregate functions
         Function("aggregate", "sum", "sum", _ARITH_DEC),
         Function("aggregate", "sum0", None, _ARITH_DEC, "coalesce(sum(x), 0): the sum of no values is 0"),
