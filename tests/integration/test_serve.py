@@ -207,6 +207,52 @@ def test_a_substrait_prepared_statement_declares_the_schema_doget_streams(server
     client.close()
 
 
+# ---------------------------------------------------------------------------- errors
+
+
+def _error_details(err: Any) -> dict[str, str]:
+    return {k.decode(): v.decode() for k, v in err.details or () if not k.startswith(b"grpc-")}
+
+
+def test_errors_reach_adbc_as_statuses_keeping_sparks_error_class_and_every_located_problem(
+    server: ServeProcess, proxy: GrpcTlsProxy
+) -> None:
+    """A Spark analysis error (GetFlightInfo), a Spark error met while the rows stream (DoGet)
+    and a plan with two problems (nothing sent to Spark) each reach the ADBC client as a status
+    of its kind, with Spark's error class and SQLSTATE (or connect_plan's codes) in the message
+    and the error details; the connection goes on serving."""
+    import adbc_driver_manager
+
+    bad_plan = {
+        "input": {"range": 3},
+        "plan": [{"op": "select", "payload": {"columns": [{"col": 1}]}}, {"op": "no_such_op"}],
+    }
+    with adbc(server.url, ALICE) as conn, conn.cursor() as cur:
+        with pytest.raises(adbc_driver_manager.ProgrammingError) as analysis:
+            cur.execute("SELECT * FROM serve_no_such_table")
+        with pytest.raises(adbc_driver_manager.ProgrammingError) as running:
+            cur.execute("SELECT id, 1 / (id - 70000) AS x FROM range(100000)")  # ANSI: DIVIDE_BY_ZERO at row 70000
+            cur.fetch_arrow_table()
+        before = len(proxy.calls)
+        with pytest.raises(adbc_driver_manager.ProgrammingError) as plan:
+            cur.execute(json.dumps(bad_plan))
+        assert spark_calls(proxy, before) == []  # refused before anything was sent
+        cur.execute("SELECT 1 AS one")
+        assert cur.fetch_arrow_table().to_pylist() == [{"one": 1}]
+    for err, error_class, sqlstate in (
+        (analysis.value, "TABLE_OR_VIEW_NOT_FOUND", "42P01"),
+        (running.value, "DIVIDE_BY_ZERO", "22012"),
+    ):
+        assert str(err).startswith("INVALID_ARGUMENT:") and error_class in str(err) and sqlstate in str(err), err
+        details = _error_details(err)
+        assert details["spark-error-class"] == error_class and details["spark-sqlstate"] == sqlstate, details
+        assert "Traceback" not in str(err) and 'File "' not in str(err)
+    message = str(plan.value)
+    assert message.startswith("INVALID_ARGUMENT:") and "2 problems" in message, message
+    assert "/plan/0/payload/columns/0/col" in message and "/plan/1/op" in message, message
+    assert _error_details(plan.value) == {"connect-plan-codes": "column_name,unknown_op"}
+
+
 # ---------------------------------------------------------------------------- metadata
 
 
