@@ -390,9 +390,14 @@ class FlightSqlService:
         if statement.plan.output is not None:
             yield from _table_stream(client.execute(statement.plan), announced)
             return
+        # the call ended (done, cancelled, or the client went away): registered before the
+        # stream starts, so that a client gone while Spark computes the first batch is seen
+        # as soon as it arrives (gRPC runs no callback added after the call ended)
+        context.add_callback(stop.set)
         reader = client.stream(statement.plan)
-        context.add_callback(stop.set)  # the call ended (done, cancelled, or the client went away)
         try:
+            if stop.is_set():
+                raise _Abort(Status("CANCELLED", "the query was cancelled, or its client went away"))
             conform = _conformer(announced, reader.schema)
             yield flight_data(pa.ipc.read_message(announced.serialize()).metadata)
             for batch in reader:
