@@ -123,11 +123,14 @@ def test_sql_text_json_plan_text_and_substrait_bytes_give_connect_plan_runs_answ
         json_answer = cur.fetch_arrow_table()
         cur.execute(q6)  # bytes: a Substrait plan (CommandStatementSubstraitPlan)
         substrait_answer = cur.fetch_arrow_table()
+        # polars over the same ADBC connection (the way to send a bearer token from polars)
+        polars_answer = pytest.importorskip("polars").read_database(json.dumps(JSON_PLAN), conn)
     _same(
         sql_answer,
         _run_cli({"input": {"sql": "SELECT id, id * 2 AS twice FROM range(4)"}, "plan": []}, tmp_path, spark_url),
     )
     _same(json_answer, _run_cli(JSON_PLAN, tmp_path, spark_url))
+    assert polars_answer.to_dicts() == json_answer.to_pylist()
     tables = [f"--table={name}={path}" for name, path in tpch.files.items()]
     _same(substrait_answer, _run_cli(q6, tmp_path, spark_url, *tables))
     assert json_answer.to_pylist()[4] == {"id": 4, "sq": 16, "s": "n4"}
