@@ -344,3 +344,55 @@ def test_tls_with_pyarrow_flight_and_polars_read_database_uri(spark_url: str, tm
     _same(table, expected)
     assert json.loads(done.stdout) == expected.to_pylist()
     no_traceback(_completed(s))
+
+
+# ---------------------------------------------------------------------------- cost to other users
+
+#: the connect-plan process (cli.entry, as the console script runs it), reporting at exit the
+#: modules of connect_plan.serve and gRPC's server it loaded
+_REPORTING_ENTRY = """
+import atexit, json, sys
+from connect_plan.cli import process as cli
+
+
+def report():
+    names = sorted(m for m in sys.modules if m.split(".")[:2] == ["connect_plan", "serve"] or m == "grpc._server")
+    print("LOADED " + json.dumps(names), file=sys.stderr)
+
+
+run = cli.main
+
+
+def main(*args, **kwargs):
+    atexit.register(report)  # after entry()'s own last handler, so before it (they run last first)
+    return run(*args, **kwargs)
+
+
+cli.main = main
+sys.argv[0] = "connect-plan"
+cli.entry()
+"""
+
+
+def test_connect_plan_run_loads_nothing_of_serve(spark_url: str, tmp_path: Path) -> None:
+    """``serve`` adds no import to ``connect-plan run``'s cold start: a run loads no module of
+    connect_plan.serve, nor gRPC's server; neither does the parser of ``serve`` (its modules
+    load when the server starts)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "entry.py"
+    script.write_text(_REPORTING_ENTRY)
+    doc = tmp_path / "plan.json"
+    doc.write_text(json.dumps(JSON_PLAN))
+
+    def loaded(*args: str) -> list[str]:
+        done = subprocess.run(
+            [sys.executable, str(script), *args], capture_output=True, text=True, timeout=120, cwd=ROOT
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        [line] = [x for x in done.stderr.splitlines() if x.startswith("LOADED ")]
+        return list(json.loads(line[len("LOADED ") :]))
+
+    assert loaded("run", str(doc), "--format", "json", "--remote", spark_url) == []
+    assert loaded("serve", "--help") == []  # argparse alone: the server's modules load when it starts
