@@ -9,6 +9,7 @@ subprocess) and, for TPC-H from DataFusion's Substrait, with Spark SQL's own ans
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -254,6 +255,41 @@ def test_errors_reach_adbc_as_statuses_keeping_sparks_error_class_and_every_loca
     assert message.startswith("INVALID_ARGUMENT:") and "2 problems" in message, message
     assert "/plan/0/payload/columns/0/col" in message and "/plan/1/op" in message, message
     assert _error_details(plan.value) == {"connect-plan-codes": "column_name,unknown_op"}
+
+
+def test_a_callers_policy_bounds_its_results_and_its_time(proxy: GrpcTlsProxy, tmp_path: Path) -> None:
+    """A caller whose policy file sets ``max_rows`` and ``timeout``: its results stop at
+    ``max_rows`` (a limit on top of the plan), and a query that outlasts ``timeout`` ends
+    DEADLINE_EXCEEDED, its Spark execution interrupted; another caller's are not bounded."""
+    import adbc_driver_manager
+
+    (tmp_path / "bounded.json").write_text(json.dumps({"extends": "trusted", "max_rows": 10, "timeout": 3}))
+    tokens = write_tokens(
+        tmp_path,
+        {
+            "bounded-token-0123456789": {"policy": "bounded.json", "name": "bounded"},
+            "free-token-0123456789abc": {"policy": "trusted", "name": "free"},
+        },
+    )
+    plan = json.dumps({"input": {"range": 1000}, "plan": []})
+    endless = "SELECT sum(a.id * b.id) AS s FROM range(1000000) a CROSS JOIN range(1000000) b"
+    with ServeProcess(f"sc://127.0.0.1:{proxy.port}", "--tokens", str(tokens)) as s:
+        with adbc(s.url, "free-token-0123456789abc") as conn, conn.cursor() as cur:
+            cur.execute(plan)
+            assert cur.fetch_arrow_table().num_rows == 1000
+        with adbc(s.url, "bounded-token-0123456789") as conn, conn.cursor() as cur:
+            cur.execute(plan)
+            assert cur.fetch_arrow_table().column("id").to_pylist() == list(range(10))
+            started = time.monotonic()
+            with pytest.raises(adbc_driver_manager.Error) as info:
+                cur.execute(endless)
+                cur.fetch_arrow_table()
+            took = time.monotonic() - started
+        assert info.value.vendor_code == 4 and "(DeadlineExceeded;" in str(info.value), info.value  # gRPC's code
+        assert "interrupted" in str(info.value), info.value
+        assert 3 <= took < 20, took
+        assert s.process.poll() is None
+    no_traceback(_completed(s))
 
 
 # ---------------------------------------------------------------------------- metadata
