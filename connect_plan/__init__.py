@@ -63,6 +63,7 @@ __all__ = [
     "connect",
     "draw",
     "execute_plan",
+    "serve",
     "supported_plan_operations",
     "translate",
     "validate",
@@ -193,6 +194,10 @@ def __getattr__(name: str) -> Any:
         from .policy import Policy
 
         return Policy
+    if name == "serve":  # the Flight SQL server (connect_plan.flightsql), loaded when asked for
+        from .flightsql import serve
+
+        return serve
     raise AttributeError(f"module 'connect_plan' has no attribute {name!r}")
 
 

@@ -328,8 +328,8 @@ def cmd_ops(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """``serve``: the Flight SQL server (connect_plan.serve), until Ctrl-C or SIGTERM."""
-    from ..serve import serve
+    """``serve``: the Flight SQL server (connect_plan.flightsql), until Ctrl-C or SIGTERM."""
+    from ..flightsql import serve
     from .exits import Terminated
 
     if args.tokens and args.policy:
