@@ -159,7 +159,7 @@ EXPR_TEXT: dict[type, Callable[[Any, int], str]] = ir.covering(
         ir.Cast: lambda e, d: f"{e.mode}({_expr(e.expr, d)} AS {type_string(e.to)})",
         ir.When: _when_text,
         ir.ExtractValue: lambda e, d: f"{_expr(e.child, d)}[{_expr(e.key, d)}]",
-        ir.Star: lambda e, d: "*",
+        ir.Star: lambda e, d: "*" if e.target is None else f"{e.target}.*",
         ir.Window: _window_text,
         ir.Lambda: lambda e, d: f"({', '.join(e.params)}) -> {_expr(e.body, d)}",
         ir.LambdaVar: lambda e, d: e.name,

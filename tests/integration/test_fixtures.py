@@ -1,14 +1,17 @@
-"""Every plan fixture under tests/fixtures/plans runs on the server and matches its
-hand-written expected result (or expected error)."""
+"""Every plan fixture under tests/fixtures/plans, and every example plan, runs on the server
+through the installed ``connect-plan fixtures`` command and matches its hand-written expected
+result (or expected error)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from connect_plan.fixtures import discover, load_fixture, run_fixture
+from tests.support.processes import connect_plan, no_traceback
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PLANS = discover(ROOT / "tests" / "fixtures" / "plans")
@@ -23,10 +26,21 @@ def test_there_are_at_least_forty_fixtures_covering_every_op() -> None:
     assert set(connect_plan.supported_plan_operations()) <= used
 
 
-@pytest.mark.parametrize("path", PLANS + EXAMPLES, ids=[p.stem for p in PLANS + EXAMPLES])
-def test_fixture(client: Any, path: Path) -> None:
-    result = run_fixture(client, load_fixture(path), str(path))
-    assert result.ok, result.message
+@pytest.mark.parametrize("directory", ["tests/fixtures/plans", "examples"])
+def test_every_fixture_runs_through_the_installed_command(spark_url: str, directory: str) -> None:
+    """Every fixture and example plan, run by the installed ``connect-plan fixtures`` (the
+    process a user runs: lean pyarrow, no NumPy, no pandas), matches its expected result and
+    the command ends with its summary: no import the command's process lacks hides on any path."""
+    paths = discover(ROOT / directory)
+    out = connect_plan("fixtures", directory, "--json", remote=spark_url, cwd=ROOT, timeout=600)
+    no_traceback(out)
+    results = json.loads(out.stdout)
+    failed = {r["path"]: r["message"] for r in results if not r["ok"]}
+    assert not failed and out.returncode == 0, (failed, out.stderr)
+    assert sorted(r["path"] for r in results) == sorted(str(p.relative_to(ROOT)) for p in paths)
+    summary = connect_plan("fixtures", "examples", remote=spark_url, cwd=ROOT) if directory == "examples" else None
+    if summary is not None:  # the text form ends with its summary line
+        assert summary.stdout.rstrip().endswith(f"{len(paths)} passed, 0 failed, {len(paths)} fixtures"), summary
 
 
 def test_runner_reports_a_wrong_expectation(client: Any) -> None:
