@@ -204,7 +204,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     plan, _, doc = checked(args)
     if args.format != "text":
-        return _draw(args, plan)
+        from ..formats import front_end_of
+
+        return _draw(args, plan, front_end_of(doc).title)
     if args.output:
         raise CliError("--output needs a picture format: --format svg, png, dot or mermaid")
     configured = bool(args.remote or os.environ.get("SPARK_REMOTE"))
@@ -245,7 +247,7 @@ def _server_hint(message: str) -> str:
     )
 
 
-def _draw(args: argparse.Namespace, plan: Any) -> int:
+def _draw(args: argparse.Namespace, plan: Any, title: str) -> int:
     """``explain --format svg|png|dot|mermaid``: the plan as a picture (with ``--analyzed``,
     Spark's plans too; a plan the server refuses is drawn with its failing step marked)."""
     from .. import draw
@@ -256,9 +258,9 @@ def _draw(args: argparse.Namespace, plan: Any) -> int:
         from ..client import Client
 
         with Client(remote_url(args, start=True), **client_options(args)) as client:
-            drawing = client.draw(plan, analyzed=True)
+            drawing = client.draw(plan, analyzed=True, title=title)
     else:
-        drawing = draw(plan)
+        drawing = draw(plan, title=title)
     data = drawing.render(args.format)
     if args.output:
         drawing.save(args.output, args.format)

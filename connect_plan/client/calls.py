@@ -128,7 +128,13 @@ class Calls:
         return pa.RecordBatchReader.from_batches(result_schema, batches)
 
     def draw(
-        self, plan: ir.Plan, policy: Policy | None, *, analyzed: bool, failed_step: int | None, timeout: float | None
+        self,
+        plan: ir.Plan,
+        policy: Policy | None,
+        analyzed: bool,
+        failed_step: int | None,
+        timeout: float | None,
+        title: str,
     ) -> PlanDrawing:
         """``plan`` drawn (:meth:`Client.draw`): its own tree, and with ``analyzed`` Spark's
         optimized and physical plans, or the server's refusal marked on the failing step."""
@@ -147,5 +153,5 @@ class Calls:
                 error = str(err)
                 if failed_step is None:
                     failed_step = err.op_index
-        first = draw_plan(plan, columns, failed_step=failed_step, title="JSON plan")
+        first = draw_plan(plan, columns, failed_step=failed_step, title=title)
         return PlanDrawing((first, *trees), error=error)
