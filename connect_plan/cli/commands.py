@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PROGRESS_INTERVAL",
+    "STATS_INTERVAL",
     "cmd_check",
     "cmd_explain",
     "cmd_fixtures",
@@ -104,7 +105,9 @@ def write_stream(
             for batch in reader:
                 writer.write_batch(parquet_ready(batch))
                 rows += batch.num_rows
-        print(f"wrote {rows} rows to {output}", file=sys.stderr)
+        from ..telemetry import count
+
+        print(f"wrote {count(rows, 'row')} to {output}", file=sys.stderr)
         return
     import pyarrow.csv as pcsv
 
@@ -148,6 +151,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 #: how often the server reports progress while the CLI shows it (Spark's default: 2 s)
 PROGRESS_INTERVAL = "500ms"
+#: ... and with ``--stats``: a report is the only way the stages of a query become known, and
+#: the server sends one only when something changed, so a short query gets a few at most
+STATS_INTERVAL = "100ms"
 
 
 @contextlib.contextmanager
@@ -155,11 +161,15 @@ def _progress(args: argparse.Namespace, client: Any) -> Iterator[ProgressLine | 
     """The live progress line on stderr, when wanted (see :func:`connect_plan.display.wanted`)."""
     from ..display import ProgressLine, wanted
 
-    if not wanted(args.progress):
+    shown = wanted(args.progress)
+    if shown or args.stats:
+        with contextlib.suppress(ServerError):  # a server that does not know the setting still runs the query
+            client.set_conf(
+                {"spark.connect.progress.reportInterval": STATS_INTERVAL if args.stats else PROGRESS_INTERVAL}
+            )
+    if not shown:
         yield None
         return
-    with contextlib.suppress(ServerError):  # a server that does not know the setting still runs the query
-        client.set_conf({"spark.connect.progress.reportInterval": PROGRESS_INTERVAL})
     with ProgressLine(force=bool(args.progress)) as line:
         yield line
 
