@@ -66,3 +66,14 @@ def test_every_invalid_fixture_says_its_golden_error(checked: dict[Path, Complet
         if out.returncode != 2 or out.stdout or out.stderr != f"connect-plan: {golden}":
             wrong[path.name] = _said(out)
     assert not wrong, wrong
+
+
+def test_a_policy_reports_the_plans_own_values() -> None:
+    """``--policy strict`` on the example that fills ``${tmp}``/``${run}``: what is refused is
+    said as the user wrote it (``${tmp}/orders``), not as the stand-ins the check filled in,
+    and the verdict is the one a run gets (a local path: its scheme refused, not its braces)."""
+    out = connect_plan("check", "examples/orders_pipeline.json", "--policy", "strict", cwd=ROOT)
+    assert out.returncode == 2 and not out.stdout, _said(out)
+    assert "/input/files/0: scheme '(none)' is not one this policy allows [policy_path] (got '${tmp}/orders')" in out.stderr
+    assert "(got 'example_stores_${run}')" in out.stderr and "(got '${tmp}/report')" in out.stderr
+    assert "0c0c0c0c0c" not in out.stderr and "Traceback" not in out.stderr
