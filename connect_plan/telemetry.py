@@ -383,6 +383,19 @@ class QueryWatch:
             totals=MappingProxyType(totals),
             stages_unreported=unreported,
         )
+        if log.isEnabledFor(logging.INFO):
+            done = self.finished
+            listed = done.stages + done.stages_skipped + done.stages_unreported
+            log.info(
+                "operation %s %s: %s in %s%s, total %.3f s%s",
+                done.operation_id or "(no id)",
+                "complete" if complete else "ended early",
+                count(done.rows, "row"),
+                count(done.batches, "batch", "batches"),
+                "" if done.first_batch_seconds is None else f", first batch {done.first_batch_seconds:.3f} s",
+                done.total_seconds,
+                f"; {done.stage_text()}" if listed else "",
+            )
         if self._on_stats is not None:
             try:
                 self._on_stats(self.finished)

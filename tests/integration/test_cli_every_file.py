@@ -74,6 +74,9 @@ def test_a_policy_reports_the_plans_own_values() -> None:
     and the verdict is the one a run gets (a local path: its scheme refused, not its braces)."""
     out = connect_plan("check", "examples/orders_pipeline.json", "--policy", "strict", cwd=ROOT)
     assert out.returncode == 2 and not out.stdout, _said(out)
-    assert "/input/files/0: scheme '(none)' is not one this policy allows [policy_path] (got '${tmp}/orders')" in out.stderr
+    assert (
+        "/input/files/0: scheme '(none)' is not one this policy allows [policy_path] (got '${tmp}/orders')"
+        in out.stderr
+    )
     assert "(got 'example_stores_${run}')" in out.stderr and "(got '${tmp}/report')" in out.stderr
     assert "0c0c0c0c0c" not in out.stderr and "Traceback" not in out.stderr

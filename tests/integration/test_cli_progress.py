@@ -233,3 +233,23 @@ def test_explain_draws_the_plan_in_every_format(spark_url: str, tmp_path: Path) 
     )
     assert refused.returncode == 3 and "server error" in refused.stderr
     assert "class n4 failed" in refused.stdout and "2: groupBy" in refused.stdout
+
+
+def test_verbose_says_what_a_normal_run_does(spark_url: str) -> None:
+    """``-v`` on a plain run of an example (through the installed entry point): the plan as
+    read, the server and session, and the operation with its rows, batches and times, on
+    stderr; stdout holds the same result as without ``-v``."""
+    from tests.support.processes import connect_plan
+
+    plain = connect_plan("run", "examples/sales_by_region.json", "--format", "json", remote=spark_url, cwd=ROOT)
+    out = connect_plan("run", "examples/sales_by_region.json", "--format", "json", "-v", remote=spark_url, cwd=ROOT)
+    assert plain.returncode == out.returncode == 0 and not plain.stderr, out.stderr
+    assert json.loads(out.stdout) == json.loads(plain.stdout)
+    lines = out.stderr.splitlines()
+    assert "connect-plan INFO plan: 5 inline rows x 4 columns; 4 steps: Filter, Join, GroupBy, OrderBy" in lines
+    assert any(
+        re.fullmatch(rf"connect-plan INFO server {re.escape(spark_url)}: \S+ \S+, session [0-9a-f-]{{36}}", x)
+        for x in lines
+    )
+    done = [x for x in lines if x.startswith("connect-plan INFO operation ")]
+    assert len(done) == 1 and re.search(r" complete: 2 rows in 1 batch, first batch [\d.]+ s, total [\d.]+ s", done[0])
