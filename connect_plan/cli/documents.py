@@ -136,7 +136,7 @@ def remote_url(args: argparse.Namespace, *, start: bool) -> str:
     if info is None:
         if not start:
             raise LocalServerError("no server: pass --remote, set SPARK_REMOTE, or run `connect-plan server start`")
-        print("connect-plan: starting a local Spark Connect server (about 15 s)...", file=sys.stderr)
+        print("connect-plan: starting a local Spark Connect server (about 20 s)...", file=sys.stderr)
         info = server.start()
         print(f"connect-plan: server ready at {info.url} (stop it with `connect-plan server stop`)", file=sys.stderr)
     return info.url
