@@ -30,6 +30,7 @@ __all__ = [
     "WRITE_OPS",
     "Function",
     "FunctionKind",
+    "SetOperation",
     "function_name",
 ]
 
@@ -253,16 +254,38 @@ SORT_DIRECTIONS: dict[str, tuple[bool, bool]] = {
     "SORT_DIRECTION_CLUSTERED": (True, True),
 }
 
-#: SetRel.SetOp → (IR SetOp kind, distinct); None: no Spark relation
-SET_OPS: dict[str, tuple[str, bool] | None] = {
-    "SET_OP_MINUS_PRIMARY": ("except", True),  # EXCEPT DISTINCT
-    "SET_OP_MINUS_PRIMARY_ALL": ("except", False),  # EXCEPT ALL
-    "SET_OP_MINUS_MULTISET": None,
-    "SET_OP_INTERSECTION_PRIMARY": ("intersect_primary", True),  # primary rows found in any other input
-    "SET_OP_INTERSECTION_MULTISET": ("intersect", True),  # INTERSECT DISTINCT
-    "SET_OP_INTERSECTION_MULTISET_ALL": ("intersect", False),  # INTERSECT ALL
-    "SET_OP_UNION_DISTINCT": ("union", True),
-    "SET_OP_UNION_ALL": ("union", False),
+
+class SetOperation(NamedTuple):
+    """What a ``SetRel.SetOp`` runs as on Spark: the IR set operation applied to the primary
+    input and each secondary input in turn, or (``any_secondary``) once, to the primary input
+    and the UNION ALL of the secondary ones."""
+
+    kind: Literal["union", "intersect", "except"]
+    distinct: bool
+    any_secondary: bool = False
+
+
+#: SetRel.SetOp → its Spark equivalent, or why there is none. The spec's table (since 0.57; the
+#: earlier text said the same of the rows, less exactly of the duplicates), with m the copies of a
+#: row in the primary input and n1, n2... in the secondary ones. Spark's set operations match NULL
+#: with NULL, as the spec's do.
+SET_OPS: dict[str, SetOperation | str] = {
+    # every row of the primary input in no secondary input, once: EXCEPT DISTINCT
+    "SET_OP_MINUS_PRIMARY": SetOperation("except", True),
+    # max(0, m - (n1 + n2 + ...)) copies: EXCEPT ALL, input by input
+    "SET_OP_MINUS_PRIMARY_ALL": SetOperation("except", False),
+    "SET_OP_MINUS_MULTISET": (
+        "the spec defines Minus (Multiset) as the primary input's rows that are not in *every* secondary "
+        "input, with no SQL equivalent and without saying how many copies of a primary row it keeps"
+    ),
+    # the primary input's rows present in *any* secondary input, once (DuckDB's and Isthmus' INTERSECT)
+    "SET_OP_INTERSECTION_PRIMARY": SetOperation("intersect", True, any_secondary=True),
+    # the primary input's rows present in *every* secondary input, once: INTERSECT DISTINCT
+    "SET_OP_INTERSECTION_MULTISET": SetOperation("intersect", True),
+    # min(m, n1, n2, ...) copies: INTERSECT ALL, input by input
+    "SET_OP_INTERSECTION_MULTISET_ALL": SetOperation("intersect", False),
+    "SET_OP_UNION_DISTINCT": SetOperation("union", True),
+    "SET_OP_UNION_ALL": SetOperation("union", False),
 }
 
 #: AggregationPhase: the phases Spark can run, a whole aggregation (unspecified is one)
@@ -312,8 +335,11 @@ INTEGER_TYPES: dict[str, DataType] = {
 PRODUCER_QUIRKS: dict[str, frozenset[str]] = {
     # DuckDB (1.1.x, spec 0.53) writes ProjectRel without RelCommon.emit and means only the
     # expressions as its output (the spec says input columns + expressions); its consumer reads
-    # them so, and every later field index and RelRoot.names count only those
-    "duckdb": frozenset({"project_outputs_expressions_only"}),
+    # them so, and every later field index and RelRoot.names count only those. Its SELECT without
+    # FROM reads a virtual table with no base schema whose one row holds one placeholder value
+    # (to_substrait.cpp TransformDummyScan: "emit one garbage row, the projection will take care
+    # of the rest"): rows of no columns
+    "duckdb": frozenset({"project_outputs_expressions_only", "virtual_table_rows_of_no_columns"}),
 }
 
 
