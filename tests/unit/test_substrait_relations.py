@@ -1,8 +1,9 @@
 """How the Substrait front-end reads relations whose meaning depends on the spec version or the
-producer (issue 31): set operations, a fetch without a count, a sort without sort fields and
-DuckDB's SELECT without FROM. Hand-made minimal plans, no server; the derivation of the declared
-result (declared.py) is checked to read each one as the converter does. Each is proven against
-Spark on the producers' own plans by tests/integration/test_substrait_corpus.py."""
+producer (issue 31): set operations, a fetch without a count, a sort without sort fields, DuckDB's
+SELECT without FROM, unordered RANGE frames and lag/lead offsets. Hand-made minimal plans, no
+server; the derivation of the declared result (declared.py) is checked to read each one as the
+converter does. Each is proven against Spark on the producers' own plans by
+tests/integration/test_substrait_corpus.py."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from connect_plan import ir
 from connect_plan.errors import PlanError
 from connect_plan.formats.substrait import parse_substrait, parse_substrait_plan
 from connect_plan.formats.substrait.declared import declared_columns
+from connect_plan.types import Primitive
 
 I64 = {"i64": {"nullability": "NULLABILITY_NULLABLE"}}
 STR = {"string": {"nullability": "NULLABILITY_NULLABLE"}}
@@ -192,3 +194,67 @@ def test_a_row_of_more_values_than_columns_is_refused_for_other_producers() -> N
     e = refusal(dummy_scan("acme"))
     assert e.locs == ("/relations/0/root/input/project/input/read/virtualTable/values/0",)
     assert "a row of 1 values for 0 columns" in str(e)
+
+
+# ------------------------------------------------------------------ windows
+
+
+def window(
+    name: str, args: list[dict[str, Any]], sorts: bool, lower: dict[str, Any], upper: dict[str, Any], bounds: str = ""
+) -> dict[str, Any]:
+    fn: dict[str, Any] = {
+        "functionReference": FUNCTIONS.index(name) + 1,
+        "arguments": [{"value": a} for a in args],
+        "partitions": [field(1)],
+        "lowerBound": lower,
+        "upperBound": upper,
+    }
+    if sorts:
+        fn["sorts"] = [{"expr": field(0), "direction": "SORT_DIRECTION_ASC_NULLS_LAST"}]
+    if bounds:
+        fn["boundsType"] = bounds
+    return plan(project(read(), [{"windowFunction": fn}], emit=[3]), ["w"])
+
+
+def the_window(doc: dict[str, Any]) -> ir.Window:
+    (step,) = [s for s in steps(doc, ir.WithColumn) if isinstance(s.expr, ir.Window)]
+    assert isinstance(step.expr, ir.Window)
+    return step.expr
+
+
+@pytest.mark.parametrize(
+    ("lower", "upper"),
+    [
+        ({"preceding": {}}, {"following": {}}),  # Isthmus' max() OVER (PARTITION BY g)
+        ({"currentRow": {}}, {"currentRow": {}}),
+        ({"unbounded": {}}, {"currentRow": {}}),
+    ],
+)
+def test_an_unordered_range_frame_of_current_row_or_unbounded_bounds_is_the_whole_partition(
+    lower: dict[str, Any], upper: dict[str, Any]
+) -> None:
+    """Without an order every row is a peer of every other: Spark's unordered window (no frame)."""
+    w = the_window(window("max:any", [field(2)], False, lower, upper))
+    assert w.frame is None and not w.order_by
+
+
+def test_an_unordered_range_frame_with_an_offset_is_refused_and_rows_frames_kept() -> None:
+    e = refusal(window("max:any", [field(2)], False, {"preceding": {"offset": "2"}}, {"currentRow": {}}))
+    assert e.locs == ("/relations/0/root/input/project/expressions/0/windowFunction",)
+    assert "a RANGE frame with an offset bound needs sorts" in str(e)
+    rows = the_window(
+        window("max:any", [field(2)], False, {"preceding": {"offset": "2"}}, {"currentRow": {}}, "BOUNDS_TYPE_ROWS")
+    )
+    assert rows.frame == ir.Frame("rows", -2, 0, rows.frame.loc if rows.frame else "")
+
+
+def test_lag_gets_no_frame_and_an_int_offset() -> None:
+    """DataFusion writes lag(x, 2, -1) with i64 literals and a frame: Spark types the offset INT
+    (casting a BIGINT one after deriving lag's own frame from it, then refusing that frame)."""
+    lit = {"literal": {"i64": "2"}}
+    w = the_window(
+        window("lag:any_i64", [field(2), lit, {"literal": {"i64": "-1"}}], True, {"unbounded": {}}, {"currentRow": {}})
+    )
+    assert w.frame is None
+    assert isinstance(w.func, ir.Call) and isinstance(w.func.args[1], ir.Lit)
+    assert (w.func.args[1].value, w.func.args[1].type) == (2, Primitive("int"))

@@ -126,10 +126,30 @@ def window_function(c: Converter, msg: Message, loc: str, names: list[str]) -> i
         upper = _bound(msg, "upper_bound")
         # RANGE and unspecified are RANGE (the SQL default)
         kind = "rows" if enum_name(msg, "bounds_type") == "BOUNDS_TYPE_ROWS" else "range"
-        if keys or lower is not None or upper is not None:
+        if kind == "range" and not keys:
+            # no order: every row of the partition is a peer of every other, so a RANGE frame from
+            # and to the current row (or unbounded) is the whole partition, Spark's frame of an
+            # unordered window (Isthmus' aggregate over PARTITION BY alone); an offset needs an order
+            if any(b not in (None, 0) for b in (lower, upper)):
+                c.err("substrait_invalid", loc, "a RANGE frame with an offset bound needs sorts (the window has none)")
+        elif keys or lower is not None or upper is not None:
             frame = ir.Frame(kind, lower, upper, loc)
+    elif name in ("lag", "lead") and len(args) > 1:
+        # the offset: Spark types it INT, and a BIGINT one (DataFusion's i64 literal) is cast by
+        # its analyzer after the window's frame was derived from it, which it then refuses as a
+        # frame of its own ("Cannot specify window frame for lag function")
+        args[1] = _int_literal(args[1])
     call = ir.Call(row.spark, tuple(args), loc, distinct=_distinct(msg))
     return ir.Window(call, partitions, keys, frame, loc)
+
+
+def _int_literal(e: ir.Expr) -> ir.Expr:
+    """An integer literal of a wider type, as an INT literal where its value fits one."""
+    if isinstance(e, ir.Lit) and isinstance(e.value, int) and not isinstance(e.value, bool):
+        if isinstance(e.type, Primitive) and e.type.name in ("bigint", "smallint", "tinyint"):
+            if -(2**31) <= e.value < 2**31:
+                return ir.Lit(e.value, e.loc, Primitive("int"))
+    return e
 
 
 def _distinct(msg: Message) -> bool:
