@@ -1,9 +1,9 @@
 """How the Substrait front-end reads relations whose meaning depends on the spec version or the
 producer (issue 31): set operations, a fetch without a count, a sort without sort fields, DuckDB's
-SELECT without FROM, unordered RANGE frames and lag/lead offsets. Hand-made minimal plans, no
-server; the derivation of the declared result (declared.py) is checked to read each one as the
-converter does. Each is proven against Spark on the producers' own plans by
-tests/integration/test_substrait_corpus.py."""
+SELECT without FROM, unordered RANGE frames and lag/lead offsets, DataFusion's and Isthmus' orders
+of a multi-set aggregate. Hand-made minimal plans, no server; the derivation of the declared
+result (declared.py) is checked to read each one as the converter does. Each is proven against
+Spark on the producers' own plans by tests/integration/test_substrait_corpus.py."""
 
 from __future__ import annotations
 
@@ -258,3 +258,94 @@ def test_lag_gets_no_frame_and_an_int_offset() -> None:
     assert w.frame is None
     assert isinstance(w.func, ir.Call) and isinstance(w.func.args[1], ir.Lit)
     assert (w.func.args[1].value, w.func.args[1].type) == (2, Primitive("int"))
+
+
+# ------------------------------------------------------------------ multi-set aggregates
+
+#: GROUPING SETS ((s), ()) over t: sum(d) and count(*), both declared
+ROLLUP = {
+    "aggregate": {
+        "input": read(),
+        "groupingExpressions": [field(1)],
+        "groupings": [{"expressionReferences": [0]}, {}],
+        "measures": [measure("sum:dec", field(2), out=DEC), measure("count:", out=I64)],
+    }
+}
+
+
+def test_datafusions_multi_set_aggregate_has_its_grouping_id_before_the_measures() -> None:
+    """DataFusion 55: s, __grouping_id, sum, count, no set index; the projection above reads
+    field 1 as the grouping id (its GROUPING(s) is bit arithmetic on it) and 2, 3 as the measures."""
+    doc = plan(project(ROLLUP, [field(0), field(2), field(3), field(1)], emit=[4, 5, 6, 7]), ["s", "t", "n", "gid"])
+    df = plan(doc["relations"][0]["root"]["input"], ["s", "t", "n", "gid"], ("datafusion", 85))
+    converted = parse_substrait_plan(df)
+    (group,) = [s for s in converted.steps if isinstance(s, ir.GroupBy)]
+    gid = next(a.alias for a in group.aggs if isinstance(a.expr, ir.Call) and a.expr.fn == "grouping_id")
+    measures = [a.alias for a in group.aggs if a.alias != gid]
+    assert [_source(converted, c) for c in root_columns(df)] == [None, measures[0], measures[1], gid]
+    assert not [s for s in converted.steps if s.op == "aggregate.set_index"]
+    assert declared(df)[:2] == [
+        "aggregate/input/read/baseSchema/struct/types/1",
+        "aggregate/measures/0/measure/outputType",
+    ]
+    assert declared(df)[3] == "aggregate/groupings"  # the grouping id, of a type the plan does not say
+    # the spec's order for any other producer: field 1 is the first measure, field 3 the set index
+    assert declared(doc)[1:] == [
+        "aggregate/measures/1/measure/outputType",
+        "aggregate/groupings",
+        "aggregate/measures/0/measure/outputType",
+    ]
+
+
+def _source(plan_: ir.Plan, name: str) -> str | None:
+    """The column a projection's column copies, if it copies one produced by the aggregate."""
+    for s in plan_.steps:
+        if isinstance(s, ir.WithColumn) and s.name == name and isinstance(s.expr, ir.Col):
+            inner = s.expr.name
+            if any(isinstance(g, ir.GroupBy) and any(a.alias == inner for a in g.aggs) for g in plan_.steps):
+                return inner
+    return None
+
+
+def test_a_datafusion_aggregate_with_an_emit_keeping_the_set_index_is_refused() -> None:
+    """After 55 DataFusion writes the spec's order with an emit (apache/datafusion#23468), and its
+    __grouping_id bitmask where the spec's set index goes (#25208): not told apart."""
+    keeps = {"aggregate": {**ROLLUP["aggregate"], "common": {"emit": {"outputMapping": [0, 3, 1, 2]}}}}
+    e = refusal(plan(keeps, ["s", "gid", "t", "n"], ("datafusion", 90)))
+    assert e.locs == ("/relations/0/root/input/aggregate/common/emit/outputMapping",)
+    drops = {"aggregate": {**ROLLUP["aggregate"], "common": {"emit": {"outputMapping": [0, 1, 2]}}}}
+    assert len(root_columns(plan(drops, ["s", "t", "n"], ("datafusion", 90)))) == 3
+
+
+@pytest.mark.parametrize("version", [None, ("isthmus", 77)])
+def test_an_aggregate_without_its_set_index_is_read_so_where_only_that_fits(version: tuple[str, int] | None) -> None:
+    """Isthmus 0.5 (no version) and substrait-java before 0.67 (spec 0.77) write no set index:
+    RelRoot.names counts keys and measures only, which only that reading fits."""
+    doc = plan(ROLLUP, ["s", "t", "n"], version)
+    assert len(root_columns(doc)) == 3
+    assert not [s for s in parse_substrait_plan(doc).steps if s.op == "aggregate.set_index"]
+    assert declared(doc) == [
+        "aggregate/input/read/baseSchema/struct/types/1",
+        "aggregate/measures/0/measure/outputType",
+        "aggregate/measures/1/measure/outputType",
+    ]
+    spec = plan(ROLLUP, ["s", "t", "n", "set"], version)  # the spec's reading fits: taken
+    assert len(root_columns(spec)) == 4 and declared(spec)[3] == "aggregate/groupings"
+
+
+def test_a_plan_that_reads_both_ways_is_refused_unless_they_mean_the_same() -> None:
+    """Isthmus' ROLLUP under a ProjectRel whose emit takes its expressions (fields 2, 3 without
+    the index, the index and a key with it): both readings fit, they differ, refused at the
+    aggregate. An emit of the key and the measures alone means the same either way: read."""
+    ambiguous = plan(project(ROLLUP, [field(0), field(1)], emit=[3, 4]), ["s", "t"], None)
+    e = refusal(ambiguous)
+    assert e.locs == ("/relations/0/root/input/project/input/aggregate",)
+    assert "the plan reads both with and without it, the two mean different tables" in str(e)
+    same = plan(project(ROLLUP, [field(0)], emit=[0, 1, 2]), ["s", "t", "n"], None)
+    assert len(root_columns(same)) == 3
+
+
+def test_a_later_isthmus_or_another_producer_is_read_by_the_spec_only() -> None:
+    for version in (("isthmus", 78), ("acme", 53)):
+        e = refusal(plan(ROLLUP, ["s", "t", "n"], version))
+        assert "RelRoot.names has 3 names for 4 output columns" in str(e)

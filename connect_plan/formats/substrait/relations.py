@@ -338,7 +338,27 @@ def aggregate_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
         aggs.append(ir.AggItem(ir.Call("grouping_id", (), loc), gid, loc))
         index_sets = tuple(tuple(distinct_keys.index(n) for n in dict.fromkeys(one)) for one in set_keys)
         rel.steps.append(ir.GroupBy(c.step_index(), "aggregate", loc, "grouping_sets", keys, tuple(aggs), index_sets))
-        # Substrait's trailing column: the index of the grouping set that made the row
+        if "aggregate_grouping_id_before_measures" in c.quirks:
+            if not msg.HasField("common") or msg.common.WhichOneof("emit_kind") != "emit":
+                # DataFusion's own order: its __grouping_id is Spark's grouping_id() (PRODUCER_QUIRKS)
+                rel.names = [*distinct_keys, gid, *agg_names]
+                return rel
+            if len(distinct_keys) + len(agg_names) in msg.common.emit.output_mapping:
+                c.err(
+                    "substrait_unsupported",
+                    f"{loc}/common/emit/outputMapping",
+                    "a DataFusion AggregateRel of several grouping sets with an emit that keeps the set index: "
+                    "DataFusion after 55 writes the spec's order (apache/datafusion#23468) but its __grouping_id "
+                    "bitmask where the spec puts the set index (apache/datafusion#25208); which this plan means "
+                    "cannot be told",
+                )
+                return None
+        # Substrait's trailing column: the index of the grouping set that made the row (Isthmus'
+        # older plans have none: see Converter.set_index)
+        c.multi_set_aggregates.append(loc)
+        if c.set_index == "none":
+            rel.names = distinct_keys + agg_names
+            return rel
         index = c.fresh()
         branches = tuple(
             (
@@ -348,7 +368,7 @@ def aggregate_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
             for i, mask in enumerate(masks)
         )
         rel.steps.append(ir.WithColumn(c.step_index(), "aggregate.set_index", loc, index, ir.When(branches, None, loc)))
-        rel.names = distinct_keys + agg_names + [index]
+        rel.names = distinct_keys + agg_names + ([index] if c.set_index == "output" else [])
         return rel
     if not aggs:
         # a GROUP BY without measures: the distinct key values

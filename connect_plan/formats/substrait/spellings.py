@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
+from google.protobuf.message import Message
+
 from ... import ir
 from ...types import DataType, Primitive
 
@@ -23,6 +25,7 @@ __all__ = [
     "REDUCTIONS",
     "REWRITTEN_JOINS",
     "SET_COMPARISONS",
+    "SET_INDEX_MAYBE_OMITTED",
     "SET_OPS",
     "SET_PREDICATES",
     "SORT_DIRECTIONS",
@@ -32,6 +35,7 @@ __all__ = [
     "FunctionKind",
     "SetOperation",
     "function_name",
+    "set_index_maybe_omitted",
 ]
 
 FunctionKind = Literal["scalar", "aggregate", "window"]
@@ -340,7 +344,30 @@ PRODUCER_QUIRKS: dict[str, frozenset[str]] = {
     # (to_substrait.cpp TransformDummyScan: "emit one garbage row, the projection will take care
     # of the rest"): rows of no columns
     "duckdb": frozenset({"project_outputs_expressions_only", "virtual_table_rows_of_no_columns"}),
+    # DataFusion (55 and before, spec 0.85) writes an AggregateRel of several grouping sets with
+    # its own output order, not the spec's: the distinct keys, its __grouping_id (Spark's
+    # grouping_id(): a bit per key, the first key highest, set where the set lacks the key), then
+    # the measures, and no set index; every later field index counts so, and its consumer reads
+    # it so (apache/datafusion#17910, changed after 55 by #23468, which writes an emit)
+    "datafusion": frozenset({"aggregate_grouping_id_before_measures"}),
 }
+
+#: Plan.version.producer (lower-cased) → the last spec version (0.x) whose plans of that producer
+#: may write an AggregateRel of several grouping sets without the spec's trailing set-index
+#: column: substrait-java (Isthmus) added it in 0.67 (#565), whose plans name spec 0.77 as those
+#: of 0.59-0.66 do; before 0.59 (Isthmus 0.5 among them) its plans name no version at all. Such a
+#: plan is read without the column only where the plan itself shows it (:func:`set_index_maybe_omitted`).
+SET_INDEX_MAYBE_OMITTED: dict[str, int] = {"isthmus": 77}
+
+
+def set_index_maybe_omitted(plan: Message) -> bool:
+    """Whether ``plan``'s AggregateRels of several grouping sets may lack the set-index column:
+    a plan of a producer and spec version of :data:`SET_INDEX_MAYBE_OMITTED`, or of no version."""
+    if not plan.HasField("version"):
+        return True
+    v = plan.version
+    last = SET_INDEX_MAYBE_OMITTED.get(v.producer.lower())
+    return last is not None and (v.major_number, v.minor_number) <= (0, last)
 
 
 def function_name(compound: str) -> tuple[str, str]:
