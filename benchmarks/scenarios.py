@@ -272,7 +272,8 @@ def small_query(ctx: Context) -> list[dict[str, Any]]:
 
     client, spark = ctx.client, ctx.spark
     plan_ir = load_plan(w.SMALL_PLAN, w.SMALL_ROWS, w.INPUT_SCHEMA)
-    raw_plan = client._executor.prepare(plan_ir).plan
+    executor = client.internals.executor
+    raw_plan = executor.prepare(plan_ir).plan
 
     def ours() -> Any:
         return client.execute(w.SMALL_PLAN, w.SMALL_ROWS, w.INPUT_SCHEMA)
@@ -286,7 +287,7 @@ def small_query(ctx: Context) -> list[dict[str, Any]]:
         # the background. What this costs over the raw call is the result path's; the rest of
         # connect_plan's time is loading and translating the plan, and the public call's own
         # work (bounds, statistics)
-        results = client._executor.results(raw_plan, None)
+        results = executor.results(raw_plan, None)
         schema = next(results)
         return pa.Table.from_batches(list(results), schema)
 
@@ -400,7 +401,7 @@ def throughput(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
             t = df.toArrow()
             return t.num_rows, t.nbytes
 
-        raw_plan = client._executor.prepare(plan_ir).plan
+        raw_plan = client.internals.executor.prepare(plan_ir).plan
 
         # the Arrow bytes of the result (a first run, which also warms the server for this size)
         result_bytes = table_path()[1]
@@ -647,7 +648,7 @@ def _raw_execute(client: Any, plan: Any, *, reattachable: bool = False) -> Any:
 
     from connect_plan.spark_proto import pb
 
-    t = client._transport
+    t = client.internals.transport
     if reattachable:
         req = t.execute_request(plan)
     else:
@@ -679,7 +680,7 @@ def _raw_drain(client: Any, plan: Any, *, keep: bool = False) -> int:
     the server announced."""
     from connect_plan.spark_proto import pb
 
-    t = client._transport
+    t = client.internals.transport
     req = t.stamp(pb.ExecutePlanRequest())
     req.plan.CopyFrom(plan)
     rows = 0
@@ -755,7 +756,7 @@ def link_latency(ctx: Context, rtt: float = 0.020) -> list[dict[str, Any]]:
         spark = SparkSession.builder.remote(link.url).create()
         try:
             plan_ir = load_plan(w.SMALL_PLAN, w.SMALL_ROWS, w.INPUT_SCHEMA)
-            raw_plan = client._executor.prepare(plan_ir).plan
+            raw_plan = client.internals.executor.prepare(plan_ir).plan
 
             def raw() -> Any:
                 return _raw_execute(client, raw_plan)
@@ -773,7 +774,7 @@ def link_latency(ctx: Context, rtt: float = 0.020) -> list[dict[str, Any]]:
                     fn()
             rpcs: dict[str, dict[str, int]] = {}
             for name, fn in list(clients.items())[:3]:
-                counts = _count_rpcs(client._transport if name != "pyspark" else spark.client)
+                counts = _count_rpcs(client.internals.transport if name != "pyspark" else spark.client)
                 fn()
                 rpcs[name] = dict(counts)
             names = list(clients)
@@ -818,8 +819,8 @@ def link_latency(ctx: Context, rtt: float = 0.020) -> list[dict[str, Any]]:
         def ours_first(url: str, counts: dict[str, int] | None = None) -> Any:
             with connect_plan.connect(url) as c:
                 if counts is not None:
-                    counts.update(_count_rpcs(c._transport))
-                    live = c._transport._stub._counts
+                    counts.update(_count_rpcs(c.internals.transport))
+                    live = c.internals.transport._stub._counts
                     result = c.execute(w.SMALL_PLAN, w.SMALL_ROWS, w.INPUT_SCHEMA)
                     counts.update(live)
                     return result

@@ -1,7 +1,8 @@
-"""connect_plan: run JSON logical plans on Apache Spark through Spark Connect.
+"""connect_plan: run logical plans — JSON plan documents and Substrait plans — on Apache Spark
+(or Sail) through Spark Connect, with no JVM on the client side.
 
-The public verbs are below; everything heavy (PySpark's protos and client, pyarrow) is
-imported on first use, so ``import connect_plan`` stays cheap.
+The public verbs are below; everything heavy (Spark Connect's message classes, gRPC,
+pyarrow) is imported on first use, so ``import connect_plan`` stays cheap.
 """
 
 from __future__ import annotations

@@ -1,4 +1,15 @@
-"""Spark result schemas (``spark.connect.DataType`` protos) as Arrow types, without PySpark.
+"""Arrow ↔ Spark type facts, one home: every question of which Arrow type a Spark type has,
+and back, is answered here (the result checker, the client, the inline-data converter, the
+front-ends and the output writer all ask this module).
+
+* a result schema the server announces (``spark.connect.DataType`` protos) → Arrow
+  (:func:`arrow_schema`, :func:`arrow_type`, :func:`announced`), without PySpark;
+* a plan-format type ↔ Arrow (:func:`inline_arrow_type` for inline data, :func:`from_arrow`
+  for Arrow inputs and results);
+* Spark's own Arrow conventions (:func:`spark_arrow_schema`: other engines' large and view
+  types cast to Spark's);
+* what the written forms need of a column's type (:func:`months_type` for year-month
+  intervals, :func:`variant_shaped`).
 
 The server announces a result's schema as a ``DataType`` proto (in the ``ExecutePlan``
 stream, and as the answer of an ``AnalyzePlan``). PySpark reads it through its own type
@@ -32,11 +43,13 @@ Everything here is pure (no I/O) and imports only pyarrow and the standard libra
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .records import Value, frozen
+from .types import ArrayType, DataType, MapType, Primitive, StructType, TypeParseError
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -45,14 +58,24 @@ if TYPE_CHECKING:
 
 __all__ = [
     "METADATA_KEY",
+    "VARIANT_METADATA",
     "AnnouncedField",
     "AnnouncedSchema",
     "NoArrowType",
     "announced",
     "arrow_schema",
     "arrow_type",
+    "cast_batch",
+    "from_arrow",
+    "has_month_intervals",
     "has_timestamp",
+    "inline_arrow_type",
+    "is_variant",
+    "months_type",
     "simple_string",
+    "spark_arrow_schema",
+    "variant_shaped",
+    "without_months",
 ]
 
 #: the Arrow field-metadata key PySpark keeps a Spark field's JSON metadata under
@@ -409,3 +432,218 @@ _SIMPLE_BUILDERS: dict[str, Callable[[pb.DataType], str]] = {
     "geometry": lambda dt: _spatial_string(dt, "geometry"),
     "geography": lambda dt: _spatial_string(dt, "geography"),
 }
+
+
+# ---------------------------------------------------------------- plan-format types ↔ Arrow
+
+
+#: metadata field tagged ``variant=true`` (pyspark.sql.pandas.types.to_arrow_type)
+VARIANT_METADATA = {b"variant": b"true"}
+
+
+@functools.lru_cache(maxsize=1024)
+def inline_arrow_type(t: DataType) -> pa.DataType:
+    """Arrow type used for inline data of plan-format type ``t`` (as Spark reads it back)."""
+    import pyarrow as pa
+
+    if isinstance(t, Primitive):
+        if t.name == "decimal":
+            return pa.decimal128(t.precision, t.scale)
+        if t.name == "variant":
+            return pa.struct(
+                [
+                    pa.field("value", pa.binary(), nullable=False),
+                    pa.field("metadata", pa.binary(), nullable=False, metadata=VARIANT_METADATA),
+                ]
+            )
+        factory = _ARROW_PRIMITIVES.get(t.name)
+        if factory is None:
+            raise TypeParseError(f"type {t.name!r} cannot be used for inline data")
+        return factory(pa)
+    if isinstance(t, ArrayType):
+        if t.element is None:
+            raise TypeParseError("bare 'array' has no element type")
+        return pa.list_(inline_arrow_type(t.element))
+    if isinstance(t, MapType):
+        if t.key is None or t.value is None:
+            raise TypeParseError("bare 'map' has no key and value types; write map<K,V>")
+        return pa.map_(inline_arrow_type(t.key), inline_arrow_type(t.value))
+    return pa.struct([pa.field(n, inline_arrow_type(ft)) for n, ft in t.fields])
+
+
+_ARROW_PRIMITIVES: dict[str, Any] = {
+    "tinyint": lambda pa: pa.int8(),
+    "smallint": lambda pa: pa.int16(),
+    "int": lambda pa: pa.int32(),
+    "bigint": lambda pa: pa.int64(),
+    "float": lambda pa: pa.float32(),
+    "double": lambda pa: pa.float64(),
+    "string": lambda pa: pa.string(),
+    "boolean": lambda pa: pa.bool_(),
+    "date": lambda pa: pa.date32(),
+    "timestamp": lambda pa: pa.timestamp("us", tz="UTC"),
+    "timestamp_ntz": lambda pa: pa.timestamp("us"),
+    "binary": lambda pa: pa.binary(),
+    "void": lambda pa: pa.null(),
+}
+
+
+def from_arrow(t: pa.DataType) -> DataType:
+    """The plan-format type of an Arrow type (results and Arrow inputs); raises
+    :class:`~connect_plan.types.TypeParseError` for one Spark has no type for."""
+    # a type without parameters is known by its id alone (one dict lookup: every inline
+    # table's columns come through here on each translation)
+    known = _by_type_id().get(t.id)
+    if known is not None:
+        return known
+    import pyarrow.types as pat
+
+    if pat.is_dictionary(t):  # e.g. pandas categoricals: the values' type
+        return from_arrow(t.value_type)
+    if pat.is_decimal(t):
+        if t.precision > 38:
+            raise TypeParseError(f"Arrow type {t} is wider than Spark's decimals (at most 38 digits)")
+        return Primitive("decimal", t.precision, t.scale)
+    if pat.is_timestamp(t):
+        return Primitive("timestamp" if t.tz is not None else "timestamp_ntz")
+    if pat.is_list(t) or pat.is_large_list(t) or pat.is_fixed_size_list(t):
+        return ArrayType(from_arrow(t.value_type))
+    if pat.is_map(t):
+        return MapType(from_arrow(t.key_type), from_arrow(t.item_type))
+    if pat.is_struct(t) and is_variant(t):
+        return Primitive("variant")
+    if pat.is_struct(t):
+        return StructType(tuple((t.field(i).name, from_arrow(t.field(i).type)) for i in range(t.num_fields)))
+    raise TypeParseError(f"Arrow type {t} has no Spark equivalent")
+
+
+@functools.cache
+def _by_type_id() -> dict[int, Primitive]:
+    """Arrow type id → plan-format type, for the Arrow types that have no parameters (two
+    such types are equal exactly when their ids are): Spark's own primitives, then the
+    Arrow types Spark reads as one of them (wider strings and binaries, date64, unsigned
+    ints widened, half floats)."""
+    import pyarrow as pa
+
+    out: dict[int, Primitive] = {}
+    for name, factory in _ARROW_PRIMITIVES.items():
+        if name not in ("timestamp", "timestamp_ntz"):  # parameterised (unit, zone): above
+            out.setdefault(factory(pa).id, Primitive(name))
+    wider = {
+        "string": ("large_string", "string_view"),
+        "binary": ("large_binary", "binary_view"),
+        "date": ("date64",),
+        "int": ("uint8", "uint16"),
+        "bigint": ("uint32", "uint64"),
+        "float": ("float16",),
+    }
+    for name, factories in wider.items():
+        for factory_name in factories:
+            arrow_factory = getattr(pa, factory_name, None)  # views: pyarrow 16 and later
+            if arrow_factory is not None:
+                out.setdefault(arrow_factory().id, Primitive(name))
+    return out
+
+
+def is_variant(t: pa.StructType) -> bool:
+    """Is the struct Spark's variant? Spark's test (ArrowUtils): two fields value/metadata,
+    the metadata field tagged :data:`VARIANT_METADATA`."""
+    if t.num_fields != 2 or {t.field(i).name for i in range(2)} != {"value", "metadata"}:
+        return False
+    meta = t.field("metadata").metadata or {}
+    return meta.get(b"variant") == b"true"
+
+
+# ---------------------------------------------------------------- Spark's Arrow conventions
+
+
+def _spark_arrow_type(t: Any) -> Any:
+    import pyarrow as pa
+
+    if pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        return pa.string()
+    if pa.types.is_large_binary(t) or pa.types.is_binary_view(t):
+        return pa.binary()
+    if pa.types.is_decimal256(t) and t.precision <= 38:
+        return pa.decimal128(t.precision, t.scale)
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_list_view(t) or pa.types.is_large_list_view(t):
+        f = t.value_field
+        return pa.list_(pa.field("element", _spark_arrow_type(f.type), f.nullable))
+    if pa.types.is_map(t):
+        k, v = t.key_field, t.item_field
+        key, value = _spark_arrow_type(k.type), _spark_arrow_type(v.type)
+        if (k.name, v.name) == ("key", "value") and key.equals(k.type) and value.equals(v.type):
+            return t
+        return pa.map_(pa.field("key", key, k.nullable), pa.field("value", value, v.nullable))
+    if pa.types.is_struct(t):
+        return pa.struct([f.with_type(_spark_arrow_type(f.type)) for f in t])
+    return t
+
+
+def spark_arrow_schema(schema: Any) -> Any:
+    """``schema`` with Spark's Arrow conventions (what Spark itself sends and PySpark's
+    ``toArrow`` gives): ``string``/``binary``/``list`` rather than their large or view
+    forms, ``decimal128`` up to precision 38, list items named ``element``, map entries
+    ``key``/``value``. Spark's results
+    already are so; other engines' (Sail sends ``large_string``, ``list<item>``) are cast."""
+    import pyarrow as pa
+
+    return pa.schema([f.with_type(_spark_arrow_type(f.type)) for f in schema], metadata=schema.metadata)
+
+
+def cast_batch(batch: Any, target: Any) -> Any:
+    """``batch`` with its columns cast to ``target``'s types (:func:`spark_arrow_schema`)."""
+    import pyarrow as pa
+
+    return pa.RecordBatch.from_arrays([c.cast(f.type) for c, f in zip(batch.columns, target)], schema=target)
+
+
+# ---------------------------------------------------------------- result columns, as written
+
+
+#: a year-month interval's Arrow type, by name: pyarrow's Python layer cannot wrap such arrays
+#: (``KeyError: 21``), so they are re-read as ``int32`` months through the C data interface
+_MONTH_INTERVAL = "month_interval"
+
+
+def months_type(t: pa.DataType) -> pa.DataType:
+    """``t`` with every year-month interval inside it replaced by ``int32`` (its months)."""
+    import pyarrow as pa
+
+    if str(t) == _MONTH_INTERVAL:
+        return pa.int32()
+    if pa.types.is_map(t):
+        return pa.map_(without_months(t.key_field), without_months(t.item_field), t.keys_sorted)
+    if pa.types.is_large_list(t):
+        return pa.large_list(without_months(t.value_field))
+    if pa.types.is_fixed_size_list(t):
+        return pa.list_(without_months(t.value_field), t.list_size)
+    if pa.types.is_list(t):
+        return pa.list_(without_months(t.value_field))
+    if pa.types.is_struct(t):
+        return pa.struct([without_months(t.field(i)) for i in range(t.num_fields)])
+    return t
+
+
+def without_months(f: pa.Field) -> pa.Field:
+    """``f`` with :func:`months_type`."""
+    import pyarrow as pa
+
+    return pa.field(f.name, months_type(f.type), f.nullable, f.metadata)
+
+
+def has_month_intervals(t: pa.DataType) -> bool:
+    """Does ``t`` hold a year-month interval anywhere?"""
+    return bool(months_type(t) != t)
+
+
+def variant_shaped(field_or_type: Any) -> bool:
+    """Is a result column (a field or its type) a variant by its shape: two binary fields
+    ``value`` and ``metadata`` (whether or not the metadata field is tagged)?"""
+    import pyarrow as pa
+
+    t = field_or_type.type if isinstance(field_or_type, pa.Field) else field_or_type
+    if not pa.types.is_struct(t) or t.num_fields != 2:
+        return False
+    names = {t.field(0).name, t.field(1).name}
+    return names == {"value", "metadata"} and all(pa.types.is_binary(t.field(i).type) for i in range(2))

@@ -1,48 +1,46 @@
 """The gRPC channel to a Spark Connect server: credentials, guards, deadline caps, retries.
 
-Used by both transports. PySpark's client (:class:`~connect_plan.transport.PySparkTransport`)
-calls its own stub, so its channel carries the guard, deadline and logging as gRPC
-interceptors; the lean transport (:class:`~connect_plan.grpc_transport.GrpcTransport`) calls
-through a :class:`DirectStub`, which does the same work per call without gRPC's interceptor
-machinery, and reads response streams in the calling thread (:data:`SINGLE_THREADED_STREAMS`).
-The PySpark parts are small layers over PySpark's own Connect client:
+The production transport (:class:`~connect_plan.grpc_transport.GrpcTransport`) calls the
+service through a :class:`DirectStub`, which does per call what gRPC interceptors would, and
+reads response streams in the calling thread (:data:`SINGLE_THREADED_STREAMS`). Each part
+re-does what PySpark's Connect client does, without importing it (issue 17):
 
-* **Channel** — :class:`ChannelBuilder` is PySpark's ``DefaultChannelBuilder`` (it parses
-  the ``sc://host:port/;token=...;use_ssl=...;user_id=...`` URL, keepalive settings and
-  extra parameters, which become gRPC headers) with one method changed, ``toChannel``,
-  because its credential choice differs from the ``sc://`` convention in one case: for the
-  host ``localhost`` PySpark sends a token over a *plaintext* connection (gRPC "local"
-  credentials). Here a token always implies TLS; plaintext with a token needs both
-  ``use_ssl=false`` and ``allow_insecure_token=True``, and warns
+* **URL** — :class:`UrlChannelBuilder` parses ``sc://host:port/;token=...;use_ssl=...;user_id=...``
+  as PySpark's ``DefaultChannelBuilder`` does (keepalive settings and extra parameters,
+  which become gRPC headers).
+* **Credentials** — :class:`ChannelRules` differs from the ``sc://`` convention in one
+  case: for the host ``localhost`` PySpark sends a token over a *plaintext* connection
+  (gRPC "local" credentials). Here a token always implies TLS; plaintext with a token needs
+  both ``use_ssl=false`` and ``allow_insecure_token=True``, and warns
   (:class:`InsecureTokenWarning`). ``ca_cert`` (PEM) replaces the system roots for TLS;
   ``headers`` adds gRPC metadata to every call. Each channel is also guarded: gRPC crashes
   the process when a call starts on a closed channel, so :func:`close_channel` closes it
   under a lock that :func:`start_call` (background clean-up calls) takes too, and any
   later call is refused with an error.
-* **Deadlines** — an interceptor on the channel caps the timeout of every RPC to what is
-  left of the thread's operation deadline (:mod:`connect_plan.deadlines`), and refuses to
-  start one once it has passed (:class:`~connect_plan.errors.QueryTimeoutError`).
-  PySpark's own per-RPC deadlines and keepalive pings stay in force underneath.
+* **Deadlines** — every RPC's timeout is capped by what is left of the thread's operation
+  deadline (:mod:`connect_plan.deadlines`), and none starts once it has passed
+  (:class:`~connect_plan.errors.QueryTimeoutError`). The transport's per-RPC deadlines and
+  keepalive pings stay in force underneath.
 * **Logging** — at DEBUG, the ``connect_plan`` logger records every RPC when it ends: its
   method, gRPC status, duration and operation id (when the request has one). Never the
   request's metadata, so never a token.
-* **Retries** — :class:`RetryPolicy` is PySpark's ``DefaultPolicy`` (bounded by the
-  client's ``retry_policy``) except that a connection refused by a server this client has
-  never reached is not retried: a server that is not running is reported at once; and no
-  backoff between retries runs past the operation's deadline.
+
+Retries of failed calls: :mod:`connect_plan.retries`.
+
+The tests' reference transport (tests/support/reference_transport.py) builds PySpark's own
+client over PySpark's builder with the same :class:`ChannelRules`.
 """
 
 from __future__ import annotations
 
-import collections
 import logging
 import os
 import threading
 import time
 import warnings
 import weakref
-from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Mapping
+from typing import Any
 
 from .deadlines import remaining, timeout_error
 from .errors import ConnectPlanError, InsecureTransportError
@@ -50,24 +48,19 @@ from .errors import ConnectPlanError, InsecureTransportError
 __all__ = [
     "CHANNEL_DEFAULTS",
     "SINGLE_THREADED_STREAMS",
-    "Backoff",
     "ChannelBuilder",
+    "ChannelRules",
     "DirectStub",
     "InsecureTokenWarning",
-    "RetryAgain",
-    "RetryPolicy",
+    "LeanChannelBuilder",
     "UrlChannelBuilder",
     "capped_timeout",
     "channel_guard",
     "close_channel",
-    "never_connected",
-    "retrying",
     "start_call",
 ]
 
 log = logging.getLogger("connect_plan")
-
-T = TypeVar("T")
 
 #: channel options set unless the caller gives them:
 #: * keepalive pings (PySpark's: every 60 s, 20 s to answer, also between calls) go on
@@ -172,45 +165,6 @@ def close_channel(channel: Any) -> None:
         channel.close()
 
 
-def _interceptor(adjust: Callable[[Any], Any], doc: str) -> Any:
-    """A gRPC client interceptor for all four call kinds that passes each call's details
-    through ``adjust`` (which may replace them, or raise to refuse the call)."""
-    import grpc
-
-    bases: tuple[Any, ...] = (
-        grpc.UnaryUnaryClientInterceptor,
-        grpc.UnaryStreamClientInterceptor,
-        grpc.StreamUnaryClientInterceptor,
-        grpc.StreamStreamClientInterceptor,
-    )
-
-    class Interceptor(*bases):  # type: ignore[misc]
-        __doc__ = doc
-
-        def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
-            return continuation(adjust(details), request)
-
-        def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
-            return continuation(adjust(details), request)
-
-        def intercept_stream_unary(self, continuation: Any, details: Any, requests: Any) -> Any:
-            return continuation(adjust(details), requests)
-
-        def intercept_stream_stream(self, continuation: Any, details: Any, requests: Any) -> Any:
-            return continuation(adjust(details), requests)
-
-    return Interceptor()
-
-
-def _guard_interceptor(guard: _ChannelGuard) -> Any:
-    def refuse_when_closed(details: Any) -> Any:
-        if guard.closed:
-            raise ConnectPlanError(f"{details.method}: this connect_plan client's channel is closed")
-        return details
-
-    return _interceptor(refuse_when_closed, "Refuses calls on a closed channel (instead of crashing the process).")
-
-
 def _log_rpc(method: str, request: Any, started: float, code: Any) -> None:
     """The DEBUG line of one RPC that ended: method, gRPC status, duration, operation and
     session ids; never the metadata, so never a token."""
@@ -244,52 +198,6 @@ def _log_when_done(call: Any, method: str, request: Any, started: float) -> None
             pass
 
 
-def _rpc_logger() -> Any:
-    """A gRPC client interceptor that logs each RPC at DEBUG when it ends (see module doc).
-    Costs one ``isEnabledFor`` check per call when DEBUG is off."""
-    import grpc
-
-    bases: tuple[Any, ...] = (
-        grpc.UnaryUnaryClientInterceptor,
-        grpc.UnaryStreamClientInterceptor,
-        grpc.StreamUnaryClientInterceptor,
-        grpc.StreamStreamClientInterceptor,
-    )
-
-    def logged(continuation: Any, details: Any, request: Any) -> Any:
-        if not log.isEnabledFor(logging.DEBUG):
-            return continuation(details, request)
-        started = time.monotonic()
-        call = continuation(details, request)
-        _log_when_done(call, str(details.method).rpartition("/")[2], request, started)
-        return call
-
-    class Interceptor(*bases):  # type: ignore[misc]
-        """Logs every RPC at DEBUG: method, status, duration, operation id."""
-
-        def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
-            return logged(continuation, details, request)
-
-        def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
-            return logged(continuation, details, request)
-
-        def intercept_stream_unary(self, continuation: Any, details: Any, requests: Any) -> Any:
-            return logged(continuation, details, requests)
-
-        def intercept_stream_stream(self, continuation: Any, details: Any, requests: Any) -> Any:
-            return logged(continuation, details, requests)
-
-    return Interceptor()
-
-
-class _Details(
-    collections.namedtuple(
-        "_Details", ("method", "timeout", "metadata", "credentials", "wait_for_ready", "compression")
-    ),
-):
-    """A ``grpc.ClientCallDetails`` with the timeout (and metadata) replaced."""
-
-
 def capped_timeout(timeout: float | None) -> float | None:
     """An RPC's ``timeout`` capped by what is left of the thread's operation deadline;
     :class:`~connect_plan.errors.QueryTimeoutError` once it has passed."""
@@ -301,29 +209,10 @@ def capped_timeout(timeout: float | None) -> float | None:
     return left if timeout is None else min(timeout, left)
 
 
-def _call_interceptor(metadata: tuple[tuple[str, str], ...] = ()) -> Any:
-    def bounded(details: Any) -> Any:
-        timeout = capped_timeout(details.timeout)
-        extra = details.metadata
-        if metadata:
-            extra = [*(extra or ()), *metadata]
-        new = _Details(
-            details.method,
-            timeout,
-            extra,
-            details.credentials,
-            getattr(details, "wait_for_ready", None),
-            getattr(details, "compression", None),
-        )
-        return _as_call_details(new)
-
-    return _interceptor(bounded, "Caps each call's timeout by the thread's operation deadline; adds metadata.")
-
-
 class DirectStub:
-    """The Spark Connect service stub of a lean channel (:class:`~connect_plan.grpc_transport.
-    GrpcTransport`): what the interceptors do for PySpark's client, done in one plain call
-    wrapper per method instead of gRPC's interceptor machinery. Each call is refused once the
+    """The Spark Connect service stub of the transport's channel (:class:`~connect_plan.grpc_transport.
+    GrpcTransport`): what gRPC interceptors would do, done in one plain call wrapper per
+    method instead of gRPC's interceptor machinery. Each call is refused once the
     channel is closed (see :class:`_ChannelGuard`), its timeout capped by the thread's
     operation deadline (:func:`capped_timeout`), the builder's extra metadata added (a token
     sent in plaintext), and it is logged at DEBUG when it ends.
@@ -432,21 +321,6 @@ class _LoggedStream:
         return getattr(self._call, name)
 
 
-_CALL_DETAILS: Any = None
-
-
-def _as_call_details(details: _Details) -> Any:
-    global _CALL_DETAILS
-    if _CALL_DETAILS is None:
-        import grpc
-
-        class CallDetails(_Details, grpc.ClientCallDetails):  # type: ignore[misc]
-            pass
-
-        _CALL_DETAILS = CallDetails
-    return _CALL_DETAILS(*details)
-
-
 # ---------------------------------------------------------------------------- channel
 
 
@@ -486,7 +360,6 @@ class UrlChannelBuilder:
     def __init__(self, url: str, channelOptions: list[tuple[str, Any]] | None = None) -> None:
         import urllib.parse
 
-        self._interceptors: list[Any] = []
         self._params: dict[str, str] = {}
         self._channel_options: list[tuple[str, Any]] = [
             ("grpc.max_send_message_length", self.GRPC_MAX_MESSAGE_LENGTH_DEFAULT),
@@ -540,23 +413,18 @@ class UrlChannelBuilder:
                 return
         self._channel_options.append((key, value))
 
-    def add_interceptor(self, interceptor: Any) -> None:
-        self._interceptors.append(interceptor)
-
     def _effective_channel_options(self) -> list[tuple[str, Any]]:
         return list(self._channel_options)  # keepalive: set by :func:`_keepalive`
 
     def _insecure_channel(self, target: Any, **kwargs: Any) -> Any:
         import grpc
 
-        channel = grpc.insecure_channel(target, options=self._effective_channel_options(), **kwargs)
-        return grpc.intercept_channel(channel, *self._interceptors) if self._interceptors else channel
+        return grpc.insecure_channel(target, options=self._effective_channel_options(), **kwargs)
 
     def _secure_channel(self, target: Any, credentials: Any, **kwargs: Any) -> Any:
         import grpc
 
-        channel = grpc.secure_channel(target, credentials, options=self._effective_channel_options(), **kwargs)
-        return grpc.intercept_channel(channel, *self._interceptors) if self._interceptors else channel
+        return grpc.secure_channel(target, credentials, options=self._effective_channel_options(), **kwargs)
 
     @property
     def userId(self) -> str | None:
@@ -622,84 +490,90 @@ class UrlChannelBuilder:
         )
 
 
-_BUILDER_CLASSES: dict[bool, type] = {}
+class ChannelRules:
+    """connect_plan's credential rules over a PySpark-style channel builder (see module doc):
+    a token implies TLS, plaintext with a token needs ``allow_insecure_token`` and warns,
+    ``ca`` replaces the system roots, every channel is guarded (:class:`_ChannelGuard`).
+    Mixed into :class:`LeanChannelBuilder`; the tests' reference transport mixes it into
+    PySpark's own ``DefaultChannelBuilder``, so that both keep the same rules."""
 
+    ca: bytes | None = None
+    allow_insecure_token = False
+    plaintext_token_header = False
 
-def _builder_class(lean: bool = True) -> type:
-    """The connect_plan builder over :class:`UrlChannelBuilder` (``lean``) or over PySpark's
-    ``DefaultChannelBuilder`` (what PySpark's own client needs)."""
-    cached = _BUILDER_CLASSES.get(lean)
-    if cached is not None:
-        return cached
-    import grpc
+    def metadata(self) -> list[tuple[str, str]]:
+        # PySpark before 4.3 sends every URL parameter it does not know as a header,
+        # the keepalive ones included (they are channel settings, see _keepalive)
+        return [(k, v) for k, v in super().metadata() if k not in _KEEPALIVE_DEFAULTS]  # type: ignore[misc]
 
-    if lean:
-        base: type = UrlChannelBuilder
-    else:
-        from pyspark.sql.connect.client import DefaultChannelBuilder
+    def toChannel(self) -> Any:
+        guard = _ChannelGuard()
+        channel = self._guarded(self._channel(), guard)
+        _GUARDS[channel] = guard
+        return channel
 
-        base = DefaultChannelBuilder
+    def _guarded(self, channel: Any, guard: _ChannelGuard) -> Any:
+        """The channel the transport calls (the production one checks ``guard`` itself, in its
+        :class:`DirectStub`)."""
+        return channel
 
-    class Builder(base):  # type: ignore[misc]
-        """PySpark's builder; only ``toChannel`` (credentials) differs, see module doc."""
+    def _token_in_plaintext(self, header: tuple[tuple[str, str], ...]) -> None:
+        """Send ``header`` (the bearer token) with every call of a plaintext channel."""
+        raise NotImplementedError
 
-        ca: bytes | None = None
-        allow_insecure_token = False
-        plaintext_token_header = False
-        #: metadata a lean channel's :class:`DirectStub` adds to every call
-        call_metadata: tuple[tuple[str, str], ...] = ()
+    def finish(self) -> None:
+        """Called once the builder is configured (:func:`ChannelBuilder`)."""
 
-        def metadata(self) -> list[tuple[str, str]]:
-            # PySpark before 4.3 sends every URL parameter it does not know as a header,
-            # the keepalive ones included (they are channel settings, see _keepalive)
-            return [(k, v) for k, v in super().metadata() if k not in _KEEPALIVE_DEFAULTS]
+    def _channel(self) -> Any:
+        import grpc
 
-        def toChannel(self) -> grpc.Channel:
-            guard = _ChannelGuard()
-            if lean:  # the transport calls through a DirectStub, which does the interceptors' work
-                channel = self._channel()
-            else:
-                channel = grpc.intercept_channel(self._channel(), _guard_interceptor(guard), _rpc_logger())
-            _GUARDS[channel] = guard
-            return channel
-
-        def _channel(self) -> grpc.Channel:
-            token = self.token
-            explicit = self.getDefault(self.PARAM_USE_SSL, "").lower()
-            if token is None:
-                if self.use_ssl:
-                    return self._secure_channel(self.endpoint, grpc.ssl_channel_credentials(root_certificates=self.ca))
-                return self._insecure_channel(self.endpoint)
-            if explicit != "false":  # a token implies TLS
-                creds = grpc.composite_channel_credentials(
-                    grpc.ssl_channel_credentials(root_certificates=self.ca),
-                    grpc.access_token_call_credentials(token),
-                )
-                return self._secure_channel(self.endpoint, creds)
-            if not self.allow_insecure_token:
-                raise InsecureTransportError(
-                    f"refusing to send the token to {self.endpoint} without TLS (use_ssl=false): remove "
-                    "use_ssl=false to use TLS, or pass allow_insecure_token=True to send it in plaintext"
-                )
-            warnings.warn(
-                f"sending a bearer token to {self.endpoint} over a plaintext connection (use_ssl=false); "
-                "anyone who can see the traffic can read it",
-                InsecureTokenWarning,
-                stacklevel=2,
+        b: Any = self
+        token = b.token
+        explicit = b.getDefault(b.PARAM_USE_SSL, "").lower()
+        if token is None:
+            if b.use_ssl:
+                return b._secure_channel(b.endpoint, grpc.ssl_channel_credentials(root_certificates=self.ca))
+            return b._insecure_channel(b.endpoint)
+        if explicit != "false":  # a token implies TLS
+            creds = grpc.composite_channel_credentials(
+                grpc.ssl_channel_credentials(root_certificates=self.ca),
+                grpc.access_token_call_credentials(token),
             )
-            # call credentials need a secure channel in gRPC; on plaintext the header is added
-            # by the interceptor instead (as PySpark does for localhost, without the warning)
-            if not self.plaintext_token_header:
-                self.plaintext_token_header = True
-                header = (("authorization", f"Bearer {token}"),)
-                if lean:
-                    self.call_metadata = header
-                else:
-                    self.add_interceptor(_call_interceptor(header))
-            return self._insecure_channel(self.endpoint)
+            return b._secure_channel(b.endpoint, creds)
+        if not self.allow_insecure_token:
+            raise InsecureTransportError(
+                f"refusing to send the token to {b.endpoint} without TLS (use_ssl=false): remove "
+                "use_ssl=false to use TLS, or pass allow_insecure_token=True to send it in plaintext"
+            )
+        warnings.warn(
+            f"sending a bearer token to {b.endpoint} over a plaintext connection (use_ssl=false); "
+            "anyone who can see the traffic can read it",
+            InsecureTokenWarning,
+            stacklevel=2,
+        )
+        # call credentials need a secure channel in gRPC; on plaintext the header is added
+        # to every call instead (as PySpark does for localhost, without the warning)
+        if not self.plaintext_token_header:
+            self.plaintext_token_header = True
+            self._token_in_plaintext((("authorization", f"Bearer {token}"),))
+        return b._insecure_channel(b.endpoint)
 
-    _BUILDER_CLASSES[lean] = Builder
-    return Builder
+
+class LeanChannelBuilder(ChannelRules, UrlChannelBuilder):
+    """The production transport's builder: :class:`UrlChannelBuilder` with connect_plan's
+    credential rules; its :class:`DirectStub` does per call what interceptors would."""
+
+    #: metadata the :class:`DirectStub` adds to every call (the token, on plaintext)
+    call_metadata: tuple[tuple[str, str], ...] = ()
+
+    def _token_in_plaintext(self, header: tuple[tuple[str, str], ...]) -> None:
+        self.call_metadata = header
+
+    def finish(self) -> None:
+        # response streams read in the calling thread: gRPC's default starts a thread to poll
+        # the channel whenever a call begins with none in flight, ~1 ms of every small query
+        # (2.7-3.0 vs 1.65 ms for one ExecutePlan on an in-process Sail server, 2026-11-28)
+        self.setChannelOption(SINGLE_THREADED_STREAMS, 1)
 
 
 def ChannelBuilder(
@@ -711,14 +585,14 @@ def ChannelBuilder(
     headers: Mapping[str, str] | None = None,
     allow_insecure_token: bool = False,
     channel_options: list[tuple[str, Any]] | None = None,
-    lean: bool = True,
+    builder_class: type | None = None,
 ) -> Any:
-    """A channel builder for ``url`` with the credential rules above (over PySpark's
-    ``DefaultChannelBuilder`` when not ``lean``); ``token``/``use_ssl`` given here override
-    the URL's."""
+    """A channel builder for ``url`` with the credential rules above; ``token``/``use_ssl``
+    given here override the URL's. ``builder_class`` (a :class:`ChannelRules` builder; by
+    default :class:`LeanChannelBuilder`) lets the tests' reference transport build PySpark's."""
     given = {k for k, _ in channel_options or ()}
     options = [*(o for o in CHANNEL_DEFAULTS if o[0] not in given), *(channel_options or ())]
-    builder = _builder_class(lean)(url, options)
+    builder = (builder_class or LeanChannelBuilder)(url, options)
     if token is not None:
         builder.set(builder.PARAM_TOKEN, token)
     if use_ssl is not None:
@@ -733,13 +607,7 @@ def ChannelBuilder(
     builder.allow_insecure_token = allow_insecure_token
     if builder.ca is not None and not builder.secure:
         raise ConnectPlanError("ca_cert was given but the connection does not use TLS (add use_ssl=true or a token)")
-    if lean:
-        # response streams read in the calling thread: gRPC's default starts a thread to poll
-        # the channel whenever a call begins with none in flight, ~1 ms of every small query
-        # (2.7-3.0 vs 1.65 ms for one ExecutePlan on an in-process Sail server, 2026-11-28)
-        builder.setChannelOption(SINGLE_THREADED_STREAMS, 1)
-    else:
-        builder.add_interceptor(_call_interceptor())  # operation deadlines (lean: the DirectStub)
+    builder.finish()
     return builder
 
 
@@ -784,188 +652,3 @@ def _keepalive(builder: Any, given: set[str]) -> None:
     for key, setting in options:
         if key not in given:
             builder.setChannelOption(key, setting)
-
-
-# ---------------------------------------------------------------------------- retries
-
-
-def _policy_class() -> type:
-    from pyspark.sql.connect.client.retries import DefaultPolicy, RetryPolicyState
-
-    class State(RetryPolicyState):
-        """PySpark's retry state; its waits end at the thread's operation deadline."""
-
-        def next_attempt(self, *args: Any, **kwargs: Any) -> int | None:
-            wait: int | None = super().next_attempt(*args, **kwargs)
-            left = remaining()
-            if wait is None or left is None:
-                return wait
-            if left <= 0:
-                return None  # no retry after the deadline: the last error stands
-            # a backoff (up to max_backoff, 2 s by default) would overshoot the deadline: wait
-            # only what is left; the next attempt is then refused as a timeout
-            return min(wait, int(left * 1000) + 1)
-
-    class Policy(DefaultPolicy):
-        """PySpark's default policy; a refused connection before the first answer from this
-        server is final (nothing is listening: retrying only delays the error), and no wait
-        between retries runs past the operation's deadline (:func:`deadline`)."""
-
-        def __init__(self, reached: Callable[[], bool], **kwargs: Any) -> None:
-            super().__init__(**kwargs)
-            self._reached = reached
-
-        def can_retry(self, e: BaseException) -> bool:
-            if not super().can_retry(e):
-                return False
-            return self._reached() or not never_connected(e)
-
-        def to_state(self) -> Any:
-            return State(self)
-
-    return Policy
-
-
-def RetryPolicy(reached: Callable[[], bool], **kwargs: Any) -> Any:
-    return _policy_class()(reached, **kwargs)
-
-
-_UNREACHABLE = ("failed to connect to all addresses", "connection refused", "name resolution", "dns resolution")
-
-
-def never_connected(e: BaseException) -> bool:
-    """True for gRPC's "no connection could be made" failures (refused, unresolvable)."""
-    import grpc
-
-    if not isinstance(e, grpc.RpcError) or e.code() != grpc.StatusCode.UNAVAILABLE:
-        return False
-    details = (e.details() if hasattr(e, "details") else str(e)) or ""
-    return any(s in details.lower() for s in _UNREACHABLE)
-
-
-# ---------------------------------------------------------------------------- retries, without PySpark
-
-
-class RetryAgain(Exception):
-    """Raised inside :func:`retrying` to retry at once (a stream to reattach, an execution to
-    start again), bounded by :data:`RETRY_AGAIN_SECONDS` in all (PySpark's ``RetryException``)."""
-
-
-#: how long :class:`RetryAgain` may be retried in all (PySpark: one hour)
-RETRY_AGAIN_SECONDS = 60 * 60.0
-
-
-class Backoff:
-    """PySpark 4.3's ``DefaultPolicy`` for the lean transport, with connect_plan's two rules
-    (see module doc: a refused connection to a server never reached is final; no wait runs
-    past the operation's deadline). Retried: UNAVAILABLE, INTERNAL saying
-    ``INVALID_CURSOR.DISCONNECTED``, and any error carrying the server's ``RetryInfo``,
-    whose delay (up to 10 min) is waited at least. Waits grow from ``initial_backoff`` ms by
-    ``backoff_multiplier`` up to ``max_backoff``, with up to ``jitter`` ms added to waits of
-    ``min_jitter_threshold`` ms or more; at most ``max_retries`` retries.
-
-    Hand-written: PySpark's ``retries`` module cannot be imported without PySpark's package
-    (and pandas with it); the rules and defaults are PySpark's, and tests/unit/test_retries.py
-    compares both on the same errors."""
-
-    def __init__(
-        self,
-        reached: Callable[[], bool],
-        *,
-        max_retries: int | None = 15,
-        initial_backoff: int = 50,
-        max_backoff: int | None = 60000,
-        backoff_multiplier: float = 4.0,
-        jitter: int = 500,
-        min_jitter_threshold: int = 2000,
-        recognize_server_retry_delay: bool = True,
-        max_server_retry_delay: int | None = 10 * 60 * 1000,
-    ) -> None:
-        self.reached = reached
-        self.max_retries = max_retries
-        self.initial_backoff = initial_backoff
-        self.max_backoff = max_backoff
-        self.backoff_multiplier = backoff_multiplier
-        self.jitter = jitter
-        self.min_jitter_threshold = min_jitter_threshold
-        self.recognize_server_retry_delay = recognize_server_retry_delay
-        self.max_server_retry_delay = max_server_retry_delay
-
-    def can_retry(self, e: BaseException) -> bool:
-        import grpc
-
-        if not isinstance(e, grpc.RpcError) or not hasattr(e, "code"):
-            return False
-        code = e.code()
-        if code == grpc.StatusCode.INTERNAL and "INVALID_CURSOR.DISCONNECTED" in str(e):
-            retryable = True
-        elif code == grpc.StatusCode.UNAVAILABLE:
-            retryable = True
-        else:
-            from .server_errors import retry_delay
-
-            retryable = retry_delay(e) is not None
-        return retryable and (self.reached() or not never_connected(e))
-
-    def state(self) -> Callable[[BaseException], float | None]:
-        """A new retry state: called with each error, the seconds to wait before the next
-        attempt, or None when no retry is left."""
-        from .server_errors import retry_delay
-
-        attempt = 0
-        next_wait = float(self.initial_backoff)
-
-        def wait_for(e: BaseException) -> float | None:
-            nonlocal attempt, next_wait
-            if self.max_retries is not None and attempt >= self.max_retries:
-                return None
-            attempt += 1
-            wait = next_wait
-            if self.max_backoff is not None:
-                next_wait = min(float(self.max_backoff), wait * self.backoff_multiplier)
-            if self.recognize_server_retry_delay:
-                hint = retry_delay(e)
-                if hint is not None:
-                    hint_ms = round(hint * 1000)
-                    if self.max_server_retry_delay is not None:
-                        hint_ms = min(hint_ms, self.max_server_retry_delay)
-                    wait = max(wait, hint_ms)
-            if wait >= self.min_jitter_threshold:
-                import random  # only here: every call's retry state is made before its first attempt
-
-                wait += random.uniform(0, self.jitter)
-            ms = int(wait)
-            left = remaining()
-            if left is not None:
-                if left <= 0:
-                    return None  # no retry after the deadline: the last error stands
-                ms = min(ms, int(left * 1000) + 1)
-            return ms / 1000
-
-        return wait_for
-
-
-def retrying(policy: Backoff, call: Callable[[], T]) -> T:
-    """``call()`` retried as ``policy`` allows; the last error is raised when it does not."""
-    wait_for = policy.state()
-    again_since: float | None = None
-    while True:
-        try:
-            return call()
-        except RetryAgain as exc:
-            now = time.monotonic()
-            again_since = now if again_since is None else again_since
-            if now - again_since >= RETRY_AGAIN_SECONDS:
-                raise (exc.__cause__ or exc) from None
-            left = remaining()
-            if left is not None and left <= 0:
-                raise (exc.__cause__ or exc) from None
-            continue
-        except Exception as exc:
-            if not policy.can_retry(exc):
-                raise
-            wait = wait_for(exc)
-            if wait is None:
-                raise
-            log.debug("retrying after %.3f s: %r", wait, exc)
-            time.sleep(wait)

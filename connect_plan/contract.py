@@ -188,7 +188,8 @@ def _first_difference(columns: tuple[ir.ContractColumn, ...], schema: pa.Schema)
 
 def spark_text(t: pa.DataType) -> str:
     """An Arrow type Spark sent, as Spark names its type (``decimal(25,2)``, ``bigint``)."""
-    from .types import TypeParseError, from_arrow
+    from .arrow_types import from_arrow
+    from .types import TypeParseError
 
     try:
         return type_string(from_arrow(t))
@@ -285,7 +286,7 @@ def _target(declared: DataType, actual: pa.DataType, path: str = "") -> pa.DataT
 
 
 def _numeric(declared: DataType) -> pa.DataType:
-    from .types import arrow_type
+    from .arrow_types import inline_arrow_type as arrow_type
 
     return arrow_type(declared)
 
@@ -293,7 +294,8 @@ def _numeric(declared: DataType) -> pa.DataType:
 def _arrow_of(declared: DataType) -> pa.DataType | None:
     """The Arrow type of a declared type, for a column of nulls (none for the intervals and
     zoned timestamps, whose Arrow types depend on what Spark sends: the nulls stay untyped)."""
-    from .types import TypeParseError, arrow_type
+    from .arrow_types import inline_arrow_type as arrow_type
+    from .types import TypeParseError
 
     if "interval" in type_string(declared) or declared_class(declared) == "timestamp with time zone":
         return None

@@ -4,7 +4,7 @@
 one node per source, step and output, named by its op and its key arguments, with the
 columns it outputs where they are known statically (the translator's analysis, no server),
 data flowing down. Sub-plans (a join's right side, a union's other input, shared ``with``
-definitions) are drawn into the same tree; a step that failed (a ``ServerError``'s
+definitions, a subquery's plan through a node of its kind) are drawn into the same tree; a step that failed (a ``ServerError``'s
 ``op_index``) can be highlighted. :func:`spark_trees` adds Spark's optimized logical and
 physical plans, parsed from the server's explain text, as more trees.
 
@@ -26,10 +26,15 @@ from typing import Any
 from . import ir
 from .errors import ConnectPlanError
 from .records import Value, frozen
+from .translator.relations import subqueries_in
 from .types import type_string
 
 __all__ = [
+    "EXPR_TEXT",
     "FORMATS",
+    "OUTPUT_TEXT",
+    "SOURCE_TEXT",
+    "STEP_DETAILS",
     "DrawingError",
     "Node",
     "PlanDrawing",
@@ -103,42 +108,67 @@ def expr_text(e: ir.Expr) -> str:
 def _expr(e: ir.Expr, depth: int = 0) -> str:
     if depth > 6:
         return "…"
-    d = depth + 1
-    if isinstance(e, ir.Col):
-        return e.name
-    if isinstance(e, ir.Lit):
-        return repr(e.value) if isinstance(e.value, str) else str(e.value).lower() if e.value is None else str(e.value)
-    if isinstance(e, ir.Call):
-        op = _INFIX.get(e.fn)
-        if op is not None and len(e.args) >= 2:
-            return "(" + f" {op} ".join(_expr(a, d) for a in e.args) + ")"
-        distinct = "DISTINCT " if e.distinct else ""
-        return f"{e.fn}({distinct}{', '.join(_expr(a, d) for a in e.args)})"
-    if isinstance(e, ir.Cast):
-        return f"{e.mode}({_expr(e.expr, d)} AS {type_string(e.to)})"
-    if isinstance(e, ir.When):
-        parts = [f"WHEN {_expr(c, d)} THEN {_expr(v, d)}" for c, v in e.branches]
-        if e.otherwise is not None:
-            parts.append(f"ELSE {_expr(e.otherwise, d)}")
-        return "CASE " + " ".join(parts) + " END"
-    if isinstance(e, ir.ExtractValue):
-        return f"{_expr(e.child, d)}[{_expr(e.key, d)}]"
-    if isinstance(e, ir.Star):
-        return "*"
-    if isinstance(e, ir.Window):
-        spec = []
-        if e.partition_by:
-            spec.append("PARTITION BY " + ", ".join(_expr(p, d) for p in e.partition_by))
-        if e.order_by:
-            spec.append("ORDER BY " + ", ".join(_sort(k, d) for k in e.order_by))
-        return f"{_expr(e.func, d)} OVER ({' '.join(spec)})"
-    if isinstance(e, ir.Lambda):
-        return f"({', '.join(e.params)}) -> {_expr(e.body, d)}"
-    if isinstance(e, ir.LambdaVar):
-        return e.name
-    if isinstance(e, ir.UdfCall):
-        return f"{e.name}({', '.join(_expr(a, d) for a in e.args)})"
-    return type(e).__name__  # pragma: no cover  (every expression class is above)
+    return EXPR_TEXT[type(e)](e, depth + 1)
+
+
+def _literal_text(e: ir.Lit, d: int) -> str:
+    return repr(e.value) if isinstance(e.value, str) else str(e.value).lower() if e.value is None else str(e.value)
+
+
+def _call_text(e: ir.Call, d: int) -> str:
+    op = _INFIX.get(e.fn)
+    if op is not None and len(e.args) >= 2:
+        return "(" + f" {op} ".join(_expr(a, d) for a in e.args) + ")"
+    distinct = "DISTINCT " if e.distinct else ""
+    return f"{e.fn}({distinct}{', '.join(_expr(a, d) for a in e.args)})"
+
+
+def _when_text(e: ir.When, d: int) -> str:
+    parts = [f"WHEN {_expr(c, d)} THEN {_expr(v, d)}" for c, v in e.branches]
+    if e.otherwise is not None:
+        parts.append(f"ELSE {_expr(e.otherwise, d)}")
+    return "CASE " + " ".join(parts) + " END"
+
+
+def _window_text(e: ir.Window, d: int) -> str:
+    spec = []
+    if e.partition_by:
+        spec.append("PARTITION BY " + ", ".join(_expr(p, d) for p in e.partition_by))
+    if e.order_by:
+        spec.append("ORDER BY " + ", ".join(_sort(k, d) for k in e.order_by))
+    return f"{_expr(e.func, d)} OVER ({' '.join(spec)})"
+
+
+def _subquery_text(e: ir.Subquery, d: int) -> str:
+    """The subquery's place in its expression; its plan is drawn as a tree of its own, flowing
+    into the step's node through a node titled by its kind (see :func:`draw_plan`)."""
+    if e.kind == "exists":
+        return "EXISTS (subquery)"
+    if e.kind == "in":
+        values = ", ".join(_expr(v, d) for v in e.values)
+        return f"{values if len(e.values) == 1 else f'({values})'} IN (subquery)"
+    return "(scalar subquery)"
+
+
+#: expression class → its short text (every class of ir.EXPR_CLASSES, checked at import)
+EXPR_TEXT: dict[type, Callable[[Any, int], str]] = ir.covering(
+    {
+        ir.Col: lambda e, d: e.name,
+        ir.Lit: _literal_text,
+        ir.Call: _call_text,
+        ir.Cast: lambda e, d: f"{e.mode}({_expr(e.expr, d)} AS {type_string(e.to)})",
+        ir.When: _when_text,
+        ir.ExtractValue: lambda e, d: f"{_expr(e.child, d)}[{_expr(e.key, d)}]",
+        ir.Star: lambda e, d: "*",
+        ir.Window: _window_text,
+        ir.Lambda: lambda e, d: f"({', '.join(e.params)}) -> {_expr(e.body, d)}",
+        ir.LambdaVar: lambda e, d: e.name,
+        ir.UdfCall: lambda e, d: f"{e.name}({', '.join(_expr(a, d) for a in e.args)})",
+        ir.Subquery: _subquery_text,
+    },
+    ir.EXPR_CLASSES,
+    "drawing.EXPR_TEXT",
+)
 
 
 def _sort(k: ir.SortKey, depth: int = 0) -> str:
@@ -153,79 +183,100 @@ def _plain(text: str) -> Callable[[Any], str]:
     return lambda _step: text
 
 
-#: step class → its key arguments as text (every class of ir.STEP_CLASSES: a test says so)
-STEP_DETAILS: dict[type[ir.Step], Callable[[Any], str]] = {
-    ir.Filter: lambda s: _expr(s.condition),
-    ir.Select: lambda s: ", ".join(
-        _expr(i.expr) + (f" AS {i.alias if isinstance(i.alias, str) else ', '.join(i.alias)}" if i.alias else "")
-        for i in s.items
-    ),
-    ir.WithColumn: lambda s: f"{s.name} = {_expr(s.expr)}",
-    ir.WithColumnRenamed: lambda s: f"{s.old} → {s.new}",
-    ir.Drop: lambda s: ", ".join(s.names),
-    ir.Distinct: _plain(""),
-    ir.Limit: lambda s: str(s.n),
-    ir.Offset: lambda s: str(s.n),
-    ir.Tail: lambda s: str(s.n),
-    ir.OrderBy: lambda s: ", ".join(_sort(k) for k in s.keys),
-    ir.GroupBy: lambda s: (
-        (f"{s.kind} " if s.kind != "groupby" else "")
-        + f"by {', '.join(_expr(k) for k in s.keys) or '()'}: {_aggs(s.aggs)}"
-    ),
-    ir.Agg: lambda s: _aggs(s.aggs),
-    ir.Join: lambda s: (
-        s.how
-        + (f" using {', '.join(s.keys)}" if s.keys else "")
-        + (f" on {_expr(s.condition)}" if s.condition is not None else "")
-        + (f" ({s.right_hint} right)" if s.right_hint else "")
-    ),
-    ir.SetOp: lambda s: (
-        s.kind
-        + (" by name" if s.by_name else "")
-        + (" (missing allowed)" if s.allow_missing else "")
-        + (" distinct" if s.distinct else "")
-    ),
-    ir.CrossJoin: _plain(""),
-    ir.Stop: _plain("(no-op)"),
-    ir.Fetch: lambda s: f"offset {s.offset}" + (f", count {s.count}" if s.count is not None else ""),
-    ir.Sample: lambda s: (
-        f"[{s.lower:g}, {s.upper:g})"
-        + (" with replacement" if s.with_replacement else "")
-        + (f" seed {s.seed}" if s.seed is not None else "")
-    ),
-    ir.Repartition: lambda s: (
-        ("repartition" if s.shuffle else "coalesce")
-        + (f" {s.n}" if s.n is not None else "")
-        + (f" by {', '.join(_expr(k) for k in s.keys)}" if s.keys else "")
-    ),
-    ir.Hint: lambda s: s.name + (f"({', '.join(_expr(p) for p in s.parameters)})" if s.parameters else ""),
-}
+#: step class → its key arguments as text (every class of ir.STEP_CLASSES, checked at import)
+STEP_DETAILS: dict[type[ir.Step], Callable[[Any], str]] = ir.covering(
+    {
+        ir.Filter: lambda s: _expr(s.condition),
+        ir.Select: lambda s: ", ".join(
+            _expr(i.expr) + (f" AS {i.alias if isinstance(i.alias, str) else ', '.join(i.alias)}" if i.alias else "")
+            for i in s.items
+        ),
+        ir.WithColumn: lambda s: f"{s.name} = {_expr(s.expr)}",
+        ir.WithColumnRenamed: lambda s: f"{s.old} → {s.new}",
+        ir.Drop: lambda s: ", ".join(s.names),
+        ir.Distinct: _plain(""),
+        ir.Limit: lambda s: str(s.n),
+        ir.Offset: lambda s: str(s.n),
+        ir.Tail: lambda s: str(s.n),
+        ir.OrderBy: lambda s: ", ".join(_sort(k) for k in s.keys),
+        ir.GroupBy: lambda s: (
+            (f"{s.kind} " if s.kind != "groupby" else "")
+            + f"by {', '.join(_expr(k) for k in s.keys) or '()'}: {_aggs(s.aggs)}"
+        ),
+        ir.Agg: lambda s: _aggs(s.aggs),
+        ir.Join: lambda s: (
+            s.how
+            + (f" using {', '.join(s.keys)}" if s.keys else "")
+            + (f" on {_expr(s.condition)}" if s.condition is not None else "")
+            + (f" ({s.right_hint} right)" if s.right_hint else "")
+        ),
+        ir.SetOp: lambda s: (
+            s.kind
+            + (" by name" if s.by_name else "")
+            + (" (missing allowed)" if s.allow_missing else "")
+            + (" distinct" if s.distinct else "")
+        ),
+        ir.CrossJoin: _plain(""),
+        ir.Stop: _plain("(no-op)"),
+        ir.Fetch: lambda s: f"offset {s.offset}" + (f", count {s.count}" if s.count is not None else ""),
+        ir.Sample: lambda s: (
+            f"[{s.lower:g}, {s.upper:g})"
+            + (" with replacement" if s.with_replacement else "")
+            + (f" seed {s.seed}" if s.seed is not None else "")
+        ),
+        ir.Repartition: lambda s: (
+            ("repartition" if s.shuffle else "coalesce")
+            + (f" {s.n}" if s.n is not None else "")
+            + (f" by {', '.join(_expr(k) for k in s.keys)}" if s.keys else "")
+        ),
+        ir.Hint: lambda s: s.name + (f"({', '.join(_expr(p) for p in s.parameters)})" if s.parameters else ""),
+    },
+    ir.STEP_CLASSES,
+    "drawing.STEP_DETAILS",
+)
 
 
-def _source(src: ir.Source) -> tuple[str, str]:
-    if isinstance(src, ir.InlineData):
-        n = src.table.num_rows
-        return "inline data", f"{n} row{'s' if n != 1 else ''}"
-    if isinstance(src, ir.TableSource):
-        return "table", src.name
-    if isinstance(src, ir.FileSource):
-        return f"read {src.format or 'files'}", ", ".join(src.paths)
-    if isinstance(src, ir.RangeSource):
-        parts = f"range({src.start}, {src.end}, {src.step})"
-        return "range", parts + (f" in {src.num_partitions} partitions" if src.num_partitions else "")
-    if isinstance(src, ir.SqlSource):
-        return "sql", src.query
-    return "with", src.name  # SharedPlan: drawn as its sub-plan, then this node
+def _inline_text(src: ir.InlineData) -> tuple[str, str]:
+    n = src.table.num_rows
+    return "inline data", f"{n} row{'s' if n != 1 else ''}"
 
 
-def _output(out: ir.Output) -> tuple[str, str]:
-    if isinstance(out, ir.TempView):
-        kind = "global temp view" if out.is_global else "temp view"
-        return out.op, f"{kind} {out.name}" + (" (replace)" if out.replace else "")
+def _range_text(src: ir.RangeSource) -> tuple[str, str]:
+    parts = f"range({src.start}, {src.end}, {src.step})"
+    return "range", parts + (f" in {src.num_partitions} partitions" if src.num_partitions else "")
+
+
+#: source class → its node's title and detail (every class of ir.SOURCE_CLASSES, checked at import)
+SOURCE_TEXT: dict[type, Callable[[Any], tuple[str, str]]] = ir.covering(
+    {
+        ir.InlineData: _inline_text,
+        ir.TableSource: lambda src: ("table", src.name),
+        ir.FileSource: lambda src: (f"read {src.format or 'files'}", ", ".join(src.paths)),
+        ir.RangeSource: _range_text,
+        ir.SqlSource: lambda src: ("sql", src.query),
+        ir.SharedPlan: lambda src: ("with", src.name),  # drawn as its sub-plan, then this node
+    },
+    ir.SOURCE_CLASSES,
+    "drawing.SOURCE_TEXT",
+)
+
+
+def _view_text(out: ir.TempView) -> tuple[str, str]:
+    kind = "global temp view" if out.is_global else "temp view"
+    return out.op, f"{kind} {out.name}" + (" (replace)" if out.replace else "")
+
+
+def _write_text(out: ir.Write) -> tuple[str, str]:
     target = out.table or out.path or "?"
     return out.op, f"{out.format or ''} {target} mode {out.mode}".strip() + (
         f" partitioned by {', '.join(out.partition_by)}" if out.partition_by else ""
     )
+
+
+#: output class → its node's title and detail (every class of ir.OUTPUT_CLASSES, checked at import)
+OUTPUT_TEXT: dict[type, Callable[[Any], tuple[str, str]]] = ir.covering(
+    {ir.TempView: _view_text, ir.Write: _write_text}, ir.OUTPUT_CLASSES, "drawing.OUTPUT_TEXT"
+)
 
 
 # ------------------------------------------------------------------ the JSON plan's tree
@@ -265,7 +316,7 @@ def draw_plan(
                     edges.append((inner, shared[key]))
             last = shared[key]
         else:
-            last = add(*_source(src), src.loc, "source")
+            last = add(*SOURCE_TEXT[type(src)](src), src.loc, "source")
         for step in p.steps:
             node = add(
                 f"{step.index}: {step.op}" if top else step.op,
@@ -278,9 +329,15 @@ def draw_plan(
             right = getattr(step, "right", None)
             if isinstance(right, ir.Plan):
                 edges.append((walk(right, False), node))
+            for sub in subqueries_in(step) if ir.subqueries_made() else ():
+                inner = walk(sub.plan, False)
+                label = add(f"{sub.kind} subquery", "", sub.loc, "step")
+                edges.extend(((inner, label), (label, node)))
             last = node
         if p.output is not None:
-            out = add(*_output(p.output), p.output.loc, "output", top and p.output.index == failed_step)
+            out = add(
+                *OUTPUT_TEXT[type(p.output)](p.output), p.output.loc, "output", top and p.output.index == failed_step
+            )
             edges.append((last, out))
             last = out
         return last

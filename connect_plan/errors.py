@@ -200,8 +200,13 @@ class ServerError(ConnectPlanError):
     ``sqlstate`` its SQLSTATE, ``op_index`` the index of the plan step that caused it
     when it could be determined (else ``None``). ``exception_type`` is the kind of error
     PySpark reported (``AnalysisException``, ``NumberFormatException`` ...): servers
-    without error classes (Sail) still send it.
+    without error classes (Sail) still send it. ``grpc_status`` is the gRPC status of a
+    failure that had no Spark error record. ``session_lost`` is True when the server no
+    longer had the client's session (it restarted, or closed it): the client ran the
+    operation once more on a new session before raising this.
     """
+
+    session_lost: bool = False
 
     def __init__(
         self,
@@ -265,6 +270,7 @@ class ServerError(ConnectPlanError):
         fields.update(changes)
         message = fields.pop("message")
         err = type(self)(message, **fields)
+        err.session_lost = self.session_lost
         err.__cause__ = self.__cause__
         err.__suppress_context__ = self.__suppress_context__
         return err

@@ -41,6 +41,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import ir
+from .arrow_types import from_arrow
 from .errors import ConnectPlanError, ErrorDetail, PlanError, ServerError
 from .records import Value, frozen
 from .types import (
@@ -50,7 +52,6 @@ from .types import (
     Primitive,
     StructType,
     TypeParseError,
-    from_arrow,
     parse_type,
     type_string,
 )
@@ -294,42 +295,6 @@ def expected_problems(expected: Any, loc: str = "/expected") -> list[ErrorDetail
     return out
 
 
-def _sorts(doc: Mapping[str, Any]) -> bool:
-    """Compare rows in order only when the plan's last row-order-defining step is a sort."""
-    steps = doc.get("plan") or []
-    ordered = False
-    for step in steps if isinstance(steps, list) else []:
-        op = step.get("op") if isinstance(step, Mapping) else None
-        if op in ("orderBy", "sort"):
-            ordered = True
-        elif op in (
-            "groupBy",
-            "rollup",
-            "cube",
-            "agg",
-            "join",
-            "union",
-            "unionByName",
-            "distinct",
-            "crossJoin",
-            "cross_join",
-            "groupingSets",
-            "intersect",
-            "intersectAll",
-            "except",
-            "exceptAll",
-            "subtract",
-            "unionAll",
-            "repartition",
-            "coalesce",
-            "minusPrimary",
-            "intersectPrimary",
-            "sortWithinPartitions",
-        ):
-            ordered = False
-    return ordered
-
-
 def _trusted() -> Policy:
     """What a fixture's own setup and cleanup run under (they prepare the plan's world). The
     policy module loads here, not with this module: ``connect-plan run`` reads placeholders
@@ -518,12 +483,15 @@ def _cleanup(client: Client, what: Mapping[str, Any]) -> None:
 
 
 def _run_one(client: Client, doc: Mapping[str, Any], path: str = "") -> FixtureResult:
+    from .formats import load_plan
+
     name = str(doc.get("name") or Path(path).stem)
     start = time.perf_counter()
     expected = doc.get("expected")
     plan_doc = plan_document(doc)
     try:
-        table = client.execute(plan_doc)
+        plan = load_plan(plan_doc)
+        table = client.execute(plan)
     except ConnectPlanError as exc:
         took = time.perf_counter() - start
         if isinstance(expected, Mapping) and "error" in expected:
@@ -535,7 +503,7 @@ def _run_one(client: Client, doc: Mapping[str, Any], path: str = "") -> FixtureR
         return FixtureResult(path, name, True, f"ran ({table.num_rows} rows; no expected result)", took)
     if "error" in expected:
         return FixtureResult(path, name, False, f"expected an error, got {table.num_rows} rows", took)
-    problem = compare_result(table, expected, ordered=_sorts(doc))
+    problem = compare_result(table, expected, ordered=ir.ends_ordered(plan))
     return FixtureResult(path, name, problem is None, problem or f"{table.num_rows} rows match", took)
 
 

@@ -1,12 +1,13 @@
-"""The lean transport: Spark Connect's gRPC service driven directly, without PySpark's client.
+"""The production transport: Spark Connect's gRPC service driven directly, without PySpark's client.
 
 PySpark's ``SparkConnectClient`` cannot be imported without ``pyspark/__init__``, PySpark's
 Connect package and pandas (its ``client/core.py`` imports pandas at module level): 0.5-0.7 s
 and ~90 MiB of a cold start that needs none of them (issue 17, docs/performance.md "Cold
 start"). This module makes the same RPCs with PySpark's own generated stub and message classes
 (:mod:`connect_plan.spark_proto` loads them without PySpark) over the channel of
-:mod:`connect_plan.channel`, and keeps every guarantee of :class:`~connect_plan.transport.
-PySparkTransport` (the module doc of :mod:`connect_plan.transport` lists them).
+:mod:`connect_plan.channel`, and keeps every guarantee the module doc of
+:mod:`connect_plan.transport` lists. PySpark's own client is the reference it is tested
+against, kept under tests/ (tests/support/reference_transport.py).
 
 What is hand-written, and why (each mirrors PySpark 4.3's code, named in brackets):
 
@@ -17,14 +18,17 @@ What is hand-written, and why (each mirrors PySpark 4.3's code, named in bracket
   ReattachExecute after a broken stream or one ended without ``ResultComplete``, a new
   ExecutePlan when the first never reached the server, a fresh stream when a per-stream
   deadline fired, release of consumed responses (every :data:`~connect_plan.results.
-  RELEASE_EVERY_BYTES`, not every response) and release-all at the end, from a thread pool;
-  with connect_plan's bound on empty reattached streams;
-* retries: :class:`~connect_plan.channel.Backoff` [``DefaultPolicy``];
+  RELEASE_EVERY_BYTES`, not every response) and release-all at the end, from a thread pool
+  (:func:`release_pool`); with connect_plan's bound on empty reattached streams; on a
+  timeout or Ctrl-C, :func:`release_then_interrupt`;
+* retries: :class:`~connect_plan.retries.Backoff` [``DefaultPolicy``];
 * artifacts: ArtifactStatus, then AddArtifacts of the missing blobs as cache artifacts, each
   with its CRC, batched up to 32 KiB or chunked [``ArtifactManager.cache_artifacts``];
-* errors: a call raises gRPC's own error, or :class:`SessionChanged`; :meth:`GrpcTransport.
-  failure` describes it with :func:`connect_plan.server_errors.rpc_failure`, which fetches
-  Spark's error details [``_handle_rpc_error``, ``convert_exception``].
+* errors: every call raises connect_plan's own typed failures
+  (:mod:`connect_plan.call_failures`), mapped once, here (:meth:`GrpcTransport.failure`):
+  :func:`connect_plan.server_errors.call_failure` fetches Spark's error details and types
+  them [``_handle_rpc_error``, ``convert_exception``]; a response of another session is a
+  :class:`~connect_plan.call_failures.SessionLost` (or a server failure) at once.
 
 Per-RPC deadlines are PySpark 4.3's [``RpcDeadlines``]: 10 minutes per stream segment (a
 stream whose deadline fires is reattached, the execution goes on), an hour for analysis and
@@ -34,6 +38,7 @@ uploads, 10 minutes for the rest; the operation's own deadline caps each of them
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -42,18 +47,26 @@ import uuid
 import zlib
 from collections.abc import Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
-from .channel import Backoff, DirectStub, RetryAgain, channel_guard, close_channel, retrying
+from .call_failures import CallFailure, RpcFailure, classify
+from .channel import DirectStub, channel_guard, close_channel, start_call
 from .deadlines import grace, remaining, timeout_error
 from .errors import ConnectPlanError, ResultIntegrityError
 from .responses import Received, received
+from .results import (
+    CANCEL_WAIT_SECONDS,
+    EMPTY_STREAM_SECONDS,
+    INTERRUPT_GRACE_SECONDS,
+    MAX_EMPTY_REATTACHES,
+    RELEASE_EVERY_BYTES,
+)
+from .retries import Backoff, RetryAgain, retrying
 from .spark_proto import pb, service_stub
 
-if TYPE_CHECKING:
-    from .call_failures import RpcFailure
+__all__ = ["ExecutionStream", "GrpcConnector", "GrpcTransport", "release_pool", "release_then_interrupt"]
 
-__all__ = ["ExecutionStream", "GrpcConnector", "GrpcTransport", "SessionChanged"]
+F = TypeVar("F", bound=Callable[..., Any])
 
 log = logging.getLogger("connect_plan")
 
@@ -72,10 +85,30 @@ ARTIFACT_CHUNK = 32 * 1024
 _CACHE_PREFIX = "cache"
 _LOST_OPERATION = ("INVALID_HANDLE.OPERATION_NOT_FOUND", "INVALID_HANDLE.SESSION_NOT_FOUND")
 
+_RELEASE_POOL: Any = None
+_RELEASE_POOL_LOCK = threading.Lock()
 
-class SessionChanged(Exception):
-    """A response of another session, or of another server-side session than this client's
-    (the server restarted): the client opens a new session (see ``client.session``)."""
+
+def _mapped(method: F) -> F:
+    """``method`` of :class:`GrpcTransport` raising only connect_plan's own errors: a typed
+    failure (:meth:`GrpcTransport.failure`) for anything else it raised."""
+
+    @functools.wraps(method)
+    def call(self: GrpcTransport, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except (ConnectPlanError, CallFailure):
+            raise
+        except Exception as exc:
+            raise self.failure(exc) from exc
+
+    return call  # type: ignore[return-value]
+
+
+def _session_changed(text: str) -> CallFailure:
+    """A response of another session (or server-side session) than this client's, typed:
+    :class:`~connect_plan.call_failures.SessionLost` when the server restarted."""
+    return classify(RpcFailure("server", text, message=text, texts=(text, f"SessionChanged({text!r})")))
 
 
 class GrpcConnector:
@@ -155,14 +188,14 @@ class GrpcTransport:
         """The session-integrity check of every response (PySpark's): the same client session,
         and the same server-side session as every response before."""
         if resp.session_id != self._session_id:
-            raise SessionChanged(
+            raise _session_changed(
                 f"Received incorrect session identifier for request:{resp.session_id} != {self._session_id}"
             )
         server_side = resp.server_side_session_id
         if self._server_session_id is None:
             self._server_session_id = server_side
         elif server_side and server_side != self._server_session_id:
-            raise SessionChanged(
+            raise _session_changed(
                 "INVALID_HANDLE.SESSION_CHANGED: Received incorrect server side session identifier for request. "
                 f"Please create a new Spark Session to reconnect. ({server_side} != {self._server_session_id})"
             )
@@ -208,9 +241,11 @@ class GrpcTransport:
         req = self.stamp(pb.AnalyzePlanRequest(**kind))
         return self.unary("AnalyzePlan", req, ANALYZE_SECONDS)  # type: ignore[no-any-return]
 
+    @_mapped
     def schema(self, plan: pb.Plan) -> pb.DataType:
         return self._analyze(schema=pb.AnalyzePlanRequest.Schema(plan=plan)).schema.schema
 
+    @_mapped
     def explain(self, plan: pb.Plan, mode: str) -> str:
         modes = {
             "simple": pb.AnalyzePlanRequest.Explain.ExplainMode.EXPLAIN_MODE_SIMPLE,
@@ -224,10 +259,15 @@ class GrpcTransport:
         explain = pb.AnalyzePlanRequest.Explain(plan=plan, explain_mode=modes[mode])
         return str(self._analyze(explain=explain).explain.explain_string)
 
+    @_mapped
     def spark_version(self) -> str:
         return str(self._analyze(spark_version=pb.AnalyzePlanRequest.SparkVersion()).spark_version.version)
 
+    @_mapped
     def config(self, operation: pb.ConfigRequest.Operation) -> list[tuple[str, str | None]]:
+        return self._config(operation)
+
+    def _config(self, operation: pb.ConfigRequest.Operation) -> list[tuple[str, str | None]]:
         req = self.stamp(pb.ConfigRequest())
         req.operation.CopyFrom(operation)
         resp = self.unary("Config", req, SHORT_RPC_SECONDS)
@@ -235,6 +275,7 @@ class GrpcTransport:
             log.warning("Spark Connect server: %s", warning)
         return [(kv.key, kv.value if kv.HasField("value") else None) for kv in resp.pairs]
 
+    @_mapped
     def cache_artifacts(self, blobs: list[bytes]) -> list[str]:
         import hashlib  # only for uploads (~3 ms of an import otherwise)
 
@@ -298,12 +339,14 @@ class GrpcTransport:
         req.operation_id = operation_id
         return req  # type: ignore[no-any-return]
 
+    @_mapped
     def operation_statuses(self, operation_ids: Sequence[str] = ()) -> Any:
         """GetStatus of this session's operations (Spark 4.3+; tests read it)."""
         req = self.stamp(pb.GetStatusRequest())
         req.operation_status.operation_ids.extend(operation_ids)
         return self.unary("GetStatus", req, SHORT_RPC_SECONDS)
 
+    @_mapped
     def release_session(self) -> None:
         """ReleaseSession, after the executions' own releases still on their way (up to
         :data:`RELEASES_SETTLE_SECONDS`): one that reached the server after the session was
@@ -356,27 +399,24 @@ class GrpcTransport:
         try:
             with grace(FETCH_ERROR_SECONDS):
                 op = pb.ConfigRequest.Operation(get_option=pb.ConfigRequest.GetOption(keys=list(STACKTRACE_CONFS)))
-                return stacktrace_shown(self.config(op))
+                return stacktrace_shown(self._config(op))
         except Exception:
             return True
 
-    def failure(self, exc: BaseException) -> RpcFailure:
-        from .server_errors import rpc_failure
+    def failure(self, exc: BaseException) -> CallFailure:
+        """The typed failure of ``exc``, raised by a call of this transport (the mapping of
+        every public call: the client only ever sees these, see :func:`_mapped`)."""
+        from .server_errors import call_failure
 
-        if isinstance(exc, SessionChanged):
-            from .call_failures import RpcFailure
-
-            text = str(exc)
-            return RpcFailure("server", text, message=text, texts=(text, repr(exc)))
-        return rpc_failure(exc, self.fetch_error_details, show_stacktrace=self._stacktrace_shown)
+        if isinstance(exc, CallFailure):
+            return exc
+        return call_failure(exc, self.fetch_error_details, show_stacktrace=self._stacktrace_shown)
 
     # ------------------------------------------------------------ releases
 
     def release(self, req: pb.ReleaseExecuteRequest) -> None:
         """ReleaseExecute in the background (retried; a failure is only logged: the server
         drops abandoned executions itself)."""
-        from .results import release_pool
-
         stub, metadata, policy = self._stub, self._metadata, self.policy
 
         def target() -> None:
@@ -405,8 +445,6 @@ class ExecutionStream:
     reattached streams in a row that end at once and empty it gives up."""
 
     def __init__(self, transport: GrpcTransport, request: pb.ExecutePlanRequest) -> None:
-        from .results import RELEASE_EVERY_BYTES
-
         self._transport = transport
         self.operation_id = request.operation_id
         self._request = request
@@ -425,7 +463,12 @@ class ExecutionStream:
         return self
 
     def __next__(self) -> Received:
-        return next(self._responses)
+        try:
+            return next(self._responses)
+        except (ConnectPlanError, CallFailure, StopIteration):
+            raise
+        except Exception as exc:
+            raise self._transport.failure(exc) from exc
 
     def _open(self, reattach: bool) -> Any:
         t = self._transport
@@ -448,8 +491,6 @@ class ExecutionStream:
         """The next response (None at the true end), reattaching as needed; one attempt of
         the retry loop."""
         import grpc
-
-        from .results import EMPTY_STREAM_SECONDS, MAX_EMPTY_REATTACHES
 
         while True:
             if self._calls is None:
@@ -537,7 +578,7 @@ class ExecutionStream:
         except BaseException as error:
             self._release_all()
             left = remaining()
-            if left is not None and left <= 0 and not isinstance(error, SessionChanged):
+            if left is not None and left <= 0 and not isinstance(error, CallFailure):  # (a session check's)
                 raise timeout_error() from error
             raise
 
@@ -564,10 +605,8 @@ class ExecutionStream:
             self._transport.release(self._release_request(None))
 
     def cancel(self) -> bool | None:
-        """Release the execution, then interrupt it (:func:`~connect_plan.results.
-        release_then_interrupt`); False when no request was made yet."""
-        from .results import release_then_interrupt
-
+        """Release the execution, then interrupt it (:func:`release_then_interrupt`); False
+        when no request was made yet."""
         if not self._requested:
             return False
         t = self._transport
@@ -596,3 +635,81 @@ class ExecutionStream:
             calls.cancel()
         if started:
             self._release_all()
+
+
+# ---------------------------------------------------------------------------- releases and interrupts
+
+
+def release_pool() -> Any:
+    """The process's thread pool for ReleaseExecute calls (started on first use; threads are
+    started only when all are busy, and end with the process). Up to 16, so that releases
+    stuck retrying a server that went away do not hold up the releases of other clients."""
+    global _RELEASE_POOL
+    if _RELEASE_POOL is None:
+        with _RELEASE_POOL_LOCK:
+            if _RELEASE_POOL is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                _RELEASE_POOL = ThreadPoolExecutor(max_workers=16, thread_name_prefix="connect-plan-release")
+    return _RELEASE_POOL
+
+
+def release_then_interrupt(
+    stub: Any,
+    channel: Any,
+    metadata: Any,
+    release: Any,
+    interrupt: Any,
+    pending: list[Any],
+    operation_id: str,
+) -> bool | None:
+    """Stop an operation the caller gave up on (timeout, Ctrl-C): send
+    ``release`` (a ReleaseExecute request, or None when nothing is left to release), then
+    ``interrupt``, after the ``pending`` releases. True if the server answered the Interrupt,
+    False if it could not be reached, None if it had not answered within
+    :data:`CANCEL_WAIT_SECONDS`.
+
+    Both RPCs run in a helper thread within :data:`INTERRUPT_GRACE_SECONDS` of their own;
+    the caller waits for them at most :data:`CANCEL_WAIT_SECONDS`, so that ``timeout=`` bounds
+    the call even when the server does not answer at all (a hung server, a black-holed
+    network: the RPCs would only wait for their deadline). A server that is slow to answer
+    still gets them, unless the client is closed first (closing releases the whole session).
+
+    The order matters: a ReleaseExecute that reaches the server while an interrupted
+    execution is still winding down is refused (Spark 4 reports an illegal state
+    transition) and the operation then lingers as RUNNING until the server's own timeout;
+    a release first ends the execution (release-all interrupts a running one) and the
+    Interrupt after it is a no-op, or stops it if the release was lost.
+    """
+    import concurrent.futures
+
+    outcome: list[bool] = []
+    calls = [("release", stub.ReleaseExecute, release)] if release is not None else []
+    calls.append(("interrupt", stub.Interrupt, interrupt))
+
+    def tell_the_server() -> None:
+        # each call is started under the channel's guard (the client may close the channel
+        # meanwhile: a call started after that would crash gRPC) and awaited outside it
+        with grace(INTERRUPT_GRACE_SECONDS):
+            if pending:
+                concurrent.futures.wait(pending, timeout=max(0.0, remaining() or 0.0))
+            for what, method, request in calls:
+                try:
+                    call = start_call(channel, method, request, metadata=metadata)
+                    if call is None:
+                        log.info("could not %s operation %s: the client was closed", what, operation_id)
+                        outcome.append(False)
+                        return
+                    call.result()
+                except Exception as exc:
+                    log.info("could not %s operation %s: %s", what, operation_id, exc)
+                    if what == "interrupt":
+                        outcome.append(False)
+                        return
+        log.debug("interrupted operation %s", operation_id)
+        outcome.append(True)
+
+    helper = threading.Thread(target=tell_the_server, name=f"connect_plan-interrupt-{operation_id[:8]}", daemon=True)
+    helper.start()
+    helper.join(CANCEL_WAIT_SECONDS)
+    return outcome[0] if outcome else None

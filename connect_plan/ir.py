@@ -25,9 +25,9 @@ The declared result
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import field
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
 from .records import Record, Value, frozen
 
@@ -537,32 +537,107 @@ class Tail(Step):
     n: int
 
 
-STEP_CLASSES: tuple[type[Step], ...] = (
-    Filter,
-    Select,
-    WithColumn,
-    WithColumnRenamed,
-    Drop,
-    Distinct,
-    Limit,
-    Offset,
-    OrderBy,
-    GroupBy,
-    Agg,
-    Join,
-    SetOp,
-    CrossJoin,
-    Stop,
-    Fetch,
-    Sample,
-    Repartition,
-    Hint,
-    Tail,
-)
+# --------------------------------------------------------------------------- the class lists
+# derived, not written: a class left out of a list escapes every completeness check below
 
+#: every expression class (the :data:`Expr` union), in its order
+EXPR_CLASSES: tuple[type, ...] = get_args(Expr)
+#: every source class (the :data:`Source` union)
+SOURCE_CLASSES: tuple[type, ...] = get_args(Source)
+#: every output class (the :data:`Output` union)
+OUTPUT_CLASSES: tuple[type, ...] = get_args(Output)
+#: every plan step class: the subclasses of :class:`Step` in definition order, but the outputs
+#: and :class:`Read` (a source given as a step, moved to :attr:`Plan.source` by the parser)
+STEP_CLASSES: tuple[type[Step], ...] = tuple(
+    c for c in Step.__subclasses__() if c not in OUTPUT_CLASSES and c is not Read
+)
 #: the steps with a right-hand input plan (``right``)
 BINARY_STEPS: tuple[type[Step], ...] = (Join, SetOp, CrossJoin)
 _ONE_INPUT_STEPS = frozenset(STEP_CLASSES) - set(BINARY_STEPS)
+
+M = TypeVar("M", bound=Mapping[Any, Any])
+
+#: every table keyed by IR classes, as :func:`covering` and :func:`partial` checked it at
+#: import: its name → (the table, the classes it is keyed by, the classes without an entry)
+TABLES: dict[str, tuple[Mapping[Any, Any], tuple[type, ...], frozenset[type]]] = {}
+
+
+def covering(table: M, classes: tuple[type, ...], name: str, *, absent: tuple[type, ...] | frozenset[type] = ()) -> M:
+    """``table`` (keyed by IR classes), once it is known to have an entry for every class of
+    ``classes`` but the ``absent`` ones, and for nothing else: a new class makes every table
+    that lacks it fail at import, not at the first plan that uses it. Recorded in :data:`TABLES`
+    (tests/unit/test_ir_tables.py finds every such table and asserts it is there)."""
+    keys, kinds, left_out = set(table), set(classes), set(absent)
+    wanted = kinds - left_out
+    if keys != wanted or not left_out <= kinds:  # pragma: no cover - developer error at import
+        raise RuntimeError(
+            f"{name} is keyed by IR classes: it lacks {_names(wanted - keys)} and has {_names(keys - wanted)} "
+            f"(absent by design: {_names(left_out)})"
+        )
+    TABLES[name] = (table, tuple(classes), frozenset(left_out))
+    return table
+
+
+def partial(table: M, classes: tuple[type, ...], name: str) -> M:
+    """``table``, a table of extra behaviour for some of ``classes`` (the others take a
+    default), once it is known to be keyed by those classes only; recorded in :data:`TABLES`."""
+    stray = set(table) - set(classes)
+    if stray:  # pragma: no cover - developer error at import
+        raise RuntimeError(f"{name} is keyed by {_names(stray)}, which are not of its IR classes")
+    TABLES[name] = (table, tuple(classes), frozenset(set(classes) - set(table)))
+    return table
+
+
+def _names(classes: set[type]) -> list[str]:
+    return sorted(c.__name__ for c in classes)
+
+
+def _keeps_order(step: Step, ordered: bool) -> bool:
+    return ordered
+
+
+def _loses_order(step: Step, ordered: bool) -> bool:
+    return False
+
+
+#: each step's effect on whether the rows are in a defined order: a global sort orders them; a
+#: join, an aggregation, a set operation, a distinct or a repartition makes the order
+#: undefined again; the other steps keep what was (a filter, a projection, a limit...)
+ORDER_AFTER: dict[type, Callable[[Any, bool], bool]] = covering(
+    {
+        Filter: _keeps_order,
+        Select: _keeps_order,
+        WithColumn: _keeps_order,
+        WithColumnRenamed: _keeps_order,
+        Drop: _keeps_order,
+        Distinct: _loses_order,
+        Limit: _keeps_order,
+        Offset: _keeps_order,
+        OrderBy: lambda step, ordered: step.is_global,  # sortWithinPartitions: no global order
+        GroupBy: _loses_order,
+        Agg: _loses_order,
+        Join: _loses_order,
+        SetOp: _loses_order,
+        CrossJoin: _loses_order,
+        Stop: _keeps_order,
+        Fetch: _keeps_order,
+        Sample: _keeps_order,
+        Repartition: _loses_order,
+        Hint: _keeps_order,
+        Tail: _keeps_order,
+    },
+    STEP_CLASSES,
+    "ir.ORDER_AFTER",
+)
+
+
+def ends_ordered(plan: Plan) -> bool:
+    """Whether ``plan``'s result rows come in a defined order: the last of its steps that
+    defines the order is a global sort (:data:`ORDER_AFTER`)."""
+    ordered = False
+    for step in plan.steps:
+        ordered = ORDER_AFTER[type(step)](step, ordered)
+    return ordered
 
 
 def right_plans(steps: tuple[Step, ...]) -> list[Plan]:
@@ -570,22 +645,6 @@ def right_plans(steps: tuple[Step, ...]) -> list[Plan]:
     if _ONE_INPUT_STEPS.issuperset(map(type, steps)):  # none (the usual plan), decided at C speed
         return []
     return [step.right for step in steps if isinstance(step, (Join, SetOp, CrossJoin))]
-
-
-EXPR_CLASSES: tuple[type, ...] = (
-    Col,
-    Lit,
-    Call,
-    Cast,
-    When,
-    ExtractValue,
-    Star,
-    Window,
-    Lambda,
-    LambdaVar,
-    UdfCall,
-    Subquery,
-)
 
 
 def walk(expr: Expr) -> list[Expr]:
@@ -614,6 +673,7 @@ def _when_children(node: When) -> list[Expr]:
 
 #: each expression class with sub-expressions → its children (a table: every walk over an
 #: expression asks it once per node); the other classes are leaves
+_LEAF_CLASSES = (Col, Lit, Star, LambdaVar)
 _CHILDREN: dict[type, Callable[[Any], list[Expr]]] = {
     Call: lambda n: list(n.args),
     UdfCall: lambda n: list(n.args),
@@ -624,8 +684,4 @@ _CHILDREN: dict[type, Callable[[Any], list[Expr]]] = {
     Lambda: lambda n: [n.body],
     Subquery: lambda n: list(n.values),  # its plan is a plan, not part of this expression tree
 }
-_LEAF_CLASSES = {Col, Lit, Star, LambdaVar}
-if set(EXPR_CLASSES) != set(_CHILDREN) | _LEAF_CLASSES:  # pragma: no cover - developer error at import
-    raise RuntimeError(
-        f"expression classes and children differ: {set(EXPR_CLASSES) ^ (set(_CHILDREN) | _LEAF_CLASSES)}"
-    )
+covering(_CHILDREN, EXPR_CLASSES, "ir._CHILDREN", absent=_LEAF_CLASSES)

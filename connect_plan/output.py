@@ -27,6 +27,8 @@ import math
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from .arrow_types import has_month_intervals, variant_shaped, without_months
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -43,52 +45,16 @@ __all__ = [
     "with_readable_intervals",
 ]
 
-#: Arrow's type id of a year-month interval: pyarrow's Python layer cannot wrap such arrays
-#: (``KeyError: 21``), so they are re-read as ``int32`` months through the C data interface
-_MONTH_INTERVAL = "month_interval"
-
-
-# ------------------------------------------------------------------ year-month intervals
-
-
-def _months_type(t: pa.DataType) -> pa.DataType:
-    """``t`` with every year-month interval inside it replaced by ``int32`` (its months)."""
-    import pyarrow as pa
-
-    if str(t) == _MONTH_INTERVAL:
-        return pa.int32()
-    if pa.types.is_map(t):
-        return pa.map_(_months_field(t.key_field), _months_field(t.item_field), t.keys_sorted)
-    if pa.types.is_large_list(t):
-        return pa.large_list(_months_field(t.value_field))
-    if pa.types.is_fixed_size_list(t):
-        return pa.list_(_months_field(t.value_field), t.list_size)
-    if pa.types.is_list(t):
-        return pa.list_(_months_field(t.value_field))
-    if pa.types.is_struct(t):
-        return pa.struct([_months_field(t.field(i)) for i in range(t.num_fields)])
-    return t
-
-
-def _months_field(f: pa.Field) -> pa.Field:
-    import pyarrow as pa
-
-    return pa.field(f.name, _months_type(f.type), f.nullable, f.metadata)
-
-
-def _month_paths(t: pa.DataType) -> bool:
-    return bool(_months_type(t) != t)
-
 
 def _without_month_intervals(batch: pa.RecordBatch) -> tuple[pa.RecordBatch, set[str]]:
     """The batch with year-month interval columns as ``int32`` months (same buffers, no copy),
     and the names of the top-level columns that held such intervals."""
     import pyarrow as pa
 
-    changed = {f.name for f in batch.schema if _month_paths(f.type)}
+    changed = {f.name for f in batch.schema if has_month_intervals(f.type)}
     if not changed:
         return batch, changed
-    schema = pa.schema([_months_field(f) for f in batch.schema], batch.schema.metadata)
+    schema = pa.schema([without_months(f) for f in batch.schema], batch.schema.metadata)
     _, array_capsule = batch.__arrow_c_array__()
     return pa.RecordBatch._import_from_c_capsule(schema.__arrow_c_schema__(), array_capsule), changed
 
@@ -136,16 +102,6 @@ def _float_text(v: float) -> str:
     return repr(v)
 
 
-def _is_variant(field_or_type: Any) -> bool:
-    import pyarrow as pa
-
-    t = field_or_type.type if isinstance(field_or_type, pa.Field) else field_or_type
-    if not pa.types.is_struct(t) or t.num_fields != 2:
-        return False
-    names = {t.field(0).name, t.field(1).name}
-    return names == {"value", "metadata"} and all(pa.types.is_binary(t.field(i).type) for i in range(2))
-
-
 def _converter(t: pa.DataType, *, months: bool = False, variant: bool = False) -> Callable[[Any], Any]:
     """A function from one Python value of Arrow type ``t`` (``to_pylist``) to its JSON-safe
     form: what the JSON format writes, and what the other text formats print as JSON text."""
@@ -153,7 +109,7 @@ def _converter(t: pa.DataType, *, months: bool = False, variant: bool = False) -
 
     if months:
         return lambda v: None if v is None else _iso_months(int(v))
-    if variant or _is_variant(t):
+    if variant or variant_shaped(t):
         return _variant_json
     if pa.types.is_map(t):
         key, item = _converter(t.key_type), _converter(t.item_type)
@@ -208,7 +164,7 @@ def _variant_json(v: Any) -> Any:
 
 
 def _columns(batch: pa.RecordBatch, months: set[str]) -> list[Callable[[Any], Any]]:
-    return [_converter(f.type, months=f.name in months, variant=_is_variant(f)) for f in batch.schema]
+    return [_converter(f.type, months=f.name in months, variant=variant_shaped(f)) for f in batch.schema]
 
 
 def text_cell(value: Any, converted: Any) -> str:
@@ -269,7 +225,7 @@ def csv_ready(batch: pa.RecordBatch) -> pa.RecordBatch:
             arrays.append(col)
             fields.append(f)
             continue
-        conv = _converter(f.type, months=f.name in months, variant=_is_variant(f))
+        conv = _converter(f.type, months=f.name in months, variant=variant_shaped(f))
         arrays.append(pa.array([None if v is None else text_cell(v, conv(v)) for v in col.to_pylist()], pa.string()))
         fields.append(pa.field(f.name, pa.string()))
     return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
@@ -292,7 +248,7 @@ def parquet_ready(batch: pa.RecordBatch) -> pa.RecordBatch:
 def parquet_schema(schema: pa.Schema) -> pa.Schema:
     import pyarrow as pa
 
-    return pa.schema([_months_field(f) for f in schema], schema.metadata)
+    return pa.schema([without_months(f) for f in schema], schema.metadata)
 
 
 def format_table(table: pa.Table, max_rows: int = 1000, footer: str = "") -> str:

@@ -1,72 +1,46 @@
-"""The result stream of one ExecutePlan: PySpark's reattachable iterator, decoded to Arrow.
+"""The result of one ExecutePlan, checked: :class:`ResultChecker` and the result stream's constants.
 
-Two halves, on either side of the transport seam: :class:`ReattachableStream` is how
-:class:`~connect_plan.transport.PySparkTransport` reads an execution's responses (it yields
-``ExecutePlanResponse`` protos); :class:`ResultChecker` checks and decodes them on the
-client's side (:func:`connect_plan.client.execute.decoded`), whatever transport read them.
+The transport (:class:`~connect_plan.grpc_transport.ExecutionStream`) reads an execution's
+``ExecutePlanResponse`` messages, reattached as needed; :class:`ResultChecker` checks and
+decodes them on the client's side (:func:`connect_plan.client.execute.decoded`), whatever
+transport read them (no I/O here: recorded responses are checked the same way). What the
+result path does that PySpark's does not:
 
-What is PySpark's and what is ours:
-
-* **PySpark's** (reused as is): the request (``_execute_plan_request_with_metadata``:
-  session, user context, tags, result-chunking options), session hooks, the retry policy,
-  and ``ExecutePlanResponseReattachableIterator`` — retries of transient failures,
-  ReattachExecute after a broken stream or one the server ended without
-  ``ResultComplete``, a fresh ExecutePlan if the first never reached the server, and the
-  final ReleaseExecute; its error mapping (``_handle_error``, which fetches Spark's error
-  details) and its session-integrity check.
-* **Ours** (about 60 lines below, in place of PySpark's ``to_table_as_iterator``, which
-  checks neither ``ResultComplete`` nor row offsets and is never used):
-
-  - ReleaseExecute of consumed responses every :data:`RELEASE_EVERY_BYTES` of Arrow data
-    instead of after every response. PySpark sends one RPC per response (~0.3 MiB batches),
-    from a thread pool: ~6 extra RPCs for a 3-row query and ~1,000 for 1e7 rows, which
-    measured 35-40% of the client's CPU time on both. The server drops sent responses
-    beyond its retry buffer by itself, so its memory stays bounded either way.
-  - the Arrow decoding loop (:class:`ResultChecker`: chunked-batch assembly, and every
-    check listed there) yielding plain ``RecordBatch`` objects, zero-copy over the
-    response bytes, instead of wrapping each in a ``Table``.
-  - a bound on PySpark's graceful-reattach loop: a server that keeps ending reattached
-    streams at once with neither a response nor ``ResultComplete`` would make it spin
-    forever; after :data:`MAX_EMPTY_REATTACHES` such streams in a row it is an error.
-  - ``timeout=`` and Ctrl-C: the operation is released and interrupted on the server
-    (:meth:`ReattachableStream.cancel`: ``Interrupt`` with a short deadline of its own)
-    before the error is raised (:func:`timed_out`).
-
-Every result goes this way (PySpark 4.0 to 4.3; see :data:`REQUIRED_INTERNALS`); there is
-no unchecked fallback.
+* ReleaseExecute of consumed responses every :data:`RELEASE_EVERY_BYTES` of Arrow data
+  instead of after every response. PySpark sends one RPC per response (~0.3 MiB batches),
+  from a thread pool: ~6 extra RPCs for a 3-row query and ~1,000 for 1e7 rows, which
+  measured 35-40% of the client's CPU time on both. The server drops sent responses beyond
+  its retry buffer by itself, so its memory stays bounded either way.
+* the Arrow decoding loop (:class:`ResultChecker`: chunked-batch assembly, and every check
+  listed there) yielding plain ``RecordBatch`` objects, zero-copy over the response bytes,
+  instead of wrapping each in a ``Table``; PySpark's ``to_table_as_iterator`` checks neither
+  ``ResultComplete`` nor row offsets.
+* a bound on the graceful-reattach loop: a server that keeps ending reattached streams at
+  once with neither a response nor ``ResultComplete`` would make it spin forever; after
+  :data:`MAX_EMPTY_REATTACHES` such streams in a row it is an error.
+* ``timeout=`` and Ctrl-C: the operation is released and interrupted on the server (with a
+  short deadline of its own, :data:`INTERRUPT_GRACE_SECONDS`) before the error is raised
+  (:func:`timed_out`).
 """
 
 from __future__ import annotations
 
-import logging
-import threading
-import time
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .arrow_types import AnnouncedSchema
+from .arrow_types import AnnouncedSchema, cast_batch, spark_arrow_schema
 from .arrow_types import announced as announced_schema
-from .channel import start_call
-from .deadlines import grace, timeout_error
-from .deadlines import remaining as deadlines_remaining
-from .errors import ConnectPlanError, QueryTimeoutError, ResultIntegrityError
-from .responses import Received, received
-
-if TYPE_CHECKING:
-    from pyspark.sql.connect import proto as pb
+from .errors import QueryTimeoutError, ResultIntegrityError
 
 __all__ = [
+    "CANCEL_WAIT_SECONDS",
+    "EMPTY_STREAM_SECONDS",
+    "INTERRUPT_GRACE_SECONDS",
     "MAX_EMPTY_REATTACHES",
     "RELEASE_EVERY_BYTES",
-    "ReattachableStream",
     "ResultChecker",
-    "reattachable_stream",
-    "release_pool",
-    "release_then_interrupt",
     "timed_out",
 ]
-
-log = logging.getLogger("connect_plan")
 
 #: consumed responses are released on the server after this many bytes of Arrow data (and
 #: always at the end); PySpark releases after every response
@@ -82,197 +56,6 @@ INTERRUPT_GRACE_SECONDS = 5.0
 #: how long the call that timed out (or met Ctrl-C) waits for them before it raises: a server
 #: that answers does so in milliseconds; one that does not would add the whole grace
 CANCEL_WAIT_SECONDS = 0.5
-
-_ITERATOR_CLASS: Any = None
-_RELEASE_POOL: Any = None
-_RELEASE_POOL_LOCK = threading.Lock()
-
-
-def release_pool() -> Any:
-    """The process's thread pool for ReleaseExecute calls (started on first use; threads are
-    started only when all are busy, and end with the process). Up to 16, so that releases
-    stuck retrying a server that went away do not hold up the releases of other clients."""
-    global _RELEASE_POOL
-    if _RELEASE_POOL is None:
-        with _RELEASE_POOL_LOCK:
-            if _RELEASE_POOL is None:
-                from concurrent.futures import ThreadPoolExecutor
-
-                _RELEASE_POOL = ThreadPoolExecutor(max_workers=16, thread_name_prefix="connect-plan-release")
-    return _RELEASE_POOL
-
-
-def _throttled_iterator_class() -> Any:
-    global _ITERATOR_CLASS
-    if _ITERATOR_CLASS is None:
-        from pyspark.sql.connect.client.reattach import ExecutePlanResponseReattachableIterator
-
-        class ThrottledReleaseIterator(ExecutePlanResponseReattachableIterator):
-            """PySpark's reattachable iterator; ``_release_until`` waits until
-            :data:`RELEASE_EVERY_BYTES` of Arrow data were consumed, and ``_call_iter``
-            counts streams that end at once and empty (see module doc)."""
-
-            unreleased_bytes = 0
-            empty_streams = 0
-            reattaches = 0
-            _stream_opened = 0.0
-            _stream_responses = 0
-
-            def __init__(self, *args: Any, **kwargs: Any) -> None:
-                super().__init__(*args, **kwargs)
-                self._stream_opened = time.monotonic()
-
-            @property
-            def _release_thread_pool(self) -> Any:
-                # PySpark means one pool per process, but assigns it to the instance
-                # (``self._release_thread_pool_instance = ...``), so every query made a pool
-                # and started a thread for its ReleaseExecute: ~1 ms of a 4 ms query on Sail
-                return release_pool()
-
-            def _release_until(self, until_response_id: str) -> None:
-                if self.unreleased_bytes >= RELEASE_EVERY_BYTES:
-                    self.unreleased_bytes = 0
-                    super()._release_until(until_response_id)
-
-            def send(self, value: Any) -> Any:
-                response = super().send(value)
-                self._stream_responses += 1
-                self.empty_streams = 0
-                return response
-
-            def _call_iter(self, iter_fun: Any) -> Any:
-                if self._iterator is None:  # a ReattachExecute is opened now
-                    self.reattaches += 1
-                    self._stream_opened = time.monotonic()
-                    self._stream_responses = 0
-                try:
-                    return super()._call_iter(iter_fun)
-                except StopIteration:
-                    quick = time.monotonic() - self._stream_opened < EMPTY_STREAM_SECONDS
-                    if quick and not self._stream_responses:
-                        self.empty_streams += 1
-                        if self.empty_streams > MAX_EMPTY_REATTACHES:
-                            raise ResultIntegrityError(
-                                f"the server ended {self.empty_streams} result streams in a row at once, with no "
-                                "response and without ResultComplete; giving up instead of reattaching forever"
-                            ) from None
-                    else:
-                        self.empty_streams = 0
-                    raise
-
-        _ITERATOR_CLASS = ThrottledReleaseIterator
-    return _ITERATOR_CLASS
-
-
-#: what :class:`ReattachableStream` uses of PySpark's ``SparkConnectClient`` (PySpark 4.0
-#: through 4.3 have them all; ``_session_hooks``, ``_release_futures`` and ``_rpc_deadlines``,
-#: which 4.0 lacks, are used when present)
-REQUIRED_INTERNALS = (
-    "_execute_plan_request_with_metadata",
-    "_stub",
-    "_retrying",
-    "_builder",
-    "_verify_response_integrity",
-    "_handle_error",
-)
-
-
-def reattachable_stream(sc: Any, plan: pb.Plan) -> ReattachableStream:
-    """The responses of one ExecutePlan of ``plan`` on PySpark client ``sc``: a
-    :class:`ReattachableStream`.
-
-    Always reattachable, whatever PySpark's own ``disable_reattachable_execute()`` switch
-    says: without reattachable execution the server sends no ``ResultComplete``, and a
-    stream cut short could not be told from a whole one by the :class:`ResultChecker`.
-    There is no unchecked path: a PySpark without the internals this needs is an error
-    that names them, not a silent fallback."""
-    missing = [name for name in REQUIRED_INTERNALS if not hasattr(sc, name)]
-    if missing:
-        import pyspark
-
-        raise ConnectPlanError(
-            f"this PySpark ({getattr(pyspark, '__version__', '?')}) lacks the Connect client internals connect_plan "
-            f"reads results with ({', '.join(missing)}); install pyspark or pyspark-client 4.0 to 4.3"
-        )
-    return ReattachableStream(sc, plan)
-
-
-class ReattachableStream:
-    """The ``ExecutePlanResponse`` messages of one execution, through PySpark's reattachable
-    iterator (a :class:`~connect_plan.transport.ResultStream`: each a
-    :class:`~connect_plan.responses.Received`).
-
-    The request is made on the first ``next()``. A failure is raised as PySpark reports it
-    (``_handle_error``, which fetches Spark's error details), except that one past the
-    operation's deadline is a :class:`~connect_plan.errors.QueryTimeoutError`. The reader
-    calls :meth:`cancel` on a timeout or Ctrl-C, and :meth:`close` in every case (it
-    releases whatever the server still holds)."""
-
-    def __init__(self, sc: Any, plan: pb.Plan) -> None:
-        self._sc = sc
-        self._plan = plan
-        self._iterator: Any = None  # PySpark's iterator, made with the request
-        self.operation_id = ""
-        self._responses = self._run()
-
-    def __iter__(self) -> ReattachableStream:
-        return self
-
-    def __next__(self) -> Received:
-        return next(self._responses)
-
-    def _run(self) -> Generator[Received, None, None]:
-        sc = self._sc
-        req = sc._execute_plan_request_with_metadata()
-        req.plan.CopyFrom(self._plan)
-        operation_id = req.operation_id
-        for hook in getattr(sc, "_session_hooks", ()):  # PySpark 4.1+
-            req = hook.on_execute_plan(req)
-            req.operation_id = operation_id
-        self.operation_id = operation_id
-        deadlines = getattr(sc, "_rpc_deadlines", None)
-        timeouts = (
-            {}
-            if deadlines is None
-            else {
-                "reattachable_execute_plan_timeout": deadlines.reattachable_execute_plan,
-                "reattach_execute_timeout": deadlines.reattach_execute,
-            }
-        )
-        try:
-            self._iterator = _throttled_iterator_class()(
-                req, sc._stub, sc._retrying, sc._builder.metadata(), **timeouts
-            )
-            for resp in self._iterator:
-                sc._verify_response_integrity(resp)
-                item = received(resp)
-                if item.arrow_data is not None:
-                    self._iterator.unreleased_bytes += len(item.arrow_data)
-                yield item
-        except ConnectPlanError:
-            raise
-        except Exception as error:
-            left = deadlines_remaining()
-            if left is not None and left <= 0:
-                # the deadline passed inside PySpark's own handling (a gRPC DEADLINE_EXCEEDED)
-                raise timeout_error() from error
-            sc._handle_error(error)
-
-    def cancel(self) -> bool | None:
-        """Release the execution, then interrupt it (see :func:`_cancel`); False when no
-        request was made yet (there is nothing to stop)."""
-        if not self.operation_id:
-            return False
-        return _cancel(self._sc, self._iterator, self.operation_id)
-
-    def close(self) -> None:
-        """ReleaseExecute of everything (also when the reader stopped early)."""
-        self._responses.close()
-        responses, self._iterator = self._iterator, None
-        if responses is not None:
-            responses.close()
-            if hasattr(self._sc, "_release_futures"):  # PySpark 4.1+: awaited before the channel closes
-                self._sc._release_futures.update(responses.release_futures)
 
 
 def timed_out(message: str, interrupted: bool | None) -> QueryTimeoutError:
@@ -290,94 +73,6 @@ def timed_out(message: str, interrupted: bool | None) -> QueryTimeoutError:
     err = QueryTimeoutError(f"{message}; {note}", grpc_status="DEADLINE_EXCEEDED")
     err.unanswered = not interrupted
     return err
-
-
-def _cancel(sc: Any, responses: Any, operation_id: str) -> bool | None:
-    """Stop an operation of PySpark's client ``sc`` the caller gave up on (timeout, Ctrl-C):
-    :func:`release_then_interrupt` with the requests PySpark's client makes."""
-    pending: list[Any] = []
-    release: Any = None
-    if responses is not None:
-        pending = list(getattr(responses, "release_futures", ()))  # PySpark's own release-all, on errors
-        if not responses._result_complete:
-            try:
-                release = responses._create_release_execute_request(None)
-            except Exception as exc:
-                log.info("could not release operation %s: %s", operation_id, exc)
-            # set here, not in the helper: PySpark's own close() must not release it again
-            # after the Interrupt (see release_then_interrupt)
-            responses._result_complete = True
-    # everything taken from the PySpark client now: the client may be closed meanwhile
-    return release_then_interrupt(
-        sc._stub,
-        sc._channel,
-        sc._builder.metadata(),
-        release,
-        sc._interrupt_request("operation", operation_id),
-        pending,
-        operation_id,
-    )
-
-
-def release_then_interrupt(
-    stub: Any,
-    channel: Any,
-    metadata: Any,
-    release: Any,
-    interrupt: Any,
-    pending: list[Any],
-    operation_id: str,
-) -> bool | None:
-    """Stop an operation the caller gave up on (timeout, Ctrl-C), for either transport: send
-    ``release`` (a ReleaseExecute request, or None when nothing is left to release), then
-    ``interrupt``, after the ``pending`` releases. True if the server answered the Interrupt,
-    False if it could not be reached, None if it had not answered within
-    :data:`CANCEL_WAIT_SECONDS`.
-
-    Both RPCs run in a helper thread within :data:`INTERRUPT_GRACE_SECONDS` of their own;
-    the caller waits for them at most :data:`CANCEL_WAIT_SECONDS`, so that ``timeout=`` bounds
-    the call even when the server does not answer at all (a hung server, a black-holed
-    network: the RPCs would only wait for their deadline). A server that is slow to answer
-    still gets them, unless the client is closed first (closing releases the whole session).
-
-    The order matters: a ReleaseExecute that reaches the server while an interrupted
-    execution is still winding down is refused (Spark 4 reports an illegal state
-    transition) and the operation then lingers as RUNNING until the server's own timeout;
-    a release first ends the execution (release-all interrupts a running one) and the
-    Interrupt after it is a no-op, or stops it if the release was lost.
-    """
-    import concurrent.futures
-
-    outcome: list[bool] = []
-    calls = [("release", stub.ReleaseExecute, release)] if release is not None else []
-    calls.append(("interrupt", stub.Interrupt, interrupt))
-
-    def tell_the_server() -> None:
-        # each call is started under the channel's guard (the client may close the channel
-        # meanwhile: a call started after that would crash gRPC) and awaited outside it
-        with grace(INTERRUPT_GRACE_SECONDS):
-            if pending:
-                concurrent.futures.wait(pending, timeout=max(0.0, deadlines_remaining() or 0.0))
-            for what, method, request in calls:
-                try:
-                    call = start_call(channel, method, request, metadata=metadata)
-                    if call is None:
-                        log.info("could not %s operation %s: the client was closed", what, operation_id)
-                        outcome.append(False)
-                        return
-                    call.result()
-                except Exception as exc:
-                    log.info("could not %s operation %s: %s", what, operation_id, exc)
-                    if what == "interrupt":
-                        outcome.append(False)
-                        return
-        log.debug("interrupted operation %s", operation_id)
-        outcome.append(True)
-
-    helper = threading.Thread(target=tell_the_server, name=f"connect_plan-interrupt-{operation_id[:8]}", daemon=True)
-    helper.start()
-    helper.join(CANCEL_WAIT_SECONDS)
-    return outcome[0] if outcome else None
 
 
 class ResultChecker:
@@ -471,7 +166,7 @@ class ResultChecker:
                     except (pa.ArrowException, OSError) as exc:
                         raise ResultIntegrityError(f"an Arrow batch could not be read: {exc}") from None
                     batch_rows += batch.num_rows
-                    yield batch if target is None else _cast_batch(batch, target)
+                    yield batch if target is None else cast_batch(batch, target)
             if batch_rows != ab.row_count:
                 raise ResultIntegrityError(f"an Arrow batch announced {ab.row_count} rows and held {batch_rows}")
             self.rows_seen += batch_rows
@@ -510,46 +205,6 @@ class ResultChecker:
                 f"the result stream ended without ResultComplete after {self.rows_seen} rows; "
                 "the result may be truncated, so none is returned"
             )
-
-
-def _spark_arrow_type(t: Any) -> Any:
-    import pyarrow as pa
-
-    if pa.types.is_large_string(t) or pa.types.is_string_view(t):
-        return pa.string()
-    if pa.types.is_large_binary(t) or pa.types.is_binary_view(t):
-        return pa.binary()
-    if pa.types.is_decimal256(t) and t.precision <= 38:
-        return pa.decimal128(t.precision, t.scale)
-    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_list_view(t) or pa.types.is_large_list_view(t):
-        f = t.value_field
-        return pa.list_(pa.field("element", _spark_arrow_type(f.type), f.nullable))
-    if pa.types.is_map(t):
-        k, v = t.key_field, t.item_field
-        key, value = _spark_arrow_type(k.type), _spark_arrow_type(v.type)
-        if (k.name, v.name) == ("key", "value") and key.equals(k.type) and value.equals(v.type):
-            return t
-        return pa.map_(pa.field("key", key, k.nullable), pa.field("value", value, v.nullable))
-    if pa.types.is_struct(t):
-        return pa.struct([f.with_type(_spark_arrow_type(f.type)) for f in t])
-    return t
-
-
-def spark_arrow_schema(schema: Any) -> Any:
-    """``schema`` with Spark's Arrow conventions (what Spark itself sends and PySpark's
-    ``toArrow`` gives): ``string``/``binary``/``list`` rather than their large or view
-    forms, ``decimal128`` up to precision 38, list items named ``element``, map entries
-    ``key``/``value``. Spark's results
-    already are so; other engines' (Sail sends ``large_string``, ``list<item>``) are cast."""
-    import pyarrow as pa
-
-    return pa.schema([f.with_type(_spark_arrow_type(f.type)) for f in schema], metadata=schema.metadata)
-
-
-def _cast_batch(batch: Any, target: Any) -> Any:
-    import pyarrow as pa
-
-    return pa.RecordBatch.from_arrays([c.cast(f.type) for c, f in zip(batch.columns, target)], schema=target)
 
 
 def _check_announced(announced: AnnouncedSchema, schema: Any) -> None:

@@ -475,13 +475,13 @@ def _alive(pid: int) -> bool:
 
 def _answers(url: str) -> bool:
     """One real RPC (a config read) with no retries: the server can run queries. Over the
-    lean transport, which needs neither PySpark's client nor pandas (the ``connect-plan``
-    process runs without them: ``cli._lean_pyarrow``)."""
+    transport, which needs neither PySpark's client nor pandas (the ``connect-plan`` process
+    runs without them: ``cli._lean_pyarrow``)."""
     try:
         from .spark_proto import pb
         from .transport import connector
 
-        transport = connector(url, kind="grpc", retry_policy={"max_retries": 0}).open(lambda: False)
+        transport = connector(url, retry_policy={"max_retries": 0}).open(lambda: False)
         try:
             key = "spark.sql.session.timeZone"
             transport.config(pb.ConfigRequest.Operation(get=pb.ConfigRequest.Get(keys=[key])))

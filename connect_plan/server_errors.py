@@ -1,4 +1,5 @@
-"""A failed Spark Connect call described without PySpark's client: :func:`rpc_failure`.
+"""A failed Spark Connect call described without PySpark's client: :func:`rpc_failure`, typed
+by :func:`call_failure`.
 
 A Spark Connect server reports an error as a gRPC status whose details
 (``grpc-status-details-bin``, a ``google.rpc.Status``) hold an ``ErrorInfo``: the JVM
@@ -6,14 +7,15 @@ exception's classes, Spark's error class, SQLSTATE, message parameters, and an `
 under which ``FetchErrorDetails`` answers the whole error (its untruncated message, cause
 chain, stack trace and query contexts). PySpark's client turns that into one of its
 exceptions (``SparkConnectClient._handle_rpc_error`` and
-``pyspark.errors.exceptions.connect.convert_exception``), which
-:func:`connect_plan.transport.pyspark_failure` describes as an :class:`RpcFailure`.
+``pyspark.errors.exceptions.connect.convert_exception``); the reference transport of the
+tests (tests/support/reference_transport.py) describes those as an :class:`RpcFailure`.
 
-:func:`rpc_failure` gives the same :class:`RpcFailure` straight from the gRPC error, for a
-transport that does not use PySpark's client (so that ``connect-plan run`` need not import
-PySpark or pandas). What is written by hand here, after PySpark 4.3.0's
-``pyspark/errors/exceptions/connect.py`` and ``pyspark/sql/connect/client/core.py`` and
-proven equal field by field by tests/integration/test_server_errors.py:
+:func:`rpc_failure` gives the same :class:`RpcFailure` straight from the gRPC error, so that
+``connect-plan run`` need not import PySpark or pandas; :func:`call_failure` types it
+(:func:`~connect_plan.call_failures.classify`): what the production transport raises. What
+is written by hand here, after PySpark 4.3.0's ``pyspark/errors/exceptions/connect.py`` and
+``pyspark/sql/connect/client/core.py`` and proven equal field by field by
+tests/integration/test_server_errors.py:
 
 * when the details are fetched (an ``ErrorInfo`` with an ``errorId``), and what of them is
   kept (the root error's message, error class, parameters; its JVM stack trace with its
@@ -46,7 +48,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .call_failures import RpcFailure, chain_status, error_texts, grpc_failure
+from .call_failures import CallFailure, RpcFailure, chain_status, classify, error_texts, grpc_failure
 
 if TYPE_CHECKING:
     from pyspark.sql.connect import proto as pb
@@ -55,6 +57,7 @@ __all__ = [
     "EXCEPTION_CLASSES",
     "STACKTRACE_CONFS",
     "THIRD_PARTY_CLASSES",
+    "call_failure",
     "retry_delay",
     "rpc_failure",
     "stacktrace_shown",
@@ -139,6 +142,17 @@ def rpc_failure(
     return _server_failure(info, status.message, code.name, fetch, show_stacktrace)
 
 
+def call_failure(
+    exc: BaseException,
+    fetch: Callable[[str], pb.FetchErrorDetailsResponse | None] | None = None,
+    *,
+    show_stacktrace: Callable[[], bool] | bool = True,
+) -> CallFailure:
+    """The typed failure a transport raises for ``exc`` (a failed call, or anything else it
+    raised): :func:`rpc_failure`'s description, :func:`~connect_plan.call_failures.classify`'d."""
+    return classify(rpc_failure(exc, fetch, show_stacktrace=show_stacktrace))
+
+
 def retry_delay(exc: BaseException) -> float | None:
     """The server's ``RetryInfo.retry_delay`` in ``exc``'s status details, in seconds, whole
     milliseconds as PySpark 4.3's retries.py reads it (``ToMilliseconds``); None when the
@@ -206,7 +220,7 @@ def _server_failure(
     fetch: Callable[[str], pb.FetchErrorDetailsResponse | None] | None,
     show_stacktrace: Callable[[], bool] | bool,
 ) -> RpcFailure:
-    """``convert_exception`` of PySpark 4.3.0, to the fields ``pyspark_failure`` reads."""
+    """``convert_exception`` of PySpark 4.3.0, to the fields an :class:`RpcFailure` holds."""
     meta: Mapping[str, str] = info.metadata
     classes = [c for c in _json(meta.get("classes"), list) if isinstance(c, str)]
     message_parameters = {str(k): str(v) for k, v in _json(meta.get("messageParameters"), dict).items()}

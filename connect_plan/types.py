@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .names import field_text
 from .records import Value, frozen
 
 if TYPE_CHECKING:
-    import pyarrow as pa
     from pyspark.sql.connect.proto import types_pb2
 
 __all__ = [
@@ -29,8 +29,6 @@ __all__ = [
     "Primitive",
     "StructType",
     "TypeParseError",
-    "arrow_type",
-    "from_arrow",
     "incomplete",
     "parse_type",
     "spark_type_proto",
@@ -243,12 +241,6 @@ def _parse_type(text: str) -> DataType:
     return result
 
 
-def _quote_field(name: str) -> str:
-    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-        return name
-    return "`" + name.replace("`", "``") + "`"
-
-
 def type_string(t: DataType | None) -> str:
     """Canonical Spark simple string of a type (``decimal(10,2)``, ``array<int>``...)."""
     if t is None:
@@ -263,7 +255,7 @@ def type_string(t: DataType | None) -> str:
         if t.key is None:
             return "map"
         return f"map<{type_string(t.key)},{type_string(t.value)}>"
-    inner = ",".join(f"{_quote_field(n)}:{type_string(ft)}" for n, ft in t.fields)
+    inner = ",".join(f"{field_text(n)}:{type_string(ft)}" for n, ft in t.fields)
     return f"struct<{inner}>"
 
 
@@ -292,121 +284,6 @@ def incomplete(t: DataType, *, bare_array: bool = False) -> str | None:
 
 
 #: Spark's Arrow form of a variant: a struct of the binary value and metadata, the
-#: metadata field tagged ``variant=true`` (pyspark.sql.pandas.types.to_arrow_type)
-VARIANT_METADATA = {b"variant": b"true"}
-
-
-@functools.lru_cache(maxsize=1024)
-def arrow_type(t: DataType) -> pa.DataType:
-    """Arrow type used for inline data of type ``t`` (as Spark reads it back)."""
-    import pyarrow as pa
-
-    if isinstance(t, Primitive):
-        if t.name == "decimal":
-            return pa.decimal128(t.precision, t.scale)
-        if t.name == "variant":
-            return pa.struct(
-                [
-                    pa.field("value", pa.binary(), nullable=False),
-                    pa.field("metadata", pa.binary(), nullable=False, metadata=VARIANT_METADATA),
-                ]
-            )
-        factory = _ARROW_PRIMITIVES.get(t.name)
-        if factory is None:
-            raise TypeParseError(f"type {t.name!r} cannot be used for inline data")
-        return factory(pa)
-    if isinstance(t, ArrayType):
-        if t.element is None:
-            raise TypeParseError("bare 'array' has no element type")
-        return pa.list_(arrow_type(t.element))
-    if isinstance(t, MapType):
-        if t.key is None or t.value is None:
-            raise TypeParseError("bare 'map' has no key and value types; write map<K,V>")
-        return pa.map_(arrow_type(t.key), arrow_type(t.value))
-    return pa.struct([pa.field(n, arrow_type(ft)) for n, ft in t.fields])
-
-
-_ARROW_PRIMITIVES: dict[str, Any] = {
-    "tinyint": lambda pa: pa.int8(),
-    "smallint": lambda pa: pa.int16(),
-    "int": lambda pa: pa.int32(),
-    "bigint": lambda pa: pa.int64(),
-    "float": lambda pa: pa.float32(),
-    "double": lambda pa: pa.float64(),
-    "string": lambda pa: pa.string(),
-    "boolean": lambda pa: pa.bool_(),
-    "date": lambda pa: pa.date32(),
-    "timestamp": lambda pa: pa.timestamp("us", tz="UTC"),
-    "timestamp_ntz": lambda pa: pa.timestamp("us"),
-    "binary": lambda pa: pa.binary(),
-    "void": lambda pa: pa.null(),
-}
-
-
-def from_arrow(t: pa.DataType) -> DataType:
-    """The plan-format type of an Arrow type (results and Arrow inputs)."""
-    # a type without parameters is known by its id alone (one dict lookup: every inline
-    # table's columns come through here on each translation)
-    known = _by_type_id().get(t.id)
-    if known is not None:
-        return known
-    import pyarrow.types as pat
-
-    if pat.is_dictionary(t):  # e.g. pandas categoricals: the values' type
-        return from_arrow(t.value_type)
-    if pat.is_decimal(t):
-        if t.precision > 38:
-            raise TypeParseError(f"Arrow type {t} is wider than Spark's decimals (at most 38 digits)")
-        return Primitive("decimal", t.precision, t.scale)
-    if pat.is_timestamp(t):
-        return Primitive("timestamp" if t.tz is not None else "timestamp_ntz")
-    if pat.is_list(t) or pat.is_large_list(t) or pat.is_fixed_size_list(t):
-        return ArrayType(from_arrow(t.value_type))
-    if pat.is_map(t):
-        return MapType(from_arrow(t.key_type), from_arrow(t.item_type))
-    if pat.is_struct(t) and _is_variant(t):
-        return Primitive("variant")
-    if pat.is_struct(t):
-        return StructType(tuple((t.field(i).name, from_arrow(t.field(i).type)) for i in range(t.num_fields)))
-    raise TypeParseError(f"Arrow type {t} has no Spark equivalent")
-
-
-@functools.cache
-def _by_type_id() -> dict[int, Primitive]:
-    """Arrow type id → plan-format type, for the Arrow types that have no parameters (two
-    such types are equal exactly when their ids are): Spark's own primitives, then the
-    Arrow types Spark reads as one of them (wider strings and binaries, date64, unsigned
-    ints widened, half floats)."""
-    import pyarrow as pa
-
-    out: dict[int, Primitive] = {}
-    for name, factory in _ARROW_PRIMITIVES.items():
-        if name not in ("timestamp", "timestamp_ntz"):  # parameterised (unit, zone): above
-            out.setdefault(factory(pa).id, Primitive(name))
-    wider = {
-        "string": ("large_string", "string_view"),
-        "binary": ("large_binary", "binary_view"),
-        "date": ("date64",),
-        "int": ("uint8", "uint16"),
-        "bigint": ("uint32", "uint64"),
-        "float": ("float16",),
-    }
-    for name, factories in wider.items():
-        for factory_name in factories:
-            arrow_factory = getattr(pa, factory_name, None)  # views: pyarrow 16 and later
-            if arrow_factory is not None:
-                out.setdefault(arrow_factory().id, Primitive(name))
-    return out
-
-
-def _is_variant(t: pa.StructType) -> bool:
-    """Spark's test (ArrowUtils): two binary fields value/metadata, metadata tagged."""
-    if t.num_fields != 2 or {t.field(i).name for i in range(2)} != {"value", "metadata"}:
-        return False
-    meta = t.field("metadata").metadata or {}
-    return meta.get(b"variant") == b"true"
-
-
 def spark_type_proto(t: DataType) -> types_pb2.DataType:
     """The Spark Connect ``DataType`` proto for ``t`` (used by casts; never a SQL string)."""
     from .spark_proto import types_pb2 as tp

@@ -42,9 +42,9 @@ DYNAMIC_SITES: dict[tuple[str, str, str], str] = {
     ("connect_plan/errors.py", "single", "code"): "PlanError.single's parameter: its calls are scanned",
     ("connect_plan/formats/json_plan/core.py", "err", "code"): "Parser.err's parameter: its calls are scanned",
     ("connect_plan/translator/analyze.py", "err", "code"): "Analyzer.err's parameter: its calls are scanned",
-    ("connect_plan/data.py", "_check_containers", "code"): "shapes.container_problem → shapes.shape_problem",
+    ("connect_plan/data/rows.py", "_check_containers", "code"): "shapes.container_problem → shapes.shape_problem",
     ("connect_plan/formats/json_plan/documents.py", "_valid_unicode", "code"): "shapes.shape_problem",
-    ("connect_plan/data.py", "_by_key", "d.code"): "a copy of a detail reported in data.py, relocated by key",
+    ("connect_plan/data/rows.py", "_by_key", "d.code"): "a copy of a detail reported in data/rows.py, relocated by key",
     ("connect_plan/formats/json_plan/documents.py", "_json_text", "d.code"): "a copy of load_json's details",
     ("connect_plan/formats/substrait/state.py", "err", "code"): "Converter.err's parameter: its calls are scanned",
 }

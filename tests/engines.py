@@ -100,6 +100,23 @@ SAIL_DIFFERENCE_FAMILIES: dict[str, dict[str, str]] = {
         "the same way",
         "test_substrait_features.py::test_grouping_sets_with_the_set_index_last": "'grouping sets with grouping "
         "expressions' (the set index is computed from grouping_id() over grouping sets)",
+        # the result contract's tests hold a grouping-sets plan to its declared output (the shape of
+        # the wrong tables it exists for); Sail refuses the plan itself
+        **{
+            f"test_substrait_contract.py::{test}": "the test's plan has GROUPING SETS over grouping expressions, "
+            "which Sail refuses ('grouping sets with grouping expressions')"
+            for test in (
+                "test_every_datafusion_feature_plan_declares_what_spark_returns[grouping_sets]",
+                "test_every_datafusion_feature_plan_declares_what_spark_returns[rollup]",
+                "test_each_mistranslation_is_refused_by_the_check[a column dropped]",
+                "test_each_mistranslation_is_refused_by_the_check[a column added]",
+                "test_each_mistranslation_is_refused_by_the_check[measures shifted by one]",
+                "test_each_mistranslation_is_refused_by_the_check[columns reordered]",
+                "test_each_mistranslation_is_refused_by_the_check[an extra grouping-set id column]",
+                "test_a_measure_of_another_type_class_is_refused",
+                "test_the_declared_types_are_what_the_caller_gets",
+            )
+        },
         # the cases below come with issue 15's new constructs (measured on that branch at 3cc86ec)
         **{
             f"test_substrait_features.py::test_any_all_subqueries[{case}]": "ANY/ALL is sent rewritten as EXISTS "

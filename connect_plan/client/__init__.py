@@ -1,7 +1,7 @@
 """Connections to a Spark Connect server: execute translated plans, return Arrow.
 
 :class:`Client` is a facade over three parts, each talking to the server only through a
-:class:`~connect_plan.transport.Transport` (PySpark's Connect client today):
+:class:`~connect_plan.transport.Transport` (the gRPC transport; tests put a recorded one there):
 
 * :mod:`.session` — the server session: renewed after a server restart, configuration
   (``set_conf``, a plan document's ``conf``), the server version check, the UDF registry;
@@ -10,7 +10,7 @@
 * :mod:`.failures` — errors mapped to :class:`~connect_plan.errors.ServerError` with the
   failing plan step, and no credential in any text.
 
-Every verb runs the same way (:meth:`Client._run`): the plan is loaded
+Every verb runs the same way (:mod:`.calls`): the plan is loaded
 (:func:`~connect_plan.formats.load_plan`) and checked against the call's (or the client's)
 :class:`~connect_plan.policy.Policy` before anything is sent, then runs under the call's
 deadline, with the plan's ``conf`` applied, once more on a new session if the server lost this one.
@@ -34,11 +34,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from .. import ir, transport
-from ..errors import ConnectPlanError, PlanError, ServerError
-from ..formats import load_plan
+from ..errors import ConnectPlanError
+from .calls import Calls
 from .execute import Executor, check_unique_names
 from .failures import TOKEN_RE, Redactor, redact, url_secrets
 from .session import CLOSE_GRACE_SECONDS, COMPRESSIONS, Session, check_compression, check_timeout
@@ -56,6 +56,7 @@ __all__ = [
     "COMPRESSIONS",
     "DEFAULT_RETRY_POLICY",
     "Client",
+    "Internals",
     "check_unique_names",
     "connect",
     "owned_stream",
@@ -102,6 +103,44 @@ def resolve_remote(remote: str | None) -> str:
     )
 
 
+def _connector(url: str, *, token: str | None, **options: Any) -> tuple[transport.Connector, Redactor]:
+    """The connector of a client of ``url`` (the URL and credentials parsed once) and the
+    redactor of its errors (every credential of the URL and the options, hidden); a
+    malformed URL is a ConnectPlanError naming it with its secrets hidden."""
+    redactor = Redactor(url, (*url_secrets(url), *(t for t in (token,) if t)))
+    try:
+        connector = transport.connector(url, token=token, **options)
+    except ConnectPlanError:
+        raise
+    except Exception as exc:  # ValueError for a malformed URL
+        hint = ""
+        if TOKEN_RE.search(url):
+            hint = (
+                " (a token holding '/', '=' or ';' must be percent-encoded in the URL, e.g. '/' as %2F,"
+                " or be passed as token=... or SPARK_CONNECT_AUTHENTICATE_TOKEN)"
+            )
+        raise ConnectPlanError(
+            f"invalid Spark Connect URL {redactor.hide(url)!r}: {redactor.hide(str(exc))}{hint}"
+        ) from None
+    if connector.token and connector.token not in redactor.secrets:
+        redactor = Redactor(url, (*redactor.secrets, connector.token))
+    return connector, redactor
+
+
+class Internals(NamedTuple):
+    """A client's parts (:attr:`Client.internals`), for tests and tools that fake or measure
+    what the public calls do underneath; not a stable API."""
+
+    #: opens the client's sessions (a new one after a server restart)
+    connector: transport.Connector
+    #: the server session and everything cached for it (:mod:`.session`)
+    session: Session
+    #: prepares and runs the plans (:mod:`.execute`)
+    executor: Executor
+    #: the current session's transport (the seam every RPC goes through)
+    transport: transport.Transport
+
+
 class Client:
     """A connection to one Spark Connect server (and one Spark session on it).
 
@@ -134,8 +173,9 @@ class Client:
         and warns. ``ca_cert`` (a PEM file path or bytes) replaces the system's root
         certificates; ``headers`` are sent with every call. ``timeout`` (seconds) is the
         default bound of every operation (``execute``, ``stream``, ``schema``...), which
-        each call may override. ``retry_policy`` bounds PySpark's retries of transient
-        failures (default :data:`DEFAULT_RETRY_POLICY`, ~7 s in all).
+        each call may override. ``retry_policy`` bounds the retries of transient failures
+        (PySpark's policy and settings, :class:`~connect_plan.retries.Backoff`; default
+        :data:`DEFAULT_RETRY_POLICY`, ~7 s in all).
 
         ``compression`` (``auto``, ``zstd``, ``none``): ask the server to compress result
         batches (Spark 4.1+ ``spark.sql.execution.arrow.compression.codec``; older servers
@@ -153,37 +193,20 @@ class Client:
 
             if not isinstance(policy, Policy):
                 raise TypeError(f"policy must be a connect_plan.policy.Policy, got {type(policy).__name__}")
-        self._policy = policy
         url = resolve_remote(remote)
         codec = check_compression(compression, url)
-        redactor = Redactor(url, (*url_secrets(url), *(t for t in (token,) if t)))
-        try:
-            connector = transport.connector(
-                url,
-                token=token,
-                use_ssl=use_ssl,
-                ca_cert=ca_cert,
-                headers=headers,
-                allow_insecure_token=allow_insecure_token,
-                channel_options=channel_options,
-                user_id=user_id,
-                retry_policy=retry_policy if retry_policy is not None else DEFAULT_RETRY_POLICY,
-            )
-        except ConnectPlanError:
-            raise
-        except Exception as exc:  # PySparkValueError for malformed URLs
-            hint = ""
-            if TOKEN_RE.search(url):
-                hint = (
-                    " (a token holding '/', '=' or ';' must be percent-encoded in the URL, e.g. '/' as %2F,"
-                    " or be passed as token=... or SPARK_CONNECT_AUTHENTICATE_TOKEN)"
-                )
-            raise ConnectPlanError(
-                f"invalid Spark Connect URL {redactor.hide(url)!r}: {redactor.hide(str(exc))}{hint}"
-            ) from None
-        if connector.token and connector.token not in redactor.secrets:
-            redactor = Redactor(url, (*redactor.secrets, connector.token))
-        self._start(connector, redactor, check_timeout(timeout), codec)
+        connector, redactor = _connector(
+            url,
+            token=token,
+            use_ssl=use_ssl,
+            ca_cert=ca_cert,
+            headers=headers,
+            allow_insecure_token=allow_insecure_token,
+            channel_options=channel_options,
+            user_id=user_id,
+            retry_policy=retry_policy if retry_policy is not None else DEFAULT_RETRY_POLICY,
+        )
+        self._start(connector, redactor, check_timeout(timeout), codec, policy)
         from ..server import is_local_server
 
         self._session.local_files = is_local_server(url)
@@ -191,51 +214,39 @@ class Client:
             self.set_conf(conf)
 
     def _start(
-        self, connector: transport.Connector, redactor: Redactor, timeout: float | None, compression: str | None = None
+        self,
+        connector: transport.Connector,
+        redactor: Redactor,
+        timeout: float | None,
+        compression: str | None = None,
+        policy: Policy | None = None,
     ) -> None:
         self._connector = connector
         self._session = Session(connector, redactor, timeout=timeout, compression=compression)
         self._executor = Executor(self._session)
+        self._calls = Calls(self._session, self._executor, policy)
 
     @classmethod
-    def _over(cls, connector: transport.Connector, url: str, *, timeout: float | None = None) -> Client:
-        """A client of ``url`` whose sessions ``connector`` opens (tests: a recorded transport)."""
+    def _over(
+        cls, connector: transport.Connector, url: str, *, timeout: float | None = None, policy: Policy | None = None
+    ) -> Client:
+        """A client of ``url`` whose sessions ``connector`` opens (tests/support: a recorded
+        transport); its parts are :attr:`internals`."""
         client = cls.__new__(cls)
-        client._policy = None
-        client._start(connector, Redactor(url, url_secrets(url)), timeout)
+        client._start(connector, Redactor(url, url_secrets(url)), timeout, policy=policy)
         return client
 
     @property
     def policy(self) -> Policy | None:
         """The policy every call of this client is checked against (None: trusted)."""
-        return self._policy
-
-    def _load(
-        self, plan: Any, data: Any, schema: Any, policy: Policy | None, tables: Mapping[str, Any] | None = None
-    ) -> tuple[ir.Plan, Policy | None]:
-        """The plan as IR (``tables``: a Substrait plan's table names → sources), checked against
-        ``policy`` (else the client's): a :class:`~connect_plan.errors.PolicyError` before
-        anything is sent."""
-        ir_plan = load_plan(plan, data, schema, tables=tables)
-        effective = policy if policy is not None else self._policy
-        if effective is not None:
-            effective.check(ir_plan, registered_udfs=self._session.udfs.keys())
-        return ir_plan, effective
-
-    def _bounds(
-        self, policy: Policy | None, max_rows: int | None, max_bytes: int | None, timeout: float | None
-    ) -> tuple[int | None, int | None, float | None]:
-        """A call's result bounds, tightened by its policy's."""
-        if policy is None:
-            return max_rows, max_bytes, timeout
-        if timeout is None:
-            timeout = self._session.default_timeout
-        return policy.bounds(max_rows, max_bytes, timeout)
+        return self._calls.policy
 
     @property
-    def _transport(self) -> transport.Transport:
-        """The current session's transport (tests reach PySpark's client through it)."""
-        return self._session.transport
+    def internals(self) -> Internals:
+        """This client's parts — its connector, session, executor and current transport — for
+        tests and tools that fake or measure what the public calls do underneath (the one
+        hook into a client's inside; not a stable API)."""
+        return Internals(self._connector, self._session, self._executor, self._session.transport)
 
     # ------------------------------------------------------------ lifecycle
 
@@ -373,60 +384,8 @@ class Client:
         translator cannot know statically (only when a join needs them), and sends the
         Python UDFs registered with this client inline. Relative file paths are made
         absolute, as :meth:`execute` sends them, when the server is the local one."""
-        from ..translator import translate_ir
-        from .paths import absolute_paths
-
-        ir_plan, _ = self._load(plan, data, schema, policy, tables)
-        proto = translate_ir(
-            ir_plan,
-            case_sensitive=self._session.case_sensitive_for(ir_plan),
-            resolver=self._executor.resolve_names,
-            udfs=self._session.udfs,
-        ).plan
-        if self._session.local_files:
-            absolute_paths(proto, os.getcwd())
-        return proto
-
-    def _run(
-        self,
-        plan: ir.Plan,
-        fn: Callable[[float | None], T],
-        timeout: float | None,
-        *,
-        again: bool = True,
-        locate: bool = False,
-    ) -> T:
-        """``fn(at)`` for ``plan``: under the call's deadline (``at``), with the plan's
-        ``conf`` applied, run once more on a new session if the server lost this one
-        (``again``), and an error named by its plan step (``locate``, for calls whose
-        ``fn`` does not locate it itself)."""
-        session = self._session
-        if plan.conf or session.version is None:
-            # the plan's conf is applied on the server before translating (the names the
-            # translator may ask for depend on it), and a session's first plan first asks the
-            # server's version: check what can be checked without them first, so that a plan
-            # that is wrong anyway costs no round trip
-            from ..translator import translate_ir
-
-            translate_ir(
-                plan,
-                case_sensitive=session.case_sensitive_for(plan),
-                udfs=session.udfs,
-                inline_data=False,
-                check_only=True,
-            )
-        with session.operation(timeout) as at:
-
-            def run() -> T:
-                with session.plan_conf(plan.conf):
-                    return fn(at)
-
-            try:
-                return session.retrying(run) if again else run()
-            except ServerError as err:
-                if not locate:
-                    raise
-                raise self._executor.locate(err, plan) from err.__cause__
+        ir_plan, _ = self._calls.load(plan, data, schema, policy, tables)
+        return self._executor.translate(ir_plan)
 
     def execute(
         self,
@@ -463,19 +422,19 @@ class Client:
         the calling thread; one that raises is logged and ignored. A plan that writes
         reports its stages and tasks the same way; its statistics count no rows received.
         """
-        ir_plan, effective = self._load(plan, data, schema, policy, tables)
-        max_rows, max_bytes, timeout = self._bounds(effective, max_rows, max_bytes, timeout)
+        ir_plan, effective = self._calls.load(plan, data, schema, policy, tables)
+        max_rows, max_bytes, timeout = self._calls.bounds(effective, max_rows, max_bytes, timeout)
         executor = self._executor
         output = ir_plan.output
         if output is None:
-            return self._run(
+            return self._calls.run(
                 ir_plan,
                 lambda at: executor.table(ir_plan, max_rows, max_bytes, at, on_progress, on_stats),
                 timeout,
             )
         # an append may have happened on the server that went away: never twice
         again = not (isinstance(output, ir.Write) and output.mode == "append")
-        return self._run(
+        return self._calls.run(
             ir_plan,
             lambda _: executor.write(executor.prepare(ir_plan), output, on_progress, on_stats),
             timeout,
@@ -514,38 +473,13 @@ class Client:
         :meth:`execute`: progress goes on while the reader is read, the statistics come when
         it is exhausted or closed.
         """
-        ir_plan, effective = self._load(plan, data, schema, policy, tables)
-        return self._reader(
-            ir_plan, *self._bounds(effective, max_rows, max_bytes, timeout), on_progress=on_progress, on_stats=on_stats
+        ir_plan, effective = self._calls.load(plan, data, schema, policy, tables)
+        return self._calls.reader(
+            ir_plan,
+            *self._calls.bounds(effective, max_rows, max_bytes, timeout),
+            on_progress=on_progress,
+            on_stats=on_stats,
         )
-
-    def _reader(
-        self,
-        plan: ir.Plan,
-        max_rows: int | None,
-        max_bytes: int | None,
-        timeout: float | None,
-        on_close: Callable[[], None] | None = None,
-        *,
-        on_progress: ProgressCallback | None = None,
-        on_stats: Callable[[QueryStats], object] | None = None,
-    ) -> pa.RecordBatchReader:
-        import pyarrow as pa
-
-        if plan.output is not None:
-            raise PlanError.single(
-                "not_streamable", plan.loc, "a plan that writes has no result to stream; use execute()"
-            )
-        # a document's conf holds while the query is planned (until its first batch)
-        executor = self._executor
-        result_schema, batches = self._run(
-            plan,
-            lambda at: executor.open(
-                plan, max_rows, max_bytes, on_close, at=at, on_progress=on_progress, on_stats=on_stats
-            ),
-            timeout,
-        )
-        return pa.RecordBatchReader.from_batches(result_schema, batches)
 
     def explain(
         self,
@@ -559,9 +493,9 @@ class Client:
         tables: Mapping[str, Any] | None = None,
     ) -> str:
         """Spark's explain string for the plan (the server's analyzed/optimized plans)."""
-        ir_plan, effective = self._load(plan, data, schema, policy, tables)
-        timeout = self._bounds(effective, None, None, timeout)[2]
-        return str(self._run(ir_plan, lambda _: self._executor.explain(ir_plan, mode), timeout, locate=True))
+        ir_plan, effective = self._calls.load(plan, data, schema, policy, tables)
+        timeout = self._calls.bounds(effective, None, None, timeout)[2]
+        return str(self._calls.run(ir_plan, lambda _: self._executor.explain(ir_plan, mode), timeout, locate=True))
 
     def draw(
         self,
@@ -581,26 +515,8 @@ class Client:
         plan, the step that caused it is highlighted and the drawing's ``error`` says why
         (nothing is raised for that error: the drawing shows it). ``policy`` as in
         :meth:`explain` (a plan it refuses raises ``PolicyError``)."""
-        from ..drawing import PlanDrawing, draw_plan, spark_trees
-        from ..translator import translate_ir
-
-        ir_plan, effective = self._load(plan, data, schema, policy, tables)
-        columns = translate_ir(ir_plan, check_only=True).step_columns
-        trees = []
-        error = None
-        if analyzed:
-            timeout = self._bounds(effective, None, None, timeout)[2]
-            try:
-                explained = self._run(
-                    ir_plan, lambda _: self._executor.explain(ir_plan, "extended"), timeout, locate=True
-                )
-                trees = spark_trees(str(explained))
-            except ServerError as err:
-                error = str(err)
-                if failed_step is None:
-                    failed_step = err.op_index
-        first = draw_plan(ir_plan, columns, failed_step=failed_step, title="JSON plan")
-        return PlanDrawing((first, *trees), error=error)
+        ir_plan, effective = self._calls.load(plan, data, schema, policy, tables)
+        return self._calls.draw(ir_plan, effective, analyzed=analyzed, failed_step=failed_step, timeout=timeout)
 
     def schema(
         self,
@@ -614,9 +530,9 @@ class Client:
     ) -> pa.Schema:
         """The Arrow schema of the plan's result, from the server's analysis: what its batches
         carry (timestamps in the session's time zone)."""
-        ir_plan, effective = self._load(plan, data, schema, policy, tables)
-        timeout = self._bounds(effective, None, None, timeout)[2]
-        return self._run(ir_plan, lambda _: self._executor.schema(ir_plan), timeout)
+        ir_plan, effective = self._calls.load(plan, data, schema, policy, tables)
+        timeout = self._calls.bounds(effective, None, None, timeout)[2]
+        return self._calls.run(ir_plan, lambda _: self._executor.schema(ir_plan), timeout)
 
 
 def owned_stream(
@@ -634,9 +550,9 @@ def owned_stream(
     """A reader over ``plan``'s result that owns ``client``: the client closes when the
     reader is exhausted or dropped, and at once when the stream cannot start."""
     try:
-        ir_plan, effective = client._load(plan, data, schema, None, tables)
-        max_rows, max_bytes, timeout = client._bounds(effective, max_rows, max_bytes, None)
-        return client._reader(
+        ir_plan, effective = client._calls.load(plan, data, schema, None, tables)
+        max_rows, max_bytes, timeout = client._calls.bounds(effective, max_rows, max_bytes, None)
+        return client._calls.reader(
             ir_plan,
             max_rows,
             max_bytes,

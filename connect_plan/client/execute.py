@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from .. import ir
 from ..arrow_types import NoArrowType, arrow_schema, has_timestamp
 from ..arrow_types import announced as announced_schema
+from ..call_failures import refuses_observed_metrics
 from ..contract import check_schema
 from ..deadlines import grace, remaining
 from ..errors import (
@@ -123,6 +124,20 @@ class Executor:
             absolute_paths(tr.plan, os.getcwd())
         self._check_size(tr.plan)
         return tr
+
+    def translate(self, plan: ir.Plan) -> pb.Plan:
+        """The plan as :meth:`Client.translate` gives it: the server asked for the names
+        static analysis cannot know, the client's UDFs inline, relative file paths absolute
+        for the local server."""
+        from ..translator import translate_ir
+
+        session = self.session
+        proto = translate_ir(
+            plan, case_sensitive=session.case_sensitive_for(plan), resolver=self.resolve_names, udfs=session.udfs
+        ).plan
+        if session.local_files:
+            absolute_paths(proto, os.getcwd())
+        return proto
 
     def resolve_names(self, relation: pb.Relation, local: Sequence[LocalData] = ()) -> list[str]:
         """The output names of ``relation``, asked of the server (translation's resolver)."""
@@ -398,7 +413,7 @@ class Executor:
         try:
             observed = session.call(run)
         except ServerError as err:
-            if counted is None or not counted.HasField("collect_metrics") or not _no_observations(err):
+            if counted is None or not counted.HasField("collect_metrics") or not refuses_observed_metrics(err):
                 raise
             # the server cannot observe metrics (Sail): it refused the plan before writing
             # anything, so the write runs again without the row count ("rows" is null)
@@ -441,12 +456,6 @@ def _has_inline_data(plan: ir.Plan) -> bool:
     if isinstance(plan.source, (ir.InlineData, ir.SharedPlan)):
         return True
     return any(isinstance(getattr(step, "right", None), ir.Plan) for step in plan.steps)
-
-
-def _no_observations(err: ServerError) -> bool:
-    """Did the server refuse a plan for its CollectMetrics relation? (Sail: an
-    UnsupportedOperationException 'collect metrics'; Spark has them since 3.4)"""
-    return err.error_class is None and "collect metrics" in err.message.lower()
 
 
 def _drop_observation(counted: Any) -> None:

@@ -1,8 +1,9 @@
 """Failures of server calls, as the caller sees them: mapped, scrubbed of credentials, located.
 
-* :func:`server_error` maps a transport's description of a failed call
-  (:class:`~connect_plan.transport.RpcFailure`) to the exception tree: Spark's error class,
-  SQLSTATE, message and parameters; an unreachable server, a refused credential.
+* :func:`server_error` maps a transport's typed failure of a call
+  (:class:`~connect_plan.call_failures.CallFailure`) to the exception tree, by its type:
+  Spark's error class, SQLSTATE, message and parameters; an unreachable server, a refused
+  credential, a bare gRPC status as a sentence. No failure's text is read here.
 * :class:`Redactor` keeps credentials out of every text that leaves the client: the URL's
   token and password (:func:`redact`, :func:`url_secrets`), and any literal echo of them
   in a server's message; an error whose own text holds one is not kept as the cause.
@@ -18,13 +19,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import field
 from typing import TYPE_CHECKING
 
+from ..call_failures import (
+    STATUS_SENTENCES,
+    CallFailure,
+    CredentialsRefused,
+    ServerFailure,
+    ServerUnavailable,
+    SessionLost,
+    StatusFailure,
+    is_analysis_error,
+)
 from ..deadlines import remaining, timeout_error
 from ..errors import ConnectPlanError, PlanError, ServerError, ServerUnavailableError
 from ..records import Value, frozen
 
 if TYPE_CHECKING:
     from .. import ir
-    from ..transport import RpcFailure
 
 __all__ = [
     "Redactor",
@@ -45,43 +55,8 @@ TOKEN_RE = re.compile(r"""(?i)(token=)[^;\s'"]*""")
 #: ``http://``): PySpark ignores it, but a password there must not be echoed; greedy up to
 #: the last '@' before the path, as URL parsers split it
 _USERINFO_RE = re.compile(r"""(?i)\b([a-z][a-z0-9+.-]*://)[^/\s'"]*@""")
-_DETAILS_RE = re.compile(r'details = "([^"]*)"')
-_STATUS_RE = re.compile(r"StatusCode\.([A-Z_]+)")
-
-#: a bare gRPC status (no Spark error record) as a sentence: what the server answered and
-#: what to check; ``{url}`` and ``{details}`` are filled in
-_STATUS_SENTENCES: dict[str, str] = {
-    "UNIMPLEMENTED": "the server at {url} answered, but does not implement the Spark Connect call "
-    "(UNIMPLEMENTED: {details}); check that the URL names a Spark Connect endpoint (Spark 4.0+ with "
-    "Connect, or Sail) and its gRPC port (Spark's default is 15002), not another service",
-    "NOT_FOUND": "the server at {url} answered NOT_FOUND ({details}); check that the URL names a "
-    "Spark Connect endpoint and its gRPC port",
-    "PERMISSION_DENIED": "the server at {url} refused the call (PERMISSION_DENIED: {details}); check "
-    "the token and user_id in the URL",
-    "RESOURCE_EXHAUSTED": "the server at {url} refused the call as over a limit (RESOURCE_EXHAUSTED: "
-    "{details}); a message may be larger than the server accepts "
-    "(spark.connect.grpc.maxInboundMessageSize), or the server is out of resources",
-    "INTERNAL": "the server at {url} failed internally (INTERNAL: {details}); its log says more",
-    "UNKNOWN": "the server at {url} failed with an unknown error (UNKNOWN: {details}); its log says "
-    "more, or the endpoint is not a Spark Connect server",
-    "CANCELLED": "the call to the server at {url} was cancelled (CANCELLED: {details})",
-    "INVALID_ARGUMENT": "the server at {url} refused the request (INVALID_ARGUMENT: {details})",
-    "FAILED_PRECONDITION": "the server at {url} refused the call in its current state (FAILED_PRECONDITION: {details})",
-    "ABORTED": "the server at {url} aborted the call (ABORTED: {details}); retry it",
-    "DATA_LOSS": "the server at {url} reported lost data (DATA_LOSS: {details})",
-    "OUT_OF_RANGE": "the server at {url} answered OUT_OF_RANGE ({details})",
-    "ALREADY_EXISTS": "the server at {url} answered ALREADY_EXISTS ({details})",
-}
-
-#: an HTTP/2 server that is not a gRPC service (a web server, a proxy without the route)
-_HTTP_STATUS_RE = re.compile(r"http2 header with status: (\d+)")
-
-#: PySpark's kinds of analysis error (Spark sends SQLSTATE class 42 with them; servers
-#: without error classes, such as Sail, send only the kind)
-_ANALYSIS_TYPES = frozenset({"AnalysisException", "ParseException", "TempTableAlreadyExistsException"})
-
-#: bare gRPC statuses with an error class of their own (the others are a plain ServerError;
-#: UNAVAILABLE says more, see :func:`server_error`): a call that met its deadline had no answer
+#: bare gRPC statuses with an error class of their own (the others are a plain ServerError):
+#: a call that met its deadline had no answer
 _STATUS_ERRORS: dict[str, type[ServerError]] = {"DEADLINE_EXCEEDED": ServerUnavailableError}
 
 
@@ -141,10 +116,10 @@ class Redactor(Value):
         """``text`` with the URL's credentials and every known secret replaced by ``***``."""
         return _hide(redact(text), self.secrets)
 
-    def error(self, failure: RpcFailure) -> ServerError:
+    def error(self, failure: CallFailure) -> ServerError:
         """The error to raise for a failed call: a timeout when the operation's deadline
         passed, else :func:`server_error`, scrubbed of any secret its texts echo."""
-        if failure.chain_status == "DEADLINE_EXCEEDED":
+        if failure.record.chain_status == "DEADLINE_EXCEEDED":
             left = remaining()
             if left is not None and left <= 0.05:  # our operation deadline, not a per-RPC one
                 timed_out = timeout_error()
@@ -154,143 +129,81 @@ class Redactor(Value):
         texts = [err.message, err.server_stacktrace or "", *err.message_parameters.values()]
         if any(self.hide(t) != t for t in texts):
             # every field kept (exception_type too: locating the failing step needs it)
-            return err.replace(
+            err = err.replace(
                 message=self.hide(err.message),
                 server_stacktrace=self.hide(err.server_stacktrace or "") or None,
                 message_parameters={k: self.hide(v) for k, v in err.message_parameters.items()},
             )
         return err
 
-    def raisable(self, exc: BaseException, failure: RpcFailure) -> ServerError:
-        """``exc`` (described by ``failure``) mapped to a ServerError whose cause is ``exc``,
-        unless ``exc``'s own text holds a credential: then the error is scrubbed and has no
-        cause. Called outside the ``except`` block, so that the error does not keep ``exc``
-        as its context either."""
-        err = exc if isinstance(exc, ServerError) else self.error(failure)
+    def raisable(self, failure: CallFailure) -> ServerError:
+        """``failure`` mapped to a ServerError whose cause is ``failure`` (and its own cause,
+        the original error), unless a text of the original error holds a credential: then
+        the error is scrubbed and has no cause. Called outside the ``except`` block, so that
+        the error does not keep ``failure`` as its context either."""
+        err = self.error(failure)
         if err.__cause__ is None and not err.__suppress_context__:
-            err.__cause__ = None if self.leaks(failure) else exc
+            err.__cause__ = None if self.leaks(failure) else failure
             err.__suppress_context__ = True
         return err
 
-    def leaks(self, failure: RpcFailure) -> bool:
+    def leaks(self, failure: CallFailure) -> bool:
         """Does a text of the original error hold a credential?"""
-        return any(self.hide(t) != t for t in failure.texts)
+        return any(self.hide(t) != t for t in failure.record.texts)
 
 
 # ---------------------------------------------------------------------------- mapping
 
 
-def server_error(failure: RpcFailure, url: str) -> ServerError:
-    """Map a failed call to our tree (message, error class, SQLSTATE); ``url`` is named
-    (redacted) when the server could not be reached."""
-    if failure.kind == "status":
-        details = failure.text
-        if failure.status == "UNAVAILABLE":
-            return ServerUnavailableError(
-                f"cannot reach the Spark Connect server at {redact(url)}: {_unavailable_reason(details)}",
-                grpc_status="UNAVAILABLE",
-            )
-        if failure.status == "UNAUTHENTICATED":  # as PySpark's client passes it on, below
-            return _refused(url, details)
-        sentence = _status_sentence(failure.status, details, url)
+def server_error(failure: CallFailure, url: str) -> ServerError:
+    """Map a failed call to our tree (message, error class, SQLSTATE), by the failure's type;
+    ``url`` is named (redacted) when the server could not be reached. A lost session is the
+    error of what the server said, with ``session_lost`` True."""
+    if isinstance(failure, SessionLost):
+        err = server_error(failure.failure, url)
+        err.session_lost = True
+        return err
+    if isinstance(failure, ServerUnavailable):
+        return ServerUnavailableError(
+            f"cannot reach the Spark Connect server at {redact(url)}: {failure.reason}", grpc_status="UNAVAILABLE"
+        )
+    if isinstance(failure, CredentialsRefused):
+        return ServerError(
+            f"the Spark Connect server at {redact(url)} refused the credentials: {failure.details}",
+            grpc_status="UNAUTHENTICATED",
+        )
+    if isinstance(failure, StatusFailure):
+        sentence = _status_sentence(failure, url)
         if sentence:
             return ServerError(sentence, grpc_status=failure.status)
         cls = _STATUS_ERRORS.get(failure.status or "", ServerError)
-        return cls(f"{details} (server {redact(url)})", grpc_status=failure.status)
-    if failure.kind != "server":
-        return ServerError(failure.text)
-    error_class, text = failure.error_class, failure.text
-    unavailable = error_class is None and ("UNAVAILABLE" in text[:200] or failure.status == "UNAVAILABLE")
-    if unavailable or "failed to connect to all addresses" in text:
-        return ServerUnavailableError(
-            f"cannot reach the Spark Connect server at {redact(url)}: {_unavailable_reason(text)}",
-            grpc_status="UNAVAILABLE",
-        )
-    if error_class is None and failure.status == "UNAUTHENTICATED":
-        return _refused(url, _grpc_details(text))
-    if error_class is None and "StatusCode." in text:  # a bare status, as PySpark passes it on
-        m = _STATUS_RE.search(text)
-        status = failure.status or (m.group(1) if m else None)
-        sentence = _status_sentence(status, _grpc_details(text), url)
-        if sentence:
-            return ServerError(sentence, grpc_status=status)
-    message = _strip_stacktrace(failure.message)
-    if "unsupported PySpark version" in message:
-        message += (
-            " (Sail reads the version of the PySpark installed next to it; this pysail does not"
-            " support it: use a pysail release that does, or pyspark-client of a supported version)"
-        )
+        return cls(f"{failure.details} (server {redact(url)})", grpc_status=failure.status)
+    record = failure.record
+    if not isinstance(failure, ServerFailure):
+        return ServerError(record.text)
     return ServerError(
-        message,
-        error_class=error_class,
-        sqlstate=failure.sqlstate,
-        server_stacktrace=failure.stacktrace,
-        message_parameters=dict(failure.message_parameters) or None,
-        exception_type=failure.exception_type,
+        failure.message,
+        error_class=record.error_class,
+        sqlstate=record.sqlstate,
+        server_stacktrace=record.stacktrace,
+        message_parameters=dict(record.message_parameters) or None,
+        exception_type=record.exception_type,
     )
 
 
-def _refused(url: str, details: str) -> ServerError:
-    return ServerError(
-        f"the Spark Connect server at {redact(url)} refused the credentials: {details}", grpc_status="UNAUTHENTICATED"
-    )
-
-
-def _status_sentence(status: str | None, details: str, url: str) -> str | None:
+def _status_sentence(failure: StatusFailure, url: str) -> str | None:
     """A bare gRPC status as a sentence (what was reached, what it answered, what to check)."""
-    http = _HTTP_STATUS_RE.search(details)
-    if http:
+    if failure.http_status is not None:
         return (
             f"the server at {redact(url)} is not a Spark Connect server: it answered with HTTP status "
-            f"{http.group(1)} ({status}: {details}); check the host and port (Spark's default is 15002), "
-            "and that a proxy in between routes gRPC to Spark Connect"
+            f"{failure.http_status} ({failure.status}: {failure.details}); check the host and port (Spark's "
+            "default is 15002), and that a proxy in between routes gRPC to Spark Connect"
         )
-    template = _STATUS_SENTENCES.get(status or "")
-    return template.format(url=redact(url), details=redact(details)) if template else None
-
-
-def _grpc_details(text: str) -> str:
-    """The ``details`` of a gRPC error's text (PySpark passes on the call's repr)."""
-    m = _DETAILS_RE.search(text)
-    return m.group(1) if m else _first_line(text)
-
-
-def _unavailable_reason(text: str) -> str:
-    details = _grpc_details(text)
-    low = details.lower()
-    if "connection refused" in low:
-        return f"connection refused (is the server running?) [{details}]"
-    if "keepalive" in low or "ping" in low:
-        return f"the connection went silent (keepalive pings unanswered) [{details}]"
-    if "socket closed" in low or "connection reset" in low or "broken pipe" in low or "goaway" in low:
-        return f"the connection was lost [{details}]"
-    return details
-
-
-def _strip_stacktrace(message: str) -> str:
-    cut = message.find("\n\nJVM stacktrace:")
-    if cut >= 0:
-        message = message[:cut]
-    return message.rstrip()
-
-
-def _first_line(text: str) -> str:
-    for line in text.splitlines():
-        line = line.strip()
-        if line:
-            return line[:300]
-    return text[:300]
+    template = STATUS_SENTENCES.get(failure.status or "")
+    return template.format(url=redact(url), details=redact(failure.details)) if template else None
 
 
 # ---------------------------------------------------------------------------- the failing step
-
-
-def is_analysis_error(err: ServerError) -> bool:
-    return (
-        bool(err.sqlstate and err.sqlstate[:2] == "42")
-        or err.exception_type in _ANALYSIS_TYPES
-        or "AnalysisException" in err.message
-    )
 
 
 def same_analysis_error(found: ServerError, wanted: ServerError) -> bool:

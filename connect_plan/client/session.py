@@ -22,6 +22,7 @@ import weakref
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..call_failures import CallFailure
 from ..deadlines import deadline, grace
 from ..errors import ConnectPlanError, QueryTimeoutError, ServerError, ServerUnavailableError
 from ..inputs import InputPlacer
@@ -49,13 +50,6 @@ T = TypeVar("T")
 
 #: how long close() waits for the server to release the session
 CLOSE_GRACE_SECONDS = 1.0
-#: what a server says of a session it no longer has (it restarted, or closed it)
-_SESSION_LOST = (
-    "INVALID_HANDLE.SESSION_CHANGED",
-    "INVALID_HANDLE.SESSION_NOT_FOUND",
-    "NO_ACTIVE_SESSION",
-    "incorrect server side session identifier",
-)
 _CASE_SENSITIVE = "spark.sql.caseSensitive"
 #: the session setting that makes Spark (4.1 and later) compress the Arrow batches of results
 COMPRESSION_KEY = "spark.sql.execution.arrow.compression.codec"
@@ -69,11 +63,9 @@ _RETRYING = threading.local()
 
 
 def session_lost(err: ConnectPlanError) -> bool:
-    """The server no longer knows this client's session (it restarted, or closed it)."""
-    if not isinstance(err, ServerError) or isinstance(err, QueryTimeoutError):
-        return False
-    text = f"{err.error_class or ''} {err.message}"
-    return any(marker in text for marker in _SESSION_LOST)
+    """The server no longer knows this client's session (it restarted, or closed it): the
+    transport said so (:class:`~connect_plan.call_failures.SessionLost`)."""
+    return isinstance(err, ServerError) and err.session_lost and not isinstance(err, QueryTimeoutError)
 
 
 def check_timeout(timeout: float | None) -> float | None:
@@ -150,7 +142,8 @@ class Session:
     # ------------------------------------------------------------ calls
 
     def call(self, fn: Callable[[], T]) -> T:
-        """``fn()``, one or more server calls; its failure raised as a ServerError."""
+        """``fn()``, one or more server calls; its failure (a transport's typed
+        :class:`~connect_plan.call_failures.CallFailure`) raised as a ServerError."""
         if self.closed:
             raise ConnectPlanError("this connect_plan.Client is closed")
         try:
@@ -158,7 +151,7 @@ class Session:
         except ConnectPlanError as err:
             self.note_timeout(err)
             raise
-        except Exception as exc:
+        except CallFailure as exc:
             failure = exc
         else:
             self.reached, self.unanswered = True, False
@@ -173,16 +166,16 @@ class Session:
         except ConnectPlanError as err:
             self.note_timeout(err)
             raise
-        except Exception as exc:
+        except CallFailure as exc:
             failure = exc
         else:
             self.reached, self.unanswered = True, False
             return item
         raise self.raisable(failure)
 
-    def raisable(self, exc: BaseException) -> ServerError:
-        """``exc`` mapped (:meth:`Redactor.raisable`); called outside the ``except`` block."""
-        err = self.redactor.raisable(exc, self.transport.failure(exc))
+    def raisable(self, failure: CallFailure) -> ServerError:
+        """``failure`` mapped (:meth:`Redactor.raisable`); called outside the ``except`` block."""
+        err = self.redactor.raisable(failure)
         self.note_timeout(err)
         return err
 

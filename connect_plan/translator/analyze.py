@@ -23,24 +23,23 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .. import ir
+from ..arrow_types import from_arrow
 from ..errors import ErrorDetail
 from ..functions import CATALOG
-from ..types import TypeParseError, from_arrow, type_string
+from ..types import TypeParseError, type_string
+from . import binary
 from .expressions import InlineUdf, find_udf
 from .facts import (
     AggregateFacts,
     FilterFacts,
-    JoinFacts,
     PlanFacts,
-    PrimarySetOpFacts,
     RelationOf,
     Resolver,
-    SetOpFacts,
     StepFacts,
     WithColumnFacts,
 )
-from .naming import col_output_name, default_agg_name, generator_names, is_generator, unique_suffix
-from .references import root_name, unmatched_by_name, unresolved, unresolved_in_join, unresolved_refs
+from .naming import col_output_name, default_agg_name, generator_names, is_generator
+from .references import root_name, unresolved, unresolved_refs
 from .scope import Scope
 from .statictypes import generator_width, static_type
 
@@ -52,20 +51,20 @@ if TYPE_CHECKING:
 __all__ = ["ANALYSES", "Analyzer", "ExprChecker"]
 
 
-#: set operations that are a join on every column (their join type)
-PRIMARY_SET_OPS: dict[str, ir.JoinKind] = {"minus_primary": "left_anti", "intersect_primary": "left_semi"}
-#: joins that output the left side's columns only (nothing to rename, no names to ask for)
-_SEMI_JOINS = frozenset({"left_semi", "left_anti"})
 #: expressions with nothing in them to check
 _LEAVES = frozenset({ir.Col, ir.Lit})
 #: functions whose arguments name struct fields (catalog name → those arguments)
 _FIELD_NAME_ARGS = {"with_field": slice(1, 2), "drop_fields": slice(1, None)}
 #: the expressions of the steps that keep their input's columns (checked, never merged)
-_EXPRESSIONS: dict[type, Callable[[Any], tuple[ir.Expr, ...]]] = {
-    ir.OrderBy: lambda s: tuple(k.expr for k in s.keys),
-    ir.Repartition: lambda s: s.keys,
-    ir.Hint: lambda s: s.parameters,
-}
+_EXPRESSIONS: dict[type, Callable[[Any], tuple[ir.Expr, ...]]] = ir.partial(
+    {
+        ir.OrderBy: lambda s: tuple(k.expr for k in s.keys),
+        ir.Repartition: lambda s: s.keys,
+        ir.Hint: lambda s: s.parameters,
+    },
+    ir.STEP_CLASSES,
+    "translator.analyze._EXPRESSIONS",
+)
 
 
 # ------------------------------------------------------------------ the pass
@@ -403,127 +402,6 @@ class Analyzer:
             names.append(name)
         return scope.with_names(names)
 
-    # -------------------------------------------------------------- two-input steps
-
-    def join(self, step: ir.Join, facts: PlanFacts, scope: Scope) -> Scope:
-        right_facts = self.plan(step.right)
-        if step.condition is not None:
-            self.exprs.check(step.condition)
-        left, right = scope, right_facts.scope
-        semi = step.how in _SEMI_JOINS
-        if not semi:
-            left = self.resolve(facts, left)
-            right = self.resolve(right_facts, right)
-        self._check_join_keys(step, left, right)
-        if step.condition is not None:
-            for col, message in unresolved_in_join(step.condition, left, right):
-                self.err("unknown_column", col.loc, message, col.name)
-        using = step.keys if step.condition is None else ()
-        renames = {} if semi else self._join_renames(step, using, left, right)
-        pairs = [(n, renames[right.norm(n)]) for n in right.known() if right.norm(n) in renames] if renames else []
-        facts.steps.append(JoinFacts(step, scope, right_facts, left, right, using, renames, pairs))
-        return _join_output(semi, using, scope, left, right, renames)
-
-    def _check_join_keys(self, step: ir.Join, left: Scope, right: Scope) -> None:
-        """Keys must exist on both sides (when that can be known)."""
-        for k in step.keys:
-            for side_name, sc in (("left", left), ("right", right)):
-                if sc.has(k) is False:
-                    self.err(
-                        "unknown_column",
-                        f"{step.loc}/payload/on",
-                        f"join key {k!r} is not a column of the {side_name} side (columns: {sc.known()})",
-                        k,
-                    )
-
-    def _join_renames(self, step: ir.Join, using: tuple[str, ...], left: Scope, right: Scope) -> dict[str, str]:
-        """The right-hand columns the left side also has (USING keys aside), renamed
-        ``name_right`` so that the output names stay unique."""
-        renames: dict[str, str] = {}
-        if not left.complete or not right.complete:
-            if not self.check_only:
-                self.err(
-                    "needs_schema",
-                    step.loc,
-                    "the column names of a join input cannot be known without asking the server; translate with a client (connect_plan.connect(...).translate) or name every computed column",
-                )
-            return renames
-        key_set = {left.norm(k) for k in using}
-        taken = {left.norm(n) for n in left.known()} | {left.norm(n) for n in right.known()}
-        for name in right.known():
-            if left.norm(name) in key_set:
-                continue
-            if left.has(name):
-                new = unique_suffix(name, taken, left.norm)
-                taken.add(left.norm(new))
-                renames[left.norm(name)] = new
-        return renames
-
-    def cross_join(self, step: ir.CrossJoin, facts: PlanFacts, scope: Scope) -> Scope:
-        as_join = ir.Join(step.index, step.op, step.loc, step.right, "cross", (), None)
-        return self.join(as_join, facts, scope)
-
-    def set_op(self, step: ir.SetOp, facts: PlanFacts, scope: Scope) -> Scope:
-        if step.kind in PRIMARY_SET_OPS:
-            return self.primary_set_op(step, facts, scope)
-        right_facts = self.plan(step.right)
-        right = right_facts.scope
-        facts.steps.append(SetOpFacts(step, scope, right_facts))
-        if not step.by_name or scope.names is None:
-            return scope
-        if not scope.complete or not right.complete:
-            return scope.with_names(None)
-        if not step.allow_missing:
-            self._check_by_name(step, scope, right)
-        extra = [n for n in right.known() if not scope.has(n)]
-        return scope.with_names([*scope.known(), *(extra if step.allow_missing else [])])
-
-    def _check_by_name(self, step: ir.SetOp, left: Scope, right: Scope) -> None:
-        """``unionByName`` without missing columns allowed: each input has the other's columns."""
-        missing, extra = unmatched_by_name(left, right)
-        for name in missing:
-            self.err(
-                "unknown_column",
-                f"{step.loc}/payload",
-                f"{step.op} pairs columns by name, and the other input has no column {name!r} "
-                f"(its columns: {right.known()}); set allowMissingColumns to fill it with nulls",
-                name,
-            )
-        if extra and not missing:
-            self.err(
-                "column_count",
-                f"{step.loc}/payload",
-                f"{step.op} pairs columns by name, and the other input has columns this one lacks: {extra} "
-                f"(this one's: {left.known()}); set allowMissingColumns to keep them, null-filled",
-            )
-
-    def primary_set_op(self, step: ir.SetOp, facts: PlanFacts, scope: Scope) -> Scope:
-        """Substrait Minus (Primary) / Intersection (Primary), the primary input's rows with
-        their duplicates, without / with a matching row in the other input: a left anti /
-        semi join on null-safe equality of every column, paired by position as set
-        operations pair them (Spark's EXCEPT and INTERSECT would de-duplicate or count)."""
-        right_facts = self.plan(step.right)
-        left = self.resolve(facts, scope)
-        right = self.resolve(right_facts, right_facts.scope)
-        if not left.complete or not right.complete:
-            if not self.check_only:
-                self.err(
-                    "needs_schema",
-                    step.loc,
-                    f"{step.op} pairs the columns of both inputs by position, and their names cannot be known without asking the server; translate with a client (connect_plan.connect(...).translate) or name every computed column",
-                )
-        elif len(left.known()) != len(right.known()):
-            left_names, right_names = left.known(), right.known()
-            self.err(
-                "column_count",
-                step.loc,
-                f"{step.op} pairs columns by position, so both inputs need the same number of columns: the left has {len(left_names)} ({left_names}), the right {len(right_names)} ({right_names})",
-            )
-            return scope
-        how = PRIMARY_SET_OPS[step.kind]
-        facts.steps.append(PrimarySetOpFacts(step, scope, right_facts, how, left, right))
-        return scope
-
 
 class ExprChecker:
     """One walk per expression: what it references (for lowering's merge rules) and the
@@ -619,23 +497,41 @@ class ExprChecker:
 
 def plan_column_names(plan: ir.Plan) -> set[str]:
     """Every column name (lower-cased) an expression anywhere in ``plan`` or its nested plans
-    names: what a subquery may read of the query around it."""
+    names: what a subquery may read of the query around it. Steps and expressions are walked
+    by their fields (a class added later is walked without a change here); what each source
+    holds is :data:`_SOURCE_PARTS`'."""
     out: set[str] = set()
     stack: list[Any] = [plan]
     while stack:
         value = stack.pop()
-        if isinstance(value, ir.Col):
+        kind = type(value)
+        if kind is ir.Col:
             out.add(value.name.lower())
-        elif isinstance(value, ir.Plan):
+        elif kind is ir.Plan:
             stack.append(value.source)
             stack.extend(value.steps)
-        elif isinstance(value, (list, tuple)):
+        elif kind in _SOURCE_PARTS:
+            stack.extend(_SOURCE_PARTS[kind](value))
+        elif kind is list or kind is tuple:
             stack.extend(value)
-        elif isinstance(value, ir.SharedPlan):
-            stack.append(value.plan)
-        elif dataclasses.is_dataclass(value) and not isinstance(value, type) and not isinstance(value, ir.InlineData):
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
             stack.extend(getattr(value, f.name) for f in dataclasses.fields(value))
     return out
+
+
+#: what of each source may name columns (its expressions, its plan): plan_column_names' walk
+_SOURCE_PARTS: dict[type, Callable[[Any], tuple[Any, ...]]] = ir.covering(
+    {
+        ir.InlineData: lambda src: (),  # rows, no expressions
+        ir.TableSource: lambda src: (),
+        ir.FileSource: lambda src: (),
+        ir.RangeSource: lambda src: (),
+        ir.SqlSource: lambda src: (*(e for _, e in src.named_args), *src.pos_args),
+        ir.SharedPlan: lambda src: (src.plan,),
+    },
+    ir.SOURCE_CLASSES,
+    "translator.analyze._SOURCE_PARTS",
+)
 
 
 def count_uses(plan: ir.Plan) -> dict[int, int]:
@@ -664,33 +560,6 @@ def _does_nothing(step: ir.Stop | ir.Offset | ir.Fetch) -> bool:
     return True
 
 
-def _join_output(
-    semi: bool, using: tuple[str, ...], scope: Scope, left: Scope, right: Scope, renames: dict[str, str]
-) -> Scope:
-    """A join's output columns: USING keys first, then the rest of the left, then the right
-    (renamed); a semi or anti join outputs the left side's only."""
-    if semi:
-        if not using or scope.names is None:
-            return scope
-        # a USING semi/anti join outputs the key columns first, then the rest of the left
-        key_norms = {scope.norm(k) for k in using}
-        keys_first = [scope.names[i] if (i := scope.index_of(k)) is not None else k for k in using]
-        return scope.with_names([*keys_first, *(n for n in scope.names if n is None or scope.norm(n) not in key_norms)])
-    if not left.complete or not right.complete:
-        return scope.with_names(None)
-    right_names = [renames.get(right.norm(n), n) if renames else n for n in right.known()]
-    if using:
-        key_norms = {left.norm(k) for k in using}
-        key_names = []
-        for k in using:
-            i = left.index_of(k)
-            key_names.append(left.known()[i] if i is not None else k)
-        rest_left = [n for n in left.known() if left.norm(n) not in key_norms]
-        rest_right = [n for n in right_names if left.norm(n) not in key_norms]
-        return scope.with_names([*key_names, *rest_left, *rest_right])
-    return scope.with_names([*left.known(), *right_names])
-
-
 def _arrow_types(schema: pa.Schema, case_sensitive: bool) -> dict[str, DataType]:
     """The plan-format types of an inline table's columns (names normalised as a scope of
     that case sensitivity normalises them)."""
@@ -703,37 +572,42 @@ def _arrow_types(schema: pa.Schema, case_sensitive: bool) -> dict[str, DataType]
     return out
 
 
-ANALYSES: dict[type, Callable[[Analyzer, Any, PlanFacts, Scope], Scope]] = {
-    ir.Filter: Analyzer.filter,
-    ir.Select: Analyzer.select,
-    ir.WithColumn: Analyzer.with_column,
-    ir.WithColumnRenamed: Analyzer.rename,
-    ir.Drop: Analyzer.drop,
-    ir.Distinct: Analyzer.keep,
-    ir.Limit: Analyzer.keep,
-    ir.Offset: Analyzer.maybe_no_op,
-    ir.OrderBy: Analyzer.order_by,
-    ir.GroupBy: Analyzer.group_by,
-    ir.Agg: Analyzer.agg,
-    ir.Join: Analyzer.join,
-    ir.SetOp: Analyzer.set_op,
-    ir.CrossJoin: Analyzer.cross_join,
-    ir.Stop: Analyzer.maybe_no_op,
-    ir.Fetch: Analyzer.maybe_no_op,
-    ir.Sample: Analyzer.keep,
-    ir.Repartition: Analyzer.keep_checked,
-    ir.Hint: Analyzer.keep_checked,
-    ir.Tail: Analyzer.keep,
-}
+ANALYSES: dict[type, Callable[[Analyzer, Any, PlanFacts, Scope], Scope]] = ir.covering(
+    {
+        ir.Filter: Analyzer.filter,
+        ir.Select: Analyzer.select,
+        ir.WithColumn: Analyzer.with_column,
+        ir.WithColumnRenamed: Analyzer.rename,
+        ir.Drop: Analyzer.drop,
+        ir.Distinct: Analyzer.keep,
+        ir.Limit: Analyzer.keep,
+        ir.Offset: Analyzer.maybe_no_op,
+        ir.OrderBy: Analyzer.order_by,
+        ir.GroupBy: Analyzer.group_by,
+        ir.Agg: Analyzer.agg,
+        ir.Join: binary.join,
+        ir.SetOp: binary.set_op,
+        ir.CrossJoin: binary.cross_join,
+        ir.Stop: Analyzer.maybe_no_op,
+        ir.Fetch: Analyzer.maybe_no_op,
+        ir.Sample: Analyzer.keep,
+        ir.Repartition: Analyzer.keep_checked,
+        ir.Hint: Analyzer.keep_checked,
+        ir.Tail: Analyzer.keep,
+    },
+    ir.STEP_CLASSES,
+    "translator.analyze.ANALYSES",
+)
 
-SOURCE_ANALYSES: dict[type, Callable[[Analyzer, Any], PlanFacts]] = {
-    ir.InlineData: Analyzer.inline_source,
-    ir.TableSource: Analyzer.table_source,
-    ir.FileSource: Analyzer.file_source,
-    ir.RangeSource: Analyzer.range_source,
-    ir.SqlSource: Analyzer.table_source,
-    ir.SharedPlan: Analyzer.shared_source,
-}
-
-if set(ir.STEP_CLASSES) - set(ANALYSES):  # pragma: no cover - developer error at import
-    raise RuntimeError(f"no analysis for {sorted(c.__name__ for c in set(ir.STEP_CLASSES) - set(ANALYSES))}")
+SOURCE_ANALYSES: dict[type, Callable[[Analyzer, Any], PlanFacts]] = ir.covering(
+    {
+        ir.InlineData: Analyzer.inline_source,
+        ir.TableSource: Analyzer.table_source,
+        ir.FileSource: Analyzer.file_source,
+        ir.RangeSource: Analyzer.range_source,
+        ir.SqlSource: Analyzer.table_source,
+        ir.SharedPlan: Analyzer.shared_source,
+    },
+    ir.SOURCE_CLASSES,
+    "translator.analyze.SOURCE_ANALYSES",
+)

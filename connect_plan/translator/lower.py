@@ -294,36 +294,43 @@ def lower_tail(lw: Lowerer, facts: StepFacts[ir.Tail], chain: list[Rel]) -> None
     chain.append(TailRel(lw.new_id(), [step.index], step.n))
 
 
-LOWERINGS: dict[type, Callable[[Lowerer, Any, list[Rel]], None]] = {
-    ir.Filter: lower_filter,
-    ir.Select: lower_select,
-    ir.WithColumn: lower_with_column,
-    ir.WithColumnRenamed: lower_rename,
-    ir.Drop: lower_drop,
-    ir.Distinct: lower_distinct,
-    ir.Limit: lower_limit,
-    ir.Offset: lower_offset,
-    ir.OrderBy: lower_order_by,
-    ir.GroupBy: lower_aggregate,
-    ir.Join: lower_join,
-    ir.SetOp: lower_set_op,
-    ir.Fetch: lower_fetch,
-    ir.Sample: lower_sample,
-    ir.Repartition: lower_repartition,
-    ir.Hint: lower_hint,
-    ir.Tail: lower_tail,
-}
+#: steps analysis turns into others (a join, a groupBy) or leaves out (stop)
+_ANALYSED_AWAY = (ir.CrossJoin, ir.Agg, ir.Stop)
+LOWERINGS: dict[type, Callable[[Lowerer, Any, list[Rel]], None]] = ir.covering(
+    {
+        ir.Filter: lower_filter,
+        ir.Select: lower_select,
+        ir.WithColumn: lower_with_column,
+        ir.WithColumnRenamed: lower_rename,
+        ir.Drop: lower_drop,
+        ir.Distinct: lower_distinct,
+        ir.Limit: lower_limit,
+        ir.Offset: lower_offset,
+        ir.OrderBy: lower_order_by,
+        ir.GroupBy: lower_aggregate,
+        ir.Join: lower_join,
+        ir.SetOp: lower_set_op,
+        ir.Fetch: lower_fetch,
+        ir.Sample: lower_sample,
+        ir.Repartition: lower_repartition,
+        ir.Hint: lower_hint,
+        ir.Tail: lower_tail,
+    },
+    ir.STEP_CLASSES,
+    "translator.lower.LOWERINGS",
+    absent=_ANALYSED_AWAY,
+)
 
 #: sources: one relation each (a shared sub-plan is handled by :meth:`Lowerer.source`)
-SOURCE_LOWERINGS: dict[type, Callable[[int, Any], Rel]] = {
-    ir.InlineData: lambda pid, s: LocalRel(pid, [], s.table),
-    ir.TableSource: lambda pid, s: ReadTableRel(pid, [], s.name, s.options),
-    ir.FileSource: lambda pid, s: ReadFilesRel(pid, [], s),
-    ir.RangeSource: lambda pid, s: RangeRel(pid, [], s),
-    ir.SqlSource: lambda pid, s: SqlRel(pid, [], s),
-}
-
-#: steps analysis turns into others (a join, a groupBy) or leaves out (stop)
-_ANALYSED_AWAY = {ir.CrossJoin, ir.Agg, ir.Stop}
-if set(ir.STEP_CLASSES) - set(LOWERINGS) - _ANALYSED_AWAY:  # pragma: no cover - developer error at import
-    raise RuntimeError(f"no lowering for {sorted(c.__name__ for c in set(ir.STEP_CLASSES) - set(LOWERINGS))}")
+SOURCE_LOWERINGS: dict[type, Callable[[int, Any], Rel]] = ir.covering(
+    {
+        ir.InlineData: lambda pid, s: LocalRel(pid, [], s.table),
+        ir.TableSource: lambda pid, s: ReadTableRel(pid, [], s.name, s.options),
+        ir.FileSource: lambda pid, s: ReadFilesRel(pid, [], s),
+        ir.RangeSource: lambda pid, s: RangeRel(pid, [], s),
+        ir.SqlSource: lambda pid, s: SqlRel(pid, [], s),
+    },
+    ir.SOURCE_CLASSES,
+    "translator.lower.SOURCE_LOWERINGS",
+    absent=(ir.SharedPlan,),
+)

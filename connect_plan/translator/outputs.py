@@ -69,10 +69,9 @@ def build_view(output: ir.TempView, chain: list[Rel], plan_id: int, out: pb.Plan
     v.replace = output.replace
 
 
-OUTPUT_BUILDERS: dict[type, Callable[[Any, list[Rel], int, pb.Plan, Emitter], None]] = {
-    ir.Write: build_write,
-    ir.TempView: build_view,
-}
+OUTPUT_BUILDERS: dict[type, Callable[[Any, list[Rel], int, pb.Plan, Emitter], None]] = ir.covering(
+    {ir.Write: build_write, ir.TempView: build_view}, ir.OUTPUT_CLASSES, "translator.outputs.OUTPUT_BUILDERS"
+)
 
 
 def emit_output(output: ir.Output, chain: list[Rel], plan_id: int, out: pb.Plan, em: Emitter) -> None:

@@ -19,7 +19,8 @@ import json
 from collections.abc import Iterable, Sequence
 
 from .. import ir
-from .scope import Scope, attribute_parts
+from ..names import attribute_parts
+from .scope import Scope
 
 __all__ = ["root_name", "unmatched_by_name", "unresolved", "unresolved_in_join", "unresolved_refs"]
 

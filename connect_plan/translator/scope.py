@@ -14,59 +14,12 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from ..names import attribute_part, attribute_parts, quote
+
 if TYPE_CHECKING:
     from ..types import DataType
 
 __all__ = ["Scope", "attribute_parts"]
-
-
-def _quote(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
-def attribute_parts(name: str) -> list[str] | None:
-    """The name parts Spark reads from an unparsed identifier (its ``parseAttributeName``:
-    dots separate parts, backticks quote, a doubled backtick is one), or None where Spark
-    would refuse the text (a stray backtick, an empty part)."""
-    if name and "." not in name and "`" not in name:
-        return [name]  # a plain name, the usual case
-    parts: list[str] = []
-    cur: list[str] = []
-    quoted = False  # inside backticks
-    closed = False  # the current part was a closed quote: only a dot may follow
-    i, n = 0, len(name)
-    while i < n:
-        c = name[i]
-        if quoted:
-            if c == "`":
-                if i + 1 < n and name[i + 1] == "`":
-                    cur.append("`")
-                    i += 1
-                else:
-                    quoted, closed = False, True
-            else:
-                cur.append(c)
-        elif c == ".":
-            if (not cur and not closed) or i == n - 1:
-                return None
-            parts.append("".join(cur))
-            cur, closed = [], False
-        elif closed or (c == "`" and cur):
-            return None
-        elif c == "`":
-            quoted = True
-        else:
-            cur.append(c)
-        i += 1
-    if quoted or (not cur and not closed):
-        return None
-    parts.append("".join(cur))
-    return parts
-
-
-def _part(text: str) -> str:
-    """One name part as Spark reads it back: plain when nothing in it can be misread."""
-    return text if text and "." not in text and "`" not in text else _quote(text)
 
 
 #: the shared empty mappings of a scope without renames or known types (never changed)
@@ -155,11 +108,11 @@ class Scope:
         if "." not in name and "`" not in name:
             return name
         if self.has(name):
-            return _quote(name)
+            return quote(name)
         parts = attribute_parts(name)
         if parts is None:
             parts = name.split(".")
-        return ".".join(_part(p) for p in parts)
+        return ".".join(attribute_part(p) for p in parts)
 
     def output_name(self, name: str) -> str:
         return self.renames.get(self.norm(name), name)

@@ -16,11 +16,14 @@ Anything not known is ``None`` and keeps Spark's own behaviour.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from .. import ir
 from ..types import ArrayType, DataType, MapType, Primitive, StructType
 from .scope import Scope
 
-__all__ = ["generator_width", "static_type"]
+__all__ = ["STATIC_TYPES", "generator_width", "static_type"]
 
 #: functions whose result is always a map
 _MAP_BUILDERS = frozenset(
@@ -42,14 +45,15 @@ _UNKNOWN = Primitive("?")  # a field of a struct whose type is not known
 def static_type(expr: ir.Expr, scope: Scope) -> DataType | None:
     """The type of ``expr`` where it is known without the server, else None. Containers
     may hold ``None`` (bare) element, key or value types."""
-    if isinstance(expr, ir.Col):
-        return scope.type_of(expr.name) if expr.side is None else None
-    if isinstance(expr, ir.Cast):
-        return expr.to
-    if isinstance(expr, ir.Lit):
-        return expr.type
-    if not isinstance(expr, ir.Call):
-        return None
+    typed = STATIC_TYPES.get(type(expr))
+    return None if typed is None else typed(expr, scope)
+
+
+def _column_type(expr: ir.Col, scope: Scope) -> DataType | None:
+    return scope.type_of(expr.name) if expr.side is None else None
+
+
+def _call_type(expr: ir.Call, scope: Scope) -> DataType | None:
     if expr.fn in _MAP_BUILDERS:
         return MapType(None, None)
     if expr.fn == "array":
@@ -70,6 +74,20 @@ def static_type(expr: ir.Expr, scope: Scope) -> DataType | None:
             )
         )
     return None
+
+
+#: expression class → what is known of its type; the classes left out never have a known one
+STATIC_TYPES: dict[type, Callable[[Any, Scope], DataType | None]] = ir.covering(
+    {
+        ir.Col: _column_type,
+        ir.Cast: lambda expr, scope: expr.to,
+        ir.Lit: lambda expr, scope: expr.type,
+        ir.Call: _call_type,
+    },
+    ir.EXPR_CLASSES,
+    "translator.statictypes.STATIC_TYPES",
+    absent=(ir.When, ir.ExtractValue, ir.Star, ir.Window, ir.Lambda, ir.LambdaVar, ir.UdfCall, ir.Subquery),
+)
 
 
 def generator_width(call: ir.Call, scope: Scope) -> int | None:

@@ -3,45 +3,14 @@ Connect DataFrame API, on the same server, compared as Arrow tables."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pyarrow as pa
 import pytest
 
-from connect_plan.formats.json_plan import parse_plan
-
-
-def arrow_input(rows: Any, schema: Any) -> pa.Table:
-    """The Arrow table connect_plan builds for inline rows (the oracle gets the same)."""
-    return parse_plan(rows, schema, []).source.table
-
-
-def _norm(v: Any) -> Any:
-    if isinstance(v, float) and math.isnan(v):
-        return "NaN"
-    if isinstance(v, list):
-        return [_norm(x) for x in v]
-    if isinstance(v, dict):
-        return {k: _norm(x) for k, x in v.items()}
-    if isinstance(v, tuple):
-        return tuple(_norm(x) for x in v)
-    return v
-
-
-def rows_of(table: pa.Table) -> list[list[Any]]:
-    cols = [c.to_pylist() for c in table.columns]
-    return [_norm(list(r)) for r in zip(*cols)] if cols else []
-
-
-def assert_same(ours: pa.Table, theirs: pa.Table, *, ordered: bool) -> None:
-    assert ours.schema.names == theirs.schema.names, (ours.schema.names, theirs.schema.names)
-    assert ours.schema.types == theirs.schema.types, f"\nours:   {ours.schema}\ntheirs: {theirs.schema}"
-    a, b = rows_of(ours), rows_of(theirs)
-    if not ordered:
-        a, b = sorted(a, key=repr), sorted(b, key=repr)
-    assert a == b
+from tests.support.proxies import GrpcTlsProxy, proxy_in_front_of
+from tests.support.tables import arrow_input, assert_same
 
 
 class Differential:
@@ -74,3 +43,18 @@ class Differential:
 @pytest.fixture(scope="session")
 def diff(client: Any, spark: Any) -> Differential:
     return Differential(client, spark)
+
+
+@pytest.fixture(scope="module")
+def proxy(spark_url: str) -> Iterator[GrpcTlsProxy]:
+    """A plaintext gRPC proxy in front of the test server that records every call."""
+    yield from proxy_in_front_of(spark_url)
+
+
+@pytest.fixture
+def counted(proxy: GrpcTlsProxy) -> Iterator[Any]:
+    """A client whose every RPC the proxy records."""
+    import connect_plan
+
+    with connect_plan.connect(f"sc://127.0.0.1:{proxy.port}") as c:
+        yield c

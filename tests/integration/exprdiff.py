@@ -10,7 +10,6 @@ server, each case is run on its own to name the culprits.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 
 from connect_plan.errors import ServerError
+from tests.support.tables import norm
 
 
 @dataclass(frozen=True)
@@ -27,21 +27,9 @@ class X:
     oracle: Callable[[], Any]
 
 
-def _norm(v: Any) -> Any:
-    if isinstance(v, float) and math.isnan(v):
-        return "NaN"
-    if isinstance(v, list):
-        return [_norm(x) for x in v]
-    if isinstance(v, dict):
-        return {k: _norm(x) for k, x in v.items()}
-    if isinstance(v, tuple):
-        return tuple(_norm(x) for x in v)
-    return v
-
-
 def _column(table: pa.Table, i: int) -> tuple[pa.DataType, list[Any]]:
     col = table.column(i)
-    return col.type, [_norm(v) for v in col.to_pylist()]
+    return col.type, [norm(v) for v in col.to_pylist()]
 
 
 def check_cases(diff: Any, rows: Any, schema: Any, cases: Sequence[X], *, step: str = "select") -> int:

@@ -4,25 +4,19 @@ fixtures (pass and fail), and server errors printed readably."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
+
+from tests.support.processes import connect_plan
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "fixtures" / "plans" / "groupby_sum_count.json"
 
 
 def cli(spark_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "connect_plan", *args, "--remote", spark_url],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"PATH": os.environ.get("PATH", os.defpath), "PYTHONPATH": str(ROOT.parent)},
-    )
+    return connect_plan(*args, remote=spark_url)
 
 
 def test_run_table_json_csv_parquet(spark_url: str, tmp_path: Path) -> None:

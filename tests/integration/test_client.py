@@ -203,23 +203,23 @@ def test_the_server_version_is_probed_once_and_an_older_server_is_refused(spark_
     connect_plan supports (here: one that answers 3.5.2) is refused before any plan is sent,
     naming what it lacks, instead of silently ignoring the fields it does not know."""
     with connect_plan.connect(spark_url) as c:
-        real = c._transport.spark_version
+        real = c.internals.transport.spark_version
         asked: list[str] = []
 
         def version() -> str:
             asked.append("spark_version")
             return real()
 
-        c._transport.spark_version = version
+        c.internals.transport.spark_version = version
         for n in (1, 2):
             assert c.execute([{"op": "limit", "payload": {"n": n}}], data=ROWS, schema=SCHEMA).num_rows == n
         assert asked.count("spark_version") == 1
     with connect_plan.connect(spark_url) as old:
         sent: list[Any] = []
-        old._transport.spark_version = lambda: "3.5.2"
-        old._executor.results = lambda *a, **kw: sent.append(a)  # type: ignore[method-assign]
+        old.internals.transport.spark_version = lambda: "3.5.2"
+        old.internals.executor.results = lambda *a, **kw: sent.append(a)  # type: ignore[method-assign]
         for rpc in ("execute_plan", "schema", "explain"):  # whatever would reach the server
-            setattr(old._transport, rpc, lambda *a, **kw: sent.append(a))
+            setattr(old.internals.transport, rpc, lambda *a, **kw: sent.append(a))
         for run in (
             lambda: old.execute([], data=ROWS, schema=SCHEMA),
             lambda: old.schema([], data=ROWS, schema=SCHEMA),
@@ -263,7 +263,7 @@ def test_output_names_are_compared_as_the_session_compares_them(spark_url: str) 
         op = pb.ConfigRequest.Operation()
         pair = op.set.pairs.add()
         pair.key, pair.value = "spark.sql.caseSensitive", "true"
-        c._transport.config(op)
+        c.internals.transport.config(op)
         assert c.execute(CASE_PAIR).column_names == ["a", "A"]
         with pytest.raises(connect_plan.ResultIntegrityError, match="two columns named 'a'"):
             c.execute({"input": {"sql": "SELECT 1 AS a, 2 AS a"}, "plan": []})
@@ -292,7 +292,7 @@ def test_a_failure_while_locating_the_step_names_no_step(spark_url: str, code: s
     being located, so no step is named (counting it as 'this prefix fails' named step 0)."""
     import grpc
 
-    from tests.netparts import GrpcTlsProxy
+    from tests.support.proxies import GrpcTlsProxy
 
     proxy = GrpcTlsProxy(spark_url[len("sc://") :].split("/")[0], None)
     analyses: list[str] = []

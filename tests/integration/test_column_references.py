@@ -7,8 +7,7 @@ no RPC is sent (counted by a recording gRPC proxy). Cases the check leaves to th
 
 from __future__ import annotations
 
-import concurrent.futures
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,7 +16,7 @@ from pyspark.sql.window import Window as W
 
 import connect_plan
 from tests.conftest import engine
-from tests.netparts import GrpcTlsProxy, proxy_in_front_of
+from tests.support.proxies import GrpcTlsProxy, settle
 
 from .conftest import Differential, assert_same
 
@@ -259,24 +258,6 @@ def test_spark_resolves_it_so_the_check_lets_it_through(
 
 
 # ------------------------------------------------------------ refused: Spark refuses them too
-
-
-@pytest.fixture(scope="module")
-def proxy(spark_url: str) -> Iterator[GrpcTlsProxy]:
-    yield from proxy_in_front_of(spark_url)
-
-
-@pytest.fixture(scope="module")
-def counted(proxy: GrpcTlsProxy) -> Iterator[Any]:
-    """A client whose every RPC the proxy records."""
-    with connect_plan.connect(f"sc://127.0.0.1:{proxy.port}") as c:
-        c.execute([{"op": "limit", "payload": {"n": 1}}], data=[[1]], schema=[{"name": "a", "type": "bigint"}])
-        yield c
-
-
-def settle(client: Any) -> None:
-    """Wait for the ReleaseExecute calls PySpark sends from its thread pool after a query."""
-    concurrent.futures.wait(list(client._transport.release_futures), timeout=30)
 
 
 def refused_without_a_call(proxy: GrpcTlsProxy, client: Any, run: Callable[[], Any]) -> connect_plan.PlanError:

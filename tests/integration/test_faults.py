@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import _thread
 import contextlib
-import os
 import signal
 import threading
 import time
@@ -27,8 +26,8 @@ import pytest
 
 import connect_plan
 from connect_plan import PlanTooLargeError, QueryTimeoutError, ServerUnavailableError
-from connect_plan.server import LocalServer, free_port
-from tests.netparts import TcpProxy
+from tests.support.processes import FaultServer
+from tests.support.proxies import TcpProxy
 
 pytestmark = [pytest.mark.spark_only, pytest.mark.slow]
 
@@ -37,56 +36,9 @@ INBOUND_LIMIT = 8 * 1024 * 1024
 SLOW_ROWS = 400  # × 0.25 s = 100 s if nobody stops it
 
 
-class FaultServer:
-    def __init__(self, directory: Path) -> None:
-        self.local = LocalServer(directory)
-        self.port = free_port()
-        self.starts = 0
-        self.start()
-
-    def start(self) -> None:
-        t = time.monotonic()
-        self.info = self.local.start(
-            port=self.port,
-            driver_memory="1g",
-            conf={
-                "spark.sql.shuffle.partitions": "2",
-                "spark.connect.grpc.maxInboundMessageSize": str(INBOUND_LIMIT),
-            },
-        )
-        self.starts += 1
-        print(f"\n[fault server] start #{self.starts} took {time.monotonic() - t:.1f} s")
-
-    @property
-    def url(self) -> str:
-        return self.info.url
-
-    def signal(self, sig: int) -> None:
-        os.killpg(self.info.pid, sig)  # the JVM and its Python workers (one process group)
-
-    def kill(self) -> None:
-        self.signal(signal.SIGKILL)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and self.alive():
-            time.sleep(0.05)
-        assert not self.alive()
-
-    def alive(self) -> bool:
-        try:
-            os.kill(self.info.pid, 0)
-        except ProcessLookupError:
-            return False
-        with open(f"/proc/{self.info.pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-
-    def stop(self) -> None:
-        self.signal(signal.SIGCONT)
-        self.local.stop()
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FaultServer]:
-    s = FaultServer(tmp_path_factory.mktemp("fault-server"))
+    s = FaultServer(tmp_path_factory.mktemp("fault-server"), inbound_limit=INBOUND_LIMIT)
     try:
         yield s
     finally:
@@ -179,7 +131,7 @@ def assert_cancelled_on_the_server(client: Any, marker: Path) -> None:
 
 
 def op_states(client: Any) -> list[str]:
-    statuses = client._transport.operation_statuses().operation_statuses
+    statuses = client.internals.transport.operation_statuses().operation_statuses
     return [s.DESCRIPTOR.fields_by_name["state"].enum_type.values_by_number[s.state].name for s in statuses]
 
 

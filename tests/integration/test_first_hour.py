@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from tests.cliproc import connect_plan, local_state_dir, no_traceback
+from tests.support.processes import connect_plan, local_state_dir, no_traceback
 
 #: one column of every Spark type the suite knows (the primitives of connect_plan.types,
 #: intervals, variant, and nested types holding them), built by the server itself
@@ -90,7 +90,7 @@ def test_item1_table_and_parquet_write_every_type(spark_url: str, every_type: Pa
 #: has loaded once main() returned
 _REPORTING_ENTRY = """
 import json, sys
-from connect_plan import cli
+from connect_plan.cli import process as cli
 
 run = cli.main
 

@@ -5,7 +5,7 @@ without artifact support get inline data or a clear error.
 
 Where a test needs a server unlike this one (no artifact support, no chunked relations,
 a small message limit), it sets the settings the client would have read from such a
-server (``client._session.inputs._settings``); a low cache threshold is set on the server itself,
+server (``client.internals.session.inputs._settings``); a low cache threshold is set on the server itself,
 for the test's own session (``set_conf`` or a plan document's ``conf``); everything else is
 the real server.
 """
@@ -88,7 +88,7 @@ def needs_artifact_cache(client: Any) -> None:
     """Fail at once, before building inputs the size of the threshold, when the server
     cannot cache artifacts (Sail: ArtifactStatus fails, and it reports a 2 GiB threshold)."""
     try:
-        client._transport.cache_artifacts([b"connect_plan artifact probe"])
+        client.internals.transport.cache_artifacts([b"connect_plan artifact probe"])
     except Exception as exc:  # the server's refusal, whatever PySpark raised it as
         pytest.fail(f"the server has no artifact cache: {str(exc).splitlines()[0][:200]}")
 
@@ -105,7 +105,7 @@ def rows_over(client: Any, factor: float, seed: int) -> list[list[Any]]:
 
 def source_relation(client: Any, rows: Any, schema: Any = SCHEMA) -> Any:
     """The relation carrying the input in the plan the client would send."""
-    plan = client._executor.prepare(load_plan([{"op": "limit", "payload": {"n": 1}}], rows, schema)).plan
+    plan = client.internals.executor.prepare(load_plan([{"op": "limit", "payload": {"n": 1}}], rows, schema)).plan
     return plan.root.limit.input
 
 
@@ -148,13 +148,13 @@ def test_json_rows_converted_column_wise_match_pyspark(client: Any, spark: Any) 
 def test_the_same_data_is_not_uploaded_twice(fresh_client: Any) -> None:
     needs_artifact_cache(fresh_client)
     calls: list[int] = []
-    real = fresh_client._transport.cache_artifacts
+    real = fresh_client.internals.transport.cache_artifacts
 
     def counting(blobs: list[bytes]) -> list[str]:  # the real upload, counted
         calls.append(len(blobs))
         return real(blobs)
 
-    fresh_client._transport.cache_artifacts = counting
+    fresh_client.internals.transport.cache_artifacts = counting
     rows = rows_over(fresh_client, 1.5, seed=4)
     table = load_plan([], rows, SCHEMA).source.table
     n = [{"op": "agg", "payload": {"aggs": [{"agg": "count", "alias": "n"}]}}]
@@ -169,8 +169,10 @@ def test_the_same_data_is_not_uploaded_twice(fresh_client: Any) -> None:
 
 def test_servers_without_chunked_relations_get_one_cached_relation(fresh_client: Any) -> None:
     needs_artifact_cache(fresh_client)
-    settings = fresh_client._session.inputs.settings()
-    fresh_client._session.inputs._settings = dataclasses.replace(settings, chunked=False)  # a Spark 3.5/4.0 server
+    settings = fresh_client.internals.session.inputs.settings()
+    fresh_client.internals.session.inputs._settings = dataclasses.replace(
+        settings, chunked=False
+    )  # a Spark 3.5/4.0 server
     rows = rows_over(fresh_client, 1.5, seed=6)
     rel = source_relation(fresh_client, rows)
     assert rel.WhichOneof("rel_type") == "cached_local_relation" and rel.cached_local_relation.hash
@@ -179,8 +181,8 @@ def test_servers_without_chunked_relations_get_one_cached_relation(fresh_client:
 
 def test_servers_without_artifacts_get_inline_data_or_a_clear_error(fresh_client: Any) -> None:
     limit = 1 << 20
-    settings = fresh_client._session.inputs.settings()
-    fresh_client._session.inputs._settings = dataclasses.replace(
+    settings = fresh_client.internals.session.inputs.settings()
+    fresh_client.internals.session.inputs._settings = dataclasses.replace(
         settings, threshold=None, max_message=limit
     )  # e.g. no AddArtifacts
     fits = json_rows(10_000, seed=7)
@@ -230,8 +232,10 @@ def test_arrow_and_pandas_inputs_run_as_they_are(client: Any) -> None:
 def test_inline_tables_over_the_limit_on_a_caching_server_name_the_threshold(fresh_client: Any) -> None:
     """Each table under the (raised) cache threshold goes inline; together they do not fit."""
     limit = 1 << 20
-    settings = fresh_client._session.inputs.settings()
-    fresh_client._session.inputs._settings = dataclasses.replace(settings, threshold=1 << 40, max_message=limit)
+    settings = fresh_client.internals.session.inputs.settings()
+    fresh_client.internals.session.inputs._settings = dataclasses.replace(
+        settings, threshold=1 << 40, max_message=limit
+    )
     part = json_rows(14_000, seed=9)
     assert limit // 3 < load_plan([], part, SCHEMA).source.table.nbytes < limit // 2
     plan = [
@@ -246,13 +250,13 @@ def test_inline_tables_over_the_limit_on_a_caching_server_name_the_threshold(fre
 def counting_uploads(client: Any) -> list[list[bytes]]:
     """Record every upload of ``client`` (the real ``cache_artifacts`` call still runs)."""
     calls: list[list[bytes]] = []
-    real = client._transport.cache_artifacts
+    real = client.internals.transport.cache_artifacts
 
     def counting(blobs: list[bytes]) -> list[str]:
         calls.append(list(blobs))
         return real(blobs)
 
-    client._transport.cache_artifacts = counting
+    client.internals.transport.cache_artifacts = counting
     return calls
 
 
@@ -310,7 +314,7 @@ def test_a_sub_plan_used_several_times_is_weighed_by_its_uses(fresh_client: Any,
     one = table_bytes(rows)
     assert one < 256 * 1024 <= 4 * one
     uploads = counting_uploads(fresh_client)
-    tr = fresh_client._executor.prepare(load_plan(shared_doc(rows, 4)))
+    tr = fresh_client.internals.executor.prepare(load_plan(shared_doc(rows, 4)))
     kinds = [item.relation.WhichOneof("rel_type") for item in tr.local_data]
     assert kinds == ["chunked_cached_local_relation"] * 4
     hashes = {tuple(item.relation.chunked_cached_local_relation.dataHashes) for item in tr.local_data}
@@ -330,7 +334,7 @@ def test_a_sub_plan_used_several_times_is_weighed_by_its_uses(fresh_client: Any,
     assert ours.to_pylist() == [dict(zip(("b", "n", "ids", "top"), r.values())) for r in theirs.to_pylist()]
     assert sum(r["n"] for r in ours.to_pylist()) == 4 * len(rows)
     # used once, the same table is under the threshold: inline
-    single = fresh_client._executor.prepare(load_plan(shared_doc(rows, 1)))
+    single = fresh_client.internals.executor.prepare(load_plan(shared_doc(rows, 1)))
     assert [item.relation.WhichOneof("rel_type") for item in single.local_data] == ["local_relation"]
 
 
@@ -342,7 +346,7 @@ def test_equal_data_written_twice_is_weighed_together(fresh_client: Any) -> None
     assert table_bytes(rows) < 128 * 1024 <= 2 * table_bytes(rows)
     uploads = counting_uploads(fresh_client)
     plan = [{"op": "union", "payload": {"other_data": rows, "other_schema": SCHEMA}}]
-    tr = fresh_client._executor.prepare(load_plan(plan, rows, SCHEMA))
+    tr = fresh_client.internals.executor.prepare(load_plan(plan, rows, SCHEMA))
     assert [item.relation.WhichOneof("rel_type") for item in tr.local_data] == ["chunked_cached_local_relation"] * 2
     assert len(uploads) == 1
     assert fresh_client.execute([*plan, *SORTED], rows, SCHEMA).column("id").to_pylist() == sorted(
@@ -355,8 +359,10 @@ def test_a_sub_plan_too_large_to_repeat_inline_is_cached_whatever_the_threshold(
     error a per-table decision raised); with the threshold far above them, it is cached."""
     needs_artifact_cache(fresh_client)
     limit = 1 << 20
-    settings = fresh_client._session.inputs.settings()
-    fresh_client._session.inputs._settings = dataclasses.replace(settings, threshold=1 << 40, max_message=limit)
+    settings = fresh_client.internals.session.inputs.settings()
+    fresh_client.internals.session.inputs._settings = dataclasses.replace(
+        settings, threshold=1 << 40, max_message=limit
+    )
     rows = json_rows(10_000, seed=26)
     assert limit // 4 < table_bytes(rows) < limit // 2
     uploads = counting_uploads(fresh_client)

@@ -11,7 +11,7 @@ network (the PySpark client's stub), into ``Client.execute``: each tampering is 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pyarrow as pa
@@ -20,7 +20,9 @@ import pytest
 import connect_plan
 from connect_plan import ResultIntegrityError
 from connect_plan.results import MAX_EMPTY_REATTACHES
-from tests.tampering import (
+from tests.support.reference_transport import use_reference_transport
+from tests.support.stub import ReplayStub
+from tests.support.tampering import (
     TAMPERINGS,
     announced_schema_differs,
     arrow_indices,
@@ -30,8 +32,8 @@ from tests.tampering import (
     schema_drift,
     truncated_after_two_batches,
 )
-from tests.unit.fakes import SMALL_BATCHES, decode, generated
-from tests.unit.fakes import record_execution as record
+from tests.support.transport import SMALL_BATCHES, decode, generated
+from tests.support.transport import record_execution as record
 
 SCHEMA = [("id", "bigint"), ("s", "string")]
 
@@ -81,7 +83,7 @@ def test_chunked_batches(spark_url: str) -> None:
     """The client asks for 64 KiB chunks (PySpark's preferred_arrow_chunk_size): batches
     arrive in several chunks each, reassembled into the same table."""
     with connect_plan.connect(spark_url) as c:
-        c._transport.preferred_arrow_chunk_size = 64 * 1024
+        c.internals.transport.preferred_arrow_chunk_size = 64 * 1024
         doc = generated(200_000)
         responses = record(c, doc)
         chunked = [r for r in responses if r.HasField("arrow_batch") and r.arrow_batch.num_chunks_in_batch > 1]
@@ -98,7 +100,7 @@ def test_chunked_batches(spark_url: str) -> None:
 def recorded(spark_url: str) -> dict[str, list[Any]]:
     with connect_plan.connect(spark_url) as c:
         small = record(c, {**generated(1_000), "conf": SMALL_BATCHES})
-        c._transport.preferred_arrow_chunk_size = 16 * 1024
+        c.internals.transport.preferred_arrow_chunk_size = 16 * 1024
         chunked = record(c, generated(50_000))
     assert len(arrow_indices(small)) >= 5
     assert any(r.arrow_batch.num_chunks_in_batch > 2 for r in chunked if r.HasField("arrow_batch"))
@@ -120,29 +122,6 @@ def test_the_checker_catches_each_tampering(
         decode(responses)
 
 
-class ReplayStub:
-    """The real stub, except that ExecutePlan replays ``responses`` (for this client's
-    session) and ReattachExecute streams end at once, empty."""
-
-    def __init__(self, real: Any, responses: list[Any]) -> None:
-        self.real, self.responses, self.reattaches = real, responses, 0
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.real, name)
-
-    def ExecutePlan(self, request: Any, **kw: Any) -> Iterator[Any]:
-        return iter(copy.deepcopy(self.responses))
-
-    def ReattachExecute(self, request: Any, **kw: Any) -> Iterator[Any]:
-        self.reattaches += 1
-        return iter(())
-
-    def ReleaseExecute(self, request: Any, **kw: Any) -> Any:
-        from pyspark.sql.connect import proto as pb
-
-        return pb.ReleaseExecuteResponse(session_id=request.session_id)
-
-
 @pytest.mark.parametrize(
     "tamper,message",
     [
@@ -158,7 +137,7 @@ def test_execute_never_returns_a_tampered_result(
     with connect_plan.connect(spark_url) as c:
         responses = record(c, {**generated(1_000), "conf": SMALL_BATCHES})
         tamper(responses)
-        c._transport._stub = ReplayStub(c._transport._stub, responses)
+        c.internals.transport._stub = ReplayStub(c.internals.transport._stub, responses)
         with pytest.raises(ResultIntegrityError, match=message):
             c.execute(generated(1_000))
 
@@ -169,8 +148,8 @@ def test_a_stream_cut_short_is_reattached_a_bounded_number_of_times(spark_url: s
     with connect_plan.connect(spark_url) as c:
         responses = record(c, {**generated(1_000), "conf": SMALL_BATCHES})
         truncated_after_two_batches(responses)
-        stub = ReplayStub(c._transport._stub, responses)
-        c._transport._stub = stub
+        stub = ReplayStub(c.internals.transport._stub, responses)
+        c.internals.transport._stub = stub
         with pytest.raises(ResultIntegrityError, match="giving up instead of reattaching forever"):
             c.execute(generated(1_000))
         assert stub.reattaches == MAX_EMPTY_REATTACHES + 1
@@ -197,14 +176,14 @@ def test_every_pyspark_client_gets_the_checked_stream(
     without internals PySpark 4.0 lacks, results still come whole from the real server and a
     stream without ResultComplete (or with a lost batch) is still refused. (These took a
     fallback through PySpark's to_table_as_iterator, which returned the truncated table.)
-    PySpark's client is the transport here (CONNECT_PLAN_TRANSPORT=pyspark)."""
-    monkeypatch.setenv("CONNECT_PLAN_TRANSPORT", "pyspark")
+    PySpark's client is the transport here (the tests' reference transport)."""
+    use_reference_transport(monkeypatch)
     with connect_plan.connect(spark_url) as c:
-        variant(c._transport.sc)
+        variant(c.internals.transport.sc)
         assert c.execute({**generated(1_000), "conf": SMALL_BATCHES}).column("id").to_pylist() == list(range(1_000))
         reader = c.stream(generated(5_000))
         assert reader.read_all().num_rows == 5_000
-        real = c._transport.sc._stub
+        real = c.internals.transport.sc._stub
         for tamper, message in (
             (no_result_complete, "without ResultComplete|giving up"),
             (batch_lost, "starts at row"),
@@ -213,16 +192,16 @@ def test_every_pyspark_client_gets_the_checked_stream(
             if tamper is batch_lost and len(arrow_indices(responses)) < 3:
                 continue  # Sail sends one batch (tests/engines.py): no batch to lose
             tamper(responses)
-            c._transport.sc._stub = ReplayStub(real, responses)
+            c.internals.transport.sc._stub = ReplayStub(real, responses)
             with pytest.raises(ResultIntegrityError, match=message):
                 c.execute(generated(1_000))
-            c._transport.sc._stub = real
+            c.internals.transport.sc._stub = real
 
 
 def test_a_pyspark_without_the_needed_internals_is_a_clear_error() -> None:
     from pyspark.sql.connect import proto as pb
 
-    from connect_plan.results import reattachable_stream
+    from tests.support.reference_transport import reattachable_stream
 
     with pytest.raises(connect_plan.ConnectPlanError, match=r"lacks the Connect client internals .*_stub"):
         reattachable_stream(object(), pb.Plan())

@@ -17,7 +17,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tests.cliproc import EXAMPLES, connect_plan, local_state_dir, no_traceback
+from tests.support.processes import EXAMPLES, connect_plan, local_state_dir, no_traceback
 
 EXAMPLE_FILES = sorted(EXAMPLES.glob("*.json"))
 ROWS = {

@@ -19,8 +19,8 @@ from connect_plan import Policy, PolicyError, QueryTimeoutError
 from connect_plan.fixtures import load_fixture, plan_document, run_fixture
 from connect_plan.formats import load_plan
 from tests.conftest import engine
-from tests.integration.conftest import assert_same
 from tests.policy_corpus import LEGITIMATE
+from tests.support.tables import assert_same
 
 ROOT = Path(__file__).resolve().parents[2]
 STRICT = Policy.strict()

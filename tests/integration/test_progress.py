@@ -16,6 +16,7 @@ import pytest
 
 import connect_plan
 from connect_plan.telemetry import Progress, QueryStats
+from tests.support.reference_transport import use_reference_transport
 
 pytestmark = pytest.mark.spark_only("Spark's ExecutionProgress and Metrics responses (Sail sends neither)")
 
@@ -95,8 +96,8 @@ def test_a_write_reports_its_progress_and_statistics(
     """A plan that writes is watched as a query is (on either transport): its stages and
     tasks while it runs, ending at 100%, and its statistics, with no rows received; what it
     wrote is read back by PySpark."""
-    if transport == "pyspark":
-        monkeypatch.setenv("CONNECT_PLAN_TRANSPORT", "pyspark")
+    if transport == "pyspark":  # the tests' reference transport
+        use_reference_transport(monkeypatch)
     seen: list[Progress] = []
     stats: list[QueryStats] = []
     target = str(tmp_path / "counts")

@@ -1,4 +1,4 @@
-"""The recorded Spark Connect answers the unit tests replay (tests/unit/fakes.py) are what
+"""The recorded Spark Connect answers the unit tests replay (tests/support/transport.py) are what
 the server sends: each is recorded again here and compared with the stored one by what it
 means (the decoded table and how it was cut into batches and chunks, the error's class,
 SQLSTATE, parameters and message, the version).
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit import fakes
+from tests.support import transport as fakes
 
 pytestmark = pytest.mark.spark_only(reason="the recordings are Apache Spark's answers")
 

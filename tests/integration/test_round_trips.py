@@ -6,14 +6,12 @@ plaintext). After a session's first query, a small query is one ``ExecutePlan`` 
 
 from __future__ import annotations
 
-import concurrent.futures
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 import connect_plan
-from tests.netparts import GrpcTlsProxy, proxy_in_front_of
+from tests.support.proxies import GrpcTlsProxy, settle
 
 SERVICE = "/spark.connect.SparkConnectService/"
 SCHEMA = [{"name": "id", "type": "bigint"}, {"name": "x", "type": "double"}, {"name": "s", "type": "string"}]
@@ -30,22 +28,6 @@ KEY = "spark.sql.files.maxRecordsPerFile"
 
 def rows(seed: int) -> list[list[Any]]:
     return [[seed, 3.5, "a"], [seed + 1, 1.25, "b"], [seed + 2, 7.0, "c"]]
-
-
-@pytest.fixture(scope="module")
-def proxy(spark_url: str) -> Iterator[GrpcTlsProxy]:
-    yield from proxy_in_front_of(spark_url)
-
-
-@pytest.fixture
-def counted(proxy: GrpcTlsProxy) -> Iterator[Any]:
-    with connect_plan.connect(f"sc://127.0.0.1:{proxy.port}") as c:
-        yield c
-
-
-def settle(c: Any) -> None:
-    """Wait for the ReleaseExecute calls PySpark sends from its thread pool."""
-    concurrent.futures.wait(list(c._transport.release_futures), timeout=30)
 
 
 def calls_of(proxy: GrpcTlsProxy, c: Any, run: Any) -> list[str]:

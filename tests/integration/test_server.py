@@ -16,6 +16,7 @@ import pytest
 import connect_plan
 from connect_plan.errors import LocalServerError
 from connect_plan.server import LocalServer, ServerInfo, free_port
+from tests.support.processes import connect_plan as connect_plan_entry
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 pytestmark = pytest.mark.spark_only
@@ -30,13 +31,8 @@ def _non_loopback_ipv4() -> list[str]:
 
 
 def cli(state: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "connect_plan", "server", *args, "--state-dir", str(state)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    """``connect-plan server ARGS --state-dir STATE`` (the entry point, this environment)."""
+    return connect_plan_entry("server", *args, "--state-dir", str(state), env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
 @pytest.mark.slow
@@ -162,9 +158,7 @@ def test_run_and_explain_start_a_local_server_when_none_is_given(tmp_path: Path)
     env.update({"PYTHONPATH": str(ROOT), "CONNECT_PLAN_STATE_DIR": str(state)})
 
     def connect_plan_cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "connect_plan", *args], capture_output=True, text=True, timeout=300, env=env
-        )
+        return connect_plan_entry(*args, env=env)
 
     offline = connect_plan_cli("explain", str(doc))
     assert offline.returncode == 0 and "starting a local" not in offline.stderr and not state.exists()

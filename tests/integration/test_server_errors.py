@@ -4,7 +4,7 @@ PySpark's client raises for it, field by field, for real failures of a real serv
 
 Each failure is caused twice, in two fresh sessions:
 
-* through PySpark's ``SparkConnectClient`` as connect_plan's ``PySparkTransport`` drives it
+* through PySpark's ``SparkConnectClient`` as the tests' reference ``PySparkTransport`` drives it
   (its reattachable stream, its ``_analyze``, its ``config``), described by
   ``pyspark_failure``; the gRPC error PySpark's client received, the details it fetched and
   whether it showed the stack trace are recorded on the way;
@@ -30,11 +30,11 @@ from typing import Any
 import grpc
 import pytest
 
-from connect_plan.call_failures import RpcFailure
+from connect_plan.call_failures import CallFailure, RpcFailure
 from connect_plan.errors import ServerError
 from connect_plan.server_errors import STACKTRACE_CONFS, rpc_failure, stacktrace_shown
-from connect_plan.transport import PySparkTransport, connector, pyspark_failure
 from tests.conftest import engine
+from tests.support.reference_transport import PySparkTransport, pyspark_failure, reference_connector
 
 
 def _pb() -> Any:
@@ -365,7 +365,7 @@ CASES: dict[str, Case] = {
 
 @pytest.fixture
 def both(spark_url: str) -> Iterator[tuple[Recorded, Raw]]:
-    transport = connector(spark_url, kind="pyspark").open(lambda: True)
+    transport = reference_connector(spark_url).open(lambda: True)
     assert isinstance(transport, PySparkTransport)
     raw = Raw(spark_url)
     try:
@@ -394,8 +394,8 @@ def _cause(case: Case, spark: Any, folder: Path, rec: Recorded, raw: Raw) -> tup
             rec.transport.schema(made)
         else:
             rec.transport.config(made)
-    except Exception as exc:
-        pyspark_side = pyspark_failure(exc)
+    except CallFailure as exc:  # typed from PySpark's error, described by pyspark_failure
+        pyspark_side = exc.record
     assert pyspark_side is not None, "PySpark's side did not fail"
     raw_side: RpcFailure | None = None
     try:
@@ -449,16 +449,17 @@ def test_server_error_described_as_pyspark_does(
 
 def test_invalid_session_handle(spark_url: str) -> None:
     """A session error the server raises before any session exists (INVALID_HANDLE)."""
-    transport = connector(spark_url, kind="pyspark").open(lambda: True)
+    transport = reference_connector(spark_url).open(lambda: True)
     assert isinstance(transport, PySparkTransport)
     rec = Recorded(transport)
     transport.sc._session_id = "not-a-uuid"
     raw = Raw(spark_url)
     raw.session_id = "not-a-uuid"
     try:
-        with pytest.raises(Exception) as theirs_exc:
+        with pytest.raises(CallFailure) as theirs_exc:
             transport.spark_version()
-        theirs = pyspark_failure(theirs_exc.value)
+        theirs = theirs_exc.value.record
+        assert theirs == pyspark_failure(theirs_exc.value.__cause__)
         with pytest.raises(grpc.RpcError) as raw_exc:
             raw.schema(sql("select 1"))
         ours = raw.failure(raw_exc.value)

@@ -20,7 +20,7 @@ from pyspark.sql import functions as F
 
 import connect_plan
 from tests.conftest import engine
-from tests.integration.conftest import assert_same, rows_of
+from tests.support.tables import assert_same, rows_of
 
 SALES_SCHEMA = [
     {"name": "id", "type": "bigint"},
@@ -1236,14 +1236,14 @@ def test_shared_sub_plan_is_resolved_once(env: Env, monkeypatch: pytest.MonkeyPa
     """A 'with' definition used three times is lowered once: its column names are asked of
     the server once, and every use carries the identical relation."""
     calls: list[Any] = []
-    real = env.client._executor.resolve_names
+    real = env.client.internals.executor.resolve_names
 
     def counting(rel: Any, *local: Any) -> list[str]:
         calls.append(rel)
         return list(real(rel, *local))
 
-    monkeypatch.setattr(env.client._executor, "resolve_names", counting)
-    env.client._session.schema_cache.clear()
+    monkeypatch.setattr(env.client.internals.executor, "resolve_names", counting)
+    env.client.internals.session.schema_cache.clear()
     doc = {
         "with": {
             "t": {

@@ -13,6 +13,7 @@ import pytest
 
 import connect_plan
 from connect_plan.formats import load_plan
+from tests.support.reference_transport import use_reference_transport
 
 GRPC_MESSAGE_LIMIT = 128 * 1024 * 1024
 
@@ -158,7 +159,7 @@ def test_a_result_larger_than_the_grpc_message_limit(client: Any) -> None:
 def test_max_rows_pushes_a_limit_into_the_plan(client: Any) -> None:
     rows, schema, plan = generated(3, 10_000)
     plan = ordered(plan)
-    prepared = client._executor.prepare(load_plan(plan, rows, schema), limit=25).plan
+    prepared = client.internals.executor.prepare(load_plan(plan, rows, schema), limit=25).plan
     assert prepared.root.limit.limit == 25 and prepared.root.limit.input.HasField("sort")
     head = client.execute(plan, rows, schema, max_rows=25)
     assert head.column("id").to_pylist() == list(range(25))
@@ -203,7 +204,7 @@ def test_analysis_errors_are_raised_by_stream_with_the_step(client: Any) -> None
 
 
 def _states(c: Any) -> list[str]:
-    statuses = c._transport.operation_statuses().operation_statuses
+    statuses = c.internals.transport.operation_statuses().operation_statuses
     return [s.DESCRIPTOR.fields_by_name["state"].enum_type.values_by_number[s.state].name for s in statuses]
 
 
@@ -234,13 +235,13 @@ def test_execute_plan_can_stream(spark_url: str) -> None:
 
 
 def test_without_reattachable_execution_the_result_is_the_same(spark_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """PySpark's own client (CONNECT_PLAN_TRANSPORT=pyspark) with its reattachable execution
+    """PySpark's own client (the tests' reference transport) with its reattachable execution
     switched off still gets the reattachable, checked stream."""
-    monkeypatch.setenv("CONNECT_PLAN_TRANSPORT", "pyspark")
+    use_reference_transport(monkeypatch)
     rows, schema, plan = generated(3, 10_000)
     with connect_plan.connect(spark_url) as c:
         expected = c.execute(ordered(plan), rows, schema)
-        c._transport.sc.disable_reattachable_execute()  # PySpark's switch: plain ExecutePlan with retries
+        c.internals.transport.sc.disable_reattachable_execute()  # PySpark's switch: plain ExecutePlan with retries
         assert c.execute(ordered(plan), rows, schema).equals(expected)
         assert pa.Table.from_batches(list(c.stream(ordered(plan), rows, schema))).equals(expected)
 
@@ -254,7 +255,7 @@ def test_consumed_responses_are_released_in_bulk(spark_url: str) -> None:
 
     with connect_plan.connect(spark_url) as c:
         releases: list[str] = []
-        real = c._transport._stub.ReleaseExecute
+        real = c.internals.transport._stub.ReleaseExecute
 
         class Stub:  # the real stub; ReleaseExecute calls are recorded on the way
             def __getattr__(self, name: str) -> Any:
@@ -264,11 +265,11 @@ def test_consumed_responses_are_released_in_bulk(spark_url: str) -> None:
                 releases.append(request.WhichOneof("release"))
                 return real(request, **kw)
 
-        stub = c._transport._stub
-        c._transport._stub = Stub()
+        stub = c.internals.transport._stub
+        c.internals.transport._stub = Stub()
 
         def settle() -> list[str]:
-            concurrent.futures.wait(list(c._transport.release_futures), timeout=30)
+            concurrent.futures.wait(list(c.internals.transport.release_futures), timeout=30)
             out = list(releases)
             releases.clear()
             return out
@@ -289,7 +290,7 @@ def test_the_whole_execution_is_released_only_after_its_stream_ended(spark_url: 
     Releases along the way (release_until) come before the end, as before."""
     events: list[str] = []
     with connect_plan.connect(spark_url) as c:
-        t = c._transport
+        t = c.internals.transport
         stub = t._stub
 
         class Stub:  # the real stub; the end of each ExecutePlan stream is recorded
@@ -345,7 +346,7 @@ def test_releases_share_one_thread_pool(client: Any) -> None:
     pool per process."""
     import threading
 
-    from connect_plan.results import release_pool
+    from connect_plan.grpc_transport import release_pool
 
     def pools() -> set[str]:
         return {t.name.rsplit("_", 1)[0] for t in threading.enumerate() if t.name.startswith("ThreadPoolExecutor-")}

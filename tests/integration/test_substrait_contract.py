@@ -31,9 +31,9 @@ from connect_plan import ir
 from connect_plan.contract import arrow_class, check_schema, declared_class
 from connect_plan.errors import ResultContractError
 from connect_plan.formats.substrait import parse_substrait_plan
-from tests import cliproc
 from tests import substrait_producers as sp
 from tests.integration.test_substrait_features import CASES, T, U
+from tests.support import processes as cliproc
 
 pytest.importorskip("duckdb", reason="DuckDB makes the TPC-H data and query texts")
 

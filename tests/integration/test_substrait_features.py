@@ -108,7 +108,6 @@ CASES: dict[str, tuple[str, str | None]] = {
 }
 
 PRODUCER_BUGS = {
-    "case_value": "DataFusion 55 writes CASE x WHEN ... as an IfThen whose first clause holds x with no 'then'",
     "grouping_sets": "DataFusion 55 puts its grouping id between the keys and the measures; Substrait puts the "
     "set index last (apache/datafusion#17910)",
     "rollup": "DataFusion 55 puts its grouping id between the keys and the measures (apache/datafusion#17910)",

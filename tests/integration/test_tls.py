@@ -15,7 +15,7 @@ import pytest
 import connect_plan
 from connect_plan import ServerError
 from tests.conftest import engine
-from tests.netparts import Certificates, GrpcTlsProxy, make_certificates
+from tests.support.proxies import Certificates, GrpcTlsProxy, make_certificates
 
 TOKEN = "tls/Token+3c2b1a=="  # a made-up test secret, base64-like: '/', '+', '='
 

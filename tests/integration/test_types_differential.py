@@ -112,7 +112,7 @@ TYPES: list[tuple[str, str, list[tuple[Any, Any]]]] = [
 
 @pytest.mark.parametrize("type_string,ddl,values", TYPES, ids=[t[0] for t in TYPES])
 def test_type_round_trip(client: Any, spark: Any, type_string: str, ddl: str, values: list[tuple[Any, Any]]) -> None:
-    from tests.integration.conftest import assert_same
+    from tests.support.tables import assert_same
 
     rows = [[i, plan_value] for i, (plan_value, _) in enumerate(values)]
     ours = client.execute([], data=rows, schema=[{"name": "i", "type": "int"}, {"name": "v", "type": type_string}])
@@ -122,7 +122,7 @@ def test_type_round_trip(client: Any, spark: Any, type_string: str, ddl: str, va
 
 
 def test_bare_array_infers_element_type(client: Any, spark: Any) -> None:
-    from tests.integration.conftest import assert_same
+    from tests.support.tables import assert_same
 
     ours = client.execute([], data=[[[1, 2]], [None], [[3]]], schema=[("a", "array")])
     theirs = spark.createDataFrame([([1, 2],), (None,), ([3],)], "a array<bigint>").toArrow()
@@ -133,7 +133,7 @@ def test_dict_rows_and_tuple_rows(client: Any, spark: Any) -> None:
     """Rows as objects keyed by column name (missing keys are null, other cases of a name
     match; a key naming no column is a PlanError, tests/unit/test_inputs.py) and as tuples,
     mixed in one input."""
-    from tests.integration.conftest import assert_same
+    from tests.support.tables import assert_same
 
     rows = [{"a": 1, "B": "x"}, {"b": "y"}, (3, "z"), [4, None]]
     ours = client.execute([], data=rows, schema=[("a", "int"), ("b", "string")])
@@ -157,7 +157,7 @@ def test_variant_columns_against_pysparks_variant_values(client: Any, spark: Any
     from pyspark.sql import functions as F
     from pyspark.sql.types import VariantVal
 
-    from tests.integration.conftest import assert_same
+    from tests.support.tables import assert_same
 
     values = [{"a": 1, "b": [1, 2.5, "x", None]}, "str", 12345678901234567890, -0.25, True, []]
     schema = [("i", "int"), ("v", "variant"), ("av", "array<variant>"), ("sv", "struct<v:variant>")]
@@ -190,7 +190,7 @@ def test_variant_columns_against_pysparks_variant_values(client: Any, spark: Any
 def test_date_and_timestamp_strings_mean_the_same_on_either_path(client: Any, spark: Any, neighbour: Any) -> None:
     """Plain ISO strings go to Arrow column-wise; an integer (epoch microseconds) beside them
     sends the whole column down the per-value path. Both equal PySpark's values."""
-    from tests.integration.conftest import assert_same
+    from tests.support.tables import assert_same
 
     strings = [
         "2024-03-01T12:30",

@@ -1,7 +1,7 @@
 """The lean transport's URL parsing and retry rules against PySpark's own (the oracle).
 
 connect_plan.channel.UrlChannelBuilder re-does PySpark's ``DefaultChannelBuilder`` and
-connect_plan.channel.Backoff PySpark's ``DefaultPolicy`` without importing PySpark (issue 17);
+connect_plan.retries.Backoff PySpark's ``DefaultPolicy`` without importing PySpark (issue 17);
 these tests hold them to PySpark 4.3's answers on the same inputs."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from typing import Any
 import grpc
 import pytest
 
-from connect_plan.channel import Backoff, UrlChannelBuilder
+from connect_plan.channel import UrlChannelBuilder
+from connect_plan.retries import Backoff
 
 URLS = [
     "sc://localhost",

@@ -118,7 +118,7 @@ def test_format_table() -> None:
 
 
 def test_unfilled_placeholders_are_located_plan_errors(tmp_path: Path) -> None:
-    from tests.cliproc import connect_plan, no_traceback
+    from tests.support.processes import connect_plan, no_traceback
 
     doc = {
         "input": {"files": "${data}/x.parquet", "format": "parquet"},

@@ -1,6 +1,6 @@
 """The client without a server: its result path, integrity checks, output-name checks, error
 mapping and step location, over a transport that replays answers a real Spark server gave
-(tests/unit/fakes.py; tests/integration/test_recordings.py keeps them true).
+(tests/support/transport.py; tests/integration/test_recordings.py keeps them true).
 
 The same guarantees are proved against the real server by tests/integration (test_client,
 test_integrity, test_streaming, test_faults); here each runs in milliseconds, and the
@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import grpc
 import pyarrow as pa
 import pytest
 
@@ -25,11 +26,11 @@ from connect_plan import (
     ServerError,
     ServerUnavailableError,
 )
+from connect_plan.call_failures import RpcFailure, ServerFailure, classify
 from connect_plan.client.failures import Redactor, locate, redact, server_error
 from connect_plan.formats import load_plan
-from connect_plan.transport import RpcFailure
-from tests import tampering
-from tests.unit.fakes import (
+from tests.support import tampering
+from tests.support.transport import (
     EMPTY_DOC,
     LOCATED_DOC,
     SECRET,
@@ -271,9 +272,8 @@ def test_a_server_error_keeps_spark_class_sqlstate_message_and_parameters() -> N
     assert "zz" in err.message and "zz" in err.message_parameters["objectName"]
     assert str(err).startswith("[UNRESOLVED_COLUMN.WITH_SUGGESTION]") and "SQLSTATE" in str(err)
     assert "JVM stacktrace" not in str(err)
-    from pyspark.errors import PySparkException
-
-    assert isinstance(err.__cause__, PySparkException)  # the cause is kept: it holds no secret
+    # the cause is kept (it holds no secret): the transport's typed failure, and the gRPC error under it
+    assert isinstance(err.__cause__, ServerFailure) and isinstance(err.__cause__.__cause__, grpc.RpcError)
 
 
 def test_a_secret_the_server_echoes_is_scrubbed_and_the_error_keeps_no_cause() -> None:
@@ -338,15 +338,15 @@ def test_a_deadline_that_passed_is_a_timeout_not_an_unreachable_server() -> None
 
 def test_the_mapping_of_each_failure_kind() -> None:
     url = "sc://h:1/;token=abc"
-    other = server_error(RpcFailure("other", "ValueError: nope"), url)
+    other = server_error(classify(RpcFailure("other", "ValueError: nope")), url)
     assert type(other) is ServerError and other.message == "ValueError: nope"
     refused = RpcFailure("server", 'UNAUTHENTICATED: details = "bad token"', status="UNAUTHENTICATED")
-    err = server_error(refused, url)
+    err = server_error(classify(refused), url)
     assert err.grpc_status == "UNAUTHENTICATED" and "refused the credentials: bad token" in err.message
     assert "abc" not in err.message
-    sail = server_error(RpcFailure("server", "x", message="unsupported PySpark version 9"), url)
+    sail = server_error(classify(RpcFailure("server", "x", message="unsupported PySpark version 9")), url)
     assert "use a pysail release that does" in sail.message
-    cut = server_error(RpcFailure("server", "x", message="boom\n\nJVM stacktrace:\nat x"), url)
+    cut = server_error(classify(RpcFailure("server", "x", message="boom\n\nJVM stacktrace:\nat x")), url)
     assert cut.message == "boom"
     assert redact("sc://u:pw@h:1/;token=abc;x=1") == "sc://***@h:1/;token=***;x=1"
     redactor = Redactor(url, ("abc",))
@@ -447,7 +447,7 @@ def test_connect_plan_exports_still_resolve() -> None:
 
 
 def test_every_recording_is_listed_and_stored() -> None:
-    from tests.unit.fakes import RECORDINGS, RECORDINGS_DIR
+    from tests.support.transport import RECORDINGS, RECORDINGS_DIR
 
     assert {p.stem for p in RECORDINGS_DIR.glob("*.bin")} == set(RECORDINGS)
 

@@ -12,8 +12,8 @@ import pytest
 
 import connect_plan
 from connect_plan.output import format_table, json_rows
-from tests.cliproc import connect_plan as cli
-from tests.cliproc import no_traceback
+from tests.support.processes import connect_plan as cli
+from tests.support.processes import no_traceback
 
 SCHEMA = [{"name": "a", "type": "int"}]
 
@@ -106,7 +106,7 @@ def test_an_unexpected_error_is_said_without_a_traceback(
     def broken(*_: object) -> object:
         raise RuntimeError("something nobody expected")
 
-    monkeypatch.setattr(cli_module, "_validated", broken)
+    monkeypatch.setattr(cli_module.documents, "validated", broken)
     monkeypatch.delenv("CONNECT_PLAN_TRACEBACK", raising=False)
     assert cli_module.main(["check", _plan(tmp_path, [])]) == 4
     err = capsys.readouterr().err

@@ -76,3 +76,55 @@ def test_compare_result_still_compares() -> None:
     table = pa.table({"a": pa.array([1], pa.int32())})
     assert compare_result(table, {"schema": [["a", "int"]], "rows": [[1]]}, ordered=False) is None
     assert "differ" in (compare_result(table, {"rows": [[2]]}, ordered=False) or "")
+
+
+# ---------------------------------------------------------------- ordered comparison
+
+#: the rule the runner used on the raw JSON before the IR answered it (fixtures._sorts): its
+#: op names, kept here as the oracle that ir.ends_ordered answers the same for every fixture
+_RAW_UNORDERING = frozenset(
+    "groupBy rollup cube agg join union unionByName distinct crossJoin cross_join groupingSets intersect "
+    "intersectAll except exceptAll subtract unionAll repartition coalesce minusPrimary intersectPrimary "
+    "sortWithinPartitions".split()
+)
+
+
+def _raw_sorts(doc: dict[str, Any]) -> bool:
+    ordered = False
+    for step in doc.get("plan") or []:
+        op = step.get("op") if isinstance(step, dict) else None
+        if op in ("orderBy", "sort"):
+            ordered = True
+        elif op in _RAW_UNORDERING:
+            ordered = False
+    return ordered
+
+
+FIXTURE_PLANS = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "plans").glob("*.json"))
+SORT = {"op": "orderBy", "payload": {"columns": ["a"]}}
+EXTRA = [
+    [SORT],
+    [SORT, {"op": "filter", "payload": {"op": "gt", "left": "a", "right": 0}}, {"op": "limit", "payload": {"n": 1}}],
+    [SORT, {"op": "distinct"}],
+    [SORT, {"op": "repartition", "payload": {"n": 2}}],
+    [{"op": "sortWithinPartitions", "payload": {"columns": ["a"]}}],
+    [SORT, {"op": "union", "payload": {"other": PLAN}}],
+    [{"op": "distinct"}, SORT, {"op": "select", "payload": ["a"]}],
+]
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [json.loads(p.read_text()) for p in FIXTURE_PLANS] + [{**PLAN, "plan": steps} for steps in EXTRA],
+    ids=[p.stem for p in FIXTURE_PLANS] + [f"extra{i}" for i in range(len(EXTRA))],
+)
+def test_a_plan_ends_ordered_as_the_raw_rule_said(doc: dict[str, Any]) -> None:
+    from connect_plan import ir
+    from connect_plan.fixtures import plan_document
+    from connect_plan.formats import load_plan
+
+    try:
+        plan = load_plan(plan_document(doc))
+    except PlanError:
+        return  # an invalid plan is compared with nothing
+    assert ir.ends_ordered(plan) == _raw_sorts(doc)

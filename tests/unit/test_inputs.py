@@ -16,9 +16,9 @@ import connect_plan
 from connect_plan import PlanError
 from connect_plan.data import ipc_chunks, serialize_ipc
 from connect_plan.formats import load_plan
-from connect_plan.formats.json_plan import parse_plan
 from connect_plan.inputs import CacheSettings, parse_bytes
 from connect_plan.translator import translate_ir
+from tests.support.tables import arrow_input
 
 SCHEMA = [
     {"name": "id", "type": "bigint"},
@@ -46,7 +46,7 @@ def _rows(n: int) -> list[list[object]]:
 
 
 def _table(rows: object, schema: object = SCHEMA) -> pa.Table:
-    return parse_plan(rows, schema, []).source.table
+    return arrow_input(rows, schema)
 
 
 def _expected(rows: list[list[object]]) -> pa.Table:

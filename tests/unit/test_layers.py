@@ -22,6 +22,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "connect_plan.records",
             "connect_plan.errors",
+            "connect_plan.names",
             "connect_plan.error_codes",
             "connect_plan.limits",
             "connect_plan.shapes",
@@ -38,27 +39,29 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("policy", ("connect_plan.policy",)),
     ("translator", ("connect_plan.translator",)),
     ("drawing", ("connect_plan.drawing",)),
+    # the execution layer, ordered: records and plain values; failures described and results
+    # checked; the channel and retries; the gRPC transport; the seam that opens it; inputs
+    # placed through the seam; the launchers
     (
-        "execution",
+        "execution: records",
         (
             "connect_plan.deadlines",
-            "connect_plan.channel",
-            "connect_plan.call_failures",
-            "connect_plan.server_errors",
             "connect_plan.responses",
-            "connect_plan.results",
+            "connect_plan.call_failures",
+            # the result contract: what a plan declares of its result, against what came back
             "connect_plan.contract",
             "connect_plan.telemetry",
-            "connect_plan.transport",
-            "connect_plan.grpc_transport",
-            "connect_plan.inputs",
-            "connect_plan.udf",
             "connect_plan.versions",
-            # the launchers import only errors; the client asks them for the local server's URL
-            "connect_plan.server",
-            "connect_plan.sail",
+            "connect_plan.udf",
         ),
     ),
+    ("execution: failures and results", ("connect_plan.server_errors", "connect_plan.results")),
+    ("execution: channel", ("connect_plan.retries", "connect_plan.channel")),
+    ("execution: transport", ("connect_plan.grpc_transport",)),
+    ("execution: seam", ("connect_plan.transport",)),
+    ("execution: inputs", ("connect_plan.inputs",)),
+    # the launchers import only errors; the client asks them for the local server's URL
+    ("execution: launchers", ("connect_plan.server", "connect_plan.sail")),
     ("client", ("connect_plan.client",)),
     (
         "drivers",
@@ -145,6 +148,24 @@ def graph() -> dict[str, set[str]]:
 def test_every_module_has_a_layer() -> None:
     for name in modules():
         layer_of(name)
+
+
+def test_the_execution_layer_is_ordered() -> None:
+    """The transport stack has an order of its own: a module of it importing one above it
+    (the channel the transport, the checker the transport...) fails the layer test."""
+    order = [
+        "connect_plan.call_failures",
+        "connect_plan.server_errors",
+        "connect_plan.retries",
+        "connect_plan.grpc_transport",
+        "connect_plan.transport",
+        "connect_plan.inputs",
+        "connect_plan.server",
+    ]
+    ranks = [layer_of(m) for m in order]
+    assert ranks == sorted(ranks) and len(set(ranks)) == len(ranks), dict(zip(order, ranks))
+    assert layer_of("connect_plan.results") < layer_of("connect_plan.grpc_transport")
+    assert layer_of("connect_plan.channel") < layer_of("connect_plan.grpc_transport")
 
 
 def test_modules_import_only_their_layer_or_below() -> None:

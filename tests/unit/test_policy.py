@@ -1,4 +1,4 @@
-"""The policy (connect_plan/policy.py): the adversarial corpus is refused before anything is
+"""The policy (connect_plan/policy/): the adversarial corpus is refused before anything is
 sent, legitimate plans pass, names and paths are compared as Spark resolves them, and a policy
 is read from JSON with every unknown key refused."""
 
@@ -16,18 +16,9 @@ from connect_plan.cli import main
 from connect_plan.formats import load_plan
 from connect_plan.policy import STRICT, PathLocation, parse_path, parse_table_name, table_key
 from tests.policy_corpus import ADVERSARIAL, INLINE, LEGITIMATE, OPENED, Case, doc, fn, lit, with_col
-from tests.unit.fakes import CountingConnector
+from tests.support.transport import counting_client
 
 STRICT_POLICY = Policy.strict()
-
-
-def counting_client(policy: Policy | None = None) -> tuple[Any, CountingConnector]:
-    from connect_plan.client import Client
-
-    connector = CountingConnector()
-    client = Client._over(connector, "sc://counting:15002")
-    client._policy = policy
-    return client, connector
 
 
 def test_the_corpus_is_large_and_names_are_unique() -> None:
@@ -421,7 +412,7 @@ def test_any_table_but_restricted_files_still_refuses_file_reads_spelled_as_tabl
 
 def test_every_ir_class_is_reviewed_by_the_policy() -> None:
     """A step, expression or source class added to ir.py is refused by the policy (fail
-    closed) until connect_plan/policy.py reviews it: this test says when that is due."""
+    closed) until connect_plan/policy/check.py reviews it: this test says when that is due."""
     from connect_plan import ir
     from connect_plan.policy import REVIEWED_EXPRS, REVIEWED_SOURCES, REVIEWED_STEPS
 

@@ -23,7 +23,7 @@ from connect_plan.formats.substrait import parse_substrait, parse_substrait_plan
 from connect_plan.formats.substrait.declared import declared_columns, result_contract
 from connect_plan.formats.substrait.declared_types import SPARK_TYPES
 from connect_plan.types import type_string
-from tests.unit.fakes import RecordedTransport, generated, recorded_client
+from tests.support.transport import RecordedTransport, generated, recorded_client
 
 ROOT = Path(__file__).resolve().parents[2]
 

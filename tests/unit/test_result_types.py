@@ -9,8 +9,8 @@ import pyarrow as pa
 import pytest
 
 from connect_plan import ResultIntegrityError
+from connect_plan.arrow_types import cast_batch, spark_arrow_schema
 from connect_plan.client import check_unique_names
-from connect_plan.results import _cast_batch, spark_arrow_schema
 
 
 def test_large_and_renamed_types_become_sparks() -> None:
@@ -39,7 +39,7 @@ def test_large_and_renamed_types_become_sparks() -> None:
         [{"s": "a", "b": b"x", "l": ["p"], "d": decimal.Decimal("1.50"), "m": [("k", [1])], "st": {"x": "y"}}],
         schema=sent,
     )
-    cast = _cast_batch(batch, want)
+    cast = cast_batch(batch, want)
     assert cast.schema.equals(want) and cast.to_pylist() == batch.to_pylist()
 
 

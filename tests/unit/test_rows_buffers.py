@@ -9,16 +9,16 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from connect_plan import data
-from connect_plan.data import Field, rows_to_arrow
-from connect_plan.errors import ErrorDetail
-from connect_plan.types import arrow_type, parse_type
+from connect_plan.arrow_types import inline_arrow_type
+from connect_plan.data import buffers
+from connect_plan.types import parse_type
+from tests.support.tables import convert
 
 
 @pytest.fixture(autouse=True)
 def _without_pandas(monkeypatch: pytest.MonkeyPatch) -> None:
     """This process has pandas imported; the buffers path is the one taken without it."""
-    monkeypatch.setattr(data, "_pandas_imported", lambda: False)
+    monkeypatch.setattr(buffers, "_pandas_imported", lambda: False)
 
 
 _VALUES: dict[str, list[Any]] = {
@@ -32,12 +32,6 @@ _VALUES: dict[str, list[Any]] = {
 }
 
 
-def _convert(name: str, values: list[Any]) -> tuple[pa.Table, list[ErrorDetail]]:
-    errors: list[ErrorDetail] = []
-    table = rows_to_arrow([[v] for v in values], [Field("c", parse_type(name), "/schema/0")], "/rows", errors)
-    return table, errors
-
-
 @pytest.mark.parametrize("name", sorted(_VALUES))
 @pytest.mark.parametrize("seed", range(8))
 def test_columns_equal_pa_array(name: str, seed: int) -> None:
@@ -46,15 +40,15 @@ def test_columns_equal_pa_array(name: str, seed: int) -> None:
     values = [rng.choice(_VALUES[name]) for _ in range(n)]
     if seed == 0:
         values = [None] * n
-    table, errors = _convert(name, values)
+    table, errors = convert(name, values)
     assert errors == []
-    expected = pa.array(values, type=arrow_type(parse_type(name)))
+    expected = pa.array(values, type=inline_arrow_type(parse_type(name)))
     column = table.column("c").combine_chunks() if n else table.column("c")
     assert column.type == expected.type
     assert column.null_count == expected.null_count
     assert column.to_pylist() == expected.to_pylist()
     if n:
-        assert data._from_buffers(values, name, expected.type, set(map(type, values))) is not None  # the path taken
+        assert buffers._from_buffers(values, name, expected.type, set(map(type, values))) is not None  # the path taken
         column.validate(full=True)
         assert column.equals(expected)
 
@@ -71,13 +65,13 @@ def test_columns_equal_pa_array(name: str, seed: int) -> None:
 )
 def test_values_pa_array_refuses_are_reported(name: str, bad: Any) -> None:
     with pytest.raises((pa.ArrowInvalid, OverflowError, UnicodeError)):
-        pa.array([bad], type=arrow_type(parse_type(name)))
-    _, errors = _convert(name, [None, bad])
+        pa.array([bad], type=inline_arrow_type(parse_type(name)))
+    _, errors = convert(name, [None, bad])
     assert [e.loc for e in errors] == ["/rows/1/0"]
 
 
 def test_an_int_a_double_cannot_hold_exactly_takes_the_per_value_path() -> None:
     """pa.array refuses 2**53 + 1 for a double; the per-value path rounds it, as before."""
-    table, errors = _convert("double", [None, 2**53 + 1, 0.5])
+    table, errors = convert("double", [None, 2**53 + 1, 0.5])
     assert errors == []
     assert table.column("c").to_pylist() == [None, float(2**53 + 1), 0.5]

@@ -4,7 +4,8 @@ does not send on demand (tests/integration/test_server_errors.py has the real fa
 An in-process gRPC server plays Spark Connect: its AnalyzePlan fails with a status built
 here (google.rpc.Status with ErrorInfo / RetryInfo details, as Spark sends them, or none),
 its FetchErrorDetails and Config answer what each case says. The same failure is read by
-PySpark's client (``PySparkTransport``, described by ``pyspark_failure``) and by the raw stub
+PySpark's client (the tests' reference ``PySparkTransport``, described by ``pyspark_failure``)
+and by the raw stub
 (described by ``rpc_failure``); where PySpark's client itself breaks on what it got
 (malformed JSON, indexes outside the answer), what ``rpc_failure`` gives instead is asserted.
 """
@@ -16,158 +17,22 @@ import json
 import subprocess
 import sys
 import textwrap
-import uuid
 from collections.abc import Iterator
-from concurrent import futures
 from typing import Any
 
 import grpc
 import pytest
-from google.protobuf import any_pb2
-from google.rpc import error_details_pb2, status_pb2
-from grpc_status import rpc_status
+from google.rpc import error_details_pb2
 
-from connect_plan.call_failures import RpcFailure, grpc_failure
+from connect_plan.call_failures import RpcFailure, classify, grpc_failure
 from connect_plan.client.failures import server_error
 from connect_plan.server_errors import (
     EXCEPTION_CLASSES,
     STACKTRACE_CONFS,
     retry_delay,
     rpc_failure,
-    stacktrace_shown,
 )
-from connect_plan.spark_proto import pb
-
-
-def error_info(metadata: dict[str, str], reason: str = "org.apache.spark.sql.AnalysisException") -> Any:
-    info = error_details_pb2.ErrorInfo(reason=reason, domain="org.apache.spark")
-    info.metadata.update(metadata)
-    return info
-
-
-def status(code: grpc.StatusCode, message: str, *details: Any) -> Any:
-    st = status_pb2.Status(code=code.value[0], message=message)
-    for d in details:
-        packed = any_pb2.Any()
-        packed.Pack(d)
-        st.details.append(packed)
-    return st
-
-
-def details_answer(root: int | None, *errors: dict[str, Any]) -> Any:
-    """A FetchErrorDetailsResponse: ``errors`` as dicts of the Error message's fields."""
-    resp = pb.FetchErrorDetailsResponse()
-    if root is not None:
-        resp.root_error_idx = root
-    for e in errors:
-        err = resp.errors.add(
-            error_type_hierarchy=e.get("classes", ["org.apache.spark.sql.AnalysisException"]),
-            message=e.get("message", ""),
-        )
-        for cls, method in e.get("frames", []):
-            err.stack_trace.add(declaring_class=cls, method_name=method, file_name="F.scala", line_number=7)
-        if "cause" in e:
-            err.cause_idx = e["cause"]
-        if "error_class" in e:
-            err.spark_throwable.error_class = e["error_class"]
-        err.spark_throwable.message_parameters.update(e.get("parameters", {}))
-    return resp
-
-
-@dataclasses.dataclass
-class Script:
-    """What the fake server answers."""
-
-    failure: Any = None  # a google.rpc.Status, or (code, message) for a status without details
-    details: Any = None  # the FetchErrorDetailsResponse, or a grpc.StatusCode to fail with
-    confs: dict[str, str] = dataclasses.field(default_factory=lambda: {k: "false" for k in STACKTRACE_CONFS})
-    fetches: int = 0
-    config_reads: int = 0
-
-
-class FakeSparkConnect:
-    def __init__(self) -> None:
-        from pyspark.sql.connect.proto import base_pb2_grpc
-
-        self.script = Script()
-        script = self
-
-        class Servicer(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore[misc]
-            def AnalyzePlan(self, request: Any, context: Any) -> Any:
-                f = script.script.failure
-                if isinstance(f, tuple):
-                    context.abort(*f)
-                context.abort_with_status(rpc_status.to_status(f))
-
-            def FetchErrorDetails(self, request: Any, context: Any) -> Any:
-                script.script.fetches += 1
-                d = script.script.details
-                if isinstance(d, grpc.StatusCode):
-                    context.abort(d, "no details today")
-                return d if d is not None else pb.FetchErrorDetailsResponse()
-
-            def Config(self, request: Any, context: Any) -> Any:
-                script.script.config_reads += 1
-                resp = pb.ConfigResponse(session_id=request.session_id)
-                op = request.operation
-                keys = list(op.get.keys) or list(op.get_option.keys)
-                for k in keys:
-                    pair = resp.pairs.add(key=k)
-                    if k in script.script.confs:
-                        pair.value = script.script.confs[k]
-                return resp
-
-        self.server = grpc.server(futures.ThreadPoolExecutor(4))
-        base_pb2_grpc.add_SparkConnectServiceServicer_to_server(Servicer(), self.server)
-        self.port = self.server.add_insecure_port("127.0.0.1:0")
-        self.server.start()
-        self.url = f"sc://127.0.0.1:{self.port}"
-        self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}")
-        self.stub = base_pb2_grpc.SparkConnectServiceStub(self.channel)
-
-    def close(self) -> None:
-        self.channel.close()
-        self.server.stop(None)
-
-    # the raw side ------------------------------------------------------------
-
-    def raw_error(self) -> grpc.RpcError:
-        req = pb.AnalyzePlanRequest(session_id=str(uuid.uuid4()))
-        req.spark_version.SetInParent()
-        try:
-            self.stub.AnalyzePlan(req, timeout=10)
-        except grpc.RpcError as e:
-            return e
-        raise AssertionError("the fake server did not fail")
-
-    def fetch(self, error_id: str) -> Any:
-        try:
-            return self.stub.FetchErrorDetails(pb.FetchErrorDetailsRequest(error_id=error_id), timeout=10)
-        except grpc.RpcError:
-            return None
-
-    def shown(self) -> bool:
-        op = pb.ConfigRequest.Operation()
-        op.get_option.keys.extend(STACKTRACE_CONFS)
-        resp = self.stub.Config(pb.ConfigRequest(operation=op), timeout=10)
-        return stacktrace_shown((p.key, p.value if p.HasField("value") else None) for p in resp.pairs)
-
-    def ours(self) -> RpcFailure:
-        return rpc_failure(self.raw_error(), self.fetch, show_stacktrace=self.shown)
-
-    # PySpark's side ----------------------------------------------------------
-
-    def theirs(self) -> RpcFailure:
-        from connect_plan.transport import connector, pyspark_failure
-
-        transport = connector(self.url, retry_policy={"max_retries": 0}, kind="pyspark").open(lambda: True)
-        try:
-            transport.spark_version()
-        except Exception as exc:
-            return pyspark_failure(exc)
-        finally:
-            transport.close(wait=False)
-        raise AssertionError("PySpark's client did not fail")
+from tests.support.servicer import FakeSparkConnect, Script, details_answer, error_info, status
 
 
 @pytest.fixture(scope="module")
@@ -281,7 +146,7 @@ def test_bare_status(fake: FakeSparkConnect, code: str, rich: bool) -> None:
     assert ours == grpc_failure(fake.raw_error())
     assert ours.kind == "status" and ours.status == code and ours.text == "what the server said"
     url = fake.url
-    mine, pysparks = server_error(ours, url), server_error(theirs, url)
+    mine, pysparks = server_error(classify(ours), url), server_error(classify(theirs), url)
     if not rich:
         assert (type(mine), mine.message, mine.grpc_status) == (type(pysparks), pysparks.message, pysparks.grpc_status)
     else:
@@ -448,7 +313,7 @@ def test_exception_classes_are_pysparks() -> None:
     from pyspark.errors.exceptions import connect
 
     from connect_plan.server_errors import THIRD_PARTY_CLASSES
-    from connect_plan.transport import _exception_type
+    from tests.support.reference_transport import _exception_type
 
     def described(cls: type) -> tuple[str, str | None]:
         return cls.__name__, _exception_type(cls.__new__(cls))
@@ -489,3 +354,26 @@ def test_importing_and_using_server_errors_imports_neither_pyspark_nor_pandas() 
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_transport_raises_the_typed_failure_of_what_the_server_sent(fake: FakeSparkConnect) -> None:
+    """The production transport maps a failed call once, inside itself: the call raises the
+    typed failure (here a ServerFailure) whose record is rpc_failure's of the same answer,
+    with the gRPC error as its cause; the client sees nothing else."""
+    from connect_plan.call_failures import ServerFailure
+    from connect_plan.transport import connector
+
+    info = error_info({"classes": ANALYSIS, "errorClass": "X_Y", "sqlState": "42000", "messageParameters": "{}"})
+    fake.script = Script(status(grpc.StatusCode.INTERNAL, "[X_Y] bad. SQLSTATE: 42000", info))
+    transport = connector(fake.url, retry_policy={"max_retries": 0}).open(lambda: True)
+    try:
+        with pytest.raises(ServerFailure) as raised:
+            transport.spark_version()
+    finally:
+        transport.close(wait=False)
+    failure = raised.value
+    assert failure.status == "INTERNAL" and isinstance(failure.__cause__, grpc.RpcError)
+    expected = fake.ours()
+    for f in dataclasses.fields(RpcFailure):
+        if f.name != "texts":  # the gRPC error's own text names its call (times, peer)
+            assert getattr(failure.record, f.name) == getattr(expected, f.name), f.name

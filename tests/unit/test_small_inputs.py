@@ -12,10 +12,12 @@ import pyarrow as pa
 import pytest
 
 from connect_plan import data
-from connect_plan.data import Field, rows_to_arrow, serialize_ipc
-from connect_plan.errors import ErrorDetail
+from connect_plan.arrow_types import inline_arrow_type
+from connect_plan.data import buffers, serialize_ipc
+from connect_plan.data.coerce import EPOCH
 from connect_plan.formats import load_plan
 from connect_plan.types import parse_type
+from tests.support.tables import convert
 
 # ---------------------------------------------------------------- date and timestamp strings
 
@@ -42,12 +44,6 @@ def _timestamp(rng: random.Random) -> str:
     return text
 
 
-def _convert(name: str, values: list[Any]) -> tuple[pa.Table, list[ErrorDetail]]:
-    errors: list[ErrorDetail] = []
-    table = rows_to_arrow([[v] for v in values], [Field("c", parse_type(name), "/schema/0")], "/rows", errors)
-    return table, errors
-
-
 @pytest.mark.parametrize("name", ["date", "timestamp", "timestamp_ntz"])
 @pytest.mark.parametrize("seed", range(6))
 def test_a_few_strings_convert_as_the_vectorised_path_converts_them(
@@ -64,16 +60,16 @@ def test_a_few_strings_convert_as_the_vectorised_path_converts_them(
         values: list[Any] = []
         while len(values) < n:
             v = None if rng.random() < 0.15 else gen(rng)
-            if valid_only and v is not None and _convert(name, [v])[1]:
+            if valid_only and v is not None and convert(name, [v])[1]:
                 continue
             values.append(v)
         columns.append(values)
-    small = [_convert(name, values) for values in columns]
-    monkeypatch.setattr(data, "_SMALL_DATES", -1)
-    monkeypatch.setattr(data, "_SMALL_TIMESTAMPS", -1)
+    small = [convert(name, values) for values in columns]
+    monkeypatch.setattr(buffers, "_SMALL_DATES", -1)
+    monkeypatch.setattr(buffers, "_SMALL_TIMESTAMPS", -1)
     converted = 0
     for values, (table, errors) in zip(columns, small):
-        expected_table, expected_errors = _convert(name, values)
+        expected_table, expected_errors = convert(name, values)
         assert errors == expected_errors, values
         assert table.schema == expected_table.schema
         if not errors:
@@ -87,18 +83,18 @@ def test_a_few_strings_convert_as_the_vectorised_path_converts_them(
 @pytest.mark.parametrize("name", ["date", "timestamp"])
 def test_the_small_path_is_taken_up_to_its_size_and_not_after(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     value = "2024-02-29" if name == "date" else "2024-02-29 12:30:59.25"
-    limit = data._SMALL_DATES if name == "date" else data._SMALL_TIMESTAMPS
+    limit = buffers._SMALL_DATES if name == "date" else buffers._SMALL_TIMESTAMPS
     calls: list[int] = []
-    original = data._all_match
+    original = buffers._all_match
 
     def counted(strings: pa.Array, pattern: str) -> bool:
         calls.append(len(strings))
         return original(strings, pattern)
 
-    monkeypatch.setattr(data, "_all_match", counted)
-    at_limit, errors = _convert(name, [value] * limit)
+    monkeypatch.setattr(buffers, "_all_match", counted)
+    at_limit, errors = convert(name, [value] * limit)
     assert errors == [] and calls == []
-    over, errors = _convert(name, [value] * (limit + 1))
+    over, errors = convert(name, [value] * (limit + 1))
     assert errors == [] and calls == [limit + 1]
     assert over.slice(0, limit).equals(at_limit)
 
@@ -107,13 +103,13 @@ def test_a_string_python_refuses_is_left_to_arrows_cast(monkeypatch: pytest.Monk
     """A string of the fast form that is no calendar date (or time) is judged by the
     vectorised path, as before: the per-value parser then reports it at its row."""
     calls: list[int] = []
-    original = data._all_match
-    monkeypatch.setattr(data, "_all_match", lambda s, p: calls.append(len(s)) or original(s, p))
-    _, errors = _convert("date", ["2024-01-01", "2023-02-29"])
+    original = buffers._all_match
+    monkeypatch.setattr(buffers, "_all_match", lambda s, p: calls.append(len(s)) or original(s, p))
+    _, errors = convert("date", ["2024-01-01", "2023-02-29"])
     assert calls == [2]
     assert [(e.code, e.loc) for e in errors] == [("row_value", "/rows/1/0")]
     assert "not a valid calendar date" in errors[0].message
-    _, errors = _convert("timestamp_ntz", [None, "2024-01-01T24:00"])
+    _, errors = convert("timestamp_ntz", [None, "2024-01-01T24:00"])
     assert [(e.code, e.loc) for e in errors] == [("row_value", "/rows/1/0")]
 
 
@@ -139,14 +135,14 @@ def test_a_few_plain_values_make_the_array_pa_array_makes(name: str, seed: int) 
         values = [rng.choice(_PLAIN[name]) for _ in range(n)]
         if seed == 0:
             values = [None] * n
-        table, errors = _convert(name, values)
+        table, errors = convert(name, values)
         assert errors == []
         expected = pa.table({"c": pa.array(values, type=table.schema.field("c").type)})
         table.validate(full=True)
         assert table.schema == expected.schema
         assert serialize_ipc(table) == serialize_ipc(expected), values
         present = set(map(type, values))
-        small = data._small_buffers(values, name, expected.schema.field("c").type, present)
+        small = buffers._small_buffers(values, name, expected.schema.field("c").type, present)
         assert small is not None  # the path taken (NaN is not equal to itself: bytes compared)
         assert serialize_ipc(pa.table({"c": small})) == serialize_ipc(expected)
 
@@ -154,8 +150,8 @@ def test_a_few_plain_values_make_the_array_pa_array_makes(name: str, seed: int) 
 @pytest.mark.parametrize(("name", "bad"), [("tinyint", 128), ("smallint", -32769), ("int", 2**31), ("bigint", 2**63)])
 def test_a_few_values_out_of_range_are_reported_as_before(name: str, bad: int) -> None:
     with pytest.raises(OverflowError):
-        data._small_buffers([1, bad], name, pa.array([1], type=data.arrow_type(parse_type(name))).type, {int})
-    _, errors = _convert(name, [None, 1, bad])
+        buffers._small_buffers([1, bad], name, pa.array([1], type=inline_arrow_type(parse_type(name))).type, {int})
+    _, errors = convert(name, [None, 1, bad])
     assert [(e.code, e.loc) for e in errors] == [("row_value", "/rows/2/0")]
     assert "out of range" in errors[0].message
 
@@ -163,11 +159,11 @@ def test_a_few_values_out_of_range_are_reported_as_before(name: str, bad: int) -
 def test_a_few_values_pa_array_refuses_take_the_per_value_path() -> None:
     """A lone surrogate, an integer a double cannot hold exactly: None, then pa.array and
     the per-value path decide as before."""
-    assert data._small_buffers(["a", "\ud800"], "string", pa.string(), {str}) is None
-    assert data._small_buffers([1.5, 2**53 + 1], "double", pa.float64(), {int, float}) is None
-    _, errors = _convert("string", ["a", "\ud800"])
+    assert buffers._small_buffers(["a", "\ud800"], "string", pa.string(), {str}) is None
+    assert buffers._small_buffers([1.5, 2**53 + 1], "double", pa.float64(), {int, float}) is None
+    _, errors = convert("string", ["a", "\ud800"])
     assert [(e.code, e.loc) for e in errors] == [("row_value", "/rows/1/0")]
-    table, errors = _convert("double", [1.5, 2**53 + 1])
+    table, errors = convert("double", [1.5, 2**53 + 1])
     assert errors == [] and table.column("c").to_pylist() == [1.5, float(2**53)]
 
 
@@ -195,14 +191,14 @@ def test_coerced_values_make_the_array_pa_array_makes(name: str, pandas: bool, m
     """Values converted one by one (ISO strings with a zone, numeric strings, date objects,
     decimals at their scale) are built from buffers without pa.array (and its pandas probe):
     the same Arrow type, IPC bytes and errors as pa.array's, few values or many."""
-    monkeypatch.setattr(data, "_pandas_imported", lambda: pandas)
+    monkeypatch.setattr(buffers, "_pandas_imported", lambda: pandas)
     rng = random.Random(name)
     for n in (1, 3, 8, 33, 200):
         values = [rng.choice(_COERCED[name]) for _ in range(n)]
-        table, errors = _convert(name, values)
+        table, errors = convert(name, values)
         with monkeypatch.context() as m:
-            m.setattr(data, "_coerced_array", lambda out, t, at: None)
-            expected, expected_errors = _convert(name, values)
+            m.setattr(buffers, "coerced_array", lambda out, t, at: None)
+            expected, expected_errors = convert(name, values)
         assert errors == expected_errors, values
         assert table.schema == expected.schema
         table.validate(full=True)
@@ -212,10 +208,10 @@ def test_coerced_values_make_the_array_pa_array_makes(name: str, pandas: bool, m
 def test_coerced_values_the_builders_refuse_go_to_pa_array() -> None:
     """Microseconds beyond 64 bits, a zoned datetime in a zone-less column: pa.array
     decides and reports, as before."""
-    assert data._timestamps([2**63], pa.timestamp("us"), zoned=False) is None
-    aware = data._EPOCH
-    assert data._timestamps([aware], pa.timestamp("us"), zoned=False) is None
-    _, errors = _convert("timestamp_ntz", [2**63])
+    assert buffers._timestamps([2**63], pa.timestamp("us"), zoned=False) is None
+    aware = EPOCH
+    assert buffers._timestamps([aware], pa.timestamp("us"), zoned=False) is None
+    _, errors = convert("timestamp_ntz", [2**63])
     assert [(e.code, e.loc) for e in errors] == [("row_value", "/rows")]
 
 
@@ -226,7 +222,8 @@ def _from_arrow_by_predicates(t: pa.DataType) -> Any:
     """from_arrow as it was written before its table by type id: the pyarrow.types predicates."""
     import pyarrow.types as pat
 
-    from connect_plan.types import ArrayType, MapType, Primitive, StructType, TypeParseError, _is_variant
+    from connect_plan.arrow_types import is_variant
+    from connect_plan.types import ArrayType, MapType, Primitive, StructType, TypeParseError
 
     if pat.is_dictionary(t):
         return _from_arrow_by_predicates(t.value_type)
@@ -240,7 +237,7 @@ def _from_arrow_by_predicates(t: pa.DataType) -> Any:
         return ArrayType(_from_arrow_by_predicates(t.value_type))
     if pat.is_map(t):
         return MapType(_from_arrow_by_predicates(t.key_type), _from_arrow_by_predicates(t.item_type))
-    if pat.is_struct(t) and _is_variant(t):
+    if pat.is_struct(t) and is_variant(t):
         return Primitive("variant")
     if pat.is_struct(t):
         return StructType(tuple((f.name, _from_arrow_by_predicates(f.type)) for f in t))
@@ -316,7 +313,8 @@ _ARROW_TYPES = [
 
 @pytest.mark.parametrize("arrow", _ARROW_TYPES, ids=str)
 def test_from_arrow_reads_each_arrow_type_as_before(arrow: pa.DataType) -> None:
-    from connect_plan.types import TypeParseError, from_arrow
+    from connect_plan.arrow_types import from_arrow
+    from connect_plan.types import TypeParseError
 
     try:
         expected: Any = _from_arrow_by_predicates(arrow)
@@ -456,9 +454,10 @@ def test_an_inline_tables_scope_is_its_names_with_their_types(table: pa.Table, c
     """The scope of its columns, with the types of those Spark has (as with_names kept them
     from a scope of the same names)."""
     from connect_plan import ir
+    from connect_plan.arrow_types import from_arrow
     from connect_plan.translator.analyze import Analyzer
     from connect_plan.translator.scope import Scope
-    from connect_plan.types import TypeParseError, from_arrow
+    from connect_plan.types import TypeParseError
 
     scope = Analyzer(case_sensitive=case_sensitive).inline_source(ir.InlineData(table, "/input/rows")).scope
     plain = Scope(tuple(table.column_names), case_sensitive)
@@ -559,13 +558,8 @@ def test_only_converted_tables_have_the_cheap_bound() -> None:
 
 def _placement(rows: list[list[Any]], uses: int, threshold: int, *, bounded: bool) -> Any:
     """The plan prepare() sends for ``rows`` used ``uses`` times, under a server threshold."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from fakes import RecordedTransport, recorded_client
-
     from connect_plan import inputs
+    from tests.support.transport import RecordedTransport, recorded_client
 
     conf = {"spark.sql.session.localRelationCacheThreshold": str(threshold)}
     client = recorded_client(RecordedTransport(conf=conf))
@@ -578,7 +572,7 @@ def _placement(rows: list[list[Any]], uses: int, threshold: int, *, bounded: boo
     original = inputs.nbytes_bound
     inputs.nbytes_bound = original if bounded else (lambda table: None)  # type: ignore[assignment]
     try:
-        return client._executor.prepare(load_plan(doc)).plan
+        return client.internals.executor.prepare(load_plan(doc)).plan
     finally:
         inputs.nbytes_bound = original  # type: ignore[assignment]
 
@@ -629,7 +623,7 @@ def test_arrow_input_is_made_spark_readable_as_before(arrow: pa.DataType, monkey
 
 _RUN_WITHOUT_SERVER = r"""
 import json, sys, tempfile, os
-from connect_plan import cli
+from connect_plan.cli import process as cli
 import connect_plan.client as client_module
 from connect_plan.client import Client
 

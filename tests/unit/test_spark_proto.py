@@ -131,7 +131,7 @@ def test_the_variant_decoder_is_pysparks_and_loads_no_pyspark() -> None:
         f"""
         import json, sys
         from connect_plan.output import _variant_json
-        from connect_plan.data import _variant_encoder
+        from connect_plan.data.coerce import _variant_encoder
         encode = _variant_encoder()
         out = []
         for text in {texts!r}:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from connect_plan.call_failures import RpcFailure, classify
 from connect_plan.client.failures import server_error
-from connect_plan.transport import RpcFailure
 
 URL = "sc://spark.example:443/;token=secret"
 
@@ -41,7 +41,7 @@ def test_bare_statuses_read_as_sentences(status: str, kind: str) -> None:
         if kind == "status"
         else RpcFailure("server", raw, status=None, message=raw, texts=(raw,))
     )
-    err = server_error(failure, URL)
+    err = server_error(classify(failure), URL)
     text = str(err)
     assert "Rendezvous" not in text and "StatusCode" not in text and "secret" not in text
     assert text.startswith("the ") and "sc://spark.example:443" in text and "boom" in text
@@ -50,6 +50,6 @@ def test_bare_statuses_read_as_sentences(status: str, kind: str) -> None:
 
 def test_an_http_server_answering_404_is_named_as_not_spark_connect() -> None:
     raw = RAW.format(status="UNIMPLEMENTED", details="Received http2 header with status: 404")
-    err = server_error(RpcFailure("server", raw, message=raw, texts=(raw,)), URL)
+    err = server_error(classify(RpcFailure("server", raw, message=raw, texts=(raw,))), URL)
     assert str(err).startswith("the server at sc://spark.example:443/;token=*** is not a Spark Connect server")
     assert "HTTP status 404" in str(err) and "proxy" in str(err)

@@ -199,8 +199,8 @@ def test_cli_checks_a_binary_plan_with_tables(tmp_path: Any, capsys: Any) -> Non
     path.write_bytes(parse_substrait(old_style_plan()).SerializeToString())
     assert cli.main(["check", str(path), "--table", "t=/data/t.parquet", "--table", "u=db.u"]) == cli.EXIT_OK
     assert capsys.readouterr().out.strip() == "ok"
-    assert cli._table_arg("T=/x/y.parquet") == ("T", {"files": ["/x/y.parquet"], "format": "parquet"})
-    assert cli._table_arg("orders=db.orders") == ("orders", {"table": "db.orders"})
+    assert cli.args.table_arg("T=/x/y.parquet") == ("T", {"files": ["/x/y.parquet"], "format": "parquet"})
+    assert cli.args.table_arg("orders=db.orders") == ("orders", {"table": "db.orders"})
 
 
 def test_cli_reports_a_located_substrait_error(tmp_path: Any, capsys: Any) -> None:

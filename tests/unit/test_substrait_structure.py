@@ -229,6 +229,8 @@ def test_every_producer_spelling_of_a_known_function_is_listed() -> None:
             seen += 1
             if file and not any(file in row.files for row in rows):
                 wrong.add(f"{plan.producer}: {name} in {file} (rows: {[row.files for row in rows]})")
+            if any(not row.files and plan.producer not in row.producers for row in rows):
+                wrong.add(f"{plan.producer}: its own name {name} is not listed as written by it")
     assert not wrong, sorted(wrong)
     assert seen > 1000
 

@@ -187,25 +187,34 @@ class _Call:
 
 
 def test_every_rpc_is_logged_at_debug_without_metadata(caplog: pytest.LogCaptureFixture) -> None:
-    from connect_plan.channel import _Details, _rpc_logger
+    """The transport's stub logs each RPC when it ends (a stream when its call is done),
+    never its metadata; with DEBUG off it registers nothing."""
+    from connect_plan.channel import DirectStub, _ChannelGuard
 
     secret = "Bearer s3cr3t-token"
-    details = _Details(
-        "/spark.connect.SparkConnectService/ExecutePlan", 5.0, [("authorization", secret)], None, None, None
-    )
+    calls: list[_Call] = []
+
+    class Stream(_Call):
+        def __next__(self) -> Any:
+            raise StopIteration
+
+    class Stub:
+        def ExecutePlan(self, request: Any, timeout: Any = None, metadata: Any = None) -> Any:
+            assert ("authorization", secret) in metadata  # sent, not logged
+            calls.append(Stream())
+            return calls[-1]
+
+    stub = DirectStub(Stub(), _ChannelGuard(), (("authorization", secret),))
     request = pb.ExecutePlanRequest(session_id="sess-1", operation_id=OP)
-    interceptor = _rpc_logger()
-    call = _Call()
     with caplog.at_level(logging.DEBUG, logger="connect_plan"):
-        assert interceptor.intercept_unary_stream(lambda d, r: call, details, request) is call
-        for fn in call.callbacks:
-            fn(call)
+        stub.ExecutePlan(request, timeout=5.0)
+        for fn in calls[-1].callbacks:
+            fn(calls[-1])
     (record,) = [r for r in caplog.records if r.name == "connect_plan"]
     text = record.getMessage()
     assert text.startswith("rpc ExecutePlan OK in ") and f"operation {OP}" in text and "session sess-1" in text
     assert "s3cr3t" not in text and "s3cr3t" not in repr(record.args)
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="connect_plan"):  # DEBUG off: nothing registered
-        other = _Call()
-        interceptor.intercept_unary_unary(lambda d, r: other, details, request)
-    assert not other.callbacks and not caplog.records
+        stub.ExecutePlan(request, timeout=5.0)
+    assert not calls[-1].callbacks and not caplog.records

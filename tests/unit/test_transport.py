@@ -1,5 +1,5 @@
 """Credentials and transport against real gRPC servers on loopback (no Spark needed): the
-recording proxy of tests/netparts.py sees exactly what arrived, and with no upstream behind
+recording proxy of tests/support/proxies.py sees exactly what arrived, and with no upstream behind
 it every call then fails, which these tests expect.
 
 * a token implies TLS, also for ``localhost`` (where PySpark's own builder would send it in
@@ -28,7 +28,8 @@ import connect_plan
 from connect_plan import InsecureTransportError, QueryTimeoutError, ServerError
 from connect_plan.server import free_port
 from connect_plan.transport import InsecureTokenWarning
-from tests.netparts import Certificates, GrpcTlsProxy, TcpProxy, make_certificates
+from tests.support.proxies import Certificates, GrpcTlsProxy, TcpProxy, make_certificates
+from tests.support.reference_transport import use_reference_transport
 
 TOKEN = "tok-9f8e7d6c5b4a"  # a made-up test secret
 DEAD_UPSTREAM = "127.0.0.1:9"  # the proxy forwards here: nothing listens
@@ -65,7 +66,7 @@ def test_a_token_implies_tls_even_for_localhost(plain_server: GrpcTlsProxy) -> N
     with connect_plan.connect(
         f"sc://localhost:{plain_server.port}/;token={TOKEN}", retry_policy={"max_retries": 0}
     ) as c:
-        assert c._connector.secure
+        assert c.internals.connector.secure
         err = _one_call(c)
     assert plain_server.calls == []
     assert TOKEN not in str(err)
@@ -242,7 +243,8 @@ def test_the_token_never_appears_in_repr_errors_or_logs(
 ) -> None:
     from pyspark.sql.connect.logging import logger as pyspark_logger
 
-    monkeypatch.setenv("CONNECT_PLAN_TRANSPORT", kind)  # the lean transport, and PySpark's client
+    if kind == "pyspark":  # the production transport, and PySpark's client (the tests' reference)
+        use_reference_transport(monkeypatch)
     monkeypatch.setattr(pyspark_logger, "disabled", False)  # PySpark's Connect log is off by default
     caplog.set_level(logging.DEBUG)
     for name in ("pyspark.sql.connect.logging", "connect_plan", "grpc"):
@@ -376,7 +378,7 @@ def test_a_server_that_never_answers_is_bounded_by_the_timeout() -> None:
             own.mode = "stall"
             peers.append(own)
             c = connect_plan.connect(own.url)
-            c._session.version = "4.3.0"
+            c.internals.session.version = "4.3.0"
             start = time.monotonic()
             with pytest.raises(QueryTimeoutError, match="could not be told to interrupt it") as info:
                 getattr(c, verb)(ranged, timeout=2)

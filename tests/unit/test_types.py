@@ -5,14 +5,14 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
+from connect_plan.arrow_types import from_arrow
+from connect_plan.arrow_types import inline_arrow_type as arrow_type
 from connect_plan.types import (
     ArrayType,
     MapType,
     Primitive,
     StructType,
     TypeParseError,
-    arrow_type,
-    from_arrow,
     incomplete,
     parse_type,
     spark_type_proto,

@@ -13,7 +13,9 @@ Modules, in import order (each imports only the ones before it):
 
 ``spellings``   every spelling of the format: op names, expression words, join types, keys
 ``core``        :class:`Parser` state, :class:`RawStep`, the ``@step`` registry, shared helpers
-``expressions`` expressions, ``{"op": ...}`` forms, calls checked against the catalog, lambdas
+``expressions`` expressions (:func:`parse_expr`), and the registries of the forms parsed below
+``calls``       ``{"fn": ...}`` calls checked against the catalog row, lambdas, UDF calls
+``operators``   ``{"op": ...}`` forms
 ``windows``     window expressions, frames, sort items
 ``sparkless``   the expression shapes Sparkless' plan emitters write (symbolic ops, when, opaque nodes)
 ``specials``    desugaring of catalog special forms (the catalog row's ``desugar``)
@@ -31,11 +33,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import ir
-from . import aggregates, binary, sparkless, specials, steps, windows
+from . import aggregates, binary, calls, operators, sparkless, specials, steps, windows
 from .aggregates import pair_aggregations
 from .core import STEP_PARSERS, Parser, RawStep
 from .documents import document, load_json, plan_from_rows, raw_starts_with_read
-from .expressions import parse_expr
+from .expressions import FORMS, parse_expr
 from .inline import is_table_input
 from .spellings import KEY_ALIASES, STEP_OPS
 
@@ -50,9 +52,11 @@ __all__ = [
     "raw_starts_with_read",
 ]
 
-# the modules that register step parsers, desugarings and the window form (imported for that)
-_REGISTERING = (aggregates, binary, sparkless, specials, steps, windows)
+# the modules that register step parsers, expression forms and desugarings (imported for that)
+_REGISTERING = (aggregates, binary, calls, operators, sparkless, specials, steps, windows)
 
+if not all(hasattr(FORMS, form) for form in ("op", "call", "udf")):  # pragma: no cover
+    raise RuntimeError("an expression form is not registered (operators.py, calls.py)")
 if set(STEP_PARSERS) != set(STEP_OPS):  # pragma: no cover - a developer error caught on import
     raise RuntimeError(f"step ops and parsers differ: {sorted(set(STEP_PARSERS) ^ set(STEP_OPS))}")
 _no_keys = {kind for _, kind in STEP_PARSERS.values()} - set(KEY_ALIASES)

@@ -14,8 +14,9 @@ from typing import Any
 
 from ... import ir
 from ...functions import CATALOG, NULL_SKIPPING_NAMES, Param, suggest
+from .calls import arguments
 from .core import MAP, MISSING, Parser, RawStep, alias, check_keys, first, step
-from .expressions import arguments, expr_list, group_item, parse_expr, type_arg
+from .expressions import expr_list, group_item, parse_expr, type_arg
 from .spellings import AGG_ENTRY_KEYS, GROUP_KINDS, KEY_ALIASES
 
 __all__ = ["pair_aggregations"]

@@ -19,6 +19,7 @@ from ...data import CoerceError, coerce_value
 from ...errors import PlanError
 from ...functions import CATALOG
 from ...limits import CHEAP_WALK_NODES, MAX_JSON_CHARS, MAX_PLAN_NESTING, MAX_STEPS
+from ...names import quote
 from ...shapes import cycle_location, encodable, plain_tree_encodable, shape, shape_problem
 from ...types import type_string
 from .core import MAP, MISSING, STEP_PARSERS, Parser, RawStep, check_keys, key, options, step
@@ -536,12 +537,8 @@ def _read_schema(p: Parser, raw: Any, loc: str) -> tuple[str, tuple[str, ...] | 
     fields = parse_schema(p, raw, loc)
     if fields is None:
         return None
-    ddl = ", ".join(f"{_quote_name(f.name)} {type_string(f.type)}" for f in fields)
+    ddl = ", ".join(f"{quote(f.name)} {type_string(f.type)}" for f in fields)
     return ddl, tuple(f.name for f in fields)
-
-
-def _quote_name(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 def _range_source(p: Parser, raw: Mapping[str, Any], loc: str) -> ir.Source | None:

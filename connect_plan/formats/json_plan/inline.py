@@ -10,8 +10,9 @@ import functools
 from typing import Any
 
 from ... import ir
+from ...arrow_types import from_arrow, inline_arrow_type
 from ...data import Field, rows_to_arrow
-from ...types import TypeParseError, arrow_type, from_arrow, incomplete, parse_type
+from ...types import TypeParseError, incomplete, parse_type
 from .core import MAP, MISSING, Parser, check_keys, key
 from .spellings import SCHEMA_FIELD_KEYS
 
@@ -258,7 +259,7 @@ def _arrow_source(p: Parser, table: Any, schema: Any, rows_loc: str, schema_loc:
         import pyarrow as pa
 
         try:
-            target = pa.schema([pa.field(f.name, arrow_type(f.type)) for f in fields])
+            target = pa.schema([pa.field(f.name, inline_arrow_type(f.type)) for f in fields])
             if table.schema.types != target.types:  # casting to the same types still costs ~5 µs a column
                 table = table.cast(target)
         except (pa.ArrowException, TypeParseError, ValueError, TypeError) as exc:
@@ -301,12 +302,12 @@ def _spark_readable(p: Parser, table: Any, rows_loc: str) -> ir.InlineData | Non
 @functools.cache
 def _spark_as_is() -> frozenset[int]:
     """The ids of the Arrow types without parameters that Spark reads as they are
-    (``arrow_type(from_arrow(t)) == t``: two such types are equal when their ids are)."""
+    (``inline_arrow_type(from_arrow(t)) == t``: two such types are equal when their ids are)."""
     import pyarrow as pa
 
     names = ("int8", "int16", "int32", "int64", "float32", "float64", "string", "bool", "date32", "binary", "null")
     plain = [pa.type_for_alias(name) for name in names]
-    return frozenset(t.id for t in plain if arrow_type(from_arrow(t)) == t)
+    return frozenset(t.id for t in plain if inline_arrow_type(from_arrow(t)) == t)
 
 
 @functools.lru_cache(maxsize=256)
@@ -315,5 +316,5 @@ def _spark_readable_schema(schema: Any) -> Any:
     or None when nothing changes; cached, as inputs repeat their schemas."""
     import pyarrow as pa
 
-    target = pa.schema([pa.field(f.name, arrow_type(from_arrow(f.type))) for f in schema])
+    target = pa.schema([pa.field(f.name, inline_arrow_type(from_arrow(f.type))) for f in schema])
     return None if target.types == schema.types else target

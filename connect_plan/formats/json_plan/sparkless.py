@@ -30,8 +30,9 @@ from typing import Any
 
 from ... import ir
 from ...functions import CATALOG
+from .calls import call
 from .core import MAP, Parser
-from .expressions import DESUGARS, EXPRESSION_FORMS, call, literal_or_expr, parse_expr, type_arg
+from .expressions import DESUGARS, EXPRESSION_FORMS, literal_or_expr, parse_expr, type_arg
 from .spellings import SPARKLESS_OPS
 
 __all__ = ["alias_item", "when_branches"]

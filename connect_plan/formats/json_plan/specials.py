@@ -16,18 +16,9 @@ from typing import Any
 from ... import ir
 from ...functions import CATALOG, DESUGAR_FORMS, FunctionSpec, Param, parse_signature, rows
 from ...types import parse_type
+from .calls import argument, arguments, lambda_arg, with_otherwise
 from .core import Parser
-from .expressions import (
-    DESUGARS,
-    RAW_HOOKS,
-    Desugar,
-    RawHook,
-    argument,
-    arguments,
-    lambda_arg,
-    parse_expr,
-    with_otherwise,
-)
+from .expressions import DESUGARS, RAW_HOOKS, Desugar, RawHook, parse_expr
 
 __all__: list[str] = []
 

@@ -12,8 +12,9 @@ from typing import Any
 
 from ... import ir
 from ...functions import CATALOG, SORT_FUNCTIONS
+from .calls import call
 from .core import MAP, Parser, check_keys, column_name, first, key, split_args
-from .expressions import EXPRESSION_FORMS, call, parse_expr
+from .expressions import EXPRESSION_FORMS, parse_expr
 from .spellings import COLUMN_FORM_KEYS, FRAME_KEYS, KEY_ALIASES, SORT_ITEM_KEYS, SPARKLESS_OPS, WINDOW_SPEC_KEYS
 
 __all__ = ["sort_keys", "window_expr"]

@@ -11,7 +11,11 @@ Modules, in import order (each imports only the ones before it):
 ``types``        Substrait types → Spark types; a NamedStruct's names and nested layouts
 ``literals``     literals → IR literals (or constructor calls) and → Arrow cell values
 ``expressions``  field references, nested constructors, subqueries, IF/SWITCH, IN lists, casts, sorts
+``regex``        regular expressions of RE2, Rust's regex and ICU → Java's, or refused with why
+``calls``        a call as its builder gets it, and the registry of builders by name
+``producer_functions`` the builders of the producers' own names (DuckDB's, DataFusion's)
 ``functions``    scalar, aggregate and window calls through the function table, and the builders
+                 of the spec's functions
 ``relations``    read, filter, project, fetch, sort, aggregate, join, cross, set, reference
 ``commands``     the root: a query, a write or a DDL; :func:`~.commands.convert_plan`
 ``declared_types`` Substrait types as the result contract reads them, and their Spark types

@@ -188,7 +188,7 @@ def ddl(c: Converter, msg: Message, loc: str) -> ir.Plan | None:
     Spark Connect command but SQL text: located errors."""
     import pyarrow as pa
 
-    from ...types import arrow_type
+    from ...arrow_types import inline_arrow_type as arrow_type
 
     ok = True
     if msg.WhichOneof("write_type") != "named_object":

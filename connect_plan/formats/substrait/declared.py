@@ -26,8 +26,11 @@ Each relation's output follows the spec's "direct output order" (site/docs/relat
   window function; expand: one column per field.
 
 A type the plan does not declare (DataFusion 55 writes its aggregate calls without
-``output_type``, and its CASE branches, DuckDB its NULLs, with no kind) is recorded as not
-declared: the column still counts, its type is not checked.
+``output_type``, and its simple CASE's operand clause without a ``then``; DuckDB writes its NULLs
+with no type kind) is recorded as not declared: the column still counts, its type is not
+checked. A NULL with no type inside a cast (DuckDB's ``CASE ... ELSE NULL``, ``NULLIF``) takes
+its type from the enclosing cast, as a cast's value always does here: the converter sends it as
+a NULL of the cast's type.
 """
 
 from __future__ import annotations
@@ -347,6 +350,7 @@ class Derivation:
         return Column(UNDECLARED, loc)
 
     def cast(self, msg: Message, loc: str, scope: list[Column]) -> Column:
+        """The cast's type, whatever its input (an untyped NULL's included)."""
         return Column.of(msg.type, f"{loc}/type")
 
     def branches(self, msg: Message, loc: str, scope: list[Column]) -> Column:

@@ -12,11 +12,11 @@ from google.protobuf.message import Message
 from ... import ir
 from ...types import Primitive
 from . import spellings as sp
-from .literals import literal, literal_value, named_struct
+from .literals import literal, literal_value, named_struct, untyped_null
 from .state import Converter, Rel, Shape, enum_name, expression, json_name
 from .types import spark_type
 
-__all__ = ["sort_keys"]
+__all__ = ["simple_case_operand", "sort_keys"]
 
 
 def sort_keys(c: Converter, sorts: Any, loc: str, names: list[str]) -> tuple[ir.SortKey, ...]:
@@ -282,8 +282,12 @@ def _set_comparison(c: Converter, msg: Message, left: ir.Expr, loc: str) -> ir.E
 
 @expression("cast")
 def cast(c: Converter, msg: Message, loc: str, names: list[str]) -> ir.Expr:
-    inner = c.expr(msg.input, f"{loc}/input", names)
     to = spark_type(c, msg.type, f"{loc}/type")
+    if untyped_null(msg.input):
+        # CAST(NULL AS t) whose NULL has no type (DuckDB 1.1 writes every NULL so: CASE ... ELSE
+        # NULL, NULLIF): a NULL of type t, whatever the NULL's own type would have been
+        return ir.Lit(None, f"{loc}/input/literal", to)
+    inner = c.expr(msg.input, f"{loc}/input", names)
     if to is None:
         return ir.Lit(None, loc)
     # RETURN_NULL: try_cast; THROW_EXCEPTION and unspecified: a cast
@@ -293,15 +297,28 @@ def cast(c: Converter, msg: Message, loc: str, names: list[str]) -> ir.Expr:
 
 @expression("if_then")
 def if_then(c: Converter, msg: Message, loc: str, names: list[str]) -> ir.Expr:
-    branches = tuple(
-        (
-            c.expr(getattr(clause, "if"), f"{loc}/ifs/{k}/if", names),
-            c.expr(clause.then, f"{loc}/ifs/{k}/then", names),
-        )
-        for k, clause in enumerate(msg.ifs)
-    )
+    clauses = list(enumerate(msg.ifs))
+    operand = None
+    if "simple_case_operand_first" in c.quirks and len(clauses) > 1 and simple_case_operand(msg):
+        # DataFusion 55's CASE x WHEN v THEN r: the first clause holds x and no then; each later
+        # clause compares x = v (NULL never matches, as in both engines)
+        operand = c.expr(getattr(msg.ifs[0], "if"), f"{loc}/ifs/0/if", names)
+        clauses = clauses[1:]
+    branches = []
+    for k, clause in clauses:
+        cond = c.expr(getattr(clause, "if"), f"{loc}/ifs/{k}/if", names)
+        if operand is not None:
+            cond = ir.Call("==", (operand, cond), f"{loc}/ifs/{k}/if")
+        branches.append((cond, c.expr(clause.then, f"{loc}/ifs/{k}/then", names)))
     otherwise = c.expr(getattr(msg, "else"), f"{loc}/else", names) if msg.HasField("else") else None
-    return ir.When(branches, otherwise, loc)
+    return ir.When(tuple(branches), otherwise, loc)
+
+
+def simple_case_operand(msg: Message) -> bool:
+    """Whether an IfThen's first clause is DataFusion 55's simple-CASE operand: an ``if`` and no
+    ``then`` (an unset or empty expression)."""
+    first = msg.ifs[0]
+    return first.HasField("if") and first.then.WhichOneof("rex_type") is None
 
 
 @expression("switch_expression")

@@ -1,60 +1,36 @@
 """Substrait function calls → IR: scalar, aggregate and window functions, looked up in the one
 function table (:data:`~.spellings.FUNCTIONS`, by kind and name), with a registered builder for
 the few that need code (integer division, ``not_equal``, LIKE with an escape, ``extract``, date
-arithmetic, DataFusion's nested-value functions...). A name no row knows is a located error
-with the closest names of its kind."""
+arithmetic, DataFusion's nested-value functions...; the producers' own names in
+:mod:`.producer_functions`). A name no row knows is a located error with the closest names of its
+kind."""
 
 from __future__ import annotations
 
 import decimal
 import difflib
-from collections.abc import Callable
 
 from google.protobuf.message import Message
 
 from ... import ir
-from ...records import Value, frozen
 from ...types import Primitive
+from . import producer_functions  # noqa: F401 - registers the producers' builders
 from . import spellings as sp
+from .calls import (
+    AGGREGATE_BUILDERS,
+    BUILDERS,
+    AggregateCall,
+    ScalarCall,
+    aggregate_builder,
+    builder,
+    like_call,
+    literal_text,
+    refuse,
+)
 from .expressions import sort_keys
 from .state import Converter, enum_name, expression
 
-__all__ = ["BUILDERS", "ScalarCall", "aggregate_function", "extension_functions"]
-
-
-@frozen
-class ScalarCall(Value):
-    """A scalar function call as its builder gets it."""
-
-    #: the Substrait name (lower case, no signature) and the signature (``i64_i64``; may be empty)
-    name: str
-    sig: str
-    #: the converted value arguments, and the enum arguments (``YEAR``...)
-    args: tuple[ir.Expr, ...]
-    enums: tuple[str, ...]
-    #: the ScalarFunction message (its ``output_type``...) and its location
-    msg: Message
-    loc: str
-
-
-Builder = Callable[[Converter, ScalarCall], ir.Expr]
-
-#: scalar function name → its builder, for the rows of :data:`~.spellings.FUNCTIONS` with no
-#: Spark function (registered below with :func:`builder`)
-BUILDERS: dict[str, Builder] = {}
-
-
-def builder(*names: str) -> Callable[[Builder], Builder]:
-    """Register the builder of the scalar functions ``names``."""
-
-    def register(build: Builder) -> Builder:
-        for name in names:
-            if name in BUILDERS:  # pragma: no cover - a developer error caught on import
-                raise RuntimeError(f"builder {name!r} registered twice")
-            BUILDERS[name] = build
-        return build
-
-    return register
+__all__ = ["aggregate_measure", "extension_functions"]
 
 
 def extension_functions(plan: Message) -> dict[int, str]:
@@ -83,12 +59,21 @@ def scalar_function(c: Converter, msg: Message, loc: str, names: list[str]) -> i
     return ir.Call(row.spark, tuple(args), loc)
 
 
-def aggregate_function(c: Converter, msg: Message, loc: str, names: list[str]) -> ir.Expr:
-    """An AggregateRel measure's call (a whole aggregation: Spark runs no partial phase)."""
+def aggregate_measure(c: Converter, measure: Message, loc: str, names: list[str]) -> ir.Expr:
+    """An AggregateRel measure (at ``loc``): its call over the rows its ``filter`` keeps (a whole
+    aggregation: Spark runs no partial phase)."""
+    cond = c.expr(measure.filter, f"{loc}/filter", names) if measure.HasField("filter") else None
+    return aggregate_function(c, measure.measure, f"{loc}/measure", names, cond)
+
+
+def aggregate_function(c: Converter, msg: Message, loc: str, names: list[str], cond: ir.Expr | None = None) -> ir.Expr:
+    """An aggregate call; ``cond``: FILTER (WHERE cond), the call sees only the rows where it is
+    true (its arguments are null elsewhere: every aggregate here skips nulls, and count(*)
+    counts the rows where ``cond`` holds)."""
     compound = _declared(c, msg.function_reference, loc)
     if compound is None:
         return ir.Lit(None, loc)
-    name, _ = sp.function_name(compound)
+    name, sig = sp.function_name(compound)
     args, _enums = _arguments(c, msg, loc, names)
     if enum_name(msg, "phase") not in sp.WHOLE_AGGREGATION_PHASES:
         c.err(
@@ -99,11 +84,20 @@ def aggregate_function(c: Converter, msg: Message, loc: str, names: list[str]) -
     if len(msg.sorts):
         c.err("substrait_unsupported", f"{loc}/sorts", "ordered aggregate calls are not supported yet")
     row = sp.FUNCTIONS.get(("aggregate", name))
-    if row is None or row.spark is None:
+    if row is None:
         return _unknown_function(c, "aggregate", compound, msg.function_reference, loc)
     if name == "count" and not args:
         args = [ir.Lit(1, loc)]  # count(*)
-    return ir.Call(row.spark, tuple(args), loc, distinct=_distinct(msg))
+    if cond is not None:
+        args = [ir.When(((cond, a),), None, loc) for a in args]
+    distinct = _distinct(msg)
+
+    def make(fn: str, call_args: tuple[ir.Expr, ...]) -> ir.Expr:
+        return ir.Call(fn, call_args, loc, distinct=distinct)
+
+    if row.spark is None:
+        return AGGREGATE_BUILDERS[name](c, AggregateCall(name, sig, tuple(args), msg, loc, make))
+    return make(row.spark, tuple(args))
 
 
 @expression("window_function")
@@ -111,13 +105,20 @@ def window_function(c: Converter, msg: Message, loc: str, names: list[str]) -> i
     compound = _declared(c, msg.function_reference, loc)
     if compound is None:
         return ir.Lit(None, loc)
-    name, _ = sp.function_name(compound)
+    name, sig = sp.function_name(compound)
     args, _enums = _arguments(c, msg, loc, names)
     row = sp.FUNCTIONS.get(("window", name)) or sp.FUNCTIONS.get(("aggregate", name))
-    if row is None or row.spark is None:
+    if row is None or (row.spark is None and row.kind != "aggregate"):
         return _unknown_function(c, "window", compound, msg.function_reference, loc)
     if name == "count" and not args:
         args = [ir.Lit(1, loc)]
+    if name == "ntile" and row.kind == "window":
+        args = [_ntile_buckets(c, a, f"{loc}/arguments/{k}/value") for k, a in enumerate(args)]
+    if name in ("lag", "lead") and len(args) > 1:
+        # the offset: Spark types it INT, and a BIGINT one (DataFusion's i64 literal) is cast by
+        # its analyzer after the window's frame was derived from it, which it then refuses as a
+        # frame of its own ("Cannot specify window frame for lag function")
+        args[1] = _int_literal(args[1])
     partitions = tuple(c.expr(e, f"{loc}/partitions/{k}", names) for k, e in enumerate(msg.partitions))
     keys = sort_keys(c, msg.sorts, loc, names)
     frame = None
@@ -134,13 +135,31 @@ def window_function(c: Converter, msg: Message, loc: str, names: list[str]) -> i
                 c.err("substrait_invalid", loc, "a RANGE frame with an offset bound needs sorts (the window has none)")
         elif keys or lower is not None or upper is not None:
             frame = ir.Frame(kind, lower, upper, loc)
-    elif name in ("lag", "lead") and len(args) > 1:
-        # the offset: Spark types it INT, and a BIGINT one (DataFusion's i64 literal) is cast by
-        # its analyzer after the window's frame was derived from it, which it then refuses as a
-        # frame of its own ("Cannot specify window frame for lag function")
-        args[1] = _int_literal(args[1])
-    call = ir.Call(row.spark, tuple(args), loc, distinct=_distinct(msg))
-    return ir.Window(call, partitions, keys, frame, loc)
+    distinct = _distinct(msg)
+
+    def make(fn: str, call_args: tuple[ir.Expr, ...]) -> ir.Expr:
+        return ir.Window(ir.Call(fn, call_args, loc, distinct=distinct), partitions, keys, frame, loc)
+
+    if row.spark is None:
+        return AGGREGATE_BUILDERS[name](c, AggregateCall(name, sig, tuple(args), msg, loc, make))
+    return make(row.spark, tuple(args))
+
+
+def _ntile_buckets(c: Converter, arg: ir.Expr, loc: str) -> ir.Expr:
+    """ntile's bucket count as Spark's ntile takes it: an INT literal. DataFusion writes an i64
+    literal: the same number as an int when it fits; any other argument is refused (every
+    engine wants a constant there)."""
+    if isinstance(arg, ir.Lit) and isinstance(arg.value, int) and not isinstance(arg.value, bool):
+        if 0 < arg.value <= 2**31 - 1:
+            return ir.Lit(arg.value, arg.loc)  # PySpark's typing: an INT
+        c.err("substrait_function", loc, f"ntile of {arg.value} buckets: Spark's ntile takes a positive INT")
+        return arg
+    c.err(
+        "substrait_function",
+        loc,
+        "ntile's bucket count must be an integer literal (Spark's ntile takes an INT constant)",
+    )
+    return arg
 
 
 def _int_literal(e: ir.Expr) -> ir.Expr:
@@ -283,14 +302,58 @@ def build_distinct_from(c: Converter, call: ScalarCall) -> ir.Expr:
 
 @builder("like", "ilike")
 def build_like(c: Converter, call: ScalarCall) -> ir.Expr:
+    # SQL's LIKE without ESCAPE has no escape character (DuckDB, Calcite); DataFusion's has the
+    # backslash (its 3-argument form with a null escape says "no ESCAPE clause")
+    default = "\\" if "like_backslash_escape" in c.quirks else None
     args = call.args
-    if len(args) == 3:
-        escape = args[2]
-        if isinstance(escape, ir.Lit) and escape.value is None:
-            args = args[:2]  # DataFusion's 'no escape' (a typed null)
-        else:
-            return ir.UdfCall(call.name, args, call.loc)
-    return ir.Call(call.name, args, call.loc)
+    if len(args) == 2:
+        return like_call(c, call.name, args[0], args[1], default, call.loc)
+    if len(args) != 3:
+        return refuse(c, call.loc, f"{call.name} takes a value, a pattern and an escape, not {len(args)} arguments")
+    escape = args[2]
+    if isinstance(escape, ir.Lit) and escape.value is None:
+        return like_call(c, call.name, args[0], args[1], default, call.loc)
+    text = literal_text(escape)
+    if text is None or len(text) != 1:
+        return refuse(c, f"{call.loc}/arguments/2", f"{call.name}'s escape must be one literal character")
+    return like_call(c, call.name, args[0], args[1], text, call.loc)
+
+
+@builder("is_true", "is_false", "is_not_true", "is_not_false")
+def build_is_true(c: Converter, call: ScalarCall) -> ir.Expr:
+    # x IS [NOT] TRUE/FALSE: never null (IS TRUE of a null is false): Spark's null-safe <=>
+    if len(call.args) != 1:
+        return refuse(c, call.loc, f"{call.name} takes one argument, not {len(call.args)}")
+    value = call.name.endswith("_true")
+    test = ir.Call("<=>", (call.args[0], ir.Lit(value, call.loc)), call.loc)
+    return ir.Call("not", (test,), call.loc) if "_not_" in call.name else test
+
+
+@builder("sign")
+def build_sign(c: Converter, call: ScalarCall) -> ir.Expr:
+    # Spark's signum is a double. The spec's sign keeps its input's type: an integer output is
+    # signum cast to it (exact: -1, 0, 1), NaN's sign 0 as DuckDB (which declares every sign i8)
+    # gives it; a float output is signum (NaN's sign NaN)
+    if len(call.args) != 1:
+        return refuse(c, call.loc, f"sign takes one argument, not {len(call.args)}")
+    x, loc = call.args[0], call.loc
+    signum = ir.Call("signum", (x,), loc)
+    out = call.output_type if call.output else _signature_type(call.sig)
+    if isinstance(out, Primitive) and out.name in ("tinyint", "smallint", "int", "bigint"):
+        zero = ir.Lit(0, loc, out)
+        return ir.When(((ir.Call("isnan", (x,), loc), zero),), ir.Cast(signum, out, loc), loc)
+    if isinstance(out, Primitive) and out.name == "float":
+        return ir.Cast(signum, out, loc)
+    return signum
+
+
+def _signature_type(sig: str) -> Primitive | None:
+    """The type of a one-argument signature (``sign:i32``), where it is a plain kind."""
+    first = sig.split("_")[0]
+    t = sp.INTEGER_TYPES.get(first)
+    if isinstance(t, Primitive):
+        return t
+    return Primitive("float") if first == "fp32" else Primitive("double") if first == "fp64" else None
 
 
 @builder("substring")
@@ -347,6 +410,10 @@ def _whole_days(arg: ir.Expr) -> ir.Expr:
 def build_add(c: Converter, call: ScalarCall) -> ir.Expr:
     fn = "+" if call.name == "add" else "-"
     args = call.args
+    if fn == "-" and len(args) == 1:
+        # DuckDB 1.1 writes -x as subtract(x): Spark's negative (its overflow behaviour is
+        # subtract's: -(-128) of an i8 fails in both)
+        return ir.Call("negative", args, call.loc)
     if call.msg.HasField("output_type") and call.msg.output_type.WhichOneof("kind") == "date":
         # a date plus an interval of whole days written as seconds (DataFusion's d + 5): the
         # result is a date, so the seconds are days; Spark refuses a date plus seconds
@@ -395,8 +462,27 @@ def build_named_struct(c: Converter, call: ScalarCall) -> ir.Expr:
     return ir.Call("named_struct", args, call.loc)
 
 
+@aggregate_builder("avg")
+def build_avg(c: Converter, call: AggregateCall) -> ir.Expr:
+    # the spec's avg of integers "truncates partial values" and returns the integer type
+    # (Calcite's AVG, which Isthmus writes as avg:i32 -> i32): the sum divided by the count,
+    # truncated toward zero (Spark's div, exact on any bigint sum; null over no rows, since the
+    # sum is null there). Any other avg is Spark's avg, and an avg of another kind declared an
+    # integer (avg:fp64 -> i64) is refused by the result contract, not computed some third way.
+    if call.output in sp.INTEGER_TYPES and call.sig.split("_")[0] in sp.INTEGER_TYPES:
+        total = call.make("sum", call.args)
+        count = call.make("count", call.args)
+        return ir.UdfCall("div", (total, count), call.loc)
+    return call.make("avg", call.args)
+
+
+@aggregate_builder("sum0")
+def build_sum0(c: Converter, call: AggregateCall) -> ir.Expr:
+    # the spec's sum0: the sum of no values (no rows, or only nulls) is 0, where Spark's sum is null
+    return ir.Call("coalesce", (call.make("sum", call.args), ir.Lit(0, call.loc)), call.loc)
+
+
 _BUILT = {(kind, name) for (kind, name), row in sp.FUNCTIONS.items() if row.spark is None}
-if _BUILT != {("scalar", name) for name in BUILDERS}:  # pragma: no cover - a developer error caught on import
-    raise RuntimeError(
-        f"function rows without a builder, or builders without a row: {sorted(_BUILT)}, {sorted(BUILDERS)}"
-    )
+_REGISTERED = {("scalar", name) for name in BUILDERS} | {("aggregate", name) for name in AGGREGATE_BUILDERS}
+if _BUILT != _REGISTERED:  # pragma: no cover - a developer error caught on import
+    raise RuntimeError(f"function rows without a builder, or builders without a row: {sorted(_BUILT ^ _REGISTERED)}")

@@ -19,7 +19,15 @@ from ...types import ArrayType, DataType, MapType, Primitive
 from .state import Converter, expression, json_name
 from .types import NO_TIME, TIME_KINDS, spark_type
 
-__all__ = ["COMPOSITE_LITERALS", "SIMPLE_LITERALS", "literal", "literal_value", "named_struct", "python_value"]
+__all__ = [
+    "COMPOSITE_LITERALS",
+    "SIMPLE_LITERALS",
+    "literal",
+    "literal_value",
+    "named_struct",
+    "python_value",
+    "untyped_null",
+]
 
 CompositeBuilder = Callable[[Converter, Any, str], ir.Expr]
 
@@ -86,6 +94,11 @@ def literal_value(c: Converter, msg: Message, loc: str) -> tuple[Any, DataType |
         ts = _EPOCH_TS + datetime.timedelta(microseconds=micros)
         return ts.isoformat(sep=" "), Primitive("timestamp_ntz" if kind == "precision_timestamp" else "timestamp")
     if kind == "null":
+        if untyped_null(msg) and "untyped_null_literal" in c.quirks:
+            # DuckDB's NULL outside a cast (x IN (1, NULL), a NULL column of a UNION branch, a
+            # NULL DuckDB folded ii + NULL into): Spark's untyped NULL, which takes its type where
+            # it is used, as the NULL of DuckDB's own type did (the value is NULL either way)
+            return None, None
         return None, spark_type(c, msg.null, f"{loc}/null")
     c.err(
         "substrait_unsupported",
@@ -93,6 +106,15 @@ def literal_value(c: Converter, msg: Message, loc: str) -> tuple[Any, DataType |
         f"literals of type '{kind}' are not supported yet" if kind not in TIME_KINDS else NO_TIME,
     )
     return None, None
+
+
+def untyped_null(msg: Message) -> bool:
+    """Whether ``msg`` (an Expression or a Literal) is a NULL literal whose type has no kind set."""
+    if msg.DESCRIPTOR.name == "Expression":
+        if msg.WhichOneof("rex_type") != "literal":
+            return False
+        msg = msg.literal
+    return bool(msg.WhichOneof("literal_type") == "null" and msg.null.WhichOneof("kind") is None)
 
 
 def python_value(c: Converter, msg: Message, loc: str) -> Any:

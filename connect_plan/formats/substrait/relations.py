@@ -14,7 +14,7 @@ from ... import ir
 from ...types import Primitive
 from . import spellings as sp
 from .expressions import sort_keys
-from .functions import aggregate_function
+from .functions import aggregate_measure
 from .literals import python_value
 from .state import Converter, Rel, enum_name, enum_text, json_name, relation
 from .types import schema_shapes, spark_type, top_names
@@ -89,7 +89,7 @@ def _virtual_table(c: Converter, msg: Message, loc: str, base: list[str]) -> Rel
     fields) → inline Arrow data typed by the base schema."""
     import pyarrow as pa
 
-    from ...types import arrow_type
+    from ...arrow_types import inline_arrow_type as arrow_type
 
     types = [
         spark_type(c, t, f"{loc}/../baseSchema/struct/types/{i}") for i, t in enumerate(msg.base_schema.struct.types)
@@ -317,11 +317,7 @@ def aggregate_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
     agg_names = []
     for k, m in enumerate(msg.measures):
         mloc = f"{loc}/measures/{k}"
-        call = aggregate_function(c, m.measure, f"{mloc}/measure", visible)
-        if m.HasField("filter"):
-            # FILTER (WHERE c): the measure sees only rows where c is true
-            cond = c.expr(m.filter, f"{mloc}/filter", visible)
-            call = _filtered(c, call, cond, mloc)
+        call = aggregate_measure(c, m, mloc, visible)  # FILTER (WHERE c) applied to its arguments
         name = c.fresh()
         aggs.append(ir.AggItem(call, name, mloc))
         agg_names.append(name)
@@ -382,15 +378,6 @@ def aggregate_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
     # one output column per grouping expression of the (single) set, repeats included
     rel.names = (set_keys[0] if set_keys else []) + agg_names
     return rel
-
-
-def _filtered(c: Converter, call: ir.Expr, cond: ir.Expr, loc: str) -> ir.Expr:
-    """An aggregate over the rows where ``cond`` holds: its arguments become null elsewhere
-    (every aggregate here skips nulls; count(*) counts the rows where ``cond`` holds)."""
-    if not isinstance(call, ir.Call):
-        return call
-    args = tuple(ir.When(((cond, a),), None, loc) for a in call.args)
-    return ir.Call(call.fn, args, call.loc, call.distinct)
 
 
 @relation("join")

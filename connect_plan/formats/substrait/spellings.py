@@ -58,6 +58,9 @@ class Function(NamedTuple):
     #: a window function Spark gives its own fixed frame (ranking and offset functions): a
     #: plan's frame bounds are not sent
     fixed_frame: bool = False
+    #: the producers known to write this name (checked against every recorded plan); a row with
+    #: no ``files`` is a producer's own spelling and names its producers
+    producers: tuple[str, ...] = ()
 
 
 _CMP = ("functions_comparison",)
@@ -71,7 +74,10 @@ _LOG = ("functions_logarithmic",)
 _STR = ("functions_string",)
 _DT = ("functions_datetime",)
 _AGG = ("functions_aggregate_generic",)
-_DF = "DataFusion's name"
+_DF = ("datafusion",)
+_DUCK = ("duckdb",)
+_BOTH = ("datafusion", "duckdb")
+_RE = "a search; the pattern translated from the producer's regex dialect to Java's, or refused (regex.py)"
 
 #: Every Substrait function this front-end runs, one row per (kind, name): scalar functions,
 #: aggregate functions (an AggregateRel measure, or a window function's aggregate) and window
@@ -81,14 +87,16 @@ _DF = "DataFusion's name"
 #: functions_comparison.yaml``; URNs ``extension:io.substrait:functions_comparison``) or none
 #: (DataFusion declares no URI at all; DuckDB names only the extensions folder for some, or
 #: none), and a name means the same on Spark in every file that declares it. ``files`` records
-#: where the spec declares each one; tests check it against the spec's YAML files and every
-#: recorded producer plan (tests/unit/test_substrait_structure.py).
+#: where the spec declares each one; ``producers`` who writes a name of its own (and who is seen
+#: writing some of the spec's); tests check both against the spec's YAML files and every
+#: recorded producer plan (tests/unit/test_substrait_structure.py). docs/substrait.md's function
+#: list is generated from this table (scripts/gen_substrait_functions_doc.py).
 FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
     (f.kind, f.name): f
     for f in (
         # functions_comparison (lt...gte also compare datetimes: functions_datetime)
         Function("scalar", "equal", "==", _CMP),
-        Function("scalar", "not_equal", None, _CMP),
+        Function("scalar", "not_equal", None, _CMP, "not(x == y)"),
         Function("scalar", "lt", "<", _CMP_DT),
         Function("scalar", "lte", "<=", _CMP_DT),
         Function("scalar", "gt", ">", _CMP_DT),
@@ -97,27 +105,46 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
         Function("scalar", "is_not_null", "isnotnull", _CMP),
         Function("scalar", "is_nan", "isnan", _CMP),
         Function("scalar", "is_not_distinct_from", "<=>", _CMP),
-        Function("scalar", "is_distinct_from", None, _CMP),
+        Function("scalar", "is_distinct_from", None, _CMP, "not(x <=> y)"),
+        Function("scalar", "is_true", None, _CMP, "x <=> true: false for NULL", producers=_DF),
+        Function("scalar", "is_false", None, _CMP, "x <=> false: false for NULL", producers=_DF),
+        Function("scalar", "is_not_true", None, _CMP, "not(x <=> true): true for NULL", producers=_DF),
+        Function("scalar", "is_not_false", None, _CMP, "not(x <=> false): true for NULL", producers=_DF),
         Function("scalar", "between", "between", _CMP),
         Function("scalar", "coalesce", "coalesce", _CMP),
         Function("scalar", "nullif", "nullif", _CMP),
         Function("scalar", "least", "least", _CMP),
         Function("scalar", "greatest", "greatest", _CMP),
+        Function(
+            "scalar",
+            "constant_or_null",
+            None,
+            note="DuckDB's optimizer: NULL if any argument after the first is NULL, else the first",
+            producers=_DUCK,
+        ),
         # functions_boolean
         Function("scalar", "and", "and", _BOOL),
         Function("scalar", "or", "or", _BOOL),
         Function("scalar", "not", "not", _BOOL),
-        Function("scalar", "xor", None, _BOOL),
+        Function("scalar", "xor", None, _BOOL, "not(x == y)"),
         # functions_arithmetic / _decimal (add and subtract also take dates and intervals: datetime)
-        Function("scalar", "add", None, _ARITH_DEC_DT),
-        Function("scalar", "subtract", None, _ARITH_DEC_DT),
+        Function("scalar", "add", None, _ARITH_DEC_DT, "+ (a date plus whole days written as seconds: days)"),
+        Function("scalar", "subtract", None, _ARITH_DEC_DT, "one argument (DuckDB's -x): negative"),
         Function("scalar", "multiply", "*", _ARITH_DEC_DT),
-        Function("scalar", "divide", None, _ARITH_DEC),
+        Function("scalar", "divide", None, _ARITH_DEC, "/ (integers: div, which truncates as Substrait does)"),
         Function("scalar", "modulus", "%", _ARITH_DEC),
-        Function("scalar", "modulo", "%"),
+        Function("scalar", "modulo", "%", note="an older spelling of modulus (no recorded producer writes it)"),
+        Function(
+            "scalar",
+            "%",
+            None,
+            note="DuckDB's operator: NULL for x % 0 (NaN for floats), an error for the smallest integer % -1",
+            producers=_DUCK,
+        ),
         Function("scalar", "negate", "negative", _ARITH_DEC),
         Function("scalar", "abs", "abs", _ARITH_DEC),
-        Function("scalar", "sign", "sign", _ARITH),
+        Function("scalar", "sign", None, _ARITH, "an integer result: signum cast to it, NaN's sign 0 (DuckDB's)"),
+        Function("scalar", "signum", None, note="DataFusion's sign: a double, 0.0 for -0.0", producers=_DF),
         Function("scalar", "sqrt", "sqrt", _ARITH_DEC),
         Function("scalar", "exp", "exp", _ARITH),
         Function("scalar", "power", "power", _ARITH_DEC),
@@ -129,61 +156,127 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
         Function("scalar", "shift_left", "shiftleft", _ARITH),
         Function("scalar", "shift_right", "shiftright", _ARITH),
         Function("scalar", "shift_right_unsigned", "shiftrightunsigned", _ARITH),
-        Function("scalar", "bitwise_shift_left", "shiftleft", note=_DF),
-        Function("scalar", "bitwise_shift_right", "shiftright", note=_DF),
+        Function("scalar", "bitwise_shift_left", "shiftleft", producers=_DF),
+        Function("scalar", "bitwise_shift_right", "shiftright", producers=_DF),
+        Function(
+            "scalar",
+            "<<",
+            None,
+            note="DuckDB's shift: an error for a negative value or shift and on overflow",
+            producers=_DUCK,
+        ),
+        Function("scalar", ">>", None, note="DuckDB's shift: 0 for a shift outside 0..bits-1", producers=_DUCK),
         # functions_rounding / _decimal
         Function("scalar", "ceil", "ceil", _ROUND),
         Function("scalar", "floor", "floor", _ROUND),
-        Function("scalar", "round", None, _ROUND),
+        Function("scalar", "round", None, _ROUND, "round"),
         # functions_logarithmic
         Function("scalar", "ln", "ln", _LOG),
         Function("scalar", "log10", "log10", _LOG),
+        Function(
+            "scalar",
+            "logb",
+            None,
+            _LOG,
+            "logb(x, b) in IEEE doubles (NaN, -inf) where Spark's log is NULL",
+            producers=_DF,
+        ),
+        Function(
+            "scalar",
+            "log",
+            None,
+            note="DuckDB's: log(x) base 10; log(b, x) an error for x <= 0, b <= 0, b = 1",
+            producers=_DUCK,
+        ),
         # functions_string
         Function("scalar", "concat", "concat", _STR),
+        Function("scalar", "||", None, note="DuckDB's string concatenation (NULL if any is)", producers=_DUCK),
+        Function("scalar", "str_concat", None, note="DataFusion's || (NULL if any is)", producers=_DF),
         Function("scalar", "contains", "contains", _STR),
         Function("scalar", "starts_with", "startswith", _STR),
         Function("scalar", "ends_with", "endswith", _STR),
         Function("scalar", "lower", "lower", _STR),
         Function("scalar", "upper", "upper", _STR),
         Function("scalar", "char_length", "char_length", _STR),
-        Function("scalar", "character_length", "char_length", note=_DF),
+        Function("scalar", "character_length", "char_length", producers=_DF),
         Function("scalar", "trim", "trim", _STR),
         Function("scalar", "ltrim", "ltrim", _STR),
         Function("scalar", "rtrim", "rtrim", _STR),
+        Function("scalar", "btrim", "btrim", note="DataFusion's trim (spaces, or a set of characters)", producers=_DF),
         Function("scalar", "replace", "replace", _STR),
         Function("scalar", "reverse", "reverse", _STR),
         Function("scalar", "lpad", "lpad", _STR),
         Function("scalar", "rpad", "rpad", _STR),
-        Function("scalar", "like", None, _STR),
-        Function("scalar", "ilike", None, note="LIKE without case (the spec's like takes a case_sensitivity option)"),
-        Function("scalar", "substring", None, _STR),
+        Function("scalar", "strpos", "instr", _STR, producers=_DF),
+        Function("scalar", "position", "instr", note="DuckDB's position(haystack, needle)", producers=_DUCK),
+        Function("scalar", "like", None, _STR, "no escape character without ESCAPE (DataFusion's: the backslash)"),
+        Function(
+            "scalar", "ilike", None, note="LIKE without case (the spec's like takes a case option)", producers=_DF
+        ),
+        Function("scalar", "like_escape", None, note="DuckDB's LIKE ... ESCAPE", producers=_DUCK),
+        Function(
+            "scalar",
+            "~~*",
+            None,
+            note="DuckDB's ILIKE (no escape; lower case a character at a time)",
+            producers=_DUCK,
+        ),
+        Function("scalar", "regexp_matches", None, note="DuckDB's: " + _RE, producers=_DUCK),
+        Function("scalar", "regex_match", None, note="DataFusion's ~: " + _RE, producers=_DF),
+        Function("scalar", "regex_not_match", None, note="DataFusion's !~: " + _RE, producers=_DF),
+        Function(
+            "scalar",
+            "regexp_replace",
+            None,
+            _STR,
+            "the first match (anchored patterns) or every one ('g'; a pattern that cannot match empty)",
+            producers=_BOTH,
+        ),
+        Function("scalar", "substring", None, _STR, "substring"),
         # functions_datetime
-        Function("scalar", "extract", None, _DT),
-        Function("scalar", "date_part", None, note=_DF + ": date_part('YEAR', x)"),
+        Function(
+            "scalar",
+            "extract",
+            None,
+            _DT,
+            "year, month, day, quarter, hour, minute, second, dayofweek, dayofyear (DAY_OF_YEAR, DOY), weekofyear",
+        ),
+        Function("scalar", "date_part", None, note="DataFusion's extract: date_part('YEAR', x)", producers=_DF),
+        Function(
+            "scalar",
+            "date_trunc",
+            None,
+            note="date_trunc(unit, x) to a date or a timestamp without zone, computed without zones",
+            producers=_BOTH,
+        ),
+        Function("scalar", "dayofyear", None, note="DuckDB's extract(doy)", producers=_DUCK),
         # nested values (DataFusion's names; array_element, 1-based, needs an int index)
-        Function("scalar", "make_array", "array", note=_DF),
-        Function("scalar", "get_field", None, note=_DF + ": struct field access and map lookup"),
-        Function("scalar", "array_element", None, note=_DF),
-        Function("scalar", "map", None, note=_DF + ": map(keys, values) over two arrays"),
-        Function("scalar", "named_struct", None, note=_DF),
+        Function("scalar", "make_array", "array", producers=_DF),
+        Function("scalar", "get_field", None, note="struct field access and map lookup", producers=_DF),
+        Function(
+            "scalar", "array_element", None, note="l[i], 1-based: try_element_at(l, cast(i as int))", producers=_DF
+        ),
+        Function("scalar", "map", None, note="map(keys, values) over two arrays", producers=_DF),
+        Function("scalar", "named_struct", None, note="named_struct", producers=_DF),
         # aggregate functions
         Function("aggregate", "sum", "sum", _ARITH_DEC),
-        Function("aggregate", "sum0", "sum", _ARITH_DEC),
-        Function("aggregate", "avg", "avg", _ARITH_DEC),
-        Function("aggregate", "mean", "avg"),
+        Function("aggregate", "sum0", None, _ARITH_DEC, "coalesce(sum(x), 0): the sum of no values is 0"),
+        Function("aggregate", "avg", None, _ARITH_DEC, "of integers, an integer: sum(x) div count(x)"),
+        Function("aggregate", "mean", "avg", note="an older spelling of avg (no recorded producer writes it)"),
         Function("aggregate", "min", "min", _ARITH_DEC_DT),
         Function("aggregate", "max", "max", _ARITH_DEC_DT),
         Function("aggregate", "count", "count", (*_AGG, "functions_aggregate_decimal_output")),
         Function("aggregate", "any_value", "any_value", _AGG),
-        Function("aggregate", "first_value", "first"),
-        Function("aggregate", "last_value", "last"),
+        Function("aggregate", "first_value", "first", producers=_DF),
+        Function("aggregate", "last_value", "last", producers=_DF),
         Function("aggregate", "std_dev", "stddev", _ARITH),
-        Function("aggregate", "stddev", "stddev", note=_DF),
-        Function("aggregate", "stddev_samp", "stddev_samp", note="DuckDB's name"),
-        Function("aggregate", "stddev_pop", "stddev_pop"),
+        Function("aggregate", "stddev", "stddev", producers=_DF),
+        Function("aggregate", "stddev_samp", "stddev_samp", producers=_DUCK),
+        Function("aggregate", "stddev_pop", "stddev_pop", producers=_BOTH),
         Function("aggregate", "variance", "variance", _ARITH),
-        Function("aggregate", "var_samp", "var_samp"),
-        Function("aggregate", "var_pop", "var_pop"),
+        Function("aggregate", "var", "var_samp", note="DataFusion's var_samp", producers=_DF),
+        Function("aggregate", "var_samp", "var_samp", producers=_DUCK),
+        Function("aggregate", "var_pop", "var_pop", producers=_BOTH),
         Function("aggregate", "bool_and", "bool_and", _BOOL),
         Function("aggregate", "bool_or", "bool_or", _BOOL),
         Function(
@@ -200,7 +293,7 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
         Function("window", "dense_rank", "dense_rank", _ARITH, fixed_frame=True),
         Function("window", "percent_rank", "percent_rank", _ARITH, fixed_frame=True),
         Function("window", "cume_dist", "cume_dist", _ARITH, fixed_frame=True),
-        Function("window", "ntile", "ntile", _ARITH, fixed_frame=True),
+        Function("window", "ntile", "ntile", _ARITH, "an i64 literal bucket count sent as an INT", fixed_frame=True),
         Function("window", "lag", "lag", _ARITH, fixed_frame=True),
         Function("window", "lead", "lead", _ARITH, fixed_frame=True),
         Function("window", "first_value", "first_value", _ARITH),
@@ -320,6 +413,7 @@ EXTRACT_FIELDS: dict[str, str] = {
     "SECOND": "second",
     "DAY_OF_WEEK": "dayofweek",
     "DAY_OF_YEAR": "dayofyear",
+    "DOY": "dayofyear",  # DataFusion's date_part('doy', x), Isthmus' extract(DOY ...)
     "WEEK": "weekofyear",
 }
 
@@ -337,19 +431,42 @@ INTEGER_TYPES: dict[str, DataType] = {
 #: docs/substrait.md), only for that producer string; bugs that change a query's meaning are not
 #: here: they are recorded as the producer's (strict xfails in the tests).
 PRODUCER_QUIRKS: dict[str, frozenset[str]] = {
-    # DuckDB (1.1.x, spec 0.53) writes ProjectRel without RelCommon.emit and means only the
-    # expressions as its output (the spec says input columns + expressions); its consumer reads
-    # them so, and every later field index and RelRoot.names count only those. Its SELECT without
-    # FROM reads a virtual table with no base schema whose one row holds one placeholder value
-    # (to_substrait.cpp TransformDummyScan: "emit one garbage row, the projection will take care
-    # of the rest"): rows of no columns
-    "duckdb": frozenset({"project_outputs_expressions_only", "virtual_table_rows_of_no_columns"}),
-    # DataFusion (55 and before, spec 0.85) writes an AggregateRel of several grouping sets with
-    # its own output order, not the spec's: the distinct keys, its __grouping_id (Spark's
-    # grouping_id(): a bit per key, the first key highest, set where the set lacks the key), then
-    # the measures, and no set index; every later field index counts so, and its consumer reads
-    # it so (apache/datafusion#17910, changed after 55 by #23468, which writes an emit)
-    "datafusion": frozenset({"aggregate_grouping_id_before_measures"}),
+    "duckdb": frozenset(
+        {
+            # DuckDB (1.1.x, spec 0.53) writes ProjectRel without RelCommon.emit and means only the
+            # expressions as its output (the spec says input columns + expressions); its consumer
+            # reads them so, and every later field index and RelRoot.names count only those
+            "project_outputs_expressions_only",
+            # its SELECT without FROM reads a virtual table with no base schema whose one row holds
+            # one placeholder value (to_substrait.cpp TransformDummyScan: "emit one garbage row,
+            # the projection will take care of the rest"): rows of no columns
+            "virtual_table_rows_of_no_columns",
+            # every NULL constant is written literal.null {} (no type kind), whatever its type in
+            # DuckDB: inside a cast it takes the cast's type (for any producer); elsewhere it is
+            # Spark's untyped NULL, which takes its type from where it is used
+            "untyped_null_literal",
+            # its regular expressions are RE2's (regex.py)
+            "regex_re2",
+        }
+    ),
+    "datafusion": frozenset(
+        {
+            # DataFusion 55 writes CASE x WHEN v THEN r as an IfThen whose first clause holds x
+            # with no then, each later clause's if a value v (its consumer reads it so); later
+            # versions write x = v
+            "simple_case_operand_first",
+            # its LIKE without ESCAPE reads the backslash as the escape character
+            "like_backslash_escape",
+            # its regular expressions are Rust's regex crate's (regex.py)
+            "regex_rust",
+            # DataFusion (55 and before, spec 0.85) writes an AggregateRel of several grouping sets
+            # with its own output order, not the spec's: the distinct keys, its __grouping_id
+            # (Spark's grouping_id(): a bit per key, the first key highest, set where the set lacks
+            # the key), then the measures, and no set index; every later field index counts so, and
+            # its consumer reads it so (apache/datafusion#17910, changed after 55 by #23468)
+            "aggregate_grouping_id_before_measures",
+        }
+    ),
 }
 
 #: Plan.version.producer (lower-cased) → the last spec version (0.x) whose plans of that producer

@@ -352,3 +352,11 @@ def _close(s: socket.socket) -> None:
         s.close()
     except OSError:
         pass
+
+
+def settle(client: Any) -> None:
+    """Wait for the ReleaseExecute calls ``client``'s transport sends from its thread pool
+    after a query (so that a count of RPCs taken after this sees none of them)."""
+    import concurrent.futures
+
+    concurrent.futures.wait(list(client.internals.transport.release_futures), timeout=30)

@@ -3,10 +3,11 @@
 :class:`RecordedTransport` implements :class:`connect_plan.transport.Transport` from the
 recordings in ``tests/golden/transport/<name>.bin``, so that the client's result path,
 integrity checks, error mapping and step location run without a server
-(``Client._over(RecordedConnector(...), url)``). Errors are replayed as PySpark's client
-raises them for the same answer (``convert_exception`` of the recorded ``google.rpc.Status``
-and ``FetchErrorDetailsResponse``), and described by the PySpark transport's own
-``pyspark_failure``: the mapping under test is the production one.
+(``Client._over(RecordedConnector(...), url)``). Errors are replayed as the gRPC error the
+server sent (the recorded ``google.rpc.Status`` in its trailer, the recorded
+``FetchErrorDetailsResponse`` as the answer to FetchErrorDetails) and typed by the production
+transport's own mapping (:func:`connect_plan.server_errors.call_failure`): the mapping under
+test is the production one.
 
 **File format.** A recording is a sequence of frames, one protobuf message each::
 
@@ -39,9 +40,12 @@ from typing import Any
 import pyarrow as pa
 
 from connect_plan import _pyspark_import  # noqa: F401  (before any PySpark import)
+from connect_plan.call_failures import CallFailure
+from connect_plan.errors import ConnectPlanError
 from connect_plan.formats import load_plan
 from connect_plan.results import ResultChecker
-from connect_plan.transport import DEFAULT_MAX_MESSAGE, RpcFailure, pyspark_failure, received
+from connect_plan.server_errors import call_failure
+from connect_plan.transport import DEFAULT_MAX_MESSAGE, received
 
 RECORDINGS_DIR = Path(__file__).resolve().parent.parent / "golden" / "transport"
 
@@ -176,13 +180,15 @@ def replayed_error(messages: list[Any]) -> Exception:
 
 
 class FakeRpcError(Exception):
-    """A bare gRPC error (a status with no Spark error record), as gRPC raises it."""
+    """A gRPC error as gRPC raises it: a status, its details and (``trailer``: a
+    ``google.rpc.Status``) the rich status Spark sends in ``grpc-status-details-bin``."""
 
-    def __init__(self, code: str, details: str) -> None:
+    def __init__(self, code: str, details: str, trailer: Any = None) -> None:
         import grpc
 
         super().__init__(details)
         self._code, self._details = getattr(grpc.StatusCode, code), details
+        self._trailer = trailer
 
     def code(self) -> Any:
         return self._code
@@ -190,13 +196,42 @@ class FakeRpcError(Exception):
     def details(self) -> str:
         return self._details
 
+    def trailing_metadata(self) -> Any:
+        if self._trailer is None:
+            return None
+        return (("grpc-status-details-bin", self._trailer.SerializeToString()),)
 
-def rpc_error(code: str, details: str) -> Exception:
+
+def rpc_error(code: str, details: str, trailer: Any = None) -> Exception:
     """A :class:`FakeRpcError` that is also a ``grpc.RpcError``."""
     import grpc
 
     cls = type("RpcError", (FakeRpcError, grpc.RpcError), {})
-    return cls(code, details)  # type: ignore[no-any-return]
+    return cls(code, details, trailer)  # type: ignore[no-any-return]
+
+
+def recorded_failure(messages: list[Any]) -> CallFailure:
+    """The typed failure the production transport raises for a recorded error: the gRPC
+    error with the recorded status, its details fetched from the recording (as PySpark's
+    client, the recordings' first reader, asked: stack traces not shown)."""
+    import grpc
+
+    status, fetched = messages[0], (messages[1] if len(messages) > 1 else None)
+    code = next((c for c in grpc.StatusCode if c.value[0] == status.code), grpc.StatusCode.UNKNOWN)
+    error = rpc_error(code.name, status.message, status)
+    failure = call_failure(error, lambda _: fetched, show_stacktrace=False)
+    failure.__cause__ = error
+    return failure
+
+
+def raised(error: BaseException) -> BaseException:
+    """What a transport raises for ``error``: connect_plan's own errors as they are, anything
+    else typed by the production mapping (with ``error`` as its cause)."""
+    if isinstance(error, (ConnectPlanError, CallFailure)):
+        return error
+    failure = call_failure(error)
+    failure.__cause__ = error
+    return failure
 
 
 # ---------------------------------------------------------------- the transport
@@ -240,9 +275,9 @@ class ReplayedStream:
     def __next__(self) -> Any:
         if self._responses is None:
             if isinstance(self._answer, BaseException):
-                raise self._answer
+                raise raised(self._answer)
             if is_error(self._answer):
-                raise replayed_error(self._answer)
+                raise recorded_failure(self._answer)
             self._responses = iter(self._answer)
         response = next(self._responses)
         self.read += 1
@@ -309,9 +344,9 @@ class RecordedTransport:
         self.analysed.append(plan)
         answer = _answer(self._analyze, plan)
         if isinstance(answer, BaseException):
-            raise answer
+            raise raised(answer)
         if is_error(answer):
-            raise replayed_error(answer)
+            raise recorded_failure(answer)
         return answer[0]
 
     def schema(self, plan: Any) -> Any:
@@ -324,7 +359,7 @@ class RecordedTransport:
     def spark_version(self) -> str:
         answer = _answer(self._version, None)
         if isinstance(answer, BaseException):
-            raise answer
+            raise raised(answer)
         return str(answer[0].spark_version.version)
 
     def config(self, operation: Any) -> list[tuple[str, str | None]]:
@@ -353,9 +388,6 @@ class RecordedTransport:
     def close(self, *, wait: bool = True) -> None:
         self.closed = True
 
-    def failure(self, exc: BaseException) -> RpcFailure:
-        return pyspark_failure(exc)
-
 
 class RecordedConnector:
     """Opens the given transports, one per session (the last one again when they run out)."""
@@ -380,6 +412,15 @@ def recorded_client(*transports: RecordedTransport, url: str = "sc://recorded:15
     return Client._over(RecordedConnector(*transports), url, **kw)
 
 
+def counting_client(policy: Any = None) -> tuple[Any, CountingConnector]:
+    """A :class:`connect_plan.Client` (under ``policy``) whose transport answers nothing and
+    counts what it was asked: a test that nothing was sent asserts ``transport.calls == []``."""
+    from connect_plan.client import Client
+
+    connector = CountingConnector()
+    return Client._over(connector, "sc://counting:15002", policy=policy), connector
+
+
 # ---------------------------------------------------------------- recording (needs a server)
 
 
@@ -389,20 +430,11 @@ def record_execution(client: Any, doc: Any) -> list[Any]:
     from pyspark.sql.connect import proto as pb
 
     ir_plan = load_plan(doc)
-    with client._session.plan_conf(ir_plan.conf):
-        plan = client._executor.prepare(ir_plan).plan
-        t = client._transport
-        if hasattr(t, "sc"):  # PySpark's client as the transport (CONNECT_PLAN_TRANSPORT=pyspark)
-            sc = t.sc
-            req = sc._execute_plan_request_with_metadata()
-            req.plan.CopyFrom(plan)
-            req.request_options.append(
-                pb.ExecutePlanRequest.RequestOption(reattach_options=pb.ReattachOptions(reattachable=True))
-            )
-            stub, metadata = sc._stub, sc._builder.metadata()
-        else:
-            req = t.execute_request(plan)
-            stub, metadata = t._stub, t._metadata
+    with client.internals.session.plan_conf(ir_plan.conf):
+        plan = client.internals.executor.prepare(ir_plan).plan
+        t = client.internals.transport
+        req = t.execute_request(plan)
+        stub, metadata = t._stub, t._metadata
         responses = list(stub.ExecutePlan(req, metadata=metadata))
         stub.ReleaseExecute(
             pb.ReleaseExecuteRequest(
@@ -425,8 +457,8 @@ def record_analysis(client: Any, doc: Any) -> list[Any]:
     from pyspark.sql.connect import proto as pb
 
     ir_plan = load_plan(doc)
-    plan = client._executor.prepare(ir_plan).plan
-    t = client._transport
+    plan = client.internals.executor.prepare(ir_plan).plan
+    t = client.internals.transport
     req = t.stamp(pb.AnalyzePlanRequest())
     req.schema.plan.CopyFrom(plan)
     try:
@@ -448,7 +480,7 @@ def record_analysis(client: Any, doc: Any) -> list[Any]:
 def record_version(client: Any) -> list[Any]:
     from pyspark.sql.connect import proto as pb
 
-    t = client._transport
+    t = client.internals.transport
     req = t.stamp(pb.AnalyzePlanRequest())
     req.spark_version.SetInParent()
     return [t._stub.AnalyzePlan(req, metadata=t._metadata)]
@@ -461,7 +493,7 @@ def record(url: str, name: str) -> list[Any]:
     kind, doc = RECORDINGS[name]
     with connect_plan.connect(url) as client:
         if name == "chunked":
-            client._transport.preferred_arrow_chunk_size = CHUNK_BYTES
+            client.internals.transport.preferred_arrow_chunk_size = CHUNK_BYTES
         if kind == "execute":
             return record_execution(client, doc)
         if kind == "analyze":
@@ -509,9 +541,6 @@ class CountingTransport:
 
     def close(self, *, wait: bool = True) -> None:
         pass
-
-    def failure(self, exc: BaseException) -> RpcFailure:
-        raise exc
 
 
 class CountingConnector:

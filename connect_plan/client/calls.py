@@ -1,0 +1,151 @@
+"""How every verb of a :class:`~connect_plan.client.Client` runs: the plan loaded (front-end,
+then the call's or the client's policy), the call's result bounds tightened by that policy,
+then run under the call's deadline, with the plan's ``conf`` applied, once more on a new
+session if the server lost this one, and an analysis error named by its plan step."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..errors import PlanError, ServerError
+from ..formats import load_plan
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from .. import ir
+    from ..drawing import PlanDrawing
+    from ..policy import Policy
+    from ..telemetry import ProgressCallback, QueryStats
+    from .execute import Executor
+    from .session import Session
+
+__all__ = ["Calls"]
+
+T = TypeVar("T")
+
+
+class Calls:
+    """The way of every call of one client (see module doc): ``load``, ``bounds``, ``run``,
+    and ``reader`` for a streamed result."""
+
+    def __init__(self, session: Session, executor: Executor, policy: Policy | None) -> None:
+        self.session = session
+        self.executor = executor
+        #: the policy every call is checked against (None: trusted)
+        self.policy = policy
+
+    def load(
+        self, plan: Any, data: Any, schema: Any, policy: Policy | None, tables: Mapping[str, Any] | None = None
+    ) -> tuple[ir.Plan, Policy | None]:
+        """The plan as IR (``tables``: a Substrait plan's table names → sources), checked against
+        ``policy`` (else the client's): a :class:`~connect_plan.errors.PolicyError` before
+        anything is sent."""
+        ir_plan = load_plan(plan, data, schema, tables=tables)
+        effective = policy if policy is not None else self.policy
+        if effective is not None:
+            effective.check(ir_plan, registered_udfs=self.session.udfs.keys())
+        return ir_plan, effective
+
+    def bounds(
+        self, policy: Policy | None, max_rows: int | None, max_bytes: int | None, timeout: float | None
+    ) -> tuple[int | None, int | None, float | None]:
+        """A call's result bounds, tightened by its policy's."""
+        if policy is None:
+            return max_rows, max_bytes, timeout
+        if timeout is None:
+            timeout = self.session.default_timeout
+        return policy.bounds(max_rows, max_bytes, timeout)
+
+    def run(
+        self,
+        plan: ir.Plan,
+        fn: Callable[[float | None], T],
+        timeout: float | None,
+        *,
+        again: bool = True,
+        locate: bool = False,
+    ) -> T:
+        """``fn(at)`` for ``plan``: under the call's deadline (``at``), with the plan's
+        ``conf`` applied, run once more on a new session if the server lost this one
+        (``again``), and an error named by its plan step (``locate``, for calls whose
+        ``fn`` does not locate it itself)."""
+        session = self.session
+        if plan.conf or session.version is None:
+            # the plan's conf is applied on the server before translating (the names the
+            # translator may ask for depend on it), and a session's first plan first asks the
+            # server's version: check what can be checked without them first, so that a plan
+            # that is wrong anyway costs no round trip
+            from ..translator import translate_ir
+
+            translate_ir(
+                plan,
+                case_sensitive=session.case_sensitive_for(plan),
+                udfs=session.udfs,
+                inline_data=False,
+                check_only=True,
+            )
+        with session.operation(timeout) as at:
+
+            def run() -> T:
+                with session.plan_conf(plan.conf):
+                    return fn(at)
+
+            try:
+                return session.retrying(run) if again else run()
+            except ServerError as err:
+                if not locate:
+                    raise
+                raise self.executor.locate(err, plan) from err.__cause__
+
+    def reader(
+        self,
+        plan: ir.Plan,
+        max_rows: int | None,
+        max_bytes: int | None,
+        timeout: float | None,
+        on_close: Callable[[], None] | None = None,
+        *,
+        on_progress: ProgressCallback | None = None,
+        on_stats: Callable[[QueryStats], object] | None = None,
+    ) -> pa.RecordBatchReader:
+        import pyarrow as pa
+
+        if plan.output is not None:
+            raise PlanError.single(
+                "not_streamable", plan.loc, "a plan that writes has no result to stream; use execute()"
+            )
+        # a document's conf holds while the query is planned (until its first batch)
+        executor = self.executor
+        result_schema, batches = self.run(
+            plan,
+            lambda at: executor.open(
+                plan, max_rows, max_bytes, on_close, at=at, on_progress=on_progress, on_stats=on_stats
+            ),
+            timeout,
+        )
+        return pa.RecordBatchReader.from_batches(result_schema, batches)
+
+    def draw(
+        self, plan: ir.Plan, policy: Policy | None, *, analyzed: bool, failed_step: int | None, timeout: float | None
+    ) -> PlanDrawing:
+        """``plan`` drawn (:meth:`Client.draw`): its own tree, and with ``analyzed`` Spark's
+        optimized and physical plans, or the server's refusal marked on the failing step."""
+        from ..drawing import PlanDrawing, draw_plan, spark_trees
+        from ..translator import translate_ir
+
+        columns = translate_ir(plan, check_only=True).step_columns
+        trees = []
+        error = None
+        if analyzed:
+            timeout = self.bounds(policy, None, None, timeout)[2]
+            try:
+                explained = self.run(plan, lambda _: self.executor.explain(plan, "extended"), timeout, locate=True)
+                trees = spark_trees(str(explained))
+            except ServerError as err:
+                error = str(err)
+                if failed_step is None:
+                    failed_step = err.op_index
+        first = draw_plan(plan, columns, failed_step=failed_step, title="JSON plan")
+        return PlanDrawing((first, *trees), error=error)
