@@ -26,7 +26,8 @@ Usage:
       [--producers datafusion,duckdb,isthmus,ibis] [--consumers connect_plan,duckdb,datafusion,acero]
       [--only q01,q06] [--out DIR] [--work DIR]
 --out defaults to docs/ (docs/substrait-matrix.md and .json); --work keeps the generated data
-between runs (default: a temporary folder); --render rewrites the markdown from a JSON report.
+between runs (default: a temporary folder); --render rewrites the markdown from a JSON report;
+--merge A.json B.json joins runs of the same plans on other consumers (one run per consumer).
 """
 
 from __future__ import annotations
@@ -338,7 +339,22 @@ def main(argv: list[str]) -> int:
     ap.add_argument(
         "--render", type=Path, default=None, help="only rewrite substrait-matrix.md (in --out) from this report"
     )
+    ap.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        default=None,
+        help="no run: join reports of the same plans measured on other consumers (e.g. one run per consumer) "
+        "into one, written to --out",
+    )
     args = ap.parse_args(argv)
+    if args.merge:
+        report = merge_reports([json.loads(p.read_text()) for p in args.merge])
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "substrait-matrix.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+        (args.out / "substrait-matrix.md").write_text(markdown(report))
+        print(summary_lines(report))
+        return 0
     if args.render:
         report = json.loads(args.render.read_text())
         args.out.mkdir(parents=True, exist_ok=True)
@@ -393,6 +409,38 @@ def main(argv: list[str]) -> int:
     print(summary_lines(report))
     print(f"wrote {args.out / 'substrait-matrix.md'} and .json in {report['seconds']} s")
     return 0
+
+
+def merge_reports(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """One report of several runs over the same suites, producers and plans, each on its own
+    consumers (a run per consumer spreads the measurement over time); its ``note`` says so."""
+    first = reports[0]
+    consumers = [c for c in CONSUMERS if any(c in r["consumers"] for r in reports)]
+    for r in reports[1:]:
+        if list(r["suites"]) != list(first["suites"]) or r["producers"] != first["producers"]:
+            raise SystemExit("--merge: the reports measure other suites or producers")
+        if set(r["consumers"]) & {c for o in reports if o is not r for c in o["consumers"]}:
+            raise SystemExit("--merge: two reports measure the same consumer")
+    suites: dict[str, Any] = {}
+    for name, part in first["suites"].items():
+        if any(r["suites"][name]["plans"] != part["plans"] for r in reports):
+            raise SystemExit(f"--merge: {name}: the reports ran other plans")
+        cells = {
+            p: {c: next(r["suites"][name]["cells"][p][c] for r in reports if c in r["consumers"]) for c in consumers}
+            for p in part["cells"]
+        }
+        suites[name] = {**part, "cells": cells}
+    runs = "; ".join(f"--consumers {','.join(r['consumers'])} ({r['date']}, {r['seconds']} s)" for r in reports)
+    command = first["command"].replace(f" --consumers {','.join(first['consumers'])}", "")
+    return {
+        **first,
+        "consumers": consumers,
+        "suites": suites,
+        "command": command,
+        "seconds": sum(r["seconds"] for r in reports),
+        "note": f"measured in {len(reports)} runs of the same script: {runs}",
+        "versions": {**first["versions"], **{k: v for r in reports for k, v in r["versions"].items()}},
+    }
 
 
 # ------------------------------------------------------------------ report
@@ -475,7 +523,8 @@ def markdown(report: dict[str, Any]) -> str:
         "corpus (`tests/data/substrait/`: " + ", ".join(SUITE_TITLES[s] for s in suites) + "). Every recorded "
         "plan of every producer runs on every consumer, and each answer is compared with Spark SQL's answer to "
         "the suite's SQL on the same data (ibis' TPC-H: ibis' own SQL for its own expressions). Details per plan "
-        "and every error: [substrait-matrix.json](substrait-matrix.json).",
+        "and every error: [substrait-matrix.json](substrait-matrix.json)."
+        + (f" The report was {report['note']}." if report.get("note") else ""),
         "",
         "*equal*: Spark SQL's rows (in order where the SQL orders them; numbers to 1e-6 relative or one unit of "
         "a decimal's last digit); *wrong*: ran, another answer; *refused*: the consumer raised an error (for "

@@ -66,3 +66,24 @@ def test_the_matrix_script_runs_recorded_plans_on_every_consumer(spark_url: str,
     assert "--suites tpch,features --only q01,q06,agg_empty_input --producers datafusion,duckdb" in md
     for version in ("spark", "datafusion (consumer)", "duckdb (consumer)", "pyarrow (Acero)"):
         assert f"- {version}: " in md
+    # the same report split by consumer (one run each) and joined again with --merge: the same cells
+    halves = []
+    for k, consumers in enumerate((["connect_plan"], ["duckdb", "datafusion", "acero"])):
+        half = {
+            **report,
+            "consumers": consumers,
+            "suites": {
+                s: {**part, "cells": {p: {c: by_c[c] for c in consumers} for p, by_c in part["cells"].items()}}
+                for s, part in report["suites"].items()
+            },
+        }
+        halves.append(tmp_path / f"half{k}.json")
+        halves[-1].write_text(json.dumps(half))
+    merged_out = tmp_path / "merged"
+    command = [sys.executable, str(ROOT / "scripts" / "substrait_matrix.py"), "--out", str(merged_out), "--merge"]
+    p = subprocess.run([*command, *map(str, halves)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-3000:]
+    merged = json.loads((merged_out / "substrait-matrix.json").read_text())
+    assert merged["consumers"] == list(CONSUMERS)
+    assert merged["suites"] == report["suites"]
+    assert "measured in 2 runs of the same script" in (merged_out / "substrait-matrix.md").read_text()
