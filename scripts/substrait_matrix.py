@@ -231,9 +231,11 @@ def measure_suite(
     only: set[str],
     url: str,
     work: Path,
+    census: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One suite's part of the report: per producer, the plans it made and the ones it could not,
-    and per consumer and plan ``{"status": ..., "error": ...}``."""
+    and per consumer and plan ``{"status": ..., "error": ...}``; connect_plan's cells taken from
+    ``census`` (scripts/substrait_corpus.py's census.json) where it is given."""
     import connect_plan
     from connect_plan.formats.substrait.proto import parse_substrait
     from tests import substrait_corpus as sc
@@ -269,7 +271,11 @@ def measure_suite(
         return {"status": "equal"} if diff is None else {"status": "wrong", "error": _one_line(diff)}
 
     cells: dict[str, dict[str, dict[str, dict[str, str]]]] = {p: {c: {} for c in consumers} for p in plans}
-    if "connect_plan" in consumers:
+    if "connect_plan" in consumers and census is not None:
+        for producer, by_id in plans.items():
+            for qid in by_id:
+                cells[producer]["connect_plan"][qid] = census_cell(census["suites"][name][producer][qid])
+    elif "connect_plan" in consumers:
         with connect_plan.connect(url, conf={"spark.sql.session.timeZone": "UTC"}) as client:
             for producer, by_id in plans.items():
                 start = time.monotonic()
@@ -300,6 +306,23 @@ def measure_suite(
         },
         "cells": {p: {c: dict(sorted(by_q.items())) for c, by_q in by_c.items()} for p, by_c in cells.items()},
     }
+
+
+def census_cell(result: dict[str, Any]) -> dict[str, str]:
+    """connect_plan's cell of a plan from its census.json entry (scripts/substrait_corpus.py runs
+    every plan through connect_plan and compares its answer with Spark SQL's as this script does,
+    with the same tests/substrait_corpus.difference): equal and wrong as they are, a refusal,
+    server error or other exception as *refused*; a producer bug's plan as what it gave."""
+    ran = result.get("ran", result)
+    outcome = ran["outcome"]
+    error = _one_line("; ".join(ran.get("details", [])))
+    if outcome == "equal":
+        return {"status": "equal"}
+    if outcome == "wrong":
+        return {"status": "wrong", "error": error}
+    if outcome in ("refused", "spark_error", "connect_plan_error"):
+        return {"status": "refused", "error": f"{ran.get('error_class') or ','.join(ran.get('codes', []))}: {error}"}
+    raise SystemExit(f"--connect-plan-from: a census outcome the matrix has no cell for: {outcome}")
 
 
 def _versions(spark_version: str) -> dict[str, str]:
@@ -347,6 +370,13 @@ def main(argv: list[str]) -> int:
         help="no run: join reports of the same plans measured on other consumers (e.g. one run per consumer) "
         "into one, written to --out",
     )
+    ap.add_argument(
+        "--connect-plan-from",
+        type=Path,
+        default=None,
+        help="connect_plan's cells from this census.json of scripts/substrait_corpus.py (the same plans, "
+        "run and compared the same way) instead of running them again",
+    )
     args = ap.parse_args(argv)
     if args.merge:
         report = merge_reports([json.loads(p.read_text()) for p in args.merge])
@@ -386,8 +416,14 @@ def main(argv: list[str]) -> int:
     url = resolve_remote(os.environ["SPARK_REMOTE"])
     only = {q for q in args.only.split(",") if q}
     report: dict[str, Any] = {"producers": producers, "consumers": consumers, "suites": {}}
+    census = json.loads(args.connect_plan_from.read_text()) if args.connect_plan_from else None
+    if census is not None:
+        report["connect_plan_from"] = (
+            f"{args.connect_plan_from.name} of scripts/substrait_corpus.py, measured {census.get('date', '?')} "
+            f"at connect_plan {census.get('git', '?')}"
+        )
     for name in suites:
-        report["suites"][name] = measure_suite(name, producers, consumers, only, url, work)
+        report["suites"][name] = measure_suite(name, producers, consumers, only, url, work, census)
     spark = SparkSession.builder.remote(url).create()
     spark_version = spark.version
     spark.stop()
@@ -440,6 +476,7 @@ def merge_reports(reports: list[dict[str, Any]]) -> dict[str, Any]:
         "seconds": sum(r["seconds"] for r in reports),
         "note": f"measured in {len(reports)} runs of the same script: {runs}",
         "versions": {**first["versions"], **{k: v for r in reports for k, v in r["versions"].items()}},
+        **{k: r[k] for r in reports for k in ("connect_plan_from",) if k in r},
     }
 
 
@@ -524,7 +561,13 @@ def markdown(report: dict[str, Any]) -> str:
         "plan of every producer runs on every consumer, and each answer is compared with Spark SQL's answer to "
         "the suite's SQL on the same data (ibis' TPC-H: ibis' own SQL for its own expressions). Details per plan "
         "and every error: [substrait-matrix.json](substrait-matrix.json)."
-        + (f" The report was {report['note']}." if report.get("note") else ""),
+        + (f" The report was {report['note']}." if report.get("note") else "")
+        + (
+            f" connect_plan's cells are those of {report['connect_plan_from']} (every plan run on Spark and "
+            "compared the same way)."
+            if report.get("connect_plan_from")
+            else ""
+        ),
         "",
         "*equal*: Spark SQL's rows (in order where the SQL orders them; numbers to 1e-6 relative or one unit of "
         "a decimal's last digit); *wrong*: ran, another answer; *refused*: the consumer raised an error (for "
