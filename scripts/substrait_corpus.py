@@ -175,15 +175,15 @@ def measure(
         spark.read.parquet(path).createOrReplaceTempView(name)
     answers: dict[str, Any] = {}
 
-    def oracle(qid: str) -> Any:
-        if qid not in answers:
+    def oracle(sql: str) -> Any:
+        if sql not in answers:
             try:
-                answers[qid] = spark.sql(suite.queries[qid]).toArrow()
+                answers[sql] = spark.sql(sql).toArrow()
             except Exception as e:
-                answers[qid] = e
-        if isinstance(answers[qid], Exception):
-            raise answers[qid]
-        return answers[qid]
+                answers[sql] = e
+        if isinstance(answers[sql], Exception):
+            raise answers[sql]
+        return answers[sql]
 
     results: dict[str, dict[str, dict[str, Any]]] = {}
     with connect_plan.connect(url, conf={"spark.sql.session.timeZone": "UTC"}) as client:
@@ -198,8 +198,8 @@ def measure(
             for qid, plan in suite.plans[producer].items():
                 if only and qid not in only:
                     continue
-                ordered = sc.is_ordered(suite.queries[qid])
-                result = run_plan(client, plan, tables, lambda q=qid: oracle(q), ordered=ordered)
+                sql = suite.sql(producer, qid)
+                result = run_plan(client, plan, tables, lambda q=sql: oracle(q), ordered=sc.is_ordered(sql))
                 bug = sc.PRODUCER_BUGS.get((suite.name, producer, qid))
                 if bug:
                     result = {"outcome": "producer_bug", "bug": bug, "ran": result}
@@ -264,7 +264,7 @@ def second_opinions(report: dict[str, Any], url: str, work: Path, elsewhere: dic
                 got = matrix._run_engine(consumer, f"{name}-{producer}", blobs, files, work / "second-opinion")
                 for key, (status, value) in got.items():
                     qid = key[len(producer) + 1 :]
-                    theirs = spark.sql(suite.queries[qid]).toArrow()
+                    theirs = spark.sql(suite.sql(producer, qid)).toArrow()
                     if status != "ran":
                         verdict = f"{status}: {_one_line(value, 200)}"
                     elif not isinstance(ours[(producer, qid)], Exception) and (

@@ -1,31 +1,33 @@
-"""The Substrait interoperability matrix: TPC-H (sf 0.01) plans from each producer, run on each
-consumer, each answer compared with Spark SQL's answer for the same query on the same data.
+"""The Substrait interoperability matrix: every plan of the team's recorded corpus (TPC-H, TPC-DS
+and the features suite: tests/data/substrait/<suite>/<producer>/<id>.json, written by DataFusion,
+DuckDB, Isthmus and ibis-substrait) run on each consumer, each answer compared with Spark SQL's
+answer to the suite's SQL on the same data (tests/substrait_corpus.py: the data, the comparison,
+the producer bugs).
 
-Producers (tests/substrait_producers.py, the same code the TPC-H test runs): DataFusion, DuckDB
-1.1.3 + its substrait extension, Isthmus (substrait-java's jar from PyPI's substrait-tools, on the
-machine's Java) and ibis + ibis-substrait (in an environment of their own, built with pip).
 Consumers: connect_plan on the Spark Connect server SPARK_REMOTE names, DuckDB's
 ``from_substrait``, DataFusion's ``Consumer`` and Arrow Acero (``pyarrow.substrait.run_query``).
 The three engine consumers run in a worker process each (a crash or a hang costs one plan, not
 the run); every consumer is given each table under the name the plan uses (Isthmus upper-cases
-them) and gets the plan in binary protobuf form (Isthmus writes JSON: it is re-encoded through
-connect_plan's superset schema, which loses no field).
+them) and gets the plan in binary protobuf form (the recorded JSON re-encoded through
+connect_plan's superset schema, which loses no field). No producer runs: the plans are recorded.
 
-The oracle is Spark SQL through PySpark Connect on the same server: DuckDB's ``tpch_queries()``
-texts for DataFusion, DuckDB and Isthmus; for ibis (whose TPC-H queries are its own expressions)
-ibis' own SQL for each expression, transpiled to Spark's dialect.
+The oracle is Spark SQL through PySpark Connect on the same server, in the suite's session
+settings: the suite's query texts (DuckDB's ``tpch_queries()``/``tpcds_queries()``, the features
+queries), or the producer's own SQL where it planned its own expressions (ibis' TPC-H).
 
-Each cell counts the plans a producer made and what the consumer did with them: *equal* (ran,
-same answer as Spark SQL: same rows in any order, numbers to 1e-6 relative), *wrong* (ran, other
-answer), *refused* (an error; for connect_plan a located PlanError before any network call or an
-error from the server), *crashed* (the process died), *timeout*.
+Each cell counts a producer's plans of a suite and what the consumer did with them: *equal* (ran,
+Spark SQL's answer: same rows, in order where the SQL orders them, numbers to 1e-6 relative or a
+decimal's last digit), *wrong* (ran, another answer), *refused* (an error; for connect_plan a
+located PlanError before any network call or an error from the server), *crashed* (the process
+died), *timeout*.
 
 Usage:
-  SPARK_REMOTE=sc://127.0.0.1:15002 python scripts/substrait_matrix.py [--out DIR] [--work DIR]
-      [--queries 1,6] [--producers datafusion,duckdb,isthmus,ibis]
-      [--consumers connect_plan,duckdb,datafusion,acero]
---out defaults to docs/ (docs/substrait-matrix.md and .json); --work keeps the data, plans,
-Isthmus' jar and ibis' environment between runs (default: a temporary folder).
+  SPARK_REMOTE=sc://127.0.0.1:15002 python scripts/substrait_matrix.py [--suites tpch,tpcds,features]
+      [--producers datafusion,duckdb,isthmus,ibis] [--consumers connect_plan,duckdb,datafusion,acero]
+      [--only q01,q06] [--out DIR] [--work DIR]
+--out defaults to docs/ (docs/substrait-matrix.md and .json); --work keeps the generated data
+between runs (default: a temporary folder); --render rewrites the markdown from a JSON report;
+--merge A.json B.json joins runs of the same plans on other consumers (one run per consumer).
 """
 
 from __future__ import annotations
@@ -48,12 +50,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+SUITES = ("tpch", "tpcds", "features")
 PRODUCERS = ("datafusion", "duckdb", "isthmus", "ibis")
 CONSUMERS = ("connect_plan", "duckdb", "datafusion", "acero")
 ENGINE_CONSUMERS = ("duckdb", "datafusion", "acero")
 STATUSES = ("equal", "wrong", "refused", "crashed", "timeout")
 PLAN_TIMEOUT = 120.0
 
+SUITE_TITLES = {"tpch": "TPC-H (sf 0.01)", "tpcds": "TPC-DS (sf 0.01)", "features": "Features (the team's queries)"}
 PRODUCER_TITLES = {
     "datafusion": "DataFusion",
     "duckdb": "DuckDB",
@@ -119,6 +123,7 @@ def _engine(consumer: str, tables: dict[str, str]) -> Any:
         from datafusion.substrait import Consumer, Serde
 
         ctx = SessionContext()
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
         for name, path in tables.items():
@@ -127,7 +132,9 @@ def _engine(consumer: str, tables: dict[str, str]) -> Any:
             # unquoted names to lower case)
             upper = pq.read_table(path)
             upper = upper.rename_columns([c.upper() for c in upper.column_names])
-            ctx.register_record_batches(f'"{name.upper()}"', [upper.to_batches()])
+            # an empty table has no batch, and DataFusion takes a table's schema from its batches
+            batches = upper.to_batches() or [pa.RecordBatch.from_pylist([], schema=upper.schema)]
+            ctx.register_record_batches(f'"{name.upper()}"', [batches])
 
         def run_datafusion(blob: bytes) -> Any:
             plan = Consumer.from_substrait_plan(ctx, Serde.deserialize_bytes(blob))
@@ -214,74 +221,108 @@ def _run_engine(
     return results
 
 
-def _difference(ours: Any, theirs: Any) -> str:
-    """How an answer differs from Spark SQL's, in one line."""
-    from tests import substrait_producers as sp
-
-    if ours.num_columns != theirs.num_columns:
-        return f"{ours.num_columns} columns, Spark SQL {theirs.num_columns}"
-    if ours.num_rows != theirs.num_rows:
-        return f"{ours.num_rows} rows, Spark SQL {theirs.num_rows}"
-    a, b = sp._rows(ours), sp._rows(theirs)
-    for i, (x, y) in enumerate(zip(a, b)):
-        for j, (u, v) in enumerate(zip(x, y)):
-            if not sp._close(u, v):
-                return _one_line(f"row {i} (sorted) column {theirs.column_names[j]}: {u!r}, Spark SQL {v!r}")
-    return "differs"
+# ------------------------------------------------------------------ measuring
 
 
-def _produce(producers: list[str], tpch: Any, work: Path, queries: list[int]) -> dict[str, dict[int, Any]]:
-    """producer → query → (plan bytes, oracle SQL) or the producer's error (str); a producer that
-    is not installed or cannot be set up maps every query to why."""
+def measure_suite(
+    name: str,
+    producers: list[str],
+    consumers: list[str],
+    only: set[str],
+    url: str,
+    work: Path,
+    census: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One suite's part of the report: per producer, the plans it made and the ones it could not,
+    and per consumer and plan ``{"status": ..., "error": ...}``; connect_plan's cells taken from
+    ``census`` (scripts/substrait_corpus.py's census.json) where it is given."""
+    import connect_plan
     from connect_plan.formats.substrait.proto import parse_substrait
-    from tests import substrait_producers as sp
+    from tests import substrait_corpus as sc
 
-    out: dict[str, dict[int, Any]] = {}
-    for producer in producers:
-        start = time.monotonic()
-        made: dict[int, Any]
-        try:
-            if producer == "datafusion":
-                made = sp.datafusion_plans(tpch)
-            elif producer == "duckdb":
-                made = sp.duckdb_plans(tpch)
-            elif producer == "isthmus":
-                jar = sp.isthmus_jar(work / "isthmus")
-                if jar is None:
-                    raise RuntimeError("Isthmus' jar could not be had (needs java and PyPI)")
-                made = sp.isthmus_plans(tpch, jar)
-            else:
-                ibis = sp.ibis_plans(tpch, work / "ibis-env")
-                if ibis is None:
-                    raise RuntimeError("ibis' environment could not be built (needs PyPI)")
-                made = ibis
-        except (ImportError, RuntimeError) as e:
-            out[producer] = dict.fromkeys(queries, f"not available: {e}")
-            print(f"{producer}: not available: {e}", flush=True)
+    suite = sc.read_suite(name)
+    files = sc.suite_tables(name, work / name / "data")
+    tables = sc.sources(files)
+    plans = {
+        p: {q: text for q, text in suite.plans.get(p, {}).items() if not only or q in only}
+        for p in producers
+        if p in suite.plans
+    }
+    not_made = {
+        p: {q: _one_line(e, 240) for q, e in suite.errors.get(p, {}).items() if not only or q in only} for p in plans
+    }
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.remote(url).create()
+    for k, v in sc.SPARK_CONF.items():
+        spark.conf.set(k, v)
+    for table, path in files.items():
+        spark.read.parquet(path).createOrReplaceTempView(table)
+    answers: dict[str, Any] = {}
+
+    def judge(producer: str, qid: str, outcome: tuple[str, Any]) -> dict[str, str]:
+        status, value = outcome
+        if status != "ran":
+            return {"status": status, "error": _one_line(value)}
+        sql = suite.sql(producer, qid)
+        if sql not in answers:
+            answers[sql] = spark.sql(sql).toArrow()
+        diff = sc.difference(value, answers[sql], ordered=sc.is_ordered(sql))
+        return {"status": "equal"} if diff is None else {"status": "wrong", "error": _one_line(diff)}
+
+    cells: dict[str, dict[str, dict[str, dict[str, str]]]] = {p: {c: {} for c in consumers} for p in plans}
+    if "connect_plan" in consumers and census is not None:
+        for producer, by_id in plans.items():
+            for qid in by_id:
+                cells[producer]["connect_plan"][qid] = census_cell(census["suites"][name][producer][qid])
+    elif "connect_plan" in consumers:
+        with connect_plan.connect(url, conf={"spark.sql.session.timeZone": "UTC"}) as client:
+            for producer, by_id in plans.items():
+                start = time.monotonic()
+                for qid, text in by_id.items():
+                    try:
+                        outcome: tuple[str, Any] = ("ran", client.execute(text, tables=tables, timeout=300))
+                    except Exception as e:
+                        outcome = ("refused", f"{type(e).__name__}: {e}")
+                    cells[producer]["connect_plan"][qid] = judge(producer, qid, outcome)
+                print(f"{name}: connect_plan on {producer} in {time.monotonic() - start:.0f} s", flush=True)
+    for consumer in consumers:
+        if consumer == "connect_plan":
             continue
-        plans: dict[int, Any] = {}
-        for q in queries:
-            plan: Any = made.get(q, "not planned")
-            if producer == "ibis":
-                plans[q] = (plan[0], plan[1]) if isinstance(plan, tuple) else _one_line(plan)
-            elif isinstance(plan, bytes):
-                plans[q] = (plan, tpch.queries[q])
-            elif plan.startswith("{"):  # Isthmus' JSON → binary, through the superset schema
-                plans[q] = (parse_substrait(plan).SerializeToString(), tpch.queries[q])
-            else:
-                plans[q] = _one_line(plan)
-        out[producer] = plans
-        n = sum(isinstance(p, tuple) for p in plans.values())
-        print(f"{producer}: {n}/{len(queries)} plans in {time.monotonic() - start:.0f} s", flush=True)
-    return out
+        for producer, by_id in plans.items():
+            start = time.monotonic()
+            blobs = {f"{producer}-{qid}": parse_substrait(text).SerializeToString() for qid, text in by_id.items()}
+            results = _run_engine(consumer, f"{name}-{producer}", blobs, files, work)
+            for qid in by_id:
+                cells[producer][consumer][qid] = judge(producer, qid, results[f"{producer}-{qid}"])
+            print(f"{name}: {consumer} on {producer} in {time.monotonic() - start:.0f} s", flush=True)
+    spark.stop()
+    return {
+        "plans": {p: sorted(by_id) for p, by_id in plans.items()},
+        "not_produced": not_made,
+        "producer_bugs": {
+            p: {q: why for (s, pp, q), why in sorted(sc.PRODUCER_BUGS.items()) if s == name and pp == p and q in by_id}
+            for p, by_id in plans.items()
+        },
+        "cells": {p: {c: dict(sorted(by_q.items())) for c, by_q in by_c.items()} for p, by_c in cells.items()},
+    }
 
 
-def _producer_bugs(producers: list[str], queries: list[int]) -> dict[str, dict[str, str]]:
-    """The known producer bugs (tests/substrait_producers.py: the TPC-H test's strict xfails) of
-    these plans: a plan that means something else than its SQL, which no consumer can repair."""
-    from tests import substrait_producers as sp
-
-    return {p: {str(q): sp.PRODUCER_BUGS[(p, q)] for q in queries if (p, q) in sp.PRODUCER_BUGS} for p in producers}
+def census_cell(result: dict[str, Any]) -> dict[str, str]:
+    """connect_plan's cell of a plan from its census.json entry (scripts/substrait_corpus.py runs
+    every plan through connect_plan and compares its answer with Spark SQL's as this script does,
+    with the same tests/substrait_corpus.difference): equal and wrong as they are, a refusal,
+    server error or other exception as *refused*; a producer bug's plan as what it gave."""
+    ran = result.get("ran", result)
+    outcome = ran["outcome"]
+    error = _one_line("; ".join(ran.get("details", [])))
+    if outcome == "equal":
+        return {"status": "equal"}
+    if outcome == "wrong":
+        return {"status": "wrong", "error": error}
+    if outcome in ("refused", "spark_error", "connect_plan_error"):
+        return {"status": "refused", "error": f"{ran.get('error_class') or ','.join(ran.get('codes', []))}: {error}"}
+    raise SystemExit(f"--connect-plan-from: a census outcome the matrix has no cell for: {outcome}")
 
 
 def _versions(spark_version: str) -> dict[str, str]:
@@ -291,31 +332,21 @@ def _versions(spark_version: str) -> dict[str, str]:
         except metadata.PackageNotFoundError:
             return "not installed"
 
-    java = shutil.which("java")
-    java_version = "none"
-    if java:
-        p = subprocess.run([java, "-version"], capture_output=True, text=True)
-        java_version = (p.stderr or p.stdout).splitlines()[0] if (p.stderr or p.stdout) else "?"
     try:
         head = subprocess.run(
             ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
         ).stdout.strip()
     except OSError:
         head = "?"
-    from tests import substrait_producers as sp
-
-    ibis_pins = ", ".join(p for p in sp.IBIS_PINS if "==" in p)
     return {
         "connect_plan": f"{v('connect-plan')} (git {head or '?'})",
         "spark": spark_version,
         "pyspark": v("pyspark") if v("pyspark") != "not installed" else v("pyspark-client"),
-        "datafusion": v("datafusion"),
-        "duckdb": v("duckdb"),
-        "duckdb-extension-substrait": v("duckdb-extension-substrait"),
-        "pyarrow": v("pyarrow"),
-        "isthmus": "0.5.0 (jar of substrait-tools 0.0.3)",
-        "java": java_version,
-        "ibis": f"its own environment: {ibis_pins}",
+        "datafusion (consumer)": v("datafusion"),
+        "duckdb (consumer)": f"{v('duckdb')}, substrait extension {v('duckdb-extension-substrait')}",
+        "pyarrow (Acero)": v("pyarrow"),
+        "plans (recorded)": "DataFusion 55, DuckDB 1.1.3, Isthmus 0.5.0, ibis 9.5 + ibis-substrait 4.0.1 "
+        "(scripts/record_substrait_corpus.py)",
         "python": platform.python_version(),
     }
 
@@ -323,118 +354,91 @@ def _versions(spark_version: str) -> dict[str, str]:
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--out", type=Path, default=ROOT / "docs", help="folder for substrait-matrix.md/.json")
-    ap.add_argument("--work", type=Path, default=None, help="folder kept between runs (data, plans, jar, ibis env)")
-    ap.add_argument("--queries", default="", help="comma-separated TPC-H query numbers (default: all 22)")
-    ap.add_argument("--producers", default="")
+    ap.add_argument("--work", type=Path, default=None, help="folder kept between runs (the generated data)")
+    ap.add_argument("--suites", default=",".join(SUITES))
+    ap.add_argument("--only", default="", help="comma-separated plan ids (q01, win_cume_dist...)")
+    ap.add_argument("--producers", default=",".join(PRODUCERS))
     ap.add_argument("--consumers", default=",".join(CONSUMERS))
     ap.add_argument(
-        "--render",
+        "--render", type=Path, default=None, help="only rewrite substrait-matrix.md (in --out) from this report"
+    )
+    ap.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        default=None,
+        help="no run: join reports of the same plans measured on other consumers (e.g. one run per consumer) "
+        "into one, written to --out",
+    )
+    ap.add_argument(
+        "--connect-plan-from",
         type=Path,
         default=None,
-        help="only rewrite substrait-matrix.md (in --out) from this JSON report, with today's list of known producer bugs",
+        help="connect_plan's cells from this census.json of scripts/substrait_corpus.py (the same plans, "
+        "run and compared the same way) instead of running them again",
     )
     args = ap.parse_args(argv)
-    if args.render:
-        report = json.loads(args.render.read_text())
-        report["producer_bugs"] = _producer_bugs(report["producers"], report["queries"])
+    if args.merge:
+        report = merge_reports([json.loads(p.read_text()) for p in args.merge])
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "substrait-matrix.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
         (args.out / "substrait-matrix.md").write_text(markdown(report))
         print(summary_lines(report))
         return 0
-    queries = [int(q) for q in args.queries.split(",") if q.strip()] or list(range(1, 23))
-    producers = [p for p in args.producers.split(",") if p] or list(PRODUCERS)
+    if args.render:
+        report = json.loads(args.render.read_text())
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "substrait-matrix.md").write_text(markdown(report))
+        print(summary_lines(report))
+        return 0
+    suites = [s for s in args.suites.split(",") if s]
+    producers = [p for p in args.producers.split(",") if p]
     consumers = [c for c in args.consumers.split(",") if c]
-    for name, known in (*((p, PRODUCERS) for p in producers), *((c, CONSUMERS) for c in consumers)):
+    for name, known in (
+        *((s, SUITES) for s in suites),
+        *((p, PRODUCERS) for p in producers),
+        *((c, CONSUMERS) for c in consumers),
+    ):
         if name not in known:
             ap.error(f"unknown name {name!r} (known: {', '.join(known)})")
     if not os.environ.get("SPARK_REMOTE"):
         ap.error("SPARK_REMOTE must name the Spark Connect server (sc://host:port)")
-    started = time.monotonic()
-    work = args.work or Path(tempfile.mkdtemp(prefix="substrait-matrix-"))
-    work.mkdir(parents=True, exist_ok=True)
+    import logging
 
+    logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)  # PySpark logs every SQL error
+    started = time.monotonic()
+    work = (args.work or Path(tempfile.mkdtemp(prefix="substrait-matrix-"))).resolve()
+    work.mkdir(parents=True, exist_ok=True)
     from pyspark.sql import SparkSession
 
-    import connect_plan
     from connect_plan.client import resolve_remote
-    from tests import substrait_producers as sp
 
     url = resolve_remote(os.environ["SPARK_REMOTE"])
-    data = work / "tpch"
-    tpch = sp.make_tpch(data)
-    plans = _produce(producers, tpch, work, queries)
-
+    only = {q for q in args.only.split(",") if q}
+    report: dict[str, Any] = {"producers": producers, "consumers": consumers, "suites": {}}
+    census = json.loads(args.connect_plan_from.read_text()) if args.connect_plan_from else None
+    if census is not None:
+        report["connect_plan_from"] = (
+            f"{args.connect_plan_from.name} of scripts/substrait_corpus.py, measured {census.get('date', '?')} "
+            f"at connect_plan {census.get('git', '?')}"
+        )
+    for name in suites:
+        report["suites"][name] = measure_suite(name, producers, consumers, only, url, work, census)
     spark = SparkSession.builder.remote(url).create()
-    spark.conf.set("spark.sql.session.timeZone", "UTC")
-    for name, path in tpch.files.items():
-        spark.read.parquet(path).createOrReplaceTempView(name)
-    answers: dict[str, Any] = {}
-
-    def oracle(sql: str) -> Any:
-        if sql not in answers:
-            answers[sql] = spark.sql(sql).toArrow()
-        return answers[sql]
-
-    # cells[producer][consumer][query] = {"status": ..., "error": ...}
-    cells: dict[str, dict[str, dict[int, dict[str, str]]]] = {p: {c: {} for c in consumers} for p in producers}
-    made = {p: {q: v for q, v in plans[p].items() if isinstance(v, tuple)} for p in producers}
-
-    def judge(producer: str, consumer: str, q: int, outcome: tuple[str, Any]) -> None:
-        status, value = outcome
-        if status != "ran":
-            cells[producer][consumer][q] = {"status": status, "error": value}
-            return
-        try:
-            expected = oracle(made[producer][q][1])
-        except Exception as e:  # Spark SQL cannot answer the text: no oracle for this query
-            cells[producer][consumer][q] = {"status": "no oracle", "error": _one_line(str(e))}
-            return
-        try:
-            sp.assert_same_answer(value, expected)
-        except AssertionError:
-            cells[producer][consumer][q] = {"status": "wrong", "error": _difference(value, expected)}
-        else:
-            cells[producer][consumer][q] = {"status": "equal"}
-
-    if "connect_plan" in consumers:
-        with connect_plan.connect(url, conf={"spark.sql.session.timeZone": "UTC"}) as client:
-            for producer in producers:
-                for q, (blob, _sql) in made[producer].items():
-                    try:
-                        outcome: tuple[str, Any] = ("ran", client.execute(blob, tables=tpch.tables()))
-                    except Exception as e:
-                        outcome = ("refused", _one_line(f"{type(e).__name__}: {e}"))
-                    judge(producer, "connect_plan", q, outcome)
-                print(f"connect_plan: {producer} done", flush=True)
-    for consumer in consumers:
-        if consumer == "connect_plan":
-            continue
-        for producer in producers:
-            keyed = {f"{producer}-q{q:02d}": blob for q, (blob, _sql) in made[producer].items()}
-            results = _run_engine(consumer, producer, keyed, tpch.files, work)
-            for q in made[producer]:
-                judge(producer, consumer, q, results[f"{producer}-q{q:02d}"])
-            print(f"{consumer}: {producer} done", flush=True)
     spark_version = spark.version
     spark.stop()
-
-    report = {
-        "command": "SPARK_REMOTE=sc://HOST:PORT python scripts/substrait_matrix.py"
-        + "".join(f" --{k} {v}" for k, v in (("queries", args.queries), ("producers", args.producers)) if v)
-        + (f" --consumers {args.consumers}" if args.consumers != ",".join(CONSUMERS) else ""),
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "seconds": round(time.monotonic() - started),
-        "versions": _versions(spark_version),
-        "queries": queries,
-        "producers": producers,
-        "consumers": consumers,
-        "producer_bugs": _producer_bugs(producers, queries),
-        "not_produced": {p: {str(q): v for q, v in plans[p].items() if isinstance(v, str)} for p in producers},
-        "cells": {
-            p: {c: {str(q): cell for q, cell in sorted(cells[p][c].items())} for c in consumers} for p in producers
-        },
-    }
+    options = (
+        ("suites", args.suites, ",".join(SUITES)),
+        ("only", args.only, ""),
+        ("producers", args.producers, ",".join(PRODUCERS)),
+        ("consumers", args.consumers, ",".join(CONSUMERS)),
+    )
+    report["command"] = "SPARK_REMOTE=sc://HOST:PORT python scripts/substrait_matrix.py" + "".join(
+        f" --{k} {v}" for k, v, default in options if v != default
+    )
+    report["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    report["seconds"] = round(time.monotonic() - started)
+    report["versions"] = _versions(spark_version)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "substrait-matrix.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
     (args.out / "substrait-matrix.md").write_text(markdown(report))
@@ -443,124 +447,164 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def merge_reports(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """One report of several runs over the same suites, producers and plans, each on its own
+    consumers (a run per consumer spreads the measurement over time); its ``note`` says so."""
+    first = reports[0]
+    consumers = [c for c in CONSUMERS if any(c in r["consumers"] for r in reports)]
+    for r in reports[1:]:
+        if list(r["suites"]) != list(first["suites"]) or r["producers"] != first["producers"]:
+            raise SystemExit("--merge: the reports measure other suites or producers")
+        if set(r["consumers"]) & {c for o in reports if o is not r for c in o["consumers"]}:
+            raise SystemExit("--merge: two reports measure the same consumer")
+    suites: dict[str, Any] = {}
+    for name, part in first["suites"].items():
+        if any(r["suites"][name]["plans"] != part["plans"] for r in reports):
+            raise SystemExit(f"--merge: {name}: the reports ran other plans")
+        cells = {
+            p: {c: next(r["suites"][name]["cells"][p][c] for r in reports if c in r["consumers"]) for c in consumers}
+            for p in part["cells"]
+        }
+        suites[name] = {**part, "cells": cells}
+    runs = "; ".join(f"--consumers {','.join(r['consumers'])} ({r['date']}, {r['seconds']} s)" for r in reports)
+    command = first["command"].replace(f" --consumers {','.join(first['consumers'])}", "")
+    return {
+        **first,
+        "consumers": consumers,
+        "suites": suites,
+        "command": command,
+        "seconds": sum(r["seconds"] for r in reports),
+        "note": f"measured in {len(reports)} runs of the same script: {runs}",
+        "versions": {**first["versions"], **{k: v for r in reports for k, v in r["versions"].items()}},
+        **{k: r[k] for r in reports for k in ("connect_plan_from",) if k in r},
+    }
+
+
 # ------------------------------------------------------------------ report
 
 
-def _count(report: dict[str, Any], producer: str, consumer: str) -> Counter[str]:
-    return Counter(c["status"] for c in report["cells"][producer][consumer].values())
+def _counts(part: dict[str, Any], producer: str, consumer: str) -> tuple[Counter[str], int]:
+    """The consumer's statuses on the producer's plans, and how many of its wrong answers are
+    known producer bugs."""
+    cells = part["cells"][producer][consumer]
+    bugs = part["producer_bugs"].get(producer, {})
+    n = Counter(c["status"] for c in cells.values())
+    return n, sum(1 for q, c in cells.items() if c["status"] == "wrong" and q in bugs)
 
 
-def _cell(report: dict[str, Any], producer: str, consumer: str) -> str:
-    made = len(report["queries"]) - len(report["not_produced"][producer])
+def _cell(n: Counter[str], wrong_bugs: int, made: int) -> str:
     if not made:
         return "—"
-    n = _count(report, producer, consumer)
-    bugs = report.get("producer_bugs", {}).get(producer, {})
-    wrong_bugs = sum(1 for q, c in report["cells"][producer][consumer].items() if c["status"] == "wrong" and q in bugs)
     rest = [f"{n[s]} {s}" for s in STATUSES[1:] if n[s]]
     if wrong_bugs:
         w = n["wrong"]
         all_bugs = "a producer bug" if w == 1 else "producer bugs"
         rest[0] = f"{w} wrong: " + (all_bugs if wrong_bugs == w else f"{wrong_bugs} of them producer bugs")
-    rest += [f"{k} {v}" for k, v in sorted(n.items()) if k not in STATUSES]
     head = f"**{n['equal']}**/{made} equal"
     return head + (f" ({', '.join(rest)})" if rest else "")
 
 
+def _row(report: dict[str, Any], suites: list[str], producer: str, consumer: str) -> tuple[Counter[str], int, int]:
+    total: Counter[str] = Counter()
+    bugs = made = 0
+    for name in suites:
+        part = report["suites"][name]
+        if producer not in part["cells"]:
+            continue
+        n, b = _counts(part, producer, consumer)
+        total += n
+        bugs += b
+        made += len(part["plans"][producer])
+    return total, bugs, made
+
+
 def summary_lines(report: dict[str, Any]) -> str:
     lines = []
-    for p in report["producers"]:
-        lines.append(f"{p}: " + " | ".join(f"{c}: {_cell(report, p, c)}" for c in report["consumers"]))
+    for name, part in report["suites"].items():
+        for p in part["cells"]:
+            cells = " | ".join(
+                f"{c}: {_cell(*_counts(part, p, c), len(part['plans'][p]))}" for c in report["consumers"]
+            )
+            lines.append(f"{name}/{p}: {cells}")
     return "\n".join(lines)
 
 
-def _letter(cell: dict[str, str] | None) -> str:
-    if cell is None:
-        return "·"
-    return {"equal": "=", "wrong": "**W**", "refused": "R", "crashed": "**C**", "timeout": "T"}.get(cell["status"], "?")
+def _table(report: dict[str, Any], suites: list[str]) -> list[str]:
+    consumers = report["consumers"]
+    out = [
+        "| producer ↓ / consumer → | plans | " + " | ".join(CONSUMER_TITLES[c] for c in consumers) + " |",
+        "| --- | --- | " + " | ".join("---" for _ in consumers) + " |",
+    ]
+    for p in report["producers"]:
+        made = sum(len(report["suites"][s]["plans"].get(p, [])) for s in suites)
+        tried = made + sum(len(report["suites"][s]["not_produced"].get(p, {})) for s in suites)
+        if not tried:
+            continue
+        cells = [_cell(n, bugs, m) for n, bugs, m in (_row(report, suites, p, c) for c in consumers)]
+        out.append(f"| {PRODUCER_TITLES[p]} | {made}/{tried} | " + " | ".join(cells) + " |")
+    return out
+
+
+def _ids(ids: list[str], limit: int = 40) -> str:
+    return ", ".join(ids[:limit]) + (f" … and {len(ids) - limit} more" if len(ids) > limit else "")
 
 
 def markdown(report: dict[str, Any]) -> str:
-    producers, consumers, queries = report["producers"], report["consumers"], report["queries"]
+    suites = list(report["suites"])
     out = [
         "# Substrait interoperability matrix",
         "",
         "<!-- generated by scripts/substrait_matrix.py: do not edit by hand -->",
         "",
-        f"Measured {report['date']} by `{report['command']}` ({report['seconds']} s), TPC-H sf 0.01 "
-        "(DuckDB's `dbgen`), "
-        f"{len(queries)} queries. Every plan is made at run time by its producer and run on every consumer; "
-        "each answer is compared with Spark SQL's answer for the same query on the same data (ibis: "
-        "ibis' own SQL for its own TPC-H expressions). Details per query and every error: "
-        "[substrait-matrix.json](substrait-matrix.json).",
+        f"Measured {report['date']} by `{report['command']}` ({report['seconds']} s) over the team's recorded "
+        "corpus (`tests/data/substrait/`: " + ", ".join(SUITE_TITLES[s] for s in suites) + "). Every recorded "
+        "plan of every producer runs on every consumer, and each answer is compared with Spark SQL's answer to "
+        "the suite's SQL on the same data (ibis' TPC-H: ibis' own SQL for its own expressions). Details per plan "
+        "and every error: [substrait-matrix.json](substrait-matrix.json)."
+        + (f" The report was {report['note']}." if report.get("note") else "")
+        + (
+            f" connect_plan's cells are those of {report['connect_plan_from']} (every plan run on Spark and "
+            "compared the same way)."
+            if report.get("connect_plan_from")
+            else ""
+        ),
         "",
-        "*equal*: same rows as Spark SQL (any order; numbers to 1e-6 relative); *wrong*: ran, another "
-        "answer; *refused*: the consumer raised an error; *crashed*: its process died; *timeout*: no "
-        "answer in 120 s. Each engine consumer gets every plan in binary protobuf form (Isthmus' JSON "
-        "re-encoded losslessly) and every table under the name the plan uses.",
+        "*equal*: Spark SQL's rows (in order where the SQL orders them; numbers to 1e-6 relative or one unit of "
+        "a decimal's last digit); *wrong*: ran, another answer; *refused*: the consumer raised an error (for "
+        "connect_plan: a located error before anything is sent, or the server's); *crashed*: its process died; "
+        f"*timeout*: no answer in {PLAN_TIMEOUT:.0f} s. *plans*: the plans the producer made of the queries "
+        "it was given. Each engine consumer gets every plan in binary protobuf form and every table under the "
+        "name the plan uses. A *producer bug* is a plan that means something else than its SQL "
+        "(`tests/substrait_corpus.py` `PRODUCER_BUGS`, each with its proof): no consumer can give SQL's "
+        "answer for it, so its *wrong* answers are counted apart.",
         "",
-        "| producer ↓ / consumer → | plans made | " + " | ".join(CONSUMER_TITLES[c] for c in consumers) + " |",
-        "| --- | --- | " + " | ".join("---" for _ in consumers) + " |",
+        "## All suites",
+        "",
+        *_table(report, suites),
+        "",
     ]
-    for p in producers:
-        made = len(queries) - len(report["not_produced"][p])
-        row = [PRODUCER_TITLES[p], f"{made}/{len(queries)}", *(_cell(report, p, c) for c in consumers)]
-        out.append("| " + " | ".join(row) + " |")
-    out += [
-        "",
-        "A plan of a known producer bug (the plan means something else than its SQL: listed per producer "
-        "below) cannot give Spark SQL's answer on any consumer; such *wrong* answers are counted as "
-        "*producer bugs*.",
-        "",
-        "## Versions",
-        "",
-    ]
+    for name in suites:
+        out += [f"## {SUITE_TITLES[name]}", "", *_table(report, [name]), ""]
+    out += ["## Versions", ""]
     out += [f"- {k}: {v}" for k, v in report["versions"].items()]
-    out += [
-        "",
-        "## Per query",
-        "",
-        "`=` equal, **W** wrong, R refused, **C** crashed, T timeout, · not produced.",
-        "",
-    ]
-    for p in producers:
-        out.append(f"### {PRODUCER_TITLES[p]}")
-        out.append("")
-        out.append("| consumer | " + " | ".join(f"q{q:02d}" for q in queries) + " |")
-        out.append("| --- | " + " | ".join("---" for _ in queries) + " |")
-        for c in consumers:
-            cells = report["cells"][p][c]
-            out.append(f"| {CONSUMER_TITLES[c]} | " + " | ".join(_letter(cells.get(str(q))) for q in queries) + " |")
-        out.append("")
-        bugs = report.get("producer_bugs", {}).get(p, {})
-        if bugs:
-            out.append(
-                "Known producer bugs (the plan means something else than its SQL; the TPC-H test's strict xfails): "
-                + "; ".join(f"q{int(q):02d}: {why}" for q, why in bugs.items())
-            )
-            out.append("")
-        if report["not_produced"][p]:
-            reasons = Counter(_one_line(v, 120) for v in report["not_produced"][p].values())
-            out.append(
-                "Not produced: "
-                + "; ".join(
-                    f"{', '.join(f'q{int(q):02d}' for q, v in report['not_produced'][p].items() if _one_line(v, 120) == r)}"
-                    f" ({r})"
-                    for r in reasons
-                )
-            )
-            out.append("")
-        for c in consumers:
-            errs: dict[str, list[str]] = {}
-            for q, cell in report["cells"][p][c].items():
-                if cell["status"] != "equal":
-                    errs.setdefault(f"{cell['status']}: {_one_line(cell.get('error', ''), 160)}", []).append(
-                        f"q{int(q):02d}"
-                    )
-            if errs:
-                out.append(f"- {CONSUMER_TITLES[c]}:")
-                out += [f"  - {', '.join(qs)} — {why}" for why, qs in errs.items()]
-        out.append("")
+    out += ["", "## What each consumer did not answer right", ""]
+    for name in suites:
+        part = report["suites"][name]
+        for p in part["cells"]:
+            lines: list[str] = []
+            for c in report["consumers"]:
+                errs: dict[str, list[str]] = {}
+                for q, cell in part["cells"][p][c].items():
+                    if cell["status"] != "equal":
+                        bug = " (a producer bug)" if q in part["producer_bugs"].get(p, {}) else ""
+                        key = f"{cell['status']}{bug}: {_one_line(cell.get('error', ''), 150)}"
+                        errs.setdefault(key, []).append(q)
+                if errs:
+                    lines.append(f"- {CONSUMER_TITLES[c]}:")
+                    for why, qs in sorted(errs.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+                        lines.append(f"  - {len(qs)}: {_ids(qs)} — {why}")
+            if lines:
+                out += [f"### {SUITE_TITLES[name]}: {PRODUCER_TITLES[p]}", "", *lines, ""]
     return "\n".join(out).rstrip() + "\n"
 
 

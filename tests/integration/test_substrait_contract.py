@@ -282,6 +282,47 @@ def test_each_mistranslation_is_refused_by_the_check(kind: str, g_tables: Any, c
     client.execute(good)  # the session is fine afterwards (the refused execution was released)
 
 
+def _datafusion_order(producer: str) -> dict[str, Any]:
+    """GROUPING SETS ((s), ()) as DataFusion 55 orders its output (s, grouping id, count, sum; no
+    set index) under a projection that reads s, count, sum and the grouping id by those positions,
+    with the measures' types declared (DataFusion itself declares none)."""
+    aggregate = GROUPING_SETS["relations"][0]["root"]["input"]
+    project = {
+        "project": {
+            "common": {"emit": {"outputMapping": [4, 5, 6, 7]}},
+            "input": aggregate,
+            "expressions": [_field(0), _field(2), _field(3), _field(1)],
+        }
+    }
+    return {**_plan(project, ["s", "n", "total", "gid"]), "version": {"producer": producer, "minorNumber": 85}}
+
+
+def test_datafusions_order_is_read_as_its_own_and_a_layout_read_wrong_is_refused(
+    g_tables: Any, client: Any, spark: Any
+) -> None:
+    """DataFusion's plan gives Spark SQL's answer (its grouping id is grouping_id()). A converter
+    that reads it in the spec's order while the plan declares DataFusion's (or the converse, a
+    plan of another producer read in DataFusion's order) returns a table (the wrong one) without
+    the check, and is refused with it: the measures' declared classes are not where Spark put them."""
+    from connect_plan.formats.substrait import parse_substrait
+    from connect_plan.formats.substrait.declared import result_contract
+
+    spark.read.parquet(g_tables["g"]["files"][0]).createOrReplaceTempView("g")
+    theirs = spark.sql(
+        "select s, count(*) n, cast(sum(d) as decimal(38,2)) total, grouping_id() gid from g group by grouping sets ((s), ())"
+    ).toArrow()
+    ours = client.execute(_datafusion_order("datafusion"), tables=g_tables)
+    assert sorted(map(str, ours.to_pylist())) == sorted(map(str, theirs.to_pylist()))
+    for read_as, declared_as in (("acme", "datafusion"), ("datafusion", "acme")):
+        converted = parse_substrait_plan(_datafusion_order(read_as), g_tables)
+        contract = result_contract(parse_substrait(_datafusion_order(declared_as)))
+        assert contract is not None
+        bad = dataclasses.replace(converted, contract=contract)
+        assert client.execute(dataclasses.replace(bad, contract=None)).num_rows == 4  # a table, the wrong one
+        with pytest.raises(ResultContractError, match=r"column \d \('(n|total)'\) is declared"):
+            client.execute(bad)
+
+
 def test_a_measure_of_another_type_class_is_refused(g_tables: Any, client: Any) -> None:
     """count(*) translated as avg(d): a decimal where the plan declares an i64."""
     good = parse_substrait_plan(GROUPING_SETS, g_tables)

@@ -84,11 +84,11 @@ class Oracle:
             self.tables[suite] = sc.sources(files)
         return self.tables[suite]
 
-    def answer(self, suite: str, qid: str) -> Any:
+    def answer(self, suite: str, sql: str) -> Any:
         self.sources(suite)
-        if (suite, qid) not in self.answers:
-            self.answers[(suite, qid)] = self.session.sql(self.suites[suite].queries[qid]).toArrow()
-        return self.answers[(suite, qid)]
+        if (suite, sql) not in self.answers:
+            self.answers[(suite, sql)] = self.session.sql(sql).toArrow()
+        return self.answers[(suite, sql)]
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +104,8 @@ def oracle(spark_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 def _check(suite: str, producer: str, qid: str, client: Any, oracle: Oracle) -> None:
     corpus = oracle.suites[suite]
     ours = client.execute(corpus.plans[producer][qid], tables=oracle.sources(suite))
-    diff = sc.difference(ours, oracle.answer(suite, qid), ordered=sc.is_ordered(corpus.queries[qid]))
+    sql = corpus.sql(producer, qid)
+    diff = sc.difference(ours, oracle.answer(suite, sql), ordered=sc.is_ordered(sql))
     assert diff is None, diff
 
 

@@ -42,10 +42,41 @@ def convert_plan(plan_msg: Message, tables: Mapping[str, ir.Source] | None = Non
     :class:`~connect_plan.errors.PlanError` with every problem found."""
     c = Converter(plan_msg, dict(tables or {}))
     out = _convert(c)
+    if c.multi_set_aggregates and sp.set_index_maybe_omitted(plan_msg):
+        c, out = _set_index_reading(c, out, dict(tables or {}))
     if c.errors:
         raise PlanError(c.errors)
     assert out is not None
     return out
+
+
+def _set_index_reading(
+    spec: Converter, out: ir.Plan | None, tables: dict[str, ir.Source]
+) -> tuple[Converter, ir.Plan | None]:
+    """A plan that may have been written without the set-index column of its AggregateRels of
+    several grouping sets (Isthmus before substrait-java 0.67: :func:`.spellings.set_index_maybe_omitted`)
+    is read without it only where the plan shows it: the spec's reading fails (a field index
+    or ``RelRoot.names`` that does not fit) and the other one converts. Where both convert, they
+    must mean the same (the same IR, the column computed in both but output in one only): else
+    the plan is refused, since nothing in it tells which one its producer meant."""
+    hidden = Converter(spec.plan_msg, tables, set_index="hidden")
+    other = _convert(hidden)
+    if hidden.errors:
+        return spec, out  # the spec's reading, with its errors if it has some
+    if spec.errors:  # only the reading without the column fits the plan
+        bare = Converter(spec.plan_msg, tables, set_index="none")
+        return bare, _convert(bare)
+    if other != out:
+        for loc in spec.multi_set_aggregates:
+            spec.err(
+                "substrait_unsupported",
+                loc,
+                "an AggregateRel of several grouping sets in a plan whose producer may leave out the set-index "
+                "column the spec puts after the measures (a plan of no version, or Isthmus before substrait-java "
+                "0.67): the plan reads both with and without it, the two mean different tables, and nothing in "
+                "the plan tells which one it means",
+            )
+    return spec, out
 
 
 def _convert(c: Converter) -> ir.Plan | None:

@@ -143,10 +143,15 @@ def _enum_name(msg: Message, name: str) -> str:
 class Derivation:
     """The walk: each relation → its output columns, each expression → its column."""
 
-    def __init__(self, plan: Message) -> None:
+    def __init__(self, plan: Message, set_index: bool = True) -> None:
         self.plan = plan
         producer = plan.version.producer.lower() if plan.HasField("version") else ""
         self.quirks = sp.PRODUCER_QUIRKS.get(producer, frozenset())
+        #: whether an aggregate of several grouping sets ends with the set index (the spec), or not
+        #: (Isthmus before substrait-java 0.67: :func:`declared_columns`)
+        self.set_index = set_index
+        #: whether the plan has an aggregate of several grouping sets (in the spec's order)
+        self.multi_set = False
         #: the columns of the enclosing relations' inputs, innermost last (outer references)
         self.outer: list[list[Column]] = []
         #: ReferenceRel targets derived so far (plan relation index → output)
@@ -211,8 +216,14 @@ class Derivation:
         groupings = list(msg.groupings)
         keys = self.grouping_keys(msg, loc, cols)
         measures = [self.function(m.measure, f"{loc}/measures/{k}/measure", cols) for k, m in enumerate(msg.measures)]
-        index = [Column(SET_INDEX, f"{loc}/groupings")] if len(groupings) > 1 else []
-        return keys + measures + index
+        if len(groupings) <= 1:
+            return keys + measures
+        if "aggregate_grouping_id_before_measures" in self.quirks and msg.common.WhichOneof("emit_kind") != "emit":
+            # DataFusion's order (spellings.PRODUCER_QUIRKS): its __grouping_id, whose type the plan
+            # does not say (DataFusion's own is an unsigned integer), before the measures
+            return [*keys, Column(UNDECLARED, f"{loc}/groupings"), *measures]
+        self.multi_set = True
+        return keys + measures + ([Column(SET_INDEX, f"{loc}/groupings")] if self.set_index else [])
 
     def grouping_keys(self, msg: Message, loc: str, cols: list[Column]) -> list[Column]:
         """An aggregate's key columns. Where the spec is ambiguous (a repeated expression), the
@@ -492,7 +503,34 @@ def declared_columns(plan: Message) -> tuple[str, list[Column], list[str]] | Non
     root = relation.root
     if root.input.WhichOneof("rel_type") in ("write", "ddl", "update"):
         return None
-    return loc, Derivation(plan).rel(root.input, f"{loc}/input"), list(root.names)
+    names = list(root.names)
+    spec = Derivation(plan)
+    columns: list[Column] | CannotDerive
+    try:
+        columns = spec.rel(root.input, f"{loc}/input")
+    except CannotDerive as e:
+        columns = e
+    if (
+        spec.multi_set
+        and sp.set_index_maybe_omitted(plan)
+        and not (isinstance(columns, list) and _fits(columns, names))
+    ):
+        # a producer that may leave out the set index (Isthmus before substrait-java 0.67): read
+        # without it where only that reading fits the plan's references and names
+        try:
+            other = Derivation(plan, set_index=False).rel(root.input, f"{loc}/input")
+        except CannotDerive:
+            other = None
+        if other is not None and _fits(other, names):
+            return loc, other, names
+    if isinstance(columns, CannotDerive):
+        raise columns
+    return loc, columns, names
+
+
+def _fits(columns: list[Column], names: list[str]) -> bool:
+    """Whether ``RelRoot.names`` names these columns and their nested struct fields (or is empty)."""
+    return not names or len(names) == sum(1 + c.type.nested_names() for c in columns)
 
 
 def result_contract(plan: Message) -> ir.Contract | None:
@@ -520,8 +558,7 @@ def result_contract(plan: Message) -> ir.Contract | None:
 def _named(columns: list[Column], names: list[str]) -> list[tuple[str | None, list[str] | None, int]]:
     """Each column's ``RelRoot.names`` entry, the depth-first names of its nested struct fields
     and the index of its name; no names (None) when the names do not fit the columns."""
-    needed = sum(1 + c.type.nested_names() for c in columns)
-    if len(names) != needed:
+    if not names or not _fits(columns, names):
         return [(None, None, 0) for _ in columns]
     out: list[tuple[str | None, list[str] | None, int]] = []
     pos = 0

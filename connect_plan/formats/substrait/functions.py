@@ -114,6 +114,11 @@ def window_function(c: Converter, msg: Message, loc: str, names: list[str]) -> i
         args = [ir.Lit(1, loc)]
     if name == "ntile" and row.kind == "window":
         args = [_ntile_buckets(c, a, f"{loc}/arguments/{k}/value") for k, a in enumerate(args)]
+    if name in ("lag", "lead") and len(args) > 1:
+        # the offset: Spark types it INT, and a BIGINT one (DataFusion's i64 literal) is cast by
+        # its analyzer after the window's frame was derived from it, which it then refuses as a
+        # frame of its own ("Cannot specify window frame for lag function")
+        args[1] = _int_literal(args[1])
     partitions = tuple(c.expr(e, f"{loc}/partitions/{k}", names) for k, e in enumerate(msg.partitions))
     keys = sort_keys(c, msg.sorts, loc, names)
     frame = None
@@ -122,7 +127,13 @@ def window_function(c: Converter, msg: Message, loc: str, names: list[str]) -> i
         upper = _bound(msg, "upper_bound")
         # RANGE and unspecified are RANGE (the SQL default)
         kind = "rows" if enum_name(msg, "bounds_type") == "BOUNDS_TYPE_ROWS" else "range"
-        if keys or lower is not None or upper is not None:
+        if kind == "range" and not keys:
+            # no order: every row of the partition is a peer of every other, so a RANGE frame from
+            # and to the current row (or unbounded) is the whole partition, Spark's frame of an
+            # unordered window (Isthmus' aggregate over PARTITION BY alone); an offset needs an order
+            if any(b not in (None, 0) for b in (lower, upper)):
+                c.err("substrait_invalid", loc, "a RANGE frame with an offset bound needs sorts (the window has none)")
+        elif keys or lower is not None or upper is not None:
             frame = ir.Frame(kind, lower, upper, loc)
     distinct = _distinct(msg)
 
@@ -149,6 +160,15 @@ def _ntile_buckets(c: Converter, arg: ir.Expr, loc: str) -> ir.Expr:
         "ntile's bucket count must be an integer literal (Spark's ntile takes an INT constant)",
     )
     return arg
+
+
+def _int_literal(e: ir.Expr) -> ir.Expr:
+    """An integer literal of a wider type, as an INT literal where its value fits one."""
+    if isinstance(e, ir.Lit) and isinstance(e.value, int) and not isinstance(e.value, bool):
+        if isinstance(e.type, Primitive) and e.type.name in ("bigint", "smallint", "tinyint"):
+            if -(2**31) <= e.value < 2**31:
+                return ir.Lit(e.value, e.loc, Primitive("int"))
+    return e
 
 
 def _distinct(msg: Message) -> bool:

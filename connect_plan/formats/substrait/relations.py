@@ -114,12 +114,17 @@ def _virtual_table(c: Converter, msg: Message, loc: str, base: list[str]) -> Rel
                 else:
                     values.append(python_value(c, e.literal, f"{loc}/expressions/{r}/fields/{j}/literal"))
             rows.append(values)
+    elif not base and "virtual_table_rows_of_no_columns" in c.quirks:
+        # DuckDB's SELECT without FROM: rows holding one placeholder value that no column names
+        # (see PRODUCER_QUIRKS)
+        rows = [[] for _ in vt.values]
     else:
         for r, row in enumerate(vt.values):
             rows.append([python_value(c, lit, f"{loc}/values/{r}/fields/{j}") for j, lit in enumerate(row.fields)])
     for r, row in enumerate(rows):
         if len(row) != len(base):
-            c.err("substrait_invalid", f"{loc}/expressions/{r}", f"a row of {len(row)} values for {len(base)} columns")
+            field = "expressions" if len(vt.expressions) else "values"
+            c.err("substrait_invalid", f"{loc}/{field}/{r}", f"a row of {len(row)} values for {len(base)} columns")
             return None
     fresh = [c.fresh() for _ in base]
     try:
@@ -193,19 +198,39 @@ def project_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
     return rel
 
 
+#: the spec version (0.x) from which FetchRel's count has presence (a oneof with count_expr): before
+#: it, count was a plain int64, so an absent count was a count of 0 (proto3 writes no zero), and
+#: "all rows" was -1; since, an unset count means all rows
+FETCH_COUNT_PRESENCE = 63
+
+
 @relation("fetch")
 def fetch_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
     rel = c.rel(msg.input, f"{loc}/input")
     if rel is None:
         return None
     offset = _count(c, msg, "offset", loc) or 0
-    count = _count(c, msg, "count", loc)
+    if msg.HasField("count_expr") or msg.HasField("count"):
+        count = _count(c, msg, "count", loc)
+    elif not c.plan_msg.HasField("version"):
+        c.err(
+            "substrait_unsupported",
+            f"{loc}/count",
+            "a fetch without a count in a plan that names no Substrait version: before 0.63 an absent count "
+            "is 0 (no rows), since 0.63 it is all rows (write count_expr, count -1 for all rows, or the plan's version)",
+        )
+        return None
+    elif (c.plan_msg.version.major_number, c.plan_msg.version.minor_number) < (0, FETCH_COUNT_PRESENCE):
+        count = 0  # the plain int64 of its spec version: proto3 omits a 0 (ibis' LIMIT 0)
+    else:
+        count = None
     rel.steps.append(ir.Fetch(c.step_index(), "fetch", loc, offset, count))
     return rel
 
 
 def _count(c: Converter, msg: Message, name: str, loc: str) -> int | None:
-    """FetchRel's old int64 ``count``/``offset`` or the newer ``count_expr``/``offset_expr``."""
+    """FetchRel's old int64 ``count``/``offset`` or the newer ``count_expr``/``offset_expr``
+    (None: all rows, for a count)."""
     if msg.HasField(f"{name}_expr"):
         e = getattr(msg, f"{name}_expr")
         lit = e.literal if e.WhichOneof("rex_type") == "literal" else None
@@ -231,7 +256,8 @@ def sort_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
     rel = c.rel(msg.input, f"{loc}/input")
     if rel is None:
         return None
-    rel.steps.append(ir.OrderBy(c.step_index(), "sort", loc, sort_keys(c, msg.sorts, loc, rel.names)))
+    if len(msg.sorts):  # no sort field orders nothing (Isthmus' LIMIT without ORDER BY): no step
+        rel.steps.append(ir.OrderBy(c.step_index(), "sort", loc, sort_keys(c, msg.sorts, loc, rel.names)))
     return rel
 
 
@@ -308,7 +334,27 @@ def aggregate_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
         aggs.append(ir.AggItem(ir.Call("grouping_id", (), loc), gid, loc))
         index_sets = tuple(tuple(distinct_keys.index(n) for n in dict.fromkeys(one)) for one in set_keys)
         rel.steps.append(ir.GroupBy(c.step_index(), "aggregate", loc, "grouping_sets", keys, tuple(aggs), index_sets))
-        # Substrait's trailing column: the index of the grouping set that made the row
+        if "aggregate_grouping_id_before_measures" in c.quirks:
+            if not msg.HasField("common") or msg.common.WhichOneof("emit_kind") != "emit":
+                # DataFusion's own order: its __grouping_id is Spark's grouping_id() (PRODUCER_QUIRKS)
+                rel.names = [*distinct_keys, gid, *agg_names]
+                return rel
+            if len(distinct_keys) + len(agg_names) in msg.common.emit.output_mapping:
+                c.err(
+                    "substrait_unsupported",
+                    f"{loc}/common/emit/outputMapping",
+                    "a DataFusion AggregateRel of several grouping sets with an emit that keeps the set index: "
+                    "DataFusion after 55 writes the spec's order (apache/datafusion#23468) but its __grouping_id "
+                    "bitmask where the spec puts the set index (apache/datafusion#25208); which this plan means "
+                    "cannot be told",
+                )
+                return None
+        # Substrait's trailing column: the index of the grouping set that made the row (Isthmus'
+        # older plans have none: see Converter.set_index)
+        c.multi_set_aggregates.append(loc)
+        if c.set_index == "none":
+            rel.names = distinct_keys + agg_names
+            return rel
         index = c.fresh()
         branches = tuple(
             (
@@ -318,7 +364,7 @@ def aggregate_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
             for i, mask in enumerate(masks)
         )
         rel.steps.append(ir.WithColumn(c.step_index(), "aggregate.set_index", loc, index, ir.When(branches, None, loc)))
-        rel.names = distinct_keys + agg_names + [index]
+        rel.names = distinct_keys + agg_names + ([index] if c.set_index == "output" else [])
         return rel
     if not aggs:
         # a GROUP BY without measures: the distinct key values
@@ -444,10 +490,12 @@ def cross_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
 @relation("set")
 def set_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
     op = sp.SET_OPS.get(enum_name(msg, "op"))
-    if op is None:
-        c.err("substrait_unsupported", f"{loc}/op", f"set operation {msg.op} has no Spark equivalent")
+    if not isinstance(op, sp.SetOperation):
+        why = f": {op}" if op else ""
+        c.err(
+            "substrait_unsupported", f"{loc}/op", f"set operation {enum_text(msg, 'op')} has no Spark equivalent{why}"
+        )
         return None
-    kind, distinct = op
     converted = [c.rel(r, f"{loc}/inputs/{k}") for k, r in enumerate(msg.inputs)]
     inputs = [r for r in converted if r is not None]
     if len(inputs) != len(converted) or len(inputs) < 2:
@@ -455,6 +503,8 @@ def set_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
             c.err("substrait_invalid", f"{loc}/inputs", "a set operation needs at least two inputs")
         return None
     first = c.materialize(inputs[0], loc, "set")
+    # the secondary inputs in turn, or (any_secondary) their UNION ALL once
+    target, kind, distinct = (None, "union", False) if op.any_secondary else (first, op.kind, op.distinct)
     for k, other in enumerate(inputs[1:], 1):
         if len(other.names) != len(first.names):
             c.err(
@@ -464,7 +514,13 @@ def set_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
             )
             return None
         right = c.materialize(other, f"{loc}/inputs/{k}", "set")
-        first.steps.append(ir.SetOp(c.step_index(), "set", loc, right.plan(), kind, False, False, distinct))
+        if target is None:
+            target = right
+        else:
+            target.steps.append(ir.SetOp(c.step_index(), "set", loc, right.plan(), kind, False, False, distinct))
+    if op.any_secondary:
+        assert target is not None  # there are at least two inputs
+        first.steps.append(ir.SetOp(c.step_index(), "set", loc, target.plan(), op.kind, False, False, op.distinct))
     return first
 
 

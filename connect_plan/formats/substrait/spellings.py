@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
+from google.protobuf.message import Message
+
 from ... import ir
 from ...types import DataType, Primitive
 
@@ -23,6 +25,7 @@ __all__ = [
     "REDUCTIONS",
     "REWRITTEN_JOINS",
     "SET_COMPARISONS",
+    "SET_INDEX_MAYBE_OMITTED",
     "SET_OPS",
     "SET_PREDICATES",
     "SORT_DIRECTIONS",
@@ -30,7 +33,9 @@ __all__ = [
     "WRITE_OPS",
     "Function",
     "FunctionKind",
+    "SetOperation",
     "function_name",
+    "set_index_maybe_omitted",
 ]
 
 FunctionKind = Literal["scalar", "aggregate", "window"]
@@ -346,16 +351,38 @@ SORT_DIRECTIONS: dict[str, tuple[bool, bool]] = {
     "SORT_DIRECTION_CLUSTERED": (True, True),
 }
 
-#: SetRel.SetOp → (IR SetOp kind, distinct); None: no Spark relation
-SET_OPS: dict[str, tuple[str, bool] | None] = {
-    "SET_OP_MINUS_PRIMARY": ("except", True),  # EXCEPT DISTINCT
-    "SET_OP_MINUS_PRIMARY_ALL": ("except", False),  # EXCEPT ALL
-    "SET_OP_MINUS_MULTISET": None,
-    "SET_OP_INTERSECTION_PRIMARY": ("intersect_primary", True),  # primary rows found in any other input
-    "SET_OP_INTERSECTION_MULTISET": ("intersect", True),  # INTERSECT DISTINCT
-    "SET_OP_INTERSECTION_MULTISET_ALL": ("intersect", False),  # INTERSECT ALL
-    "SET_OP_UNION_DISTINCT": ("union", True),
-    "SET_OP_UNION_ALL": ("union", False),
+
+class SetOperation(NamedTuple):
+    """What a ``SetRel.SetOp`` runs as on Spark: the IR set operation applied to the primary
+    input and each secondary input in turn, or (``any_secondary``) once, to the primary input
+    and the UNION ALL of the secondary ones."""
+
+    kind: Literal["union", "intersect", "except"]
+    distinct: bool
+    any_secondary: bool = False
+
+
+#: SetRel.SetOp → its Spark equivalent, or why there is none. The spec's table (since 0.57; the
+#: earlier text said the same of the rows, less exactly of the duplicates), with m the copies of a
+#: row in the primary input and n1, n2... in the secondary ones. Spark's set operations match NULL
+#: with NULL, as the spec's do.
+SET_OPS: dict[str, SetOperation | str] = {
+    # every row of the primary input in no secondary input, once: EXCEPT DISTINCT
+    "SET_OP_MINUS_PRIMARY": SetOperation("except", True),
+    # max(0, m - (n1 + n2 + ...)) copies: EXCEPT ALL, input by input
+    "SET_OP_MINUS_PRIMARY_ALL": SetOperation("except", False),
+    "SET_OP_MINUS_MULTISET": (
+        "the spec defines Minus (Multiset) as the primary input's rows that are not in *every* secondary "
+        "input, with no SQL equivalent and without saying how many copies of a primary row it keeps"
+    ),
+    # the primary input's rows present in *any* secondary input, once (DuckDB's and Isthmus' INTERSECT)
+    "SET_OP_INTERSECTION_PRIMARY": SetOperation("intersect", True, any_secondary=True),
+    # the primary input's rows present in *every* secondary input, once: INTERSECT DISTINCT
+    "SET_OP_INTERSECTION_MULTISET": SetOperation("intersect", True),
+    # min(m, n1, n2, ...) copies: INTERSECT ALL, input by input
+    "SET_OP_INTERSECTION_MULTISET_ALL": SetOperation("intersect", False),
+    "SET_OP_UNION_DISTINCT": SetOperation("union", True),
+    "SET_OP_UNION_ALL": SetOperation("union", False),
 }
 
 #: AggregationPhase: the phases Spark can run, a whole aggregation (unspecified is one)
@@ -410,6 +437,10 @@ PRODUCER_QUIRKS: dict[str, frozenset[str]] = {
             # expressions as its output (the spec says input columns + expressions); its consumer
             # reads them so, and every later field index and RelRoot.names count only those
             "project_outputs_expressions_only",
+            # its SELECT without FROM reads a virtual table with no base schema whose one row holds
+            # one placeholder value (to_substrait.cpp TransformDummyScan: "emit one garbage row,
+            # the projection will take care of the rest"): rows of no columns
+            "virtual_table_rows_of_no_columns",
             # every NULL constant is written literal.null {} (no type kind), whatever its type in
             # DuckDB: inside a cast it takes the cast's type (for any producer); elsewhere it is
             # Spark's untyped NULL, which takes its type from where it is used
@@ -428,9 +459,32 @@ PRODUCER_QUIRKS: dict[str, frozenset[str]] = {
             "like_backslash_escape",
             # its regular expressions are Rust's regex crate's (regex.py)
             "regex_rust",
+            # DataFusion (55 and before, spec 0.85) writes an AggregateRel of several grouping sets
+            # with its own output order, not the spec's: the distinct keys, its __grouping_id
+            # (Spark's grouping_id(): a bit per key, the first key highest, set where the set lacks
+            # the key), then the measures, and no set index; every later field index counts so, and
+            # its consumer reads it so (apache/datafusion#17910, changed after 55 by #23468)
+            "aggregate_grouping_id_before_measures",
         }
     ),
 }
+
+#: Plan.version.producer (lower-cased) → the last spec version (0.x) whose plans of that producer
+#: may write an AggregateRel of several grouping sets without the spec's trailing set-index
+#: column: substrait-java (Isthmus) added it in 0.67 (#565), whose plans name spec 0.77 as those
+#: of 0.59-0.66 do; before 0.59 (Isthmus 0.5 among them) its plans name no version at all. Such a
+#: plan is read without the column only where the plan itself shows it (:func:`set_index_maybe_omitted`).
+SET_INDEX_MAYBE_OMITTED: dict[str, int] = {"isthmus": 77}
+
+
+def set_index_maybe_omitted(plan: Message) -> bool:
+    """Whether ``plan``'s AggregateRels of several grouping sets may lack the set-index column:
+    a plan of a producer and spec version of :data:`SET_INDEX_MAYBE_OMITTED`, or of no version."""
+    if not plan.HasField("version"):
+        return True
+    v = plan.version
+    last = SET_INDEX_MAYBE_OMITTED.get(v.producer.lower())
+    return last is not None and (v.major_number, v.minor_number) <= (0, last)
 
 
 def function_name(compound: str) -> tuple[str, str]:

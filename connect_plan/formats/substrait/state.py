@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from google.protobuf.message import Message
 
@@ -168,6 +168,13 @@ class Converter(Record):
     subtrees: dict[int, tuple[ir.SharedPlan, list[str]] | None] = field(default_factory=dict)
     #: the subtrees being converted (a reference to one of them is a cycle)
     building: set[int] = field(default_factory=set)
+    #: whether an AggregateRel of several grouping sets outputs the spec's trailing set-index
+    #: column ("output"), computes it but leaves it out of its output ("hidden": to compare the
+    #: two readings of a plan, :func:`~.commands.convert_plan`), or has none ("none": Isthmus
+    #: before substrait-java 0.67)
+    set_index: Literal["output", "hidden", "none"] = "output"
+    #: where the plan has an AggregateRel of several grouping sets (outside DataFusion's order)
+    multi_set_aggregates: list[str] = field(default_factory=list)
 
     # ------------------------------------------------------------ bookkeeping
 
