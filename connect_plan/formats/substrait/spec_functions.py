@@ -1,0 +1,324 @@
+"""The builders of the spec's functions whose meaning differs from Spark's function of the same
+name in NULLs, domains or options (``is_nan`` of NULL, logarithms of 0 and negatives, inverse
+trigonometric functions outside their domain, ``factorial`` past 20, ``sqrt`` of a negative
+decimal, bitwise functions on decimals, ``concat``'s null handling, ``sort``'s direction, the
+variance's SAMPLE/POPULATION...). Each computes the spec's value exactly or raises an error where
+the spec expects one (Spark's ``raise_error``); an option no builder honours never reaches here
+(:func:`.functions._options` refuses it by name). The rows are in :data:`~.spellings.FUNCTIONS`;
+tests/integration/test_substrait_conformance.py holds each to the spec's own test cases."""
+
+from __future__ import annotations
+
+from ... import ir
+from ...types import Primitive
+from .calls import AggregateCall, ScalarCall, aggregate_builder, builder, literal_text, refuse
+from .state import Converter
+
+__all__: list[str] = []
+
+_NAN = float("nan")
+_INF = float("inf")
+
+
+def _lit(value: object, loc: str, t: str | None = None) -> ir.Lit:
+    return ir.Lit(value, loc, Primitive(t) if t else None)
+
+
+def _call(fn: str, loc: str, *args: ir.Expr) -> ir.Call:
+    return ir.Call(fn, args, loc)
+
+
+def _error(message: str, loc: str) -> ir.Expr:
+    return _call("raise_error", loc, _lit(message, loc))
+
+
+def _arity(c: Converter, call: ScalarCall, *counts: int) -> bool:
+    if len(call.args) in counts:
+        return True
+    refuse(c, call.loc, f"{call.name} takes {' or '.join(map(str, counts))} arguments, not {len(call.args)}")
+    return False
+
+
+def _double(value: float, loc: str) -> ir.Expr:
+    return ir.Cast(_lit(str(value), loc, "string"), Primitive("double"), loc)
+
+
+# ---------------------------------------------------------------- comparison
+
+
+@builder("is_nan")
+def build_is_nan(c: Converter, call: ScalarCall) -> ir.Expr:
+    # Spark's isnan(NULL) is false; the spec's is NULL
+    if not _arity(c, call, 1):
+        return ir.Lit(None, call.loc)
+    x, loc = call.args[0], call.loc
+    return ir.When(((_call("isnull", loc, x), _lit(None, loc, "boolean")),), _call("isnan", loc, x), loc)
+
+
+@builder("is_finite")
+def build_is_finite(c: Converter, call: ScalarCall) -> ir.Expr:
+    # x - x is 0 for a finite x, NaN for NaN and the infinities, NULL for NULL
+    if not _arity(c, call, 1):
+        return ir.Lit(None, call.loc)
+    x, loc = call.args[0], call.loc
+    return _call("==", loc, _call("-", loc, x, x), _lit(0.0, loc, "double"))
+
+
+@builder("is_infinite")
+def build_is_infinite(c: Converter, call: ScalarCall) -> ir.Expr:
+    if not _arity(c, call, 1):
+        return ir.Lit(None, call.loc)
+    x, loc = call.args[0], call.loc
+    return _call("==", loc, _call("abs", loc, x), _double(_INF, loc))
+
+
+@builder("and_not")
+def build_and_not(c: Converter, call: ScalarCall) -> ir.Expr:
+    if not _arity(c, call, 2):
+        return ir.Lit(None, call.loc)
+    return _call("and", call.loc, call.args[0], _call("not", call.loc, call.args[1]))
+
+
+# ---------------------------------------------------------------- arithmetic
+
+
+def _decimal_arg(c: Converter, call: ScalarCall) -> bool:
+    return call.sig.split("_")[0] in ("dec", "decimal")
+
+
+@builder("sqrt")
+def build_sqrt(c: Converter, call: ScalarCall) -> ir.Expr:
+    # Spark's sqrt of a negative number is NaN: the spec's of a negative decimal is an error
+    if not _arity(c, call, 1):
+        return ir.Lit(None, call.loc)
+    x, loc = call.args[0], call.loc
+    if not _decimal_arg(c, call):
+        return _call("sqrt", loc, x)
+    if isinstance(x, ir.Lit) and x.value is None:  # Spark 4.3's analysis fails on sqrt of a NULL decimal here
+        return _lit(None, loc, "double")
+    # the root in a branch of its own: Spark 4.3's analysis fails on sqrt of a NULL decimal in ELSE
+    zero = _lit(0, loc)
+    return ir.When(
+        (
+            (_call(">=", loc, x, zero), _call("sqrt", loc, x)),
+            (_call("<", loc, x, zero), _error("sqrt of a negative decimal", loc)),
+        ),
+        None,
+        loc,
+    )
+
+
+@builder("negate")
+def build_negate(c: Converter, call: ScalarCall) -> ir.Expr:
+    # Spark 4.3's negative of a decimal rounds it to 34 digits (-1234567890123456789012345678901234567
+    # is -1234567890123456789012345678901235000): a decimal is 0 - x, exact where the difference's
+    # type keeps every digit (precision <= 37, or a scale <= 6), else refused
+    if not _arity(c, call, 1):
+        return ir.Lit(None, call.loc)
+    x, loc = call.args[0], call.loc
+    if not _decimal_arg(c, call):
+        return _call("negative", loc, x)
+    out = call.output_type
+    if not isinstance(out, Primitive) or out.name != "decimal":
+        return refuse(c, loc, "negate of a decimal needs its declared decimal output type")
+    p, s = out.precision or 38, out.scale or 0
+    if p > 37 and s > 6:
+        return refuse(c, loc, f"negate of a decimal({p}, {s}): Spark cannot negate it exactly")
+    zero = ir.Lit("0", loc, Primitive("decimal", 1, 0))
+    return ir.Cast(_call("-", loc, zero, x), out, loc)
+
+
+@builder("factorial")
+def build_factorial(c: Converter, call: ScalarCall) -> ir.Expr:
+    # Spark's factorial is NULL outside 0..20; the spec's overflows (an error) past the result
+    # type, and is undefined for a negative number: an error for both
+    if not _arity(c, call, 1):
+        return ir.Lit(None, call.loc)
+    x, loc = call.args[0], call.loc
+    if _decimal_arg(c, call):
+        return refuse(c, loc, "factorial of a decimal: Spark's factorial takes an integer of 0 to 20")
+    bad = _call("or", loc, _call("<", loc, x, _lit(0, loc)), _call(">", loc, x, _lit(20, loc)))
+    return ir.When(
+        ((bad, _error("factorial of a number outside 0..20 (an overflow or undefined)", loc)),),
+        _call("factorial", loc, ir.Cast(x, Primitive("int"), loc)),
+        loc,
+    )
+
+
+_BITWISE = {"bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^"}
+
+
+@builder("bitwise_and", "bitwise_or", "bitwise_xor")
+def build_bitwise(c: Converter, call: ScalarCall) -> ir.Expr:
+    # Spark's & | ^ take integers: decimals of scale 0 and at most 18 digits run through bigint
+    # (exact both ways); any other decimal is refused
+    if not _arity(c, call, 2):
+        return ir.Lit(None, call.loc)
+    op, loc = _BITWISE[call.name], call.loc
+    if not _decimal_arg(c, call):
+        return _call(op, loc, *call.args)
+    out = call.output_type
+    if not isinstance(out, Primitive) or out.name != "decimal" or out.scale != 0 or (out.precision or 0) > 18:
+        return refuse(c, loc, f"{call.name} of decimals: only a declared decimal(p, 0) with p <= 18 runs (through bigint)")
+    for k, a in enumerate(call.args):
+        t = a.type if isinstance(a, ir.Lit) else None
+        if isinstance(t, Primitive) and t.name == "decimal" and (t.scale != 0 or (t.precision or 0) > 18):
+            return refuse(c, f"{loc}/arguments/{k}", f"{call.name} of a decimal({t.precision}, {t.scale}): not an 18-digit integer")
+    if not all(isinstance(a, ir.Lit) for a in call.args):
+        return refuse(c, loc, f"{call.name} of decimal columns: their digits are not known here")
+    args = tuple(ir.Cast(a, Primitive("bigint"), loc) for a in call.args)
+    return ir.Cast(_call(op, loc, *args), out, loc)
+
+
+# ---------------------------------------------------------------- logarithms and trigonometry
+
+
+def _domain(call: ScalarCall, bad: ir.Expr, zero: ir.Expr | None, value: ir.Expr) -> ir.Expr:
+    """``value`` where the argument is in the function's domain; outside it NaN, NULL or an
+    error as the options say (NaN by default: IEEE's, as Spark's trigonometric functions give;
+    Spark's logarithms are NULL there, so their default is written out)."""
+    loc = call.loc
+    branches: list[tuple[ir.Expr, ir.Expr]] = []
+    if zero is not None:
+        on_zero = call.option("on_log_zero") or "MINUS_INFINITY"
+        zero_value = {
+            "NAN": _double(_NAN, loc),
+            "MINUS_INFINITY": _double(-_INF, loc),
+            "ERROR": _error(f"{call.name} of zero", loc),
+        }[on_zero]
+        branches.append((zero, zero_value))
+    on_domain = call.option("on_domain_error") or "NAN"
+    domain_value = {
+        "NAN": _double(_NAN, loc),
+        "NULL": _lit(None, loc, "double"),
+        "NONE": _lit(None, loc, "double"),
+        "ERROR": _error(f"{call.name} outside its domain", loc),
+    }[on_domain]
+    branches.append((bad, domain_value))
+    return ir.When(tuple(branches), value, loc)
+
+
+@builder("ln", "log10", "log2")
+def build_log(c: Converter, call: ScalarCall) -> ir.Expr:
+    if not _arity(c, call, 1):
+        return ir.Lit(None, call.loc)
+    x, loc = call.args[0], call.loc
+    value = _call(call.name, loc, x)
+    zero = _call("==", loc, x, _lit(0, loc))
+    bad = _call("<", loc, x, _lit(0, loc))
+    return _domain(call, bad, zero, value)
+
+
+#: the inverse functions' domains: (lowest, highest) argument (None: unbounded)
+_DOMAINS: dict[str, tuple[float | None, float | None]] = {
+    "asin": (-1.0, 1.0),
+    "acos": (-1.0, 1.0),
+    "asinh": (None, None),
+    "acosh": (1.0, None),
+    "atanh": (-1.0, 1.0),
+}
+
+
+@builder("asin", "acos", "asinh", "acosh", "atanh")
+def build_inverse_trig(c: Converter, call: ScalarCall) -> ir.Expr:
+    if not _arity(c, call, 1):
+        return ir.Lit(None, call.loc)
+    x, loc = call.args[0], call.loc
+    value = _call(call.name, loc, x)
+    low, high = _DOMAINS[call.name]
+    tests = []
+    if low is not None:
+        tests.append(_call("<", loc, x, _lit(low, loc, "double")))
+    if high is not None:
+        tests.append(_call(">", loc, x, _lit(high, loc, "double")))
+    if not tests:
+        return value
+    bad = tests[0] if len(tests) == 1 else _call("or", loc, *tests)
+    return _domain(call, bad, None, value)
+
+
+# ---------------------------------------------------------------- strings
+
+
+@builder("concat")
+def build_concat(c: Converter, call: ScalarCall) -> ir.Expr:
+    # ACCEPT_NULLS (the default): NULL if any argument is, Spark's concat; IGNORE_NULLS: the
+    # others concatenated, Spark's concat_ws with no separator
+    if call.option("null_handling") == "IGNORE_NULLS":
+        return _call("concat_ws", call.loc, _lit("", call.loc), *call.args)
+    return ir.Call("concat", call.args, call.loc)
+
+
+@builder("repeat")
+def build_repeat(c: Converter, call: ScalarCall) -> ir.Expr:
+    if not _arity(c, call, 2):
+        return ir.Lit(None, call.loc)
+    s, n = call.args
+    loc = call.loc
+    too_many = _call(">", loc, n, _lit(2**31 - 1, loc, "bigint"))
+    return ir.When(
+        ((too_many, _error("repeat count beyond an INT", loc)),),
+        _call("repeat", loc, s, ir.Cast(n, Primitive("int"), loc)),
+        loc,
+    )
+
+
+@builder("string_split")
+def build_string_split(c: Converter, call: ScalarCall) -> ir.Expr:
+    # Spark's split takes a Java regex: a literal delimiter quoted (\Q...\E); a NULL delimiter
+    # does not split (the spec's: the string alone in a list)
+    if not _arity(c, call, 2):
+        return ir.Lit(None, call.loc)
+    s, delim = call.args
+    loc = call.loc
+    if isinstance(delim, ir.Lit) and delim.value is None:
+        return ir.When(((_call("isnull", loc, s), ir.Lit(None, loc)),), _call("array", loc, s), loc)
+    text = literal_text(delim)
+    if text is None or text == "":
+        return refuse(c, f"{loc}/arguments/1", "string_split's delimiter must be a non-empty literal")
+    quoted = "\\Q" + text.replace("\\E", "\\E\\\\E\\Q") + "\\E"
+    return _call("split", loc, s, _lit(quoted, loc), _lit(-1, loc))
+
+
+# ---------------------------------------------------------------- lists
+
+
+@builder("sort")
+def build_sort(c: Converter, call: ScalarCall) -> ir.Expr:
+    # sort_array: ascending nulls first, descending nulls last; array_sort: ascending nulls
+    # last (reversed: descending nulls first)
+    if not _arity(c, call, 1):
+        return ir.Lit(None, call.loc)
+    a, loc = call.args[0], call.loc
+    direction = call.option("direction")
+    if direction is None:
+        return refuse(c, loc, "sort without its direction option: the spec requires one")
+    if direction == "ASC_NULLS_FIRST":
+        return _call("sort_array", loc, a, _lit(True, loc))
+    if direction == "DESC_NULLS_LAST":
+        return _call("sort_array", loc, a, _lit(False, loc))
+    if direction == "ASC_NULLS_LAST":
+        return _call("array_sort", loc, a)
+    return _call("reverse", loc, _call("array_sort", loc, a))
+
+
+# ---------------------------------------------------------------- aggregates
+
+
+_DISPERSION = {
+    ("variance", "SAMPLE"): "var_samp",
+    ("variance", "POPULATION"): "var_pop",
+    ("std_dev", "SAMPLE"): "stddev_samp",
+    ("std_dev", "POPULATION"): "stddev_pop",
+}
+
+
+@aggregate_builder("variance", "std_dev")
+def build_dispersion(c: Converter, call: AggregateCall) -> ir.Expr:
+    # the spec's distribution enum (SAMPLE, POPULATION; none: SAMPLE, as SQL's VARIANCE)
+    kind = call.enums[0].upper() if call.enums else "SAMPLE"
+    fn = _DISPERSION.get((call.name, kind))
+    if fn is None or len(call.enums) > 1:
+        c.err("substrait_function", call.loc, f"{call.name}'s distribution {list(call.enums)}: SAMPLE or POPULATION")
+        return ir.Lit(None, call.loc)
+    return call.make(fn, call.args)
