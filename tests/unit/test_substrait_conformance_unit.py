@@ -48,7 +48,9 @@ def test_an_enum_argument_a_function_does_not_read_is_refused(cases: list[st.Cas
 
 
 def test_a_38_digit_decimal_literal_is_exact(cases: list[st.Case]) -> None:
-    case = next(c for c in cases if c.name == "negate" and "99999999999999999999999999999999999999::dec<38, 0>" in c.text)
+    case = next(
+        c for c in cases if c.name == "negate" and "99999999999999999999999999999999999999::dec<38, 0>" in c.text
+    )
     steps = repr(parse_substrait_plan(st.plan_of([case])).steps)
     assert "'99999999999999999999999999999999999999'" in steps
     assert "E+38" not in steps

@@ -14,8 +14,10 @@ from google.protobuf.message import Message
 
 from ... import ir
 from ...types import Primitive
-from . import producer_functions  # noqa: F401 - registers the producers' builders
-from . import spec_functions  # noqa: F401 - registers the builders of the spec's math, string, list functions
+from . import (
+    producer_functions,  # noqa: F401 - registers the producers' builders
+    spec_functions,  # noqa: F401 - registers the builders of the spec's math, string, list functions
+)
 from . import spellings as sp
 from .calls import (
     AGGREGATE_BUILDERS,

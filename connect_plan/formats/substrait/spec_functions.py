@@ -159,11 +159,17 @@ def build_bitwise(c: Converter, call: ScalarCall) -> ir.Expr:
         return _call(op, loc, *call.args)
     out = call.output_type
     if not isinstance(out, Primitive) or out.name != "decimal" or out.scale != 0 or (out.precision or 0) > 18:
-        return refuse(c, loc, f"{call.name} of decimals: only a declared decimal(p, 0) with p <= 18 runs (through bigint)")
+        return refuse(
+            c, loc, f"{call.name} of decimals: only a declared decimal(p, 0) with p <= 18 runs (through bigint)"
+        )
     for k, a in enumerate(call.args):
         t = a.type if isinstance(a, ir.Lit) else None
         if isinstance(t, Primitive) and t.name == "decimal" and (t.scale != 0 or (t.precision or 0) > 18):
-            return refuse(c, f"{loc}/arguments/{k}", f"{call.name} of a decimal({t.precision}, {t.scale}): not an 18-digit integer")
+            return refuse(
+                c,
+                f"{loc}/arguments/{k}",
+                f"{call.name} of a decimal({t.precision}, {t.scale}): not an 18-digit integer",
+            )
     if not all(isinstance(a, ir.Lit) for a in call.args):
         return refuse(c, loc, f"{call.name} of decimal columns: their digits are not known here")
     args = tuple(ir.Cast(a, Primitive("bigint"), loc) for a in call.args)
@@ -174,28 +180,30 @@ def build_bitwise(c: Converter, call: ScalarCall) -> ir.Expr:
 
 
 def _domain(call: ScalarCall, bad: ir.Expr, zero: ir.Expr | None, value: ir.Expr) -> ir.Expr:
-    """``value`` where the argument is in the function's domain; outside it NaN, NULL or an
-    error as the options say (NaN by default: IEEE's, as Spark's trigonometric functions give;
-    Spark's logarithms are NULL there, so their default is written out)."""
+    """``value`` (Spark's function), except where an option the call gives says otherwise: at
+    zero (``on_log_zero``: NaN, -inf or an error) and outside the domain (``on_domain_error``:
+    NaN, NULL or an error). Without the option the value there is Spark's (the spec leaves it to
+    the consumer): NULL for a logarithm, NaN for an inverse trigonometric function."""
     loc = call.loc
     branches: list[tuple[ir.Expr, ir.Expr]] = []
-    if zero is not None:
-        on_zero = call.option("on_log_zero") or "MINUS_INFINITY"
+    on_zero = call.option("on_log_zero")
+    if zero is not None and on_zero is not None:
         zero_value = {
             "NAN": _double(_NAN, loc),
             "MINUS_INFINITY": _double(-_INF, loc),
             "ERROR": _error(f"{call.name} of zero", loc),
         }[on_zero]
         branches.append((zero, zero_value))
-    on_domain = call.option("on_domain_error") or "NAN"
-    domain_value = {
-        "NAN": _double(_NAN, loc),
-        "NULL": _lit(None, loc, "double"),
-        "NONE": _lit(None, loc, "double"),
-        "ERROR": _error(f"{call.name} outside its domain", loc),
-    }[on_domain]
-    branches.append((bad, domain_value))
-    return ir.When(tuple(branches), value, loc)
+    on_domain = call.option("on_domain_error")
+    if on_domain is not None:
+        domain_value = {
+            "NAN": _double(_NAN, loc),
+            "NULL": _lit(None, loc, "double"),
+            "NONE": _lit(None, loc, "double"),
+            "ERROR": _error(f"{call.name} outside its domain", loc),
+        }[on_domain]
+        branches.append((bad, domain_value))
+    return ir.When(tuple(branches), value, loc) if branches else value
 
 
 @builder("ln", "log10", "log2")

@@ -141,7 +141,9 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
             note="DuckDB's operator: NULL for x % 0 (NaN for floats), an error for the smallest integer % -1",
             producers=_DUCK,
         ),
-        Function("scalar", "negate", None, _ARITH_DEC, "negative; a decimal 0 - x (Spark's negative rounds to 34 digits)"),
+        Function(
+            "scalar", "negate", None, _ARITH_DEC, "negative; a decimal 0 - x (Spark's negative rounds to 34 digits)"
+        ),
         Function("scalar", "abs", "abs", _ARITH_DEC),
         Function("scalar", "sign", None, _ARITH, "an integer result: signum cast to it, NaN's sign 0 (DuckDB's)"),
         Function("scalar", "signum", None, note="DataFusion's sign: a double, 0.0 for -0.0", producers=_DF),
@@ -327,7 +329,10 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
 TAKES_ENUMS = frozenset({"extract", "date_part", "std_dev", "variance"})
 
 _SILENT = frozenset({"SILENT"})
-_LOG_OPTIONS = {"on_log_zero": frozenset({"NAN", "MINUS_INFINITY", "ERROR"}), "on_domain_error": frozenset({"NAN", "NULL", "ERROR", "NONE"})}
+_LOG_OPTIONS = {
+    "on_log_zero": frozenset({"NAN", "MINUS_INFINITY", "ERROR"}),
+    "on_domain_error": frozenset({"NAN", "NULL", "ERROR", "NONE"}),
+}
 
 #: (kind, function, option) → the option values Spark honours exactly for it (a builder reads
 #: the value, or Spark's behaviour is that value's). Any other option or value is refused by name.
@@ -341,7 +346,9 @@ FUNCTION_OPTIONS: dict[tuple[FunctionKind, str, str], frozenset[str]] = {
     **{("scalar", f, o): v for f in ("ln", "log10", "log2") for o, v in _LOG_OPTIONS.items()},
     **{("scalar", f, "on_domain_error"): _LOG_OPTIONS["on_domain_error"] for f in ("asin", "acos", "acosh", "atanh")},
     ("scalar", "concat", "null_handling"): frozenset({"ACCEPT_NULLS", "IGNORE_NULLS"}),
-    ("scalar", "sort", "direction"): frozenset({"ASC_NULLS_FIRST", "ASC_NULLS_LAST", "DESC_NULLS_FIRST", "DESC_NULLS_LAST"}),
+    ("scalar", "sort", "direction"): frozenset(
+        {"ASC_NULLS_FIRST", "ASC_NULLS_LAST", "DESC_NULLS_FIRST", "DESC_NULLS_LAST"}
+    ),
     ("scalar", "power", "complex_number_result"): frozenset({"NAN"}),
 }
 
