@@ -12,6 +12,7 @@ from __future__ import annotations
 from ... import ir
 from ...types import Primitive
 from .calls import AggregateCall, ScalarCall, aggregate_builder, builder, literal_text, refuse
+from .regex import RegexRefused, Translated, java_regex
 from .state import Converter
 
 __all__: list[str] = []
@@ -286,6 +287,93 @@ def build_string_split(c: Converter, call: ScalarCall) -> ir.Expr:
         return refuse(c, f"{loc}/arguments/1", "string_split's delimiter must be a non-empty literal")
     quoted = "\\Q" + text.replace("\\E", "\\E\\\\E\\Q") + "\\E"
     return _call("split", loc, s, _lit(quoted, loc), _lit(-1, loc))
+
+
+# ---------------------------------------------------------------- the spec's regular expressions (ICU)
+
+
+def _is_null(e: ir.Expr) -> bool:
+    return isinstance(e, ir.Lit) and e.value is None
+
+
+def _icu(c: Converter, call: ScalarCall, arg: int = 1) -> Translated | None:
+    """The spec's pattern (ICU's dialect, functions_string.yaml) in Java's; None after a located
+    refusal."""
+    loc = f"{call.loc}/arguments/{arg}"
+    text = literal_text(call.args[arg])
+    if text is None:
+        refuse(c, loc, f"{call.name}'s pattern must be a literal (ICU's dialect is translated to Java's)")
+        return None
+    try:
+        return java_regex(text, "icu")
+    except RegexRefused as e:
+        refuse(c, loc, f"{call.name}'s pattern {text!r}: {e}")
+        return None
+
+
+def _from_the_start(c: Converter, call: ScalarCall, arg: int) -> bool:
+    """Whether the position argument ``arg`` (if any) is the literal 1 (else a located refusal:
+    Spark's functions search the whole text, and ICU's and Java's regions read anchors and
+    lookbehind each their own way)."""
+    if len(call.args) <= arg:
+        return True
+    pos = call.args[arg]
+    if isinstance(pos, ir.Lit) and pos.value == 1:
+        return True
+    refuse(c, f"{call.loc}/arguments/{arg}", f"{call.name} from a position other than the literal 1")
+    return False
+
+
+@builder("regexp_count_substring")
+def build_regexp_count(c: Converter, call: ScalarCall) -> ir.Expr:
+    # Spark's regexp_count: every match from the start (Java's and ICU's find steps one
+    # character past an empty match, alike)
+    if not _arity(c, call, 2, 3) or not _from_the_start(c, call, 2):
+        return ir.Lit(None, call.loc)
+    loc = call.loc
+    if _is_null(call.args[1]):
+        return _lit(None, loc, "bigint")
+    t = _icu(c, call)
+    if t is None:
+        return ir.Lit(None, loc)
+    return ir.Cast(_call("regexp_count", loc, call.args[0], _lit(t.java, loc)), Primitive("bigint"), loc)
+
+
+@builder("regexp_match_substring")
+def build_regexp_match_substring(c: Converter, call: ScalarCall) -> ir.Expr:
+    # the occurrence-th match (group 0: the whole match) from the start: Spark's
+    # regexp_extract_all's element (NULL past the last match). Another group is refused: Spark
+    # gives '' for a group that took no part in the match, ICU NULL
+    if not _arity(c, call, 2, 5) or not _from_the_start(c, call, 2):
+        return ir.Lit(None, call.loc)
+    loc = call.loc
+    occurrence, group = (call.args[3], call.args[4]) if len(call.args) == 5 else (_lit(1, loc), _lit(0, loc))
+    if not (isinstance(occurrence, ir.Lit) and isinstance(occurrence.value, int) and occurrence.value >= 1):
+        return refuse(c, f"{loc}/arguments/3", "regexp_match_substring's occurrence must be a literal >= 1")
+    if not (isinstance(group, ir.Lit) and group.value == 0):
+        return refuse(c, f"{loc}/arguments/4", "regexp_match_substring of a group other than 0 (the whole match)")
+    if _is_null(call.args[1]):
+        return _lit(None, loc, "string")
+    t = _icu(c, call)
+    if t is None:
+        return ir.Lit(None, loc)
+    matches = _call("regexp_extract_all", loc, call.args[0], _lit(t.java, loc), _lit(0, loc))
+    return _call("try_element_at", loc, matches, _lit(int(occurrence.value), loc))
+
+
+@builder("regexp_string_split")
+def build_regexp_string_split(c: Converter, call: ScalarCall) -> ir.Expr:
+    # Spark's split with no limit: Java's String.split keeping trailing empty strings; a pattern
+    # that matches the empty string is refused (Java drops a leading empty piece there)
+    if not _arity(c, call, 2):
+        return ir.Lit(None, call.loc)
+    loc = call.loc
+    t = _icu(c, call)
+    if t is None:
+        return ir.Lit(None, loc)
+    if t.nullable:
+        return refuse(c, f"{loc}/arguments/1", "regexp_string_split on a pattern that matches the empty string")
+    return _call("split", loc, call.args[0], _lit(t.java, loc), _lit(-1, loc))
 
 
 # ---------------------------------------------------------------- lists

@@ -252,6 +252,15 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
             producers=_BOTH,
         ),
         Function("scalar", "substring", None, _STR, "substring"),
+        Function("scalar", "regexp_count_substring", None, _STR, "regexp_count from position 1 (ICU → Java, regex.py)"),
+        Function(
+            "scalar",
+            "regexp_match_substring",
+            None,
+            _STR,
+            "the occurrence-th whole match from position 1: try_element_at(regexp_extract_all(s, p, 0), n)",
+        ),
+        Function("scalar", "regexp_string_split", None, _STR, "split(s, p, -1); a pattern matching '' refused"),
         # functions_datetime
         Function(
             "scalar",
