@@ -230,7 +230,8 @@ def _aggregate(file: str, group: str, tc: Any) -> Case:
         rows = [[literal_value(v.getText(), t)] for v in col.columnValues().literal()]
         args = [Lit(0, t, "column")]
     else:  # compact: ((r0c0, r0c1), (r1c0, ...)) f(args with col<i>::type)
-        raw = [[v.getText() for v in row.literal()] for row in call.tableRows().columnValues()]
+        # a row of no values (``(())``) is no row: the empty table
+        raw = [r for r in ([v.getText() for v in row.literal()] for row in call.tableRows().columnValues()) if r]
         fargs = call.aggregateFuncArgs()
         types: dict[int, str] = {}
         for a in fargs.aggregateFuncArg() if fargs is not None else []:

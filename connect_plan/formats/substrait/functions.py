@@ -437,6 +437,10 @@ def build_add(c: Converter, call: ScalarCall) -> ir.Expr:
         # a date plus an interval of whole days written as seconds (DataFusion's d + 5): the
         # result is a date, so the seconds are days; Spark refuses a date plus seconds
         args = tuple(_whole_days(a) for a in args)
+    elif call.output in ("precision_timestamp", "timestamp") and call.sig.split("_")[0] == "date" and len(args) == 2:
+        # a date plus a day-time interval declared a timestamp without zone: Spark's date +
+        # interval is a timestamp in the session's zone; the date as a local timestamp keeps it local
+        args = (ir.Cast(args[0], Primitive("timestamp_ntz"), call.loc), args[1])
     return ir.Call(fn, args, call.loc)
 
 
