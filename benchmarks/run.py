@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import scenarios
+from . import flight_sql, scenarios
 from .measure import env_info
 
 #: scenario sizes: full (the issue's) and tiny (the smoke test's)
@@ -35,6 +35,8 @@ SIZES: dict[str, dict[str, Any]] = {
         "analytical": 10_000_000,
         "link_throughput": 1_000_000,
         "cold_start": 5,
+        # rows of the throughput case, concurrent clients, their seconds, connect-plan run processes
+        "flight_sql": (10_000_000, 32, 60.0, 5),
     },
     "tiny": {
         "translation": (10, 20),
@@ -43,6 +45,7 @@ SIZES: dict[str, dict[str, Any]] = {
         "analytical": 10_000,
         "link_throughput": 10_000,
         "cold_start": 1,
+        "flight_sql": (10_000, 4, 2.0, 1),
     },
 }
 SCENARIOS = (
@@ -54,6 +57,7 @@ SCENARIOS = (
     "link_latency",
     "link_throughput",
     "cold_start",
+    "flight_sql",
 )
 ENGINES = ("spark", "sail")
 ROOT = Path(__file__).resolve().parent.parent
@@ -155,6 +159,7 @@ def run_suite(
             "link_latency": lambda: scenarios.link_latency(ctx),
             "link_throughput": lambda: scenarios.link_throughput(ctx, sizes["link_throughput"]),
             "cold_start": lambda: scenarios.cold_start(ctx, sizes["cold_start"] * repeat),
+            "flight_sql": lambda: flight_sql.flight_sql(ctx, *sizes["flight_sql"]),
         }
         for name in only:
             log(f"== {name}")
