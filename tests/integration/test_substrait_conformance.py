@@ -70,3 +70,24 @@ def test_errata_are_held_to_the_right_value(run: Any) -> None:
     errata = [c for c in cases if c.erratum]
     assert len(errata) == len(st.ERRATA)
     assert all(outcomes[c.id].outcome == "right" for c in errata)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        ("negate", "1234567890123456789012345678901234567", "-1234567890123456789012345678901234567"),
+        ("abs", "-1234567890123456789012345678901234567", "1234567890123456789012345678901234567"),
+        ("negate", "-12345678901234567890123456789012.345678", "12345678901234567890123456789012.345678"),
+    ],
+)
+def test_decimal_negate_and_abs_keep_every_digit(name: str, value: str, expected: str, client: Any) -> None:
+    """Spark 4.3's negative and abs of a decimal round it to 34 digits (-x of the 37-digit value
+    above comes back ...901235000): connect_plan computes 0 - x, every digit kept."""
+    import decimal
+
+    digits = len(value.lstrip("-").replace(".", ""))
+    scale = len(value.partition(".")[2])
+    t = f"dec<{digits},{scale}>"
+    case = st.Case("own", "", 0, "", "scalar", name, [st.Lit(decimal.Decimal(value), t)], [], st.Lit(None, t))
+    table = client.execute(st.plan_of([case]))
+    assert table.column(0).to_pylist() == [decimal.Decimal(expected)]

@@ -14,10 +14,7 @@ from google.protobuf.message import Message
 
 from ... import ir
 from ...types import Primitive
-from . import (
-    producer_functions,  # noqa: F401 - registers the producers' builders
-    spec_functions,  # noqa: F401 - registers the builders of the spec's math, string, list functions
-)
+from . import producer_functions  # noqa: F401 - registers the producers' builders
 from . import spellings as sp
 from .calls import (
     AGGREGATE_BUILDERS,
@@ -31,6 +28,7 @@ from .calls import (
     refuse,
 )
 from .expressions import sort_keys
+from .spec_functions import decimal_negative  # (also registers the spec's math, string, list builders)
 from .state import Converter, enum_name, expression
 
 __all__ = ["aggregate_measure", "extension_functions"]
@@ -432,6 +430,8 @@ def build_add(c: Converter, call: ScalarCall) -> ir.Expr:
     if fn == "-" and len(args) == 1:
         # DuckDB 1.1 writes -x as subtract(x): Spark's negative (its overflow behaviour is
         # subtract's: -(-128) of an i8 fails in both)
+        if call.output == "decimal":
+            return decimal_negative(c, call, args[0])  # Spark's negative rounds a decimal to 34 digits
         return ir.Call("negative", args, call.loc)
     if call.msg.HasField("output_type") and call.msg.output_type.WhichOneof("kind") == "date":
         # a date plus an interval of whole days written as seconds (DataFusion's d + 5): the

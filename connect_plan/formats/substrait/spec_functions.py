@@ -15,7 +15,7 @@ from .calls import AggregateCall, ScalarCall, aggregate_builder, builder, litera
 from .regex import RegexRefused, Translated, java_regex
 from .state import Converter
 
-__all__: list[str] = []
+__all__ = ["decimal_negative"]
 
 _NAN = float("nan")
 _INF = float("inf")
@@ -109,24 +109,46 @@ def build_sqrt(c: Converter, call: ScalarCall) -> ir.Expr:
     )
 
 
+def decimal_negative(c: Converter, call: ScalarCall, x: ir.Expr) -> ir.Expr:
+    """``-x`` of a decimal declared ``call``'s output type, exactly: Spark 4.3's negative (and
+    abs) of a decimal rounds it to 34 digits (-1234567890123456789012345678901234567 comes back
+    -1234567890123456789012345678901235000), so it is 0 - x, exact where the difference's type
+    keeps every digit (a precision <= 37, or a scale <= 6), else refused."""
+    loc = call.loc
+    out = call.output_type
+    if not isinstance(out, Primitive) or out.name != "decimal":
+        return refuse(c, loc, f"{call.name} of a decimal needs its declared decimal output type")
+    p, s = out.precision or 38, out.scale or 0
+    if p > 37 and s > 6:
+        return refuse(c, loc, f"{call.name} of a decimal({p}, {s}): Spark cannot negate it exactly")
+    zero = ir.Lit("0", loc, Primitive("decimal", 1, 0))
+    return ir.Cast(_call("-", loc, zero, x), out, loc)
+
+
 @builder("negate")
 def build_negate(c: Converter, call: ScalarCall) -> ir.Expr:
-    # Spark 4.3's negative of a decimal rounds it to 34 digits (-1234567890123456789012345678901234567
-    # is -1234567890123456789012345678901235000): a decimal is 0 - x, exact where the difference's
-    # type keeps every digit (precision <= 37, or a scale <= 6), else refused
     if not _arity(c, call, 1):
         return ir.Lit(None, call.loc)
     x, loc = call.args[0], call.loc
     if not _decimal_arg(c, call):
         return _call("negative", loc, x)
+    return decimal_negative(c, call, x)
+
+
+@builder("abs")
+def build_abs(c: Converter, call: ScalarCall) -> ir.Expr:
+    # Spark 4.3's abs of a decimal rounds it to 34 digits too: x, or 0 - x where it is negative
+    if not _arity(c, call, 1):
+        return ir.Lit(None, call.loc)
+    x, loc = call.args[0], call.loc
+    if not _decimal_arg(c, call):
+        return _call("abs", loc, x)
+    negated = decimal_negative(c, call, x)
+    if isinstance(negated, ir.Lit):  # refused
+        return negated
     out = call.output_type
-    if not isinstance(out, Primitive) or out.name != "decimal":
-        return refuse(c, loc, "negate of a decimal needs its declared decimal output type")
-    p, s = out.precision or 38, out.scale or 0
-    if p > 37 and s > 6:
-        return refuse(c, loc, f"negate of a decimal({p}, {s}): Spark cannot negate it exactly")
-    zero = ir.Lit("0", loc, Primitive("decimal", 1, 0))
-    return ir.Cast(_call("-", loc, zero, x), out, loc)
+    assert out is not None
+    return ir.When(((_call("<", loc, x, _lit(0, loc)), negated),), ir.Cast(x, out, loc), loc)
 
 
 @builder("factorial")

@@ -144,7 +144,7 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
         Function(
             "scalar", "negate", None, _ARITH_DEC, "negative; a decimal 0 - x (Spark's negative rounds to 34 digits)"
         ),
-        Function("scalar", "abs", "abs", _ARITH_DEC),
+        Function("scalar", "abs", None, _ARITH_DEC, "abs; a decimal x or 0 - x (Spark's abs rounds to 34 digits)"),
         Function("scalar", "sign", None, _ARITH, "an integer result: signum cast to it, NaN's sign 0 (DuckDB's)"),
         Function("scalar", "signum", None, note="DataFusion's sign: a double, 0.0 for -0.0", producers=_DF),
         Function("scalar", "sqrt", None, _ARITH_DEC, "sqrt; of a negative decimal an error (raise_error)"),
