@@ -14,6 +14,9 @@ Modules, in import order (each imports only the ones before it):
 ``regex``        regular expressions of RE2, Rust's regex and ICU → Java's, or refused with why
 ``calls``        a call as its builder gets it, and the registry of builders by name
 ``producer_functions`` the builders of the producers' own names (DuckDB's, DataFusion's)
+``spec_functions`` the builders of the spec's functions whose NULLs, domains, options or enums
+                 differ from Spark's (is_nan, logarithms, inverse trigonometry, decimal negate/abs,
+                 the ICU regexp family, sort, variance...)
 ``functions``    scalar, aggregate and window calls through the function table, and the builders
                  of the spec's functions
 ``relations``    read, filter, project, fetch, sort, aggregate, join, cross, set, reference

@@ -46,6 +46,12 @@ class ScalarCall(Value):
     #: the ScalarFunction message (its ``output_type``...) and its location
     msg: Message
     loc: str
+    #: the honoured options: (name, value), lower-case name, upper-case value
+    options: tuple[tuple[str, str], ...] = ()
+
+    def option(self, name: str) -> str | None:
+        """The value of option ``name`` the call asks for (honoured), or None."""
+        return dict(self.options).get(name)
 
     @property
     def output(self) -> str | None:
@@ -75,6 +81,12 @@ class AggregateCall(Value):
     msg: Message
     loc: str
     make: Callable[[str, tuple[ir.Expr, ...]], ir.Expr]
+    #: the enum arguments (``SAMPLE``...) and the honoured options, as a scalar call's
+    enums: tuple[str, ...] = ()
+    options: tuple[tuple[str, str], ...] = ()
+
+    def option(self, name: str) -> str | None:
+        return dict(self.options).get(name)
 
     @property
     def output(self) -> str | None:

@@ -28,6 +28,7 @@ from .calls import (
     refuse,
 )
 from .expressions import sort_keys
+from .spec_functions import decimal_negative  # (also registers the spec's math, string, list builders)
 from .state import Converter, enum_name, expression
 
 __all__ = ["aggregate_measure", "extension_functions"]
@@ -54,8 +55,11 @@ def scalar_function(c: Converter, msg: Message, loc: str, names: list[str]) -> i
     row = sp.FUNCTIONS.get(("scalar", name))
     if row is None:
         return _unknown_function(c, "scalar", compound, msg.function_reference, loc)
+    options = _options(c, "scalar", name, msg, loc)
+    if name not in sp.TAKES_ENUMS:
+        _no_enums(c, name, enums, loc)
     if row.spark is None:
-        return BUILDERS[name](c, ScalarCall(name, sig, tuple(args), tuple(enums), msg, loc))
+        return BUILDERS[name](c, ScalarCall(name, sig, tuple(args), tuple(enums), msg, loc, options))
     return ir.Call(row.spark, tuple(args), loc)
 
 
@@ -74,7 +78,7 @@ def aggregate_function(c: Converter, msg: Message, loc: str, names: list[str], c
     if compound is None:
         return ir.Lit(None, loc)
     name, sig = sp.function_name(compound)
-    args, _enums = _arguments(c, msg, loc, names)
+    args, enums = _arguments(c, msg, loc, names)
     if enum_name(msg, "phase") not in sp.WHOLE_AGGREGATION_PHASES:
         c.err(
             "substrait_unsupported",
@@ -86,6 +90,7 @@ def aggregate_function(c: Converter, msg: Message, loc: str, names: list[str], c
     row = sp.FUNCTIONS.get(("aggregate", name))
     if row is None:
         return _unknown_function(c, "aggregate", compound, msg.function_reference, loc)
+    options = _options(c, "aggregate", name, msg, loc)
     if name == "count" and not args:
         args = [ir.Lit(1, loc)]  # count(*)
     if cond is not None:
@@ -95,8 +100,10 @@ def aggregate_function(c: Converter, msg: Message, loc: str, names: list[str], c
     def make(fn: str, call_args: tuple[ir.Expr, ...]) -> ir.Expr:
         return ir.Call(fn, call_args, loc, distinct=distinct)
 
+    if name not in sp.TAKES_ENUMS:
+        _no_enums(c, name, enums, loc)
     if row.spark is None:
-        return AGGREGATE_BUILDERS[name](c, AggregateCall(name, sig, tuple(args), msg, loc, make))
+        return AGGREGATE_BUILDERS[name](c, AggregateCall(name, sig, tuple(args), msg, loc, make, tuple(enums), options))
     return make(row.spark, tuple(args))
 
 
@@ -106,10 +113,11 @@ def window_function(c: Converter, msg: Message, loc: str, names: list[str]) -> i
     if compound is None:
         return ir.Lit(None, loc)
     name, sig = sp.function_name(compound)
-    args, _enums = _arguments(c, msg, loc, names)
+    args, enums = _arguments(c, msg, loc, names)
     row = sp.FUNCTIONS.get(("window", name)) or sp.FUNCTIONS.get(("aggregate", name))
     if row is None or (row.spark is None and row.kind != "aggregate"):
         return _unknown_function(c, "window", compound, msg.function_reference, loc)
+    options = _options(c, row.kind, name, msg, loc)
     if name == "count" and not args:
         args = [ir.Lit(1, loc)]
     if name == "ntile" and row.kind == "window":
@@ -140,8 +148,10 @@ def window_function(c: Converter, msg: Message, loc: str, names: list[str]) -> i
     def make(fn: str, call_args: tuple[ir.Expr, ...]) -> ir.Expr:
         return ir.Window(ir.Call(fn, call_args, loc, distinct=distinct), partitions, keys, frame, loc)
 
+    if name not in sp.TAKES_ENUMS:
+        _no_enums(c, name, enums, loc)
     if row.spark is None:
-        return AGGREGATE_BUILDERS[name](c, AggregateCall(name, sig, tuple(args), msg, loc, make))
+        return AGGREGATE_BUILDERS[name](c, AggregateCall(name, sig, tuple(args), msg, loc, make, tuple(enums), options))
     return make(row.spark, tuple(args))
 
 
@@ -209,14 +219,6 @@ def _arguments(c: Converter, msg: Message, loc: str, names: list[str]) -> tuple[
     ``args``); an option or a type argument is a located error."""
     args: list[ir.Expr] = []
     enums: list[str] = []
-    for k, opt in enumerate(msg.options):
-        # overflow, rounding, division-by-zero...: Spark's behaviour is its own (and depends on
-        # ANSI mode), so an explicit option is refused rather than silently not honoured
-        c.err(
-            "substrait_unsupported",
-            f"{loc}/options/{k}",
-            f"function option {opt.name!r} (preference {list(opt.preference)}) cannot be honoured on Spark",
-        )
     if len(msg.arguments):
         for k, a in enumerate(msg.arguments):
             kind = a.WhichOneof("arg_type")
@@ -237,6 +239,38 @@ def _arguments(c: Converter, msg: Message, loc: str, names: list[str]) -> tuple[
             else:
                 args.append(c.expr(e, f"{loc}/args/{k}", names))
     return args, enums
+
+
+def _options(c: Converter, kind: sp.FunctionKind, name: str, msg: Message, loc: str) -> tuple[tuple[str, str], ...]:
+    """The call's options as honoured: (option, the first value of its preference Spark honours
+    exactly for this function, :data:`~.spellings.FUNCTION_OPTIONS`). An option with no value
+    honoured is a located error naming it (overflow, rounding...: Spark's behaviour is its own
+    and, for some, depends on ANSI mode: never silently not honoured)."""
+    out: list[tuple[str, str]] = []
+    for k, opt in enumerate(msg.options):
+        honoured = sp.FUNCTION_OPTIONS.get((kind, name, opt.name.lower()), frozenset())
+        chosen = next((v for v in opt.preference if v.upper() in honoured), None)
+        if chosen is None:
+            known = f" (honoured: {', '.join(sorted(honoured))})" if honoured else ""
+            c.err(
+                "substrait_unsupported",
+                f"{loc}/options/{k}",
+                f"{name}'s function option {opt.name!r} (preference {list(opt.preference)}) cannot be honoured "
+                f"on Spark{known}",
+            )
+            continue
+        out.append((opt.name.lower(), chosen.upper()))
+    return tuple(out)
+
+
+def _no_enums(c: Converter, name: str, enums: list[str], loc: str) -> None:
+    """An enum argument of a function that takes none here: refused, never dropped."""
+    if enums:
+        c.err(
+            "substrait_function",
+            f"{loc}/arguments",
+            f"{name}'s enum argument {', '.join(map(repr, enums))} is not supported (its Spark function takes none)",
+        )
 
 
 def _unknown_function(c: Converter, kind: sp.FunctionKind, compound: str, anchor: int, loc: str) -> ir.Expr:
@@ -410,14 +444,23 @@ def _whole_days(arg: ir.Expr) -> ir.Expr:
 def build_add(c: Converter, call: ScalarCall) -> ir.Expr:
     fn = "+" if call.name == "add" else "-"
     args = call.args
+    if call.option("rounding") is not None and call.output not in ("fp32", "fp64"):
+        # IEEE arithmetic rounds ties to even; Spark's decimals round half up
+        return refuse(c, call.loc, f"{call.name}'s rounding option TIE_TO_EVEN runs on floating point only")
     if fn == "-" and len(args) == 1:
         # DuckDB 1.1 writes -x as subtract(x): Spark's negative (its overflow behaviour is
         # subtract's: -(-128) of an i8 fails in both)
+        if call.output == "decimal":
+            return decimal_negative(c, call, args[0])  # Spark's negative rounds a decimal to 34 digits
         return ir.Call("negative", args, call.loc)
     if call.msg.HasField("output_type") and call.msg.output_type.WhichOneof("kind") == "date":
         # a date plus an interval of whole days written as seconds (DataFusion's d + 5): the
         # result is a date, so the seconds are days; Spark refuses a date plus seconds
         args = tuple(_whole_days(a) for a in args)
+    elif call.output in ("precision_timestamp", "timestamp") and call.sig.split("_")[0] == "date" and len(args) == 2:
+        # a date plus a day-time interval declared a timestamp without zone: Spark's date +
+        # interval is a timestamp in the session's zone; the date as a local timestamp keeps it local
+        args = (ir.Cast(args[0], Primitive("timestamp_ntz"), call.loc), args[1])
     return ir.Call(fn, args, call.loc)
 
 

@@ -48,6 +48,8 @@ SIMPLE_LITERALS: dict[str, str] = {
 }
 
 _EPOCH = datetime.date(1970, 1, 1)
+#: a decimal context wide enough for any Substrait decimal (38 digits) without rounding
+_EXACT = decimal.Context(prec=80)
 _EPOCH_TS = datetime.datetime(1970, 1, 1)  # naive on purpose (timestamp_ntz)
 
 
@@ -83,7 +85,9 @@ def literal_value(c: Converter, msg: Message, loc: str) -> tuple[Any, DataType |
     if kind == "decimal":
         d = msg.decimal
         unscaled = int.from_bytes(d.value, "little", signed=True)
-        value = decimal.Decimal(unscaled).scaleb(-d.scale)
+        # exact at any width: the default context's 28 digits would round a 29- to 38-digit
+        # value (scaleb rounds to the context's precision)
+        value = decimal.Decimal(unscaled).scaleb(-d.scale, _EXACT)
         return str(value), Primitive("decimal", d.precision, d.scale)
     if kind in ("timestamp", "timestamp_tz"):
         ts = _EPOCH_TS + datetime.timedelta(microseconds=getattr(msg, kind))

@@ -175,11 +175,12 @@ def build_regexp_replace(c: Converter, call: ScalarCall) -> ir.Expr:
             return refuse(c, f"{loc}/arguments/3", f"regexp_replace's flags {flags!r}: only 'g' (every match) runs")
         every = flags == "g"
     elif len(call.args) == 5:
-        occurrence, position = call.args[3], call.args[4]
+        # the spec's (input, pattern, replacement, position, occurrence): functions_string.yaml
+        position, occurrence = call.args[3], call.args[4]
         if not (isinstance(position, ir.Lit) and position.value == 1):
-            return refuse(c, f"{loc}/arguments/4", "regexp_replace from a position other than 1 is not supported")
+            return refuse(c, f"{loc}/arguments/3", "regexp_replace from a position other than 1 is not supported")
         if not (isinstance(occurrence, ir.Lit) and occurrence.value in (0, 1)):
-            return refuse(c, f"{loc}/arguments/3", "regexp_replace of an occurrence other than 0 (every) or 1")
+            return refuse(c, f"{loc}/arguments/4", "regexp_replace of an occurrence other than 0 (every) or 1")
         every, dialect = occurrence.value == 0, "icu"
     found = _pattern(c, call, 1, dialect)
     if found is None or dialect is None:

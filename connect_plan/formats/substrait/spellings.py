@@ -20,6 +20,7 @@ __all__ = [
     "CREATE_MODES",
     "EXTRACT_FIELDS",
     "FUNCTIONS",
+    "FUNCTION_OPTIONS",
     "JOIN_TYPES",
     "PRODUCER_QUIRKS",
     "REDUCTIONS",
@@ -29,6 +30,7 @@ __all__ = [
     "SET_OPS",
     "SET_PREDICATES",
     "SORT_DIRECTIONS",
+    "TAKES_ENUMS",
     "WHOLE_AGGREGATION_PHASES",
     "WRITE_OPS",
     "Function",
@@ -103,7 +105,7 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
         Function("scalar", "gte", ">=", _CMP_DT),
         Function("scalar", "is_null", "isnull", _CMP),
         Function("scalar", "is_not_null", "isnotnull", _CMP),
-        Function("scalar", "is_nan", "isnan", _CMP),
+        Function("scalar", "is_nan", None, _CMP, "isnan(x), NULL for NULL (Spark's isnan is false there)"),
         Function("scalar", "is_not_distinct_from", "<=>", _CMP),
         Function("scalar", "is_distinct_from", None, _CMP, "not(x <=> y)"),
         Function("scalar", "is_true", None, _CMP, "x <=> true: false for NULL", producers=_DF),
@@ -122,7 +124,10 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
             note="DuckDB's optimizer: NULL if any argument after the first is NULL, else the first",
             producers=_DUCK,
         ),
+        Function("scalar", "is_finite", None, _CMP, "x - x = 0: false for NaN and infinities"),
+        Function("scalar", "is_infinite", None, _CMP, "abs(x) = inf"),
         # functions_boolean
+        Function("scalar", "and_not", None, _BOOL, "x and not y"),
         Function("scalar", "and", "and", _BOOL),
         Function("scalar", "or", "or", _BOOL),
         Function("scalar", "not", "not", _BOOL),
@@ -141,17 +146,27 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
             note="DuckDB's operator: NULL for x % 0 (NaN for floats), an error for the smallest integer % -1",
             producers=_DUCK,
         ),
-        Function("scalar", "negate", "negative", _ARITH_DEC),
-        Function("scalar", "abs", "abs", _ARITH_DEC),
+        Function(
+            "scalar", "negate", None, _ARITH_DEC, "negative; a decimal 0 - x (Spark's negative rounds to 34 digits)"
+        ),
+        Function("scalar", "abs", None, _ARITH_DEC, "abs; a decimal x or 0 - x (Spark's abs rounds to 34 digits)"),
         Function("scalar", "sign", None, _ARITH, "an integer result: signum cast to it, NaN's sign 0 (DuckDB's)"),
         Function("scalar", "signum", None, note="DataFusion's sign: a double, 0.0 for -0.0", producers=_DF),
-        Function("scalar", "sqrt", "sqrt", _ARITH_DEC),
+        Function("scalar", "sqrt", None, _ARITH_DEC, "sqrt; of a negative decimal an error (raise_error)"),
         Function("scalar", "exp", "exp", _ARITH),
+        Function("scalar", "factorial", None, _ARITH_DEC, "factorial of 0..20, an error beyond (Spark's is NULL)"),
+        # trigonometric and hyperbolic functions (doubles; a domain error is NaN, or as the option says)
+        *(Function("scalar", n, n, _ARITH) for n in ("sin", "cos", "tan", "atan", "atan2", "sinh", "cosh", "tanh")),
+        *(
+            Function("scalar", n, None, _ARITH, "outside its domain NaN, or as on_domain_error says")
+            for n in ("asin", "acos", "asinh", "acosh", "atanh")
+        ),
         Function("scalar", "power", "power", _ARITH_DEC),
         # ... their bitwise functions (DataFusion's bitwise_shift_*: TPC-DS q70/q86)
-        Function("scalar", "bitwise_and", "&", _ARITH_DEC),
-        Function("scalar", "bitwise_or", "|", _ARITH_DEC),
-        Function("scalar", "bitwise_xor", "^", _ARITH_DEC),
+        *(
+            Function("scalar", n, None, _ARITH_DEC, "decimals of up to 18 digits through bigint, exactly")
+            for n in ("bitwise_and", "bitwise_or", "bitwise_xor")
+        ),
         Function("scalar", "bitwise_not", "~", _ARITH),
         Function("scalar", "shift_left", "shiftleft", _ARITH),
         Function("scalar", "shift_right", "shiftright", _ARITH),
@@ -171,8 +186,10 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
         Function("scalar", "floor", "floor", _ROUND),
         Function("scalar", "round", None, _ROUND, "round"),
         # functions_logarithmic
-        Function("scalar", "ln", "ln", _LOG),
-        Function("scalar", "log10", "log10", _LOG),
+        *(
+            Function("scalar", n, None, _LOG, "NULL for x <= 0 (Spark's), or as on_log_zero / on_domain_error say")
+            for n in ("ln", "log10", "log2")
+        ),
         Function(
             "scalar",
             "logb",
@@ -189,7 +206,14 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
             producers=_DUCK,
         ),
         # functions_string
-        Function("scalar", "concat", "concat", _STR),
+        Function("scalar", "concat", None, _STR, "concat (NULL if any is); IGNORE_NULLS: concat_ws('', ...)"),
+        Function("scalar", "concat_ws", "concat_ws", _STR),
+        Function("scalar", "left", "left", _STR),
+        Function("scalar", "right", "right", _STR),
+        Function("scalar", "bit_length", "bit_length", _STR),
+        Function("scalar", "octet_length", "octet_length", _STR),
+        Function("scalar", "repeat", None, _STR, "repeat(s, n) with n an INT (a larger n an error)"),
+        Function("scalar", "string_split", None, _STR, "split on a literal delimiter (a Java regex quoting it)"),
         Function("scalar", "||", None, note="DuckDB's string concatenation (NULL if any is)", producers=_DUCK),
         Function("scalar", "str_concat", None, note="DataFusion's || (NULL if any is)", producers=_DF),
         Function("scalar", "contains", "contains", _STR),
@@ -233,6 +257,15 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
             producers=_BOTH,
         ),
         Function("scalar", "substring", None, _STR, "substring"),
+        Function("scalar", "regexp_count_substring", None, _STR, "regexp_count from position 1 (ICU → Java, regex.py)"),
+        Function(
+            "scalar",
+            "regexp_match_substring",
+            None,
+            _STR,
+            "the occurrence-th whole match from position 1: try_element_at(regexp_extract_all(s, p, 0), n)",
+        ),
+        Function("scalar", "regexp_string_split", None, _STR, "split(s, p, -1); a pattern matching '' refused"),
         # functions_datetime
         Function(
             "scalar",
@@ -250,6 +283,10 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
             producers=_BOTH,
         ),
         Function("scalar", "dayofyear", None, note="DuckDB's extract(doy)", producers=_DUCK),
+        Function("scalar", "add_intervals", "+", _DT),
+        # functions_list
+        Function("scalar", "cardinality", "array_size", ("functions_list",)),
+        Function("scalar", "sort", None, ("functions_list",), "sort_array / array_sort by the direction option"),
         # nested values (DataFusion's names; array_element, 1-based, needs an int index)
         Function("scalar", "make_array", "array", producers=_DF),
         Function("scalar", "get_field", None, note="struct field access and map lookup", producers=_DF),
@@ -269,11 +306,11 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
         Function("aggregate", "any_value", "any_value", _AGG),
         Function("aggregate", "first_value", "first", producers=_DF),
         Function("aggregate", "last_value", "last", producers=_DF),
-        Function("aggregate", "std_dev", "stddev", _ARITH),
+        Function("aggregate", "std_dev", None, _ARITH, "SAMPLE: stddev_samp, POPULATION: stddev_pop"),
         Function("aggregate", "stddev", "stddev", producers=_DF),
         Function("aggregate", "stddev_samp", "stddev_samp", producers=_DUCK),
         Function("aggregate", "stddev_pop", "stddev_pop", producers=_BOTH),
-        Function("aggregate", "variance", "variance", _ARITH),
+        Function("aggregate", "variance", None, _ARITH, "SAMPLE: var_samp, POPULATION: var_pop"),
         Function("aggregate", "var", "var_samp", note="DataFusion's var_samp", producers=_DF),
         Function("aggregate", "var_samp", "var_samp", producers=_DUCK),
         Function("aggregate", "var_pop", "var_pop", producers=_BOTH),
@@ -300,6 +337,33 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
         Function("window", "last_value", "last_value", _ARITH),
         Function("window", "nth_value", "nth_value", _ARITH),
     )
+}
+
+#: the functions whose builder reads enum arguments (any other's enum argument is refused)
+TAKES_ENUMS = frozenset({"extract", "date_part", "std_dev", "variance"})
+
+_SILENT = frozenset({"SILENT"})
+_LOG_OPTIONS = {
+    "on_log_zero": frozenset({"NAN", "MINUS_INFINITY", "ERROR"}),
+    "on_domain_error": frozenset({"NAN", "NULL", "ERROR", "NONE"}),
+}
+
+#: (kind, function, option) → the option values Spark honours exactly for it (a builder reads
+#: the value, or Spark's behaviour is that value's). Any other option or value is refused by name.
+#: overflow SILENT: the spec leaves the result undefined, so Spark's (wrapped or an error) is one.
+#: rounding TIE_TO_EVEN: IEEE arithmetic's (the builders refuse it for decimals, which Spark
+#: rounds half up).
+FUNCTION_OPTIONS: dict[tuple[FunctionKind, str, str], frozenset[str]] = {
+    **{("scalar", f, "overflow"): _SILENT for f in ("add", "subtract", "multiply", "negate", "abs", "divide")},
+    **{("aggregate", f, "overflow"): _SILENT for f in ("sum", "sum0", "avg")},
+    **{("scalar", f, "rounding"): frozenset({"TIE_TO_EVEN"}) for f in ("add", "subtract")},
+    **{("scalar", f, o): v for f in ("ln", "log10", "log2") for o, v in _LOG_OPTIONS.items()},
+    **{("scalar", f, "on_domain_error"): _LOG_OPTIONS["on_domain_error"] for f in ("asin", "acos", "acosh", "atanh")},
+    ("scalar", "concat", "null_handling"): frozenset({"ACCEPT_NULLS", "IGNORE_NULLS"}),
+    ("scalar", "sort", "direction"): frozenset(
+        {"ASC_NULLS_FIRST", "ASC_NULLS_LAST", "DESC_NULLS_FIRST", "DESC_NULLS_LAST"}
+    ),
+    ("scalar", "power", "complex_number_result"): frozenset({"NAN"}),
 }
 
 #: JoinRel.JoinType → the Spark join it runs as, and whether the inputs are exchanged first
