@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import scenarios
+from . import peers, scenarios
 from .measure import env_info
 
 #: scenario sizes: full (the issue's) and tiny (the smoke test's)
@@ -35,6 +35,7 @@ SIZES: dict[str, dict[str, Any]] = {
         "analytical": 10_000_000,
         "link_throughput": 1_000_000,
         "cold_start": 5,
+        "peers": (10_000_000, 1_000_000),
     },
     "tiny": {
         "translation": (10, 20),
@@ -43,6 +44,7 @@ SIZES: dict[str, dict[str, Any]] = {
         "analytical": 10_000,
         "link_throughput": 10_000,
         "cold_start": 1,
+        "peers": (10_000, 10_000),
     },
 }
 SCENARIOS = (
@@ -54,6 +56,7 @@ SCENARIOS = (
     "link_latency",
     "link_throughput",
     "cold_start",
+    "peers",
 )
 ENGINES = ("spark", "sail")
 ROOT = Path(__file__).resolve().parent.parent
@@ -155,6 +158,7 @@ def run_suite(
             "link_latency": lambda: scenarios.link_latency(ctx),
             "link_throughput": lambda: scenarios.link_throughput(ctx, sizes["link_throughput"]),
             "cold_start": lambda: scenarios.cold_start(ctx, sizes["cold_start"] * repeat),
+            "peers": lambda: peers.peers(ctx, *sizes["peers"]),
         }
         for name in only:
             log(f"== {name}")
