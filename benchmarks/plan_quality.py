@@ -257,7 +257,10 @@ def run(
     repeat: int = 3,
     only: Sequence[str] = (),
     log: Callable[[str], None] = lambda m: print(m, file=sys.stderr, flush=True),
+    progress: Callable[[dict[str, Any]], None] = lambda report: None,
 ) -> dict[str, Any]:
+    """The report (see module doc); ``progress`` is given the report so far after every query
+    (a long run stopped early keeps what it measured)."""
     from pyspark.sql import SparkSession
 
     import connect_plan
@@ -274,6 +277,22 @@ def run(
     started = time.time()
     results: list[dict[str, Any]] = []
     seconds: dict[str, float] = {}
+    version = client.server_version()
+
+    def report() -> dict[str, Any]:
+        return {
+            "suite": "connect_plan plan quality",
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+            "seconds": round(time.time() - started, 1),
+            "suite_seconds": seconds,
+            "scales": {s: scales[s] for s in suites},
+            "repeat": repeat,
+            "server": {"engine": "spark", "spark_version": version, "server_time": bool(ui)},
+            "code": code_version(),
+            "environment": {"cpus": os.cpu_count(), "load_average_after": load_average()},
+            "results": results,
+        }
+
     try:
         for suite in suites:
             t = time.time()
@@ -285,23 +304,12 @@ def run(
             log(f"== {suite} sf {scales[suite]:g}: {len(todo)} queries, {sum(len(p.plans) for p in todo)} plans")
             for pair in todo:
                 results.extend(measure_pair(pair, client, session, tables, clock, repeat, log))
-            seconds[suite] = round(time.time() - t, 1)
-        version = client.server_version()
+                seconds[suite] = round(time.time() - t, 1)
+                progress(report())
     finally:
         client.close()
         session.stop()
-    return {
-        "suite": "connect_plan plan quality",
-        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-        "seconds": round(time.time() - started, 1),
-        "suite_seconds": seconds,
-        "scales": {s: scales[s] for s in suites},
-        "repeat": repeat,
-        "server": {"engine": "spark", "spark_version": version, "server_time": bool(ui)},
-        "code": code_version(),
-        "environment": {"cpus": os.cpu_count(), "load_average_after": load_average()},
-        "results": results,
-    }
+    return report()
 
 
 def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
@@ -437,6 +445,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = PUBLISHED if args.publish else args.out
     suites = [s for s in args.suites.split(",") if s]
     only = [o for o in args.only.split(",") if o]
+    merging = args.merge and (out / "report.json").exists()
+    old = json.loads((out / "report.json").read_text()) if merging else None
+
+    def save(report: dict[str, Any]) -> None:
+        write(merge(old, report) if old else report, out, clean=old is None)
+
     report = run(
         args.remote,
         args.ui,
@@ -444,11 +458,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         scales={"tpch": args.tpch_scale, "tpcds": args.tpcds_scale},
         repeat=args.repeat,
         only=only,
+        progress=save,
     )
-    merging = args.merge and (out / "report.json").exists()
-    if merging:
-        report = merge(json.loads((out / "report.json").read_text()), report)
-    write(report, out, clean=not merging)
+    save(report)
+    report = merge(old, report) if old else report
     print(summary_markdown(report).split("## Every query")[0])
     return 0
 
