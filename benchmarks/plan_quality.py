@@ -31,6 +31,7 @@ import json
 import logging
 import math
 import os
+import re
 import statistics
 import sys
 import time
@@ -107,10 +108,12 @@ def suite_data(suite: str, scale: float) -> dict[str, str]:
 class ServerClock:
     """The server's own time of the SQL executions a call started (Spark's REST API)."""
 
-    def __init__(self, ui: str | None) -> None:
+    def __init__(self, ui: str | None, sessions: Callable[[], Sequence[str]] = tuple) -> None:
         self.ui = ui.rstrip("/") if ui else None
         self.app: str | None = None
         self.seen = -1
+        #: the session ids whose executions count (others on the same server are not ours)
+        self.sessions = sessions
         if self.ui:
             self.app = self._get("/api/v1/applications")[0]["id"]
             self.seen = max((e["id"] for e in self._executions()), default=-1)
@@ -136,6 +139,9 @@ class ServerClock:
             return None, None
         for _ in range(50):  # the listener may record the end a moment after the client has the rows
             new = [e for e in self._executions() if e["id"] > self.seen and e.get("id") == e.get("rootExecutionId")]
+            ours = tuple(self.sessions())
+            if ours:
+                new = [e for e in new if any(sid in e.get("description", "") for sid in ours)]
             if all(e["status"] != "RUNNING" for e in new):
                 break
             time.sleep(0.02)
@@ -143,6 +149,35 @@ class ServerClock:
             return 0.0, None
         self.seen = max(e["id"] for e in new)
         return sum(e["duration"] for e in new) / 1000, new[-1].get("planDescription")
+
+
+_NODE = re.compile(r"^\((\d+)\) (.+?)(?: \[codegen id : \d+\])?\s*$")
+
+
+def plan_shape(text: str | None) -> list[str]:
+    """A formatted physical plan's operators in order, without ids or column names: its node
+    names, each join's type, each scan's table and pushed filters' count, each exchange's
+    partitioning (what decides how a plan runs, not what its columns are called)."""
+    if not text:
+        return []
+    out: list[str] = []
+    node = ""
+    for line in text.splitlines():
+        m = _NODE.match(line)
+        if m:
+            node = m.group(2).strip()
+            out.append(node)
+        elif line.startswith("Location:") and out:
+            out[-1] += " " + line.rsplit("/", 1)[-1].strip(" ]")
+        elif line.startswith("PushedFilters:") and out:
+            out[-1] += f" pushed={line.count('(')}"
+        elif line.startswith("Join type:") and out:
+            out[-1] += " " + line.split(":", 1)[1].strip()
+        elif line.startswith("Arguments:") and node in ("Exchange", "BroadcastExchange") and out:
+            out[-1] += " " + re.split(r"[(,]", line.split(":", 1)[1].strip())[0]
+        elif line.startswith("Subquery:"):
+            out.append("Subquery" + (" reused" if "ReusedSubquery" in line else ""))
+    return out
 
 
 def _median(xs: list[float]) -> float:
@@ -235,6 +270,9 @@ def measure_pair(
             rec["plan_client_seconds"] = pw - ps
             if rec["ratio"] > TAIL or rec.get("server_ratio", 0) > TAIL:
                 rec["physical_plans"] = {"sql": physical.get("sql"), "plan": physical.get(producer)}
+                shapes = [plan_shape(physical.get(side)) for side in ("sql", producer)]
+                # the same operators in the same order: the ratio is the machine's noise, not the plan's
+                rec["same_physical_shape"] = bool(shapes[0]) and shapes[0] == shapes[1]
         out.append(rec)
         log(
             f"{pair.suite} {pair.qid} {producer:10s} "
@@ -273,7 +311,7 @@ def run(
     for k, v in sc.SPARK_CONF.items():
         session.conf.set(k, v)
     client = connect_plan.connect(url)
-    clock = ServerClock(ui)
+    clock = ServerClock(ui, lambda: (session.client._session_id, client.session_id))
     started = time.time()
     results: list[dict[str, Any]] = []
     seconds: dict[str, float] = {}
@@ -378,13 +416,17 @@ def summary_markdown(report: dict[str, Any]) -> str:
     tail = sorted((r for r in timed if r["ratio"] > TAIL), key=lambda r: -r["ratio"])
     lines += ["", f"## Above {TAIL}× ({len(tail)}; both physical plans in plans/)", ""]
     lines += [
-        "| suite | query | producer | client ratio | server ratio | SQL s | plan s |",
-        "|---|---|---|---|---|---|---|",
+        "*same shape*: both executed physical plans have the same operators in the same order "
+        "(`plan_shape` in benchmarks/plan_quality.py), so the ratio is not the plan's.",
+        "",
+        "| suite | query | producer | client ratio | server ratio | SQL s | plan s | same shape |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in tail:
+        same = {True: "yes", False: "**no**"}.get(r.get("same_physical_shape", "n/a"), "n/a")
         lines.append(
             f"| {r['suite']} | {r['query']} | {r['producer']} | {_fmt(r['ratio'])}× | {_fmt(r['server_ratio'])}× "
-            f"| {_fmt(_median(r['sql_seconds']))} | {_fmt(_median(r['plan_seconds']))} |"
+            f"| {_fmt(_median(r['sql_seconds']))} | {_fmt(_median(r['plan_seconds']))} | {same} |"
         )
     problems = [r for r in results if "problem" in r]
     if problems:
@@ -429,9 +471,22 @@ def write(report: dict[str, Any], out: Path, *, clean: bool = True) -> None:
     (out / "summary.md").write_text(summary_markdown(report))
 
 
+def render(src: Path, out: Path) -> None:
+    """The report of ``src`` written to ``out`` with today's summary and plan shapes."""
+    report = json.loads((src / "report.json").read_text())
+    for r in report["results"]:
+        paths = r.get("physical_plans")
+        if isinstance(paths, list):
+            texts = {side: (src / path).read_text() for side, path in zip(("sql", "plan"), paths)}
+            r["physical_plans"] = texts
+            shapes = [plan_shape(texts[side]) for side in ("sql", "plan")]
+            r["same_physical_shape"] = bool(shapes[0]) and shapes[0] == shapes[1]
+    write(report, out)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.plan_quality", description=__doc__.split("\n\n")[0])
-    p.add_argument("--remote", default=os.environ.get("SPARK_REMOTE"), required=not os.environ.get("SPARK_REMOTE"))
+    p.add_argument("--remote", default=os.environ.get("SPARK_REMOTE"))
     p.add_argument("--ui", help="the server's web UI (spark.ui.enabled=true): its REST API gives the server's time")
     p.add_argument("--suites", default=",".join(SUITES))
     p.add_argument("--tpch-scale", type=float, default=1.0)
@@ -441,8 +496,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--merge", action="store_true", help="replace these results in the report at --out")
     p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "plan-quality")
     p.add_argument("--publish", action="store_true", help=f"write to {PUBLISHED.relative_to(ROOT)}")
+    p.add_argument(
+        "--render", type=Path, help="rewrite the summary of this run's folder (a report.json and its plans/)"
+    )
     args = p.parse_args(argv)
     out = PUBLISHED if args.publish else args.out
+    if args.render:
+        render(args.render, out)
+        return 0
+    if not args.remote:
+        p.error("--remote (or SPARK_REMOTE) is required")
     suites = [s for s in args.suites.split(",") if s]
     only = [o for o in args.only.split(",") if o]
     merging = args.merge and (out / "report.json").exists()
