@@ -197,7 +197,7 @@ def plan_shape(text: str | None) -> list[str]:
     for line in text.splitlines():
         m = _NODE.match(line)
         if m:
-            node = m.group(2).strip()
+            node = re.sub(r"\s*\[.*\]$", "", m.group(2).strip())  # "ReusedExchange [Reuses operator id: 34]"
             if node != "Project":  # renames and computed columns, inside the generated code
                 out.append(node)
         elif line.startswith("Location:") and out:
@@ -205,7 +205,8 @@ def plan_shape(text: str | None) -> list[str]:
         elif line.startswith("PushedFilters:") and out:
             out[-1] += f" pushed={line.count('(')}"
         elif line.startswith("Join type:") and out:
-            out[-1] += " " + line.split(":", 1)[1].strip()
+            # Cross with keys runs as Inner does (a cartesian product is an operator of its own)
+            out[-1] += " " + line.split(":", 1)[1].strip().replace("Cross", "Inner")
         elif line.startswith("Arguments:") and node in ("Exchange", "BroadcastExchange") and out:
             out[-1] += " " + re.split(r"[(,]", line.split(":", 1)[1].strip())[0]
         elif line.startswith("Subquery:"):
