@@ -163,16 +163,17 @@ class ServerClock:
             if len(page) < 200:
                 return out
 
-    def since_last(self) -> tuple[float | None, str | None]:
-        """(seconds, the last root execution's physical plan) of what ran since the last call."""
+    def since_last(self, expect: bool = False) -> tuple[float | None, str | None]:
+        """(seconds, the last root execution's physical plan) of what ran since the last call;
+        ``expect``: a call just ran, so wait (up to ~5 s) for the server's listener to record it."""
         if not self.ui:
             return None, None
-        for _ in range(50):  # the listener may record the end a moment after the client has the rows
+        for _ in range(250):  # the listener records a start and an end a moment after they happen
             new = [e for e in self._executions() if e["id"] > self.seen and e.get("id") == e.get("rootExecutionId")]
             ours = tuple(self.sessions())
             if ours:
                 new = [e for e in new if any(sid in e.get("description", "") for sid in ours)]
-            if all(e["status"] != "RUNNING" for e in new):
+            if (new or not expect) and all(e["status"] != "RUNNING" for e in new):
                 break
             time.sleep(0.02)
         if not new:
@@ -253,7 +254,7 @@ def measure_pair(
         t = time.perf_counter()
         result = sides[side]()
         elapsed = time.perf_counter() - t
-        seconds, plan_text = clock.since_last()
+        seconds, plan_text = clock.since_last(expect=True)
         physical[side] = plan_text
         return result, elapsed, seconds
 
