@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-from .commands import cmd_check, cmd_explain, cmd_fixtures, cmd_ops, cmd_run, cmd_server
+from .commands import cmd_check, cmd_explain, cmd_fixtures, cmd_ops, cmd_run, cmd_serve, cmd_server
 from .exits import (
     EXIT_CONTRACT,
     EXIT_FAILURES,
@@ -211,6 +211,41 @@ def build_parser() -> argparse.ArgumentParser:
     policy_arg(p)
     remote_arg(p)
     p.set_defaults(func=cmd_fixtures)
+
+    p = sub.add_parser(
+        "serve",
+        help="an Arrow Flight SQL server for ADBC/JDBC clients: Substrait, JSON plans and SQL in, Arrow out (docs/serve.md)",
+    )
+    p.add_argument(
+        "--listen",
+        default="grpc://127.0.0.1:32010",
+        metavar="grpc://HOST:PORT",
+        help="where to listen: grpc://HOST:PORT, or grpc+tls://HOST:PORT with --tls-cert/--tls-key (port 0: any free "
+        "one; the URL is printed); default grpc://127.0.0.1:32010",
+    )
+    p.add_argument("--tls-cert", metavar="PEM", help="the server's certificate chain (grpc+tls://)")
+    p.add_argument("--tls-key", metavar="PEM", help="the server's private key (grpc+tls://)")
+    p.add_argument(
+        "--tokens",
+        metavar="FILE",
+        help='bearer tokens: JSON {"tokens": {"<token>": {"policy": "strict"|"trusted"|"<policy file>", "name": '
+        '"<caller>"}}}; each token is a caller with its policy and its own Spark session. Without it every call is '
+        "one anonymous caller's, under --policy",
+    )
+    p.add_argument(
+        "--allow-insecure-tokens",
+        action="store_true",
+        help="let bearer tokens travel without TLS on an address that is not loopback",
+    )
+    table_option(p)
+    p.add_argument(
+        "--policy",
+        metavar="strict|trusted|FILE.json",
+        help="the policy of every call when there is no --tokens file (default strict: no tables, files, SQL, "
+        "writes, conf or UDFs; docs/security.md)",
+    )
+    remote_arg(p)
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("ops", help="list the supported plan ops")
     p.set_defaults(func=cmd_ops)

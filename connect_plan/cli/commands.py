@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import PlanError, ServerError
 from ..output import Preview, csv_ready, csv_schema, format_table, json_rows, parquet_ready, parquet_schema
-from .documents import checked, client_options, policy_of, ready, remote_url
+from .documents import checked, client_options, policy_of, ready, remote_url, tables_of
 from .exits import EXIT_FAILURES, EXIT_LOCAL, EXIT_OK, EXIT_SERVER, CliError
 
 if TYPE_CHECKING:
@@ -33,6 +33,7 @@ __all__ = [
     "cmd_fixtures",
     "cmd_ops",
     "cmd_run",
+    "cmd_serve",
     "cmd_server",
     "plan_text",
     "write_result",
@@ -323,6 +324,42 @@ def cmd_ops(args: argparse.Namespace) -> int:
     from .. import supported_plan_operations
 
     print("\n".join(supported_plan_operations()))
+    return EXIT_OK
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """``serve``: the Flight SQL server (connect_plan.serve), until Ctrl-C or SIGTERM."""
+    from ..serve import serve
+    from .exits import Terminated
+
+    if args.tokens and args.policy:
+        raise CliError("--policy is the policy of a server without --tokens; with a tokens file each token has its own")
+    options = client_options(args)
+    options.pop("policy")
+    server = serve(
+        remote_url(args, start=True),
+        listen=args.listen,
+        tables=tables_of(args),
+        tokens=args.tokens,
+        policy=args.policy or "strict",
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
+        allow_insecure_tokens=args.allow_insecure_tokens,
+        client_options=options,
+    )
+    try:
+        print(f"serving {server.url}", flush=True)
+        print(
+            f"connect-plan: Arrow Flight SQL at {server.url} for {len(server.callers.names)} caller(s); "
+            "Ctrl-C stops it",
+            file=sys.stderr,
+            flush=True,
+        )
+        server.wait()
+    except (KeyboardInterrupt, Terminated):
+        print("connect-plan: stopping the Flight SQL server", file=sys.stderr, flush=True)
+    finally:
+        server.stop()
     return EXIT_OK
 
 

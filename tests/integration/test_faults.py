@@ -472,3 +472,39 @@ def test_killed_mid_query_then_restarted(server: FaultServer, tmp_path: Path) ->
         )
         assert out.to_pylist() == [{"a": 5, "tz": "Asia/Tokyo"}]  # set_conf was applied to the new session
         assert c.session_id != old_session
+
+
+def test_serve_answers_unavailable_while_spark_is_down_then_serves_after_it_restarts(server: FaultServer) -> None:
+    """``connect-plan serve`` in front of this module's server, an ADBC client connected: the
+    Spark server killed, the next statement fails with UNAVAILABLE (a status, no traceback, the
+    serve process alive); started again on the same port, the same ADBC connection's next
+    statements succeed (on a new Spark session), as ``connect-plan run``'s do."""
+    pytest.importorskip("adbc_driver_flightsql", reason="the ADBC Flight SQL driver is the client")
+    import json
+
+    import adbc_driver_manager
+
+    from tests.support.serving import ServeProcess, adbc
+
+    plan = json.dumps(
+        {"input": {"range": 1000}, "plan": [{"op": "agg", "payload": {"aggs": [{"agg": "sum", "col": "id"}]}}]}
+    )
+    with ServeProcess(server.url) as serving, adbc(serving.url) as conn, conn.cursor() as cur:
+        cur.execute(plan)
+        before = cur.fetch_arrow_table().column(0).to_pylist()
+        assert before == [499500]
+        server.kill()
+        t = time.monotonic()
+        with pytest.raises(adbc_driver_manager.Error) as info:
+            cur.execute(plan)
+            cur.fetch_arrow_table()
+        print(f"\n[serve, spark down] UNAVAILABLE after {time.monotonic() - t:.1f} s: {str(info.value)[:200]}")
+        assert info.value.vendor_code == 14 and "(Unavailable;" in str(info.value), info.value  # gRPC's UNAVAILABLE
+        assert "cannot reach the Spark Connect server" in str(info.value), info.value
+        assert "Traceback" not in str(info.value)
+        server.start()
+        for _ in range(2):  # the same connection, twice: the new session is kept
+            cur.execute(plan)
+            assert cur.fetch_arrow_table().column(0).to_pylist() == [499500]
+        assert serving.process.poll() is None
+    assert "Traceback" not in serving.stderr, serving.stderr[-3000:]
