@@ -142,6 +142,7 @@ class ServerClock:
         self.ui = ui.rstrip("/") if ui else None
         self.app: str | None = None
         self.seen = -1
+        self.position = 0  # where the last read of the UI's list ended
         #: the session ids whose executions count (others on the same server are not ours)
         self.sessions = sessions
         if self.ui:
@@ -153,14 +154,20 @@ class ServerClock:
             return json.load(r)
 
     def _executions(self) -> list[dict[str, Any]]:
+        """The executions the UI holds from about where the last read ended. The REST API pages
+        by position in what it retains (``spark.sql.ui.retainedExecutions``, 1,000 by default),
+        not by id: once it drops old ones, positions and ids part, so each read starts a little
+        before the last read's end and the caller keeps the ids it has not seen."""
         out: list[dict[str, Any]] = []
+        start = max(0, self.position - 50)
         while True:
             page = self._get(
                 f"/api/v1/applications/{self.app}/sql?details=false&planDescription=true"
-                f"&offset={max(self.seen + 1, 0) + len(out)}&length=200"
+                f"&offset={start + len(out)}&length=200"
             )
             out.extend(page)
             if len(page) < 200:
+                self.position = start + len(out)
                 return out
 
     def since_last(self, expect: bool = False) -> tuple[float | None, str | None]:
