@@ -317,7 +317,7 @@ def measure_pair(
                 rec["physical_plans"] = {"sql": physical.get("sql"), "plan": physical.get(producer)}
                 shapes = [plan_shape(physical.get(side)) for side in ("sql", producer)]
                 # the same operators in the same order: the ratio is the machine's noise, not the plan's
-                rec["same_physical_shape"] = bool(shapes[0]) and shapes[0] == shapes[1]
+                rec["same_physical_shape"] = shapes[0] == shapes[1] if shapes[0] and shapes[1] else None
         out.append(rec)
         log(
             f"{pair.suite} {pair.qid} {producer:10s} "
@@ -590,7 +590,7 @@ def render(src: Path, out: Path) -> None:
             texts = {side: (src / path).read_text() for side, path in zip(("sql", "plan"), paths)}
             r["physical_plans"] = texts
             shapes = [plan_shape(texts[side]) for side in ("sql", "plan")]
-            r["same_physical_shape"] = bool(shapes[0]) and shapes[0] == shapes[1]
+            r["same_physical_shape"] = shapes[0] == shapes[1] if shapes[0] and shapes[1] else None
     write(report, out)
 
 
