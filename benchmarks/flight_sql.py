@@ -86,7 +86,7 @@ def _flight_reader(url: str) -> Callable[[str], Any]:
     """A pyarrow.flight client's GetFlightInfo + DoGet of a query text (one connection)."""
     import pyarrow.flight as fl
 
-    from connect_plan.serve.messages import SQL, message, pack
+    from connect_plan.flightsql.messages import SQL, message, pack
 
     client = fl.connect(url)
     command = message(f"{SQL}.CommandStatementQuery")

@@ -63,6 +63,7 @@ __all__ = [
     "connect",
     "draw",
     "execute_plan",
+    "serve",
     "supported_plan_operations",
     "translate",
     "validate",
@@ -126,20 +127,24 @@ def _load_checked(
     return ir_plan
 
 
-def draw(plan: Any, data: Any = None, schema: Any = None, *, failed_step: int | None = None) -> PlanDrawing:
+def draw(
+    plan: Any, data: Any = None, schema: Any = None, *, failed_step: int | None = None, title: str | None = None
+) -> PlanDrawing:
     """The plan drawn as a tree, without a server: a :class:`~connect_plan.drawing.PlanDrawing`
     (``.dot()``, ``.mermaid()``, ``.svg()``, ``.png()``, ``.save(path)``; a notebook shows it
     as a picture). Each source, step and output is a node with its op, its key arguments and
     the columns it outputs where they are known without Spark; ``failed_step`` (a
-    ``ServerError``'s ``op_index``) is highlighted. ``Client.draw(..., analyzed=True)`` adds
+    ``ServerError``'s ``op_index``) is highlighted. The tree is titled by the plan's format
+    ("JSON plan", "Substrait plan"), or ``title``. ``Client.draw(..., analyzed=True)`` adds
     Spark's optimized and physical plans."""
     from .drawing import PlanDrawing, draw_plan
-    from .formats import load_plan
+    from .formats import load_plan, title_of
     from .translator import translate_ir
 
     ir_plan = load_plan(plan, data, schema)
     columns = translate_ir(ir_plan, check_only=True).step_columns
-    return PlanDrawing((draw_plan(ir_plan, columns, failed_step=failed_step, title="JSON plan"),))
+    title = title or title_of(plan)
+    return PlanDrawing((draw_plan(ir_plan, columns, failed_step=failed_step, title=title),))
 
 
 def connect(remote: str | None = None, **kwargs: Any) -> Client:
@@ -193,6 +198,10 @@ def __getattr__(name: str) -> Any:
         from .policy import Policy
 
         return Policy
+    if name == "serve":  # the Flight SQL server (connect_plan.flightsql), loaded when asked for
+        from .flightsql import serve
+
+        return serve
     raise AttributeError(f"module 'connect_plan' has no attribute {name!r}")
 
 

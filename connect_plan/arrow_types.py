@@ -74,6 +74,7 @@ __all__ = [
     "months_type",
     "simple_string",
     "spark_arrow_schema",
+    "spark_schema_json",
     "variant_shaped",
     "without_months",
 ]
@@ -589,6 +590,75 @@ def spark_arrow_schema(schema: Any) -> Any:
     import pyarrow as pa
 
     return pa.schema([f.with_type(_spark_arrow_type(f.type)) for f in schema], metadata=schema.metadata)
+
+
+def spark_schema_json(schema: pa.Schema) -> str:
+    """Spark's JSON schema of an Arrow schema, as PySpark's ``from_arrow_schema(schema,
+    prefer_timestamp_ntz=True).json()`` writes it (a ``LocalRelation``'s ``schema`` for a
+    table without rows), without PySpark's type classes: importing those imports pandas,
+    which the ``connect-plan`` process has not. tests/unit/test_arrow_types.py compares the
+    two over every kind. A type PySpark has no Spark type for raises :class:`TypeParseError`."""
+    fields = [_json_field(f) for f in schema]
+    return json.dumps({"fields": fields, "type": "struct"}, separators=(",", ":"), sort_keys=True)
+
+
+def _json_field(f: pa.Field) -> dict[str, Any]:
+    meta = f.metadata or {}
+    metadata = json.loads(meta[METADATA_KEY].decode("utf-8")) if METADATA_KEY in meta else {}
+    return {"metadata": metadata, "name": f.name, "nullable": f.nullable, "type": _json_type(f.type)}
+
+
+#: Arrow type id → Spark's JSON name, for the types without parameters PySpark maps
+_JSON_NAMES = {
+    "bool": "boolean",
+    "int8": "byte",
+    "int16": "short",
+    "int32": "integer",
+    "int64": "long",
+    "float": "float",
+    "double": "double",
+    "string": "string",
+    "large_string": "string",
+    "binary": "binary",
+    "large_binary": "binary",
+    "date32[day]": "date",
+    "null": "void",
+    "month_interval": "interval year to month",
+}
+
+
+def _json_type(t: pa.DataType) -> Any:
+    import pyarrow.types as pat
+
+    name = _JSON_NAMES.get(str(t))
+    if name is not None:
+        return name
+    if pat.is_decimal(t):
+        return f"decimal({t.precision},{t.scale})"
+    if pat.is_fixed_size_binary(t):
+        return "binary"
+    if pat.is_time64(t):
+        return "time(6)"
+    if pat.is_timestamp(t):
+        return "timestamp" if t.tz is not None else "timestamp_ntz"
+    if pat.is_duration(t):
+        return "interval day to second"
+    if pat.is_list(t) or pat.is_large_list(t) or pat.is_fixed_size_list(t):
+        return {"containsNull": t.value_field.nullable, "elementType": _json_type(t.value_type), "type": "array"}
+    if pat.is_map(t):
+        return {
+            "keyType": _json_type(t.key_type),
+            "type": "map",
+            "valueContainsNull": t.item_field.nullable,
+            "valueType": _json_type(t.item_type),
+        }
+    if pat.is_struct(t):
+        if is_variant(t):
+            return "variant"
+        return {"fields": [_json_field(t.field(i)) for i in range(t.num_fields)], "type": "struct"}
+    if pat.is_dictionary(t):
+        return _json_type(t.value_type)
+    raise TypeParseError(f"Arrow type {t} has no Spark type")
 
 
 def cast_batch(batch: Any, target: Any) -> Any:

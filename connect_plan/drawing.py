@@ -9,10 +9,10 @@ definitions, a subquery's plan through a node of its kind) are drawn into the sa
 physical plans, parsed from the server's explain text, as more trees.
 
 Formats: ``dot`` and ``mermaid`` are text and need nothing (GitHub and Jupyter render
-Mermaid in Markdown); ``svg`` and ``png`` run Graphviz's ``dot`` program through the
-``graphviz`` package (``pip install 'connect-plan[draw]'`` and ``apt-get install graphviz``).
-In a notebook a drawing displays itself (``_repr_svg_`` when Graphviz is there, else
-``_repr_markdown_`` as Mermaid).
+Mermaid in Markdown); ``svg`` and ``png`` are drawn by graphviz-pure, a dependency that pip
+installs (Graphviz's layout as one static program with its own fonts: no system package), or
+by the program ``$CONNECT_PLAN_GRAPHVIZ`` names (a system Graphviz's ``dot``). In a notebook a
+drawing displays itself (``_repr_svg_``, and ``_repr_markdown_`` as Mermaid).
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ __all__ = [
     "EXPR_TEXT",
     "FORMATS",
     "OUTPUT_TEXT",
+    "PNG_DPI",
+    "PROGRAM_ENV",
     "SOURCE_TEXT",
     "STEP_DETAILS",
     "DrawingError",
@@ -41,6 +43,7 @@ __all__ = [
     "Tree",
     "draw_plan",
     "expr_text",
+    "graphviz_program",
     "parse_spark_plan",
     "spark_trees",
 ]
@@ -159,7 +162,7 @@ EXPR_TEXT: dict[type, Callable[[Any, int], str]] = ir.covering(
         ir.Cast: lambda e, d: f"{e.mode}({_expr(e.expr, d)} AS {type_string(e.to)})",
         ir.When: _when_text,
         ir.ExtractValue: lambda e, d: f"{_expr(e.child, d)}[{_expr(e.key, d)}]",
-        ir.Star: lambda e, d: "*",
+        ir.Star: lambda e, d: "*" if e.target is None else f"{e.target}.*",
         ir.Window: _window_text,
         ir.Lambda: lambda e, d: f"({', '.join(e.params)}) -> {_expr(e.body, d)}",
         ir.LambdaVar: lambda e, d: e.name,
@@ -534,21 +537,55 @@ class PlanDrawing(Value):
         return "```mermaid\n" + self.mermaid() + "```\n"
 
 
+#: names the program that draws SVG and PNG instead of graphviz-pure (e.g. ``dot``: a system
+#: Graphviz, whose PNGs use the system's fonts, for labels in scripts the bundled fonts lack)
+PROGRAM_ENV = "CONNECT_PLAN_GRAPHVIZ"
+#: PNGs at 1.5 times Graphviz's 96 dpi: readable on a high-density screen, a few tens of KB
+PNG_DPI = 144
+
+
+def graphviz_program() -> str | None:
+    """The program that renders DOT text: ``$CONNECT_PLAN_GRAPHVIZ`` when set; else
+    graphviz-pure (a dependency: Graphviz 16 ported to Rust, one static program with its
+    fonts, installed by pip beside this package), found through its distribution's files so
+    that it is found when its ``bin`` directory is not on ``PATH``; else on ``PATH``; else a
+    system Graphviz's ``dot``; else None."""
+    import os
+    import shutil
+
+    chosen = os.environ.get(PROGRAM_ENV)
+    if chosen:
+        return shutil.which(chosen) or chosen
+    try:
+        from importlib.metadata import PackageNotFoundError, distribution
+
+        dist = distribution("graphviz-pure")
+        for f in dist.files or ():
+            if f.name in ("graphviz-pure", "graphviz-pure.exe"):
+                path = Path(str(dist.locate_file(f)))
+                if path.exists():
+                    return str(path.resolve())
+    except PackageNotFoundError:
+        pass
+    return shutil.which("graphviz-pure") or shutil.which("dot")
+
+
 def _graphviz(dot: str, fmt: str) -> bytes:
-    """``dot`` rendered by Graphviz (the ``graphviz`` package running the ``dot`` program)."""
-    try:
-        import graphviz
-    except ImportError:
+    """``dot`` rendered as ``fmt`` by :func:`graphviz_program` (no system package needed)."""
+    import subprocess
+
+    program = graphviz_program()
+    if program is None:
         raise DrawingError(
-            f"--format {fmt} needs the graphviz package (pip install 'connect-plan[draw]') and Graphviz's dot "
-            "program (apt-get install graphviz, brew install graphviz); --format dot and mermaid need neither"
-        ) from None
+            f"--format {fmt} needs graphviz-pure, which connect-plan installs (pip install graphviz-pure), "
+            f"or Graphviz's dot program ({PROGRAM_ENV}=dot); --format dot and mermaid need neither"
+        )
+    args = [program, f"-T{fmt}", *((f"-Gdpi={PNG_DPI}",) if fmt == "png" else ())]
     try:
-        return bytes(graphviz.Source(dot).pipe(format=fmt))
-    except graphviz.ExecutableNotFound:
-        raise DrawingError(
-            f"--format {fmt} needs Graphviz's dot program on PATH (apt-get install graphviz, brew install graphviz); "
-            "--format dot and mermaid need nothing"
-        ) from None
-    except graphviz.CalledProcessError as exc:  # pragma: no cover  (dot refused our own text)
-        raise DrawingError(f"Graphviz could not draw the plan: {exc}") from None
+        done = subprocess.run(args, input=dot.encode("utf-8"), capture_output=True, timeout=120, check=False)
+    except OSError as exc:
+        raise DrawingError(f"cannot run {program} to draw the plan: {exc.strerror or exc}") from None
+    if done.returncode != 0 or not done.stdout:
+        said = done.stderr.decode("utf-8", "replace").strip()
+        raise DrawingError(f"{program} could not draw the plan (exit {done.returncode}): {said}")
+    return done.stdout

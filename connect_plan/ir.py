@@ -100,9 +100,11 @@ class ExtractValue(Value):
 
 @frozen
 class Star(Value):
-    """``*``: every column of the input."""
+    """``*``: every column of the input; ``s.*`` (``target`` ``s``, as written): every field
+    of the struct column ``s``, or every column of the input qualified ``s``."""
 
     loc: str
+    target: str | None = None
 
 
 @frozen

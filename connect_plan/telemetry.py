@@ -17,11 +17,23 @@ It hands out two immutable records:
   first batch, total time, rows, batches, Arrow bytes, the server's metrics per operator
   and the operation id.
 
-When the result is complete, stages that never ran are *skipped* (adaptive execution
-reuses a shuffle, or a stage is not needed): the last record counts them apart and leaves
-their tasks out, so it stands at 100% of tasks. A stage last seen with no task done counts
-as skipped, except the one with the highest id: the result stage of the last job, which a
-complete result ran (Spark reports only changes, so it may end unreported).
+Stages are counted as Spark's UI counts them, by what the reports said (each report lists
+every stage of the query's jobs so far; a report comes at most every
+``spark.connect.progress.reportInterval`` and only when something changed, so the last state
+of a fast query is often never sent):
+
+* *run*: reported with a task done or done (a later report listing the stage anew, with no
+  task done, does not undo that), and, in a complete result, the stage with the highest id:
+  the result stage of the last job, which a complete result ran;
+* *skipped*: never run, and reported pending while a stage with a higher id had tasks done:
+  Spark numbers a job's stages before its result stage and runs a stage only once the stages
+  it reads are available, so a stage passed over so was not needed (adaptive execution lists
+  the stages whose output it reuses again, under new ids, in each later job);
+* *not reported*: never run as far as the reports said, with no report showing it passed over:
+  it ran after the last report, or was skipped; the reports cannot tell which.
+
+The last record of a complete result counts the three apart and leaves the tasks of the
+stages not run out, so it stands at 100% of tasks.
 """
 
 from __future__ import annotations
@@ -47,6 +59,8 @@ __all__ = [
     "QueryStats",
     "QueryWatch",
     "StageProgress",
+    "count",
+    "human_bytes",
     "operator_metrics",
 ]
 
@@ -91,6 +105,8 @@ class Progress(Value):
     #: stages that never ran although the query completed (counted only on the last call)
     stages_skipped: int = 0
     stage_list: tuple[StageProgress, ...] = field(default=(), repr=False)
+    #: stages no report showed run or skipped, when the query completed (see the module doc)
+    stages_unreported: int = 0
 
     @property
     def fraction(self) -> float | None:
@@ -144,6 +160,7 @@ class QueryStats(Value):
     batches: int
     #: bytes of Arrow IPC data received
     arrow_bytes: int
+    #: stages run, skipped, and not reported (see the module doc); ``tasks`` are the run ones'
     stages: int
     stages_skipped: int
     tasks: int
@@ -152,6 +169,7 @@ class QueryStats(Value):
     operators: tuple[OperatorMetrics, ...] = ()
     #: the server's own counts, by metric key, summed over operators (``numOutputRows``...)
     totals: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    stages_unreported: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of the record."""
@@ -165,6 +183,7 @@ class QueryStats(Value):
             "arrow_bytes": self.arrow_bytes,
             "stages": self.stages,
             "stages_skipped": self.stages_skipped,
+            "stages_unreported": self.stages_unreported,
             "tasks": self.tasks,
             "bytes_read": self.bytes_read,
             "operators": [
@@ -183,13 +202,10 @@ class QueryStats(Value):
         first = "-" if self.first_batch_seconds is None else f"{self.first_batch_seconds:.3f} s"
         lines = [
             f"operation      {self.operation_id}",
-            f"result         {self.rows:,} rows in {self.batches:,} batches, {human_bytes(self.arrow_bytes)} of Arrow"
-            + ("" if self.complete else " (not complete)"),
+            f"result         {count(self.rows, 'row')} in {count(self.batches, 'batch', 'batches')}, "
+            f"{human_bytes(self.arrow_bytes)} of Arrow" + ("" if self.complete else " (not complete)"),
             f"time           first batch {first}, total {self.total_seconds:.3f} s",
-            f"spark          {self.stages} stages ({self.stages_skipped} skipped), {self.tasks} tasks, "
-            f"{human_bytes(self.bytes_read)} read"
-            if self.stages
-            else "spark          no stages reported (the server sends no progress, or the query needed none)",
+            f"spark          {self.stage_text()}",
         ]
         if self.operators:
             lines.append("operators (physical plan, server metrics):")
@@ -199,6 +215,29 @@ class QueryStats(Value):
                 more = f", +{len(shown) - 6} more" if len(shown) > 6 else ""
                 lines.append(f"  {op.name} #{op.plan_id}" + (f": {text}{more}" if text else ""))
         return "\n".join(lines)
+
+    def stage_text(self) -> str:
+        """Spark's stages and tasks as Spark's UI counts them (see the module doc)."""
+        listed = self.stages + self.stages_skipped + self.stages_unreported
+        if not listed:
+            return (
+                "no stage reported: the query ended before the server's first progress report "
+                "(spark.connect.progress.reportInterval), or the server sends none"
+            )
+        parts = [f"{self.stages:,} run"]
+        if self.stages_skipped:
+            parts.append(f"{self.stages_skipped:,} skipped")
+        if self.stages_unreported:
+            parts.append(f"{self.stages_unreported:,} not reported before the result ended")
+        return (
+            f"{count(listed, 'stage')}: {', '.join(parts)}; {count(self.tasks, 'task')} run, "
+            f"{human_bytes(self.bytes_read)} read"
+        )
+
+
+def count(n: int, word: str, plural: str | None = None) -> str:
+    """``1 row``, ``2 rows``, ``1,000 batches``."""
+    return f"{n:,} {word if n == 1 else plural or word + 's'}"
 
 
 def human_bytes(n: int) -> str:
@@ -252,6 +291,8 @@ class QueryWatch:
         self.started = clock()
         self.operation_id = ""
         self._stages: dict[int, StageProgress] = {}
+        #: stages reported pending while a stage with a higher id had tasks done (skipped if never run)
+        self._passed: set[int] = set()
         self._running = 0
         self.rows = 0
         self.batches = 0
@@ -272,10 +313,15 @@ class QueryWatch:
             self.operation_id = resp.operation_id
         if resp.HasField("execution_progress"):
             progress = resp.execution_progress
+            moved = max((s.stage_id for s in progress.stages if s.num_completed_tasks or s.done), default=None)
             for s in progress.stages:
-                self._stages[s.stage_id] = StageProgress(
-                    s.stage_id, s.num_tasks, s.num_completed_tasks, s.input_bytes_read, s.done
-                )
+                seen = self._stages.get(s.stage_id)
+                tasks_done, done = s.num_completed_tasks, s.done
+                if seen is not None:  # a stage listed anew by a later job keeps what it did
+                    tasks_done, done = max(tasks_done, seen.tasks_done), done or seen.done
+                self._stages[s.stage_id] = StageProgress(s.stage_id, s.num_tasks, tasks_done, s.input_bytes_read, done)
+                if moved is not None and s.stage_id < moved and not (tasks_done or done):
+                    self._passed.add(s.stage_id)
             self._running = progress.num_inflight_tasks
             self._notify(force=True)
         if resp.HasField("arrow_batch"):
@@ -301,20 +347,20 @@ class QueryWatch:
         """The query ended: the last progress call (``done=True``), then the statistics."""
         if self.finished is not None:
             return self.finished
-        skipped = 0
-        if complete:  # every stage that did not run was skipped: out of the totals
+        skipped = unreported = 0
+        if complete:  # the stages not run are out of the totals (see the module doc)
             # A stage seen with no task done may have run after the last report: Spark sends a
             # report only when something changed, so a stage whose tasks all end together
             # (a one-stage write) can be last seen at 0 done. The stage with the highest id
             # ran: Spark numbers a job's parent stages before its result stage, so it is the
-            # result stage of the last job, and a complete result ran every job's result
-            # stage. Skipped stages (a shuffle reused) keep their earlier, lower ids.
+            # result stage of the last job, and a complete result ran every job's result stage.
             last = max(self._stages, default=None)
             ran = {k: s for k, s in self._stages.items() if s.done or s.tasks_done or k == last}
-            skipped = len(self._stages) - len(ran)
+            skipped = sum(1 for k in self._stages if k not in ran and k in self._passed)
+            unreported = len(self._stages) - len(ran) - skipped
             self._stages = {k: StageProgress(s.stage_id, s.tasks, s.tasks, s.bytes_read, True) for k, s in ran.items()}
             self._running = 0
-        record = self.progress(done=True, complete=complete, skipped=skipped)
+        record = self.progress(done=True, complete=complete, skipped=skipped, unreported=unreported)
         self._call(record)
         totals: dict[str, int] = {}
         for op in self.operators:
@@ -335,7 +381,21 @@ class QueryWatch:
             bytes_read=record.bytes_read,
             operators=self.operators,
             totals=MappingProxyType(totals),
+            stages_unreported=unreported,
         )
+        if log.isEnabledFor(logging.INFO):
+            done = self.finished
+            listed = done.stages + done.stages_skipped + done.stages_unreported
+            log.info(
+                "operation %s %s: %s in %s%s, total %.3f s%s",
+                done.operation_id or "(no id)",
+                "complete" if complete else "ended early",
+                count(done.rows, "row"),
+                count(done.batches, "batch", "batches"),
+                "" if done.first_batch_seconds is None else f", first batch {done.first_batch_seconds:.3f} s",
+                done.total_seconds,
+                f"; {done.stage_text()}" if listed else "",
+            )
         if self._on_stats is not None:
             try:
                 self._on_stats(self.finished)
@@ -343,7 +403,9 @@ class QueryWatch:
                 log.warning("the on_stats callback raised %s: %s (ignored)", type(exc).__name__, exc)
         return self.finished
 
-    def progress(self, *, done: bool = False, complete: bool = False, skipped: int = 0) -> Progress:
+    def progress(
+        self, *, done: bool = False, complete: bool = False, skipped: int = 0, unreported: int = 0
+    ) -> Progress:
         """The record of now."""
         stages = tuple(self._stages.values())
         return Progress(
@@ -362,6 +424,7 @@ class QueryWatch:
             complete=complete,
             stages_skipped=skipped,
             stage_list=stages,
+            stages_unreported=unreported,
         )
 
     def _notify(self, *, force: bool) -> None:

@@ -14,7 +14,7 @@ python3 -m venv .ci-thin
 python -m pip install --upgrade pip
 # pysail 0.7 accepts PySpark up to 4.2 (it reads the version installed beside it); tests/engines.py
 # records the differences of pysail 0.7 (strict xfails), so a new minor is a deliberate update
-pip install 'pyspark-client>=4.0,<4.3' 'pandas>=2.2,<3' 'pysail>=0.7,<0.8' 'rich>=13' 'graphviz>=0.20' pytest pytest-timeout hypothesis pyyaml 'cryptography>=42' 'pyte>=0.8'
+pip install 'pyspark-client>=4.0,<4.3' 'pandas>=2.2,<3' 'pysail>=0.7,<0.8' 'rich>=13' 'graphviz-pure>=0.2.2,<0.3' pytest pytest-timeout hypothesis pyyaml 'cryptography>=42' 'pyte>=0.8'
 # Substrait producers, so that the Substrait tests run on Sail too (tests/substrait_producers.py):
 # DataFusion, and DuckDB 1.1.3 with its substrait extension (it also makes the TPC-H data), as in
 # the test extra, and the `substrait` package whose builders make the plans no producer writes;

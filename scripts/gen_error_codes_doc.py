@@ -47,7 +47,11 @@ DYNAMIC_SITES: dict[tuple[str, str, str], str] = {
     ("connect_plan/data/rows.py", "_by_key", "d.code"): "a copy of a detail reported in data/rows.py, relocated by key",
     ("connect_plan/formats/json_plan/documents.py", "_json_text", "d.code"): "a copy of load_json's details",
     ("connect_plan/formats/substrait/state.py", "err", "code"): "Converter.err's parameter: its calls are scanned",
-    ("connect_plan/serve/callers.py", "load_tokens", "d.code"): "a copy of a policy file's details, under its token",
+    (
+        "connect_plan/flightsql/callers.py",
+        "load_tokens",
+        "d.code",
+    ): "a copy of a policy file's details, under its token",
 }
 
 INTRO = """\

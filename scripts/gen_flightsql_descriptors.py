@@ -1,4 +1,4 @@
-"""Regenerate ``connect_plan/serve/flightsql_descriptors.py``: Arrow Flight SQL's messages.
+"""Regenerate ``connect_plan/flightsql/flightsql_descriptors.py``: Arrow Flight SQL's messages.
 
 The Flight SQL server (``connect-plan serve``) reads and writes the messages of Arrow's
 ``format/FlightSql.proto`` (commands, actions, tickets) and of ``format/Flight.proto``

@@ -66,7 +66,8 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="connect-plan",
-        description="Run JSON logical plans on Apache Spark through Spark Connect (no local JVM needed).",
+        description="Run JSON logical plans and Substrait plans on Apache Spark through Spark Connect "
+        "(no local JVM needed).",
         epilog=f"exit codes: {EXIT_OK} ok, {EXIT_FAILURES} fixture failures, {EXIT_PLAN} invalid plan, {EXIT_SERVER} server error, "
         f"{EXIT_LOCAL} local or usage problem, {EXIT_CONTRACT} result differs from the plan's declared output, "
         f"{EXIT_INTERRUPTED} interrupted, {EXIT_TERMINATED} terminated",
@@ -184,8 +185,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--format",
         choices=("text", "svg", "png", "dot", "mermaid"),
         default="text",
-        help="text: protobuf text; svg/png: a picture (needs Graphviz: apt-get install graphviz, and "
-        "pip install 'connect-plan[draw]'); dot/mermaid: the picture's source text (needs nothing)",
+        help="text: protobuf text; svg/png: a picture (drawn by graphviz-pure, installed with connect-plan); "
+        "dot/mermaid: the picture's source text",
     )
     p.add_argument("--output", "-o", help="write the picture to this file (default: stdout)")
     policy_arg(p)

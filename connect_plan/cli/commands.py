@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PROGRESS_INTERVAL",
+    "STATS_INTERVAL",
     "cmd_check",
     "cmd_explain",
     "cmd_fixtures",
@@ -105,7 +106,9 @@ def write_stream(
             for batch in reader:
                 writer.write_batch(parquet_ready(batch))
                 rows += batch.num_rows
-        print(f"wrote {rows} rows to {output}", file=sys.stderr)
+        from ..telemetry import count
+
+        print(f"wrote {count(rows, 'row')} to {output}", file=sys.stderr)
         return
     import pyarrow.csv as pcsv
 
@@ -149,6 +152,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 #: how often the server reports progress while the CLI shows it (Spark's default: 2 s)
 PROGRESS_INTERVAL = "500ms"
+#: ... and with ``--stats``: a report is the only way the stages of a query become known, and
+#: the server sends one only when something changed, so a short query gets a few at most
+STATS_INTERVAL = "100ms"
 
 
 @contextlib.contextmanager
@@ -156,11 +162,15 @@ def _progress(args: argparse.Namespace, client: Any) -> Iterator[ProgressLine | 
     """The live progress line on stderr, when wanted (see :func:`connect_plan.display.wanted`)."""
     from ..display import ProgressLine, wanted
 
-    if not wanted(args.progress):
+    shown = wanted(args.progress)
+    if shown or args.stats:
+        with contextlib.suppress(ServerError):  # a server that does not know the setting still runs the query
+            client.set_conf(
+                {"spark.connect.progress.reportInterval": STATS_INTERVAL if args.stats else PROGRESS_INTERVAL}
+            )
+    if not shown:
         yield None
         return
-    with contextlib.suppress(ServerError):  # a server that does not know the setting still runs the query
-        client.set_conf({"spark.connect.progress.reportInterval": PROGRESS_INTERVAL})
     with ProgressLine(force=bool(args.progress)) as line:
         yield line
 
@@ -205,7 +215,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     plan, _, doc = checked(args)
     if args.format != "text":
-        return _draw(args, plan)
+        from ..formats import front_end_of
+
+        return _draw(args, plan, front_end_of(doc).title)
     if args.output:
         raise CliError("--output needs a picture format: --format svg, png, dot or mermaid")
     configured = bool(args.remote or os.environ.get("SPARK_REMOTE"))
@@ -246,7 +258,7 @@ def _server_hint(message: str) -> str:
     )
 
 
-def _draw(args: argparse.Namespace, plan: Any) -> int:
+def _draw(args: argparse.Namespace, plan: Any, title: str) -> int:
     """``explain --format svg|png|dot|mermaid``: the plan as a picture (with ``--analyzed``,
     Spark's plans too; a plan the server refuses is drawn with its failing step marked)."""
     from .. import draw
@@ -257,9 +269,9 @@ def _draw(args: argparse.Namespace, plan: Any) -> int:
         from ..client import Client
 
         with Client(remote_url(args, start=True), **client_options(args)) as client:
-            drawing = client.draw(plan, analyzed=True)
+            drawing = client.draw(plan, analyzed=True, title=title)
     else:
-        drawing = draw(plan)
+        drawing = draw(plan, title=title)
     data = drawing.render(args.format)
     if args.output:
         drawing.save(args.output, args.format)
@@ -328,8 +340,8 @@ def cmd_ops(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """``serve``: the Flight SQL server (connect_plan.serve), until Ctrl-C or SIGTERM."""
-    from ..serve import serve
+    """``serve``: the Flight SQL server (connect_plan.flightsql), until Ctrl-C or SIGTERM."""
+    from ..flightsql import serve
     from .exits import Terminated
 
     if args.tokens and args.policy:

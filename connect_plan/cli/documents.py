@@ -10,11 +10,12 @@ import dataclasses
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import LocalServerError, PlanError
+from ..errors import LocalServerError, PlanError, PolicyError
 from .exits import CliError
 
 if TYPE_CHECKING:
@@ -54,8 +55,27 @@ def plan_only(doc: Any) -> Any:
     return doc
 
 
-#: what ``${tmp}``/``${run}`` stand for while a document is only checked (nothing runs)
-_CHECK_VALUES = {"tmp": "/tmp/connect-plan-check", "run": "check"}
+#: what ``${tmp}``/``${run}`` stand for while a document is only checked (nothing runs): values
+#: of the kind a run fills in (a fresh directory under the system's temporary directory, a hex
+#: token), so the plan and a policy judge what will run; what they report says ``${tmp}`` and
+#: ``${run}`` again (:func:`_as_written`), the plan as the user wrote it
+_CHECK_VALUES = {"tmp": f"{tempfile.gettempdir()}/connect-plan-run-0c0c0c0c0c", "run": "0c0c0c0c0c"}
+
+
+def _as_written(exc: PlanError) -> PlanError:
+    """``exc`` with the check's stand-ins shown as the placeholders they replaced."""
+
+    def back(value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        for name, stand_in in _CHECK_VALUES.items():
+            value = value.replace(stand_in, "${" + name + "}")
+        return value
+
+    details = [dataclasses.replace(d, message=back(d.message), input=back(d.input)) for d in exc.details]
+    if details == list(exc.details) or type(exc) not in (PlanError, PolicyError):
+        return exc
+    return type(exc)(details)
 
 
 def validated(doc: Any, tables: dict[str, Any] | None = None) -> ir.Plan:
@@ -116,7 +136,7 @@ def remote_url(args: argparse.Namespace, *, start: bool) -> str:
     if info is None:
         if not start:
             raise LocalServerError("no server: pass --remote, set SPARK_REMOTE, or run `connect-plan server start`")
-        print("connect-plan: starting a local Spark Connect server (about 15 s)...", file=sys.stderr)
+        print("connect-plan: starting a local Spark Connect server (about 20 s)...", file=sys.stderr)
         info = server.start()
         print(f"connect-plan: server ready at {info.url} (stop it with `connect-plan server stop`)", file=sys.stderr)
     return info.url
@@ -142,9 +162,15 @@ def checked(args: argparse.Namespace) -> tuple[ir.Plan, Policy | None, Any]:
     fails here, before any server work."""
     policy = policy_of(args)
     doc = read_document(args.file)
-    plan = validated(doc, tables_of(args))
-    if policy is not None:
-        policy.check(plan)
+    try:
+        plan = validated(doc, tables_of(args))
+        if policy is not None:
+            policy.check(plan)
+    except PlanError as exc:
+        written = _as_written(exc)
+        if written is exc:
+            raise
+        raise written from None
     return plan, policy, doc
 
 

@@ -508,15 +508,18 @@ class Client:
         timeout: float | None = None,
         policy: Policy | None = None,
         tables: Mapping[str, Any] | None = None,
+        title: str | None = None,
     ) -> PlanDrawing:
-        """The plan drawn as a tree (see :func:`connect_plan.draw`); column names a static
-        analysis cannot know are asked of the server. With ``analyzed``, Spark's optimized
+        """The plan drawn as a tree (see :func:`connect_plan.draw`, also for ``title``); column
+        names a static analysis cannot know are asked of the server. With ``analyzed``, Spark's optimized
         logical and physical plans are drawn as two more trees; when the server refuses the
         plan, the step that caused it is highlighted and the drawing's ``error`` says why
         (nothing is raised for that error: the drawing shows it). ``policy`` as in
         :meth:`explain` (a plan it refuses raises ``PolicyError``)."""
+        from ..formats import title_of
+
         ir_plan, effective = self._calls.load(plan, data, schema, policy, tables)
-        return self._calls.draw(ir_plan, effective, analyzed=analyzed, failed_step=failed_step, timeout=timeout)
+        return self._calls.draw(ir_plan, effective, analyzed, failed_step, timeout, title or title_of(plan))
 
     def schema(
         self,

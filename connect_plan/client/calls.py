@@ -5,25 +5,54 @@ session if the server lost this one, and an analysis error named by its plan ste
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .. import ir
 from ..errors import PlanError, ServerError
 from ..formats import load_plan
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from .. import ir
     from ..drawing import PlanDrawing
     from ..policy import Policy
     from ..telemetry import ProgressCallback, QueryStats
     from .execute import Executor
     from .session import Session
 
-__all__ = ["Calls"]
+__all__ = ["Calls", "describe_plan"]
 
 T = TypeVar("T")
+
+log = logging.getLogger("connect_plan")
+
+
+def describe_plan(plan: ir.Plan) -> str:
+    """One line for ``-v``: the source, the steps by kind, what is written and the conf."""
+    source = plan.source
+    if isinstance(source, ir.InlineData):
+        what = f"{source.table.num_rows} inline rows x {source.table.num_columns} columns"
+    elif isinstance(source, ir.TableSource):
+        what = f"table {source.name}"
+    elif isinstance(source, ir.FileSource):
+        what = f"{len(source.paths)} {source.format or 'data'} path(s)"
+    elif isinstance(source, ir.RangeSource):
+        what = f"range({source.start}, {source.end}, {source.step})"
+    elif isinstance(source, ir.SqlSource):
+        what = "a SQL query"
+    else:
+        what = f"shared plan {source.name}"
+    n = len(plan.steps)
+    text = f"{what}; " + (
+        f"{n} step{'' if n == 1 else 's'}: " + ", ".join(type(s).__name__ for s in plan.steps) if n else "no steps"
+    )
+    if plan.output is not None:
+        text += f"; writes ({type(plan.output).__name__})"
+    if plan.conf:
+        text += "; conf " + ", ".join(k for k, _ in plan.conf)
+    return text
 
 
 class Calls:
@@ -43,6 +72,8 @@ class Calls:
         ``policy`` (else the client's): a :class:`~connect_plan.errors.PolicyError` before
         anything is sent."""
         ir_plan = load_plan(plan, data, schema, tables=tables)
+        if log.isEnabledFor(logging.INFO):
+            log.info("plan: %s", describe_plan(ir_plan))
         effective = policy if policy is not None else self.policy
         if effective is not None:
             effective.check(ir_plan, registered_udfs=self.session.udfs.keys())
@@ -128,7 +159,13 @@ class Calls:
         return pa.RecordBatchReader.from_batches(result_schema, batches)
 
     def draw(
-        self, plan: ir.Plan, policy: Policy | None, *, analyzed: bool, failed_step: int | None, timeout: float | None
+        self,
+        plan: ir.Plan,
+        policy: Policy | None,
+        analyzed: bool,
+        failed_step: int | None,
+        timeout: float | None,
+        title: str,
     ) -> PlanDrawing:
         """``plan`` drawn (:meth:`Client.draw`): its own tree, and with ``analyzed`` Spark's
         optimized and physical plans, or the server's refusal marked on the failing step."""
@@ -147,5 +184,5 @@ class Calls:
                 error = str(err)
                 if failed_step is None:
                     failed_step = err.op_index
-        first = draw_plan(plan, columns, failed_step=failed_step, title="JSON plan")
+        first = draw_plan(plan, columns, failed_step=failed_step, title=title)
         return PlanDrawing((first, *trees), error=error)

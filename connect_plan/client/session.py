@@ -360,6 +360,12 @@ class Session:
                 self.version = ""  # no answer to the question: assumed current, as supports() does
             for wait in waits:  # (Ctrl-C and timeouts above do not wait for a hung server either)
                 wait()
+            log.info(
+                "server %s: Spark %s, session %s",
+                self.redactor.hide(self.redactor.url),
+                self.version or "(version not said)",
+                self.transport.session_id,
+            )
         elif ask:  # the version was asked on its own before (server_version()): one more round trip
             self._ask_compression()
         check_server(self.version)

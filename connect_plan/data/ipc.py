@@ -38,9 +38,9 @@ def fill_local_relation(local: Any, table: pa.Table, data: bytes | None = None) 
         data = serialize_ipc(table)
     local.data = data
     if table.num_rows == 0:
-        from pyspark.sql.pandas.types import from_arrow_schema
+        from ..arrow_types import spark_schema_json
 
-        local.schema = from_arrow_schema(table.schema, prefer_timestamp_ntz=True).json()
+        local.schema = spark_schema_json(table.schema)
     return len(data)
 
 

@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import ir
-from .registry import FRONT_ENDS, JSON_PLAN, FrontEnd, decoded, front_end_of
+from .registry import FRONT_ENDS, JSON_PLAN, FrontEnd, decoded, front_end_of, title_of
 
-__all__ = ["FRONT_ENDS", "FrontEnd", "front_end_of", "load_plan"]
+__all__ = ["FRONT_ENDS", "FrontEnd", "front_end_of", "load_plan", "title_of"]
 
 
 def load_plan(plan: Any, data: Any = None, schema: Any = None, *, tables: Mapping[str, Any] | None = None) -> ir.Plan:

@@ -21,7 +21,7 @@ from .. import ir
 from ..errors import PlanError
 from ..records import Value, frozen
 
-__all__ = ["FRONT_ENDS", "JSON_PLAN", "SUBSTRAIT", "FrontEnd", "decoded", "front_end_of"]
+__all__ = ["FRONT_ENDS", "JSON_PLAN", "SUBSTRAIT", "FrontEnd", "decoded", "front_end_of", "title_of"]
 
 
 @frozen
@@ -35,6 +35,8 @@ class FrontEnd(Value):
     parse: Callable[[Any, Any, Any, Mapping[str, Any] | None], ir.Plan]
     #: may its documents carry placeholders and setup/cleanup documents (connect_plan.fixtures)?
     staged: bool = False
+    #: what a drawing of one of its plans is titled
+    title: str = "plan"
 
 
 # ------------------------------------------------------------------ Substrait
@@ -57,7 +59,7 @@ def _parse_substrait(plan: Any, data: Any, schema: Any, tables: Mapping[str, Any
 
 
 #: Substrait plans (binary, JSON, dict, message) from DataFusion, DuckDB, Isthmus, ibis...
-SUBSTRAIT = FrontEnd("substrait", _is_substrait, _parse_substrait)
+SUBSTRAIT = FrontEnd("substrait", _is_substrait, _parse_substrait, title="Substrait plan")
 
 
 # ------------------------------------------------------------------ JSON plans
@@ -90,7 +92,7 @@ def _parse_json_plan(plan: Any, data: Any, schema: Any, tables: Mapping[str, Any
 
 #: plan documents and step lists (robin-sparkless / Sparkless shapes): the fallback, whose
 #: parser names whatever else is wrong with an input
-JSON_PLAN = FrontEnd("json-plan", _is_json_plan, _parse_json_plan, staged=True)
+JSON_PLAN = FrontEnd("json-plan", _is_json_plan, _parse_json_plan, staged=True, title="JSON plan")
 
 #: every front-end, asked in order (the most particular shape first; the last is the fallback)
 FRONT_ENDS: tuple[FrontEnd, ...] = (SUBSTRAIT, JSON_PLAN)
@@ -117,3 +119,13 @@ def decoded(raw: Any) -> Any:
 
         return load_json(raw)
     return raw
+
+
+def title_of(obj: Any) -> str:
+    """What a drawing of ``obj`` is titled: its language's plan ("Substrait plan", "JSON
+    plan"), or "plan" for a plan already read (IR)."""
+    if isinstance(obj, ir.Plan):
+        return "plan"
+    if type(obj) is list:
+        return JSON_PLAN.title
+    return front_end_of(decoded(obj)).title

@@ -26,7 +26,7 @@ from .. import ir
 from ..arrow_types import from_arrow
 from ..errors import ErrorDetail
 from ..functions import CATALOG
-from ..types import TypeParseError, type_string
+from ..types import StructType, TypeParseError, type_string
 from . import binary
 from .expressions import InlineUdf, find_udf
 from .facts import (
@@ -278,6 +278,15 @@ class Analyzer:
                     unknown = True  # posexplode, inline ...: the column count depends on types
                 else:
                     out.extend(generated)
+            elif isinstance(item.expr, ir.Star) and item.expr.target is not None:
+                # ``s.*``: the fields of struct ``s`` when its type is known, else the server's to say
+                self.check_refs((ir.Col(f"{item.expr.target}.*", item.expr.loc),), scope)
+                struct = scope.type_of(item.expr.target)
+                if isinstance(struct, StructType):
+                    out.extend(name for name, _ in struct.fields)
+                    types.update((scope.norm(name), t) for name, t in struct.fields)
+                else:
+                    unknown = True
             elif isinstance(item.expr, ir.Star):
                 if scope.names is None:
                     unknown = True

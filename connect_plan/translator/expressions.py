@@ -8,6 +8,7 @@ are given instead of returning a new one, so nothing is ever copied.
 
 from __future__ import annotations
 
+import datetime
 import decimal
 from collections.abc import Callable, Mapping
 from dataclasses import field, replace
@@ -17,7 +18,7 @@ from .. import ir
 from ..functions import BUILDER_FORMS, CATALOG, FunctionSpec
 from ..records import Value, frozen
 from ..spark_proto import pb
-from ..types import DataType, MapType, spark_type_proto
+from ..types import ArrayType, DataType, MapType, Primitive, spark_type_proto
 from .scope import Scope
 from .statictypes import static_type
 
@@ -92,17 +93,66 @@ def build_column(col: ir.Col, out: pb.Expression, ctx: ExprContext) -> None:
 
 
 def _typed_literal_proto(lit: ir.Lit, out: pb.Expression) -> None:
-    """A typed literal as a ``Literal`` of that type (PySpark's own literal builder)."""
-    from pyspark.sql.connect.expressions import LiteralExpression
-    from pyspark.sql.connect.types import proto_schema_to_pyspark_data_type
-
+    """A typed literal as a ``Literal`` of that type, as PySpark's ``LiteralExpression``
+    writes one (tests/unit/test_translator.py compares the two type by type), built here:
+    PySpark's builder imports pandas, which the ``connect-plan`` process has not."""
     from ..data import coerce_value
-    from ..types import spark_type_proto
 
     assert lit.type is not None
-    value = coerce_value(lit.value, lit.type)
-    data_type = proto_schema_to_pyspark_data_type(spark_type_proto(lit.type))
-    out.CopyFrom(LiteralExpression(value, data_type).to_plan(None))  # type: ignore[arg-type]
+    typed_literal(coerce_value(lit.value, lit.type), lit.type, out.literal)
+
+
+_EPOCH_DAY = datetime.date(1970, 1, 1)
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+_MICROSECOND = datetime.timedelta(microseconds=1)
+
+#: plan-format primitive → how a coerced value fills the ``Literal`` (PySpark's ``to_plan``)
+_PRIMITIVE_LITERALS: dict[str, Callable[[Any, pb.Expression.Literal, Primitive], None]] = {
+    "boolean": lambda v, out, t: setattr(out, "boolean", bool(v)),
+    "tinyint": lambda v, out, t: setattr(out, "byte", int(v)),
+    "smallint": lambda v, out, t: setattr(out, "short", int(v)),
+    "int": lambda v, out, t: setattr(out, "integer", int(v)),
+    "bigint": lambda v, out, t: setattr(out, "long", int(v)),
+    "float": lambda v, out, t: setattr(out, "float", float(v)),
+    "double": lambda v, out, t: setattr(out, "double", float(v)),
+    "string": lambda v, out, t: setattr(out, "string", str(v)),
+    "binary": lambda v, out, t: setattr(out, "binary", bytes(v)),
+    "date": lambda v, out, t: setattr(out, "date", (v - _EPOCH_DAY).days),
+    "timestamp": lambda v, out, t: setattr(out, "timestamp", (v - _EPOCH) // _MICROSECOND),
+    "timestamp_ntz": lambda v, out, t: setattr(out, "timestamp_ntz", (v - _EPOCH.replace(tzinfo=None)) // _MICROSECOND),
+    "decimal": lambda v, out, t: out.decimal.MergeFrom(
+        pb.Expression.Literal.Decimal(value=str(v), precision=t.precision, scale=t.scale)
+    ),
+}
+
+
+def typed_literal(value: Any, t: DataType, out: pb.Expression.Literal) -> None:
+    """``value`` (coerced to ``t`` by :func:`connect_plan.data.coerce_value`) as a ``Literal``
+    of type ``t``: primitives and arrays as PySpark writes them, maps and structs as Spark's
+    ``LiteralValueProtoConverter`` reads them (PySpark has no builder for those)."""
+    if value is None:
+        out.null.CopyFrom(spark_type_proto(t))
+    elif isinstance(t, Primitive):
+        fill = _PRIMITIVE_LITERALS.get(t.name)
+        if fill is None:  # variant, void: the parser lets no such parameter through
+            raise TypeError(f"no literal of type {t.name}")
+        fill(value, out, t)
+    elif isinstance(t, ArrayType):
+        assert t.element is not None
+        out.array.element_type.CopyFrom(spark_type_proto(t.element))
+        for v in value:
+            typed_literal(v, t.element, out.array.elements.add())
+    elif isinstance(t, MapType):
+        assert t.key is not None and t.value is not None
+        out.map.key_type.CopyFrom(spark_type_proto(t.key))
+        out.map.value_type.CopyFrom(spark_type_proto(t.value))
+        for k, v in value:
+            typed_literal(k, t.key, out.map.keys.add())
+            typed_literal(v, t.value, out.map.values.add())
+    else:
+        out.struct.struct_type.CopyFrom(spark_type_proto(t))
+        for name, field_type in t.fields:
+            typed_literal(value.get(name), field_type, out.struct.elements.add())
 
 
 def build_literal(lit: ir.Lit, out: pb.Expression, ctx: ExprContext) -> None:
@@ -150,6 +200,8 @@ def fill_literal(value: Any, out: pb.Expression.Literal) -> None:
 
 def build_star(star: ir.Star, out: pb.Expression, ctx: ExprContext) -> None:
     out.unresolved_star.SetInParent()
+    if star.target is not None:
+        out.unresolved_star.unparsed_target = f"{star.target}.*"  # as PySpark's col("s.*") sends it
 
 
 # ------------------------------------------------------------------ calls

@@ -12,7 +12,6 @@ import math
 import os
 import re
 import select
-import shutil
 import subprocess
 import sys
 import time
@@ -150,7 +149,7 @@ def test_stats_match_the_result(spark_url: str, tmp_path: Path) -> None:
     }
     out = run_with_stats(doc, tmp_path, spark_url)
     rows = json.loads(out.stdout)  # stdout: only the result
-    m = re.search(r"result +([\d,]+) rows in ([\d,]+) batches, [\d.]+ \w*B of Arrow", out.stderr)
+    m = re.search(r"result +([\d,]+) rows? in ([\d,]+) batch(?:es)?, [\d.]+ \w*B of Arrow", out.stderr)
     assert m, out.stderr
     assert int(m.group(1).replace(",", "")) == len(rows) == n
     if engine() == "spark":
@@ -185,8 +184,8 @@ def test_stats_of_a_write(spark_url: str, tmp_path: Path) -> None:
     assert sorted(r["id"] for r in written) == list(range(8))
     assert re.search(r"result +0 rows in 0 batches, 0 B of Arrow\n", out.stderr), out.stderr
     assert re.search(r"operation +[0-9a-f-]{36}", out.stderr)
-    m = re.search(r"spark +(\d+) stages \(\d+ skipped\), (\d+) tasks", out.stderr)
-    assert m and int(m.group(1)) >= 1 and int(m.group(2)) == 2, out.stderr  # the 2 partitions written
+    m = re.search(r"spark +(\d+) stages?: (\d+) run\b.*; (\d+) tasks? run", out.stderr)
+    assert m and int(m.group(2)) >= 1 and int(m.group(3)) == 2, out.stderr  # the 2 partitions written
 
 
 @pytest.mark.spark_only("Spark's explain text (its optimized and physical plans) and step location")
@@ -199,8 +198,6 @@ def test_explain_draws_the_plan_in_every_format(spark_url: str, tmp_path: Path) 
         [*base, "--format", "dot", "--analyzed"], capture_output=True, text=True, timeout=300, env=env()
     )
     assert dot.returncode == 0 and "Spark: physical plan" in dot.stdout and "2: groupBy" in dot.stdout
-    if shutil.which("dot") is None:
-        pytest.skip("svg and png need Graphviz's dot program")
     for fmt in ("svg", "png"):
         target = tmp_path / f"plan.{fmt}"
         out = subprocess.run(
@@ -236,3 +233,23 @@ def test_explain_draws_the_plan_in_every_format(spark_url: str, tmp_path: Path) 
     )
     assert refused.returncode == 3 and "server error" in refused.stderr
     assert "class n4 failed" in refused.stdout and "2: groupBy" in refused.stdout
+
+
+def test_verbose_says_what_a_normal_run_does(spark_url: str) -> None:
+    """``-v`` on a plain run of an example (through the installed entry point): the plan as
+    read, the server and session, and the operation with its rows, batches and times, on
+    stderr; stdout holds the same result as without ``-v``."""
+    from tests.support.processes import connect_plan
+
+    plain = connect_plan("run", "examples/sales_by_region.json", "--format", "json", remote=spark_url, cwd=ROOT)
+    out = connect_plan("run", "examples/sales_by_region.json", "--format", "json", "-v", remote=spark_url, cwd=ROOT)
+    assert plain.returncode == out.returncode == 0 and not plain.stderr, out.stderr
+    assert json.loads(out.stdout) == json.loads(plain.stdout)
+    lines = out.stderr.splitlines()
+    assert "connect-plan INFO plan: 5 inline rows x 4 columns; 4 steps: Filter, Join, GroupBy, OrderBy" in lines
+    assert any(
+        re.fullmatch(rf"connect-plan INFO server {re.escape(spark_url)}: \S+ \S+, session [0-9a-f-]{{36}}", x)
+        for x in lines
+    )
+    done = [x for x in lines if x.startswith("connect-plan INFO operation ")]
+    assert len(done) == 1 and re.search(r" complete: 2 rows in 1 batch, first batch [\d.]+ s, total [\d.]+ s", done[0])

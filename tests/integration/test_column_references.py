@@ -70,6 +70,14 @@ def _transform(body: Any, param: str = "e") -> dict[str, Any]:
     return {"fn": "transform", "args": [{"col": "arr"}, {"lambda": {"params": [param], "body": body}}]}
 
 
+def _transform_structs(body: Any) -> dict[str, Any]:
+    """``transform(array(s), e -> body)``: a lambda over structs (fields x, y)."""
+    return {
+        "fn": "transform",
+        "args": [{"fn": "array", "args": [{"col": "s"}]}, {"lambda": {"params": ["e"], "body": body}}],
+    }
+
+
 def _row_number(partition: str, order: str) -> dict[str, Any]:
     return {"fn": "row_number", "window": {"partition_by": [partition], "order_by": [order]}}
 
@@ -199,6 +207,50 @@ ACCEPTED: list[tuple[str, list[dict[str, Any]], Oracle]] = [
         lambda df, o: df.join(o, df["id"] == o["ID"], "left").select("Name", "C"),
     ),
     ("union_by_name_other_order_and_case", [_union_by_name()], lambda df, o: df.unionByName(o)),
+    # a struct's fields (PySpark's select("s.*"): an unresolved star with its target, not a column)
+    ("struct_star", [{"op": "select", "payload": ["s.*"]}], lambda df, o: df.select("s.*")),
+    (
+        "struct_star_column_item_then_a_field",
+        [{"op": "select", "payload": [{"col": "S.*"}, "id"]}, _filter("x", "gt", 15)],
+        lambda df, o: df.select("S.*", "id").filter(F.col("x") > 15),
+    ),
+    (
+        "struct_star_in_an_expression_list",
+        [{"op": "select", "payload": [{"expr": {"col": "s.*"}}, {"name": "n", "expr": {"col": "Name"}}]}],
+        lambda df, o: df.select(F.col("s.*"), F.col("Name").alias("n")),
+    ),
+    # a lambda parameter's field (PySpark's lambda e: e.x: the lambda variable's field, not a column)
+    (
+        "lambda_parameter_field",
+        [{"op": "withColumn", "payload": {"name": "xs", "expr": _transform_structs({"col": "e.x"})}}],
+        lambda df, o: df.withColumn("xs", F.transform(F.array("s"), lambda e: e.x)),
+    ),
+    (
+        "lambda_parameter_field_other_case_in_an_expression",
+        [
+            {
+                "op": "withColumn",
+                "payload": {
+                    "name": "xs",
+                    "expr": _transform_structs({"op": "add", "left": {"col": "E.X"}, "right": {"col": "id"}}),
+                },
+            }
+        ],
+        lambda df, o: df.withColumn("xs", F.transform(F.array("s"), lambda e: e["X"] + F.col("id"))),
+    ),
+    (
+        "lambda_parameter_field_beside_a_struct_column_field",
+        [
+            {
+                "op": "withColumn",
+                "payload": {
+                    "name": "xs",
+                    "expr": _transform_structs({"op": "add", "left": {"col": "e.x"}, "right": {"col": "s.x"}}),
+                },
+            }
+        ],
+        lambda df, o: df.withColumn("xs", F.transform(F.array("s"), lambda e: e.x + F.col("s.x"))),
+    ),
     (
         "union_by_name_missing_columns_allowed",
         [_union_by_name(OTHER_ROWS, OTHER_SCHEMA, True)],
@@ -219,42 +271,6 @@ def test_spark_resolves_it_so_it_is_accepted(
 ) -> None:
     connect_plan.validate(ROWS, SCHEMA, plan)
     diff.check(ROWS, SCHEMA, plan, lambda df: oracle(df, _other(diff, case)))
-
-
-#: references Spark resolves that the pre-network check must let through, though
-#: connect_plan's lowering of them fails on the server today (found while writing these
-#: tests; not part of issue 13): a struct's "s.*" in select and a lambda parameter's field
-#: "e.x" (sent as a column reference, not as the lambda variable's field)
-NOT_REFUSED: list[tuple[str, list[dict[str, Any]], Oracle]] = [
-    ("struct_star", [{"op": "select", "payload": ["s.*"]}], lambda df, o: df.select("s.*")),
-    (
-        "lambda_parameter_field",
-        [
-            {
-                "op": "withColumn",
-                "payload": {
-                    "name": "xs",
-                    "expr": {
-                        "fn": "transform",
-                        "args": [
-                            {"fn": "array", "args": [{"col": "s"}]},
-                            {"lambda": {"params": ["e"], "body": {"col": "e.x"}}},
-                        ],
-                    },
-                },
-            }
-        ],
-        lambda df, o: df.withColumn("xs", F.transform(F.array("s"), lambda e: e["x"])),
-    ),
-]
-
-
-@pytest.mark.parametrize("case,plan,oracle", NOT_REFUSED, ids=[c[0] for c in NOT_REFUSED])
-def test_spark_resolves_it_so_the_check_lets_it_through(
-    case: str, plan: list[dict[str, Any]], oracle: Oracle, diff: Differential
-) -> None:
-    connect_plan.validate(ROWS, SCHEMA, plan)
-    oracle(diff.df(ROWS, SCHEMA), None).toArrow()  # Spark runs it
 
 
 # ------------------------------------------------------------ refused: Spark refuses them too

@@ -181,7 +181,7 @@ def test_a_substrait_prepared_statement_declares_the_schema_doget_streams(server
     and the schema of the stream (the driver compares them)."""
     import pyarrow.flight as fl
 
-    from connect_plan.serve.messages import SQL, message, pack, unpack
+    from connect_plan.flightsql.messages import SQL, message, pack, unpack
     from tests.support.serving import flight, options
 
     plan = sp_plan_bytes(1)
@@ -272,7 +272,8 @@ def test_a_callers_policy_bounds_its_results_and_its_time(proxy: GrpcTlsProxy, t
         },
     )
     plan = json.dumps({"input": {"range": 1000}, "plan": []})
-    endless = "SELECT sum(a.id * b.id) AS s FROM range(1000000) a CROSS JOIN range(1000000) b"
+    # 10^12 pairs, and a count that cannot overflow (a sum of products did, on a fast server)
+    endless = "SELECT count(*) AS n FROM range(1000000) a CROSS JOIN range(1000000) b WHERE (a.id + b.id) % 7 = 3"
     with ServeProcess(f"sc://127.0.0.1:{proxy.port}", "--tokens", str(tokens)) as s:
         with adbc(s.url, "free-token-0123456789abc") as conn, conn.cursor() as cur:
             cur.execute(plan)
@@ -296,7 +297,7 @@ def test_a_callers_policy_bounds_its_results_and_its_time(proxy: GrpcTlsProxy, t
 
 
 def test_sql_info_has_flight_sqls_exact_schema(server: ServeProcess) -> None:
-    from connect_plan.serve.messages import schemas
+    from connect_plan.flightsql.messages import schemas
 
     info, table = read_all(server.url, ALICE, command("CommandGetSqlInfo"))
     assert info.schema == schemas()["CommandGetSqlInfo"] == table.schema
@@ -385,14 +386,14 @@ def test_tls_with_pyarrow_flight_and_polars_read_database_uri(spark_url: str, tm
 # ---------------------------------------------------------------------------- cost to other users
 
 #: the connect-plan process (cli.entry, as the console script runs it), reporting at exit the
-#: modules of connect_plan.serve and gRPC's server it loaded
+#: modules of connect_plan.flightsql and gRPC's server it loaded
 _REPORTING_ENTRY = """
 import atexit, json, sys
 from connect_plan.cli import process as cli
 
 
 def report():
-    names = sorted(m for m in sys.modules if m.split(".")[:2] == ["connect_plan", "serve"] or m == "grpc._server")
+    names = sorted(m for m in sys.modules if m.split(".")[:2] == ["connect_plan", "flightsql"] or m == "grpc._server")
     print("LOADED " + json.dumps(names), file=sys.stderr)
 
 
@@ -412,7 +413,7 @@ cli.entry()
 
 def test_connect_plan_run_loads_nothing_of_serve(spark_url: str, tmp_path: Path) -> None:
     """``serve`` adds no import to ``connect-plan run``'s cold start: a run loads no module of
-    connect_plan.serve, nor gRPC's server; neither does the parser of ``serve`` (its modules
+    connect_plan.flightsql, nor gRPC's server; neither does the parser of ``serve`` (its modules
     load when the server starts)."""
     import subprocess
     import sys
@@ -432,3 +433,20 @@ def test_connect_plan_run_loads_nothing_of_serve(spark_url: str, tmp_path: Path)
 
     assert loaded("run", str(doc), "--format", "json", "--remote", spark_url) == []
     assert loaded("serve", "--help") == []  # argparse alone: the server's modules load when it starts
+
+
+def test_the_python_entry_point_serves_as_the_command_does(spark_url: str) -> None:
+    """``connect_plan.serve(...)`` (docs/serve.md's Python form) starts the same server in-process:
+    an ADBC client gets the JSON plan's answer, and ``stop`` ends it (the port refuses after)."""
+    import connect_plan
+
+    expected = [{"id": i, "sq": i * i, "s": f"n{i}"} for i in range(5)]
+    with connect_plan.serve(spark_url, listen="grpc://127.0.0.1:0") as server:
+        assert server.url.startswith("grpc://127.0.0.1:")
+        with adbc(server.url) as conn, conn.cursor() as cur:
+            cur.execute(json.dumps(JSON_PLAN))
+            assert cur.fetch_arrow_table().to_pylist() == expected
+    import adbc_driver_manager
+
+    with pytest.raises(adbc_driver_manager.Error), adbc(server.url) as conn, conn.cursor() as cur:
+        cur.execute(json.dumps(JSON_PLAN))

@@ -222,7 +222,7 @@ def test_cancel_flight_info_mid_stream_interrupts_the_spark_execution_within_2s(
     execution is released whole (interrupted) within 2 s, then ends on Spark."""
     import pyarrow.flight as fl
 
-    from connect_plan.serve.messages import FLIGHT, SQL, message, pack
+    from connect_plan.flightsql.messages import FLIGHT, SQL, message, pack
     from tests.support.serving import flight, options
 
     client = flight(server.url)

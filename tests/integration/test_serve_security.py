@@ -101,7 +101,7 @@ def _raw(url: str, method: str, request: bytes, token: str | None, *, streaming:
 
 
 def _descriptor(cmd: bytes, *, path: bool = False) -> bytes:
-    from connect_plan.serve.messages import FLIGHT, message
+    from connect_plan.flightsql.messages import FLIGHT, message
 
     d = message(f"{FLIGHT}.FlightDescriptor")()
     if path:
@@ -114,7 +114,7 @@ def _descriptor(cmd: bytes, *, path: bool = False) -> bytes:
 
 
 def _action(kind: str, body: bytes) -> bytes:
-    from connect_plan.serve.messages import FLIGHT, message
+    from connect_plan.flightsql.messages import FLIGHT, message
 
     return bytes(message(f"{FLIGHT}.Action")(type=kind, body=body).SerializeToString())
 
@@ -167,7 +167,7 @@ def test_a_strict_caller_cannot_read_a_forbidden_table_path_or_conf(
 ) -> None:
     """Through every statement form (GetFlightInfo, GetSchema, both prepared forms): refused with
     PERMISSION_DENIED naming the rule, nothing sent to Spark."""
-    from connect_plan.serve.messages import SQL, message, pack
+    from connect_plan.flightsql.messages import SQL, message, pack
 
     statements = {
         "SQL text": ("query", f"SELECT * FROM {secret}", "sql"),
@@ -312,7 +312,7 @@ def test_two_callers_temp_views_and_conf_do_not_leak(server: ServeProcess, proxy
 def test_hostile_requests_get_clear_errors_and_the_server_keeps_serving(
     server: ServeProcess, proxy: GrpcTlsProxy
 ) -> None:
-    from connect_plan.serve.messages import FLIGHT, SQL, message, pack
+    from connect_plan.flightsql.messages import FLIGHT, SQL, message, pack
 
     def substrait(plan: bytes) -> bytes:
         m = message(f"{SQL}.CommandStatementSubstraitPlan")()

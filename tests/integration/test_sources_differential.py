@@ -422,6 +422,27 @@ CASES: list[Case] = [
             ],
         ),
     ),
+    Case(
+        # typed map/struct/array parameters: Literal protos of their type (PySpark builds no
+        # map or struct literal; the oracle is Spark SQL's own literal of the same value)
+        "sql_typed_nested_args",
+        lambda e: {
+            "input": {
+                "sql": "SELECT ? AS m, ? AS s, ? AS a",
+                "args": [
+                    {"lit": '{"k": [1, null], "j": null}', "type": "map<string,array<int>>"},
+                    {"lit": '{"x": 1.5, "d": "2024-02-28"}', "type": "struct<x:double,d:date,n:string>"},
+                    {"lit": '["2024-01-01 10:00:00"]', "type": "array<timestamp_ntz>"},
+                ],
+            },
+            "plan": [],
+        },
+        lambda e: e.spark.sql(
+            "SELECT map('k', array(1, NULL), 'j', CAST(NULL AS ARRAY<INT>)) AS m, "
+            "named_struct('x', 1.5D, 'd', DATE'2024-02-28', 'n', CAST(NULL AS STRING)) AS s, "
+            "array(TIMESTAMP_NTZ'2024-01-01 10:00:00') AS a"
+        ),
+    ),
     # ---- plan trees
     Case(
         "join_table_right_side_renames",

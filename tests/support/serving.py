@@ -127,8 +127,8 @@ def options(token: str | None) -> Any:
 
 
 def command(name: str, **fields: Any) -> bytes:
-    """A Flight SQL command packed in ``Any`` (the messages of connect_plan.serve)."""
-    from connect_plan.serve.messages import SQL, message, pack
+    """A Flight SQL command packed in ``Any`` (the messages of connect_plan.flightsql)."""
+    from connect_plan.flightsql.messages import SQL, message, pack
 
     return pack(message(f"{SQL}.{name}")(**fields))
 

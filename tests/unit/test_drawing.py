@@ -1,10 +1,13 @@
-"""Plans drawn as pictures: every fixture plan in every format (svg and png through
-Graphviz's dot), node labels, failed steps, and Spark's tree strings parsed into trees."""
+"""Plans drawn as pictures: every fixture plan in every format (svg and png drawn by
+graphviz-pure, which pip installs: no system package), node labels, failed steps, titles by
+the plan's format, and Spark's tree strings parsed into trees."""
 
 from __future__ import annotations
 
 import json
-import shutil
+import os
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -13,13 +16,21 @@ import pytest
 
 import connect_plan
 from connect_plan import ir
-from connect_plan.drawing import FORMATS, STEP_DETAILS, DrawingError, PlanDrawing, parse_spark_plan, spark_trees
+from connect_plan.drawing import (
+    FORMATS,
+    PROGRAM_ENV,
+    STEP_DETAILS,
+    DrawingError,
+    PlanDrawing,
+    graphviz_program,
+    parse_spark_plan,
+    spark_trees,
+)
 from connect_plan.errors import PlanError
 from connect_plan.fixtures import plan_document
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = sorted((ROOT / "tests" / "fixtures" / "plans").glob("*.json"))
-HAVE_DOT = shutil.which("dot") is not None
 
 
 def fixture(path: Path) -> tuple[dict[str, Any], bool]:
@@ -58,8 +69,6 @@ def test_every_fixture_plan_in_every_format(path: Path) -> None:
     mermaid = drawing.render("mermaid")
     assert isinstance(mermaid, str) and mermaid.startswith("flowchart TD") and mermaid.count("-->") == len(tree.edges)
     assert drawing._repr_markdown_().startswith("```mermaid\nflowchart TD")
-    if not HAVE_DOT:
-        pytest.skip("svg and png need Graphviz's dot program (apt-get install graphviz)")
     svg = drawing.render("svg")
     assert isinstance(svg, str)
     root = ET.fromstring(svg)
@@ -88,8 +97,7 @@ def test_labels_are_escaped() -> None:
     }
     drawing = connect_plan.draw(doc)
     assert '\\"' in drawing.dot() and "a#quot;b" in drawing.mermaid() and "#lt;#amp;#124;#gt;" in drawing.mermaid()
-    if HAVE_DOT:
-        ET.fromstring(drawing.svg())  # still well-formed
+    ET.fromstring(drawing.svg())  # still well-formed
 
 
 EXPLAIN = """== Parsed Logical Plan ==
@@ -145,19 +153,44 @@ def test_unknown_format_and_missing_graphviz(monkeypatch: pytest.MonkeyPatch, tm
     drawing = PlanDrawing(())
     with pytest.raises(DrawingError, match="unknown picture format"):
         drawing.render("jpeg")
-    monkeypatch.setenv("PATH", str(tmp_path))  # no dot on PATH
-    with pytest.raises(DrawingError, match="needs Graphviz's dot program"):
+    monkeypatch.setenv(PROGRAM_ENV, str(tmp_path / "no-such-program"))
+    with pytest.raises(DrawingError, match=r"cannot run .*no-such-program"):
         drawing.render("svg")
     assert drawing._repr_svg_() is None  # a notebook then shows the Mermaid form
     assert set(FORMATS) == {"dot", "mermaid", "svg", "png"}
+
+
+def test_graphviz_pure_draws_with_nothing_on_path(tmp_path: Path) -> None:
+    """The program pip installed beside the package is found through its distribution, also
+    when its ``bin`` directory is not on PATH (a venv's connect-plan run without activating
+    it), and a machine with no system Graphviz (this one's test) draws both pictures."""
+    program = graphviz_program()
+    assert program is not None and Path(program).name.startswith("graphviz-pure"), program
+    script = (
+        "import json, connect_plan; d = connect_plan.draw(json.load(open('examples/people.json'))); "
+        "print(len(d.svg()), d.png()[:4])"
+    )
+    env = {k: v for k, v in os.environ.items() if k != PROGRAM_ENV}
+    env["PATH"] = str(tmp_path)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+    assert out.returncode == 0 and out.stdout.split()[1:] == ["b'\\x89PNG'"], out
+
+
+def test_a_drawing_is_titled_by_the_plans_format() -> None:
+    substrait = ROOT / "tests" / "data" / "substrait" / "tpch" / "datafusion" / "q01.json"
+    assert connect_plan.draw(substrait.read_text()).trees[0].title == "Substrait plan"
+    example = json.loads((ROOT / "examples" / "people.json").read_text())
+    assert connect_plan.draw(example).trees[0].title == "JSON plan"
+    assert connect_plan.draw(json.dumps(example)).trees[0].title == "JSON plan"
+    assert connect_plan.draw(example, title="mine").trees[0].title == "mine"
+    assert connect_plan.draw(connect_plan.formats.load_plan(example)).trees[0].title == "plan"
 
 
 def test_save_takes_the_format_from_the_suffix(tmp_path: Path) -> None:
     drawing = connect_plan.draw(json.loads((ROOT / "examples" / "people.json").read_text()))
     assert drawing.save(tmp_path / "p.mmd").read_text().startswith("flowchart TD")
     assert drawing.save(tmp_path / "p.dot").read_text().startswith("digraph")
-    if HAVE_DOT:
-        assert drawing.save(tmp_path / "p.png").read_bytes().startswith(b"\x89PNG")
+    assert drawing.save(tmp_path / "p.png").read_bytes().startswith(b"\x89PNG")
 
 
 def test_the_readmes_picture_is_what_the_command_draws() -> None:

@@ -69,7 +69,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "connect_plan.output",
             "connect_plan.cli",
             # the Flight SQL front door (connect-plan serve), beside the CLI
-            "connect_plan.serve",
+            "connect_plan.flightsql",
             "connect_plan.display",
             "connect_plan.fixtures",
             "connect_plan.__main__",

@@ -41,7 +41,7 @@ def test_the_sail_extra_pins_a_pyspark_its_pysail_accepts() -> None:
 
 
 def test_the_readme_and_the_thin_job_state_the_same_bounds() -> None:
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "install.md").read_text()  # the install profiles (moved from the README)
     row = next(line for line in readme.splitlines() if line.startswith("| **+ Sail**"))
     assert "'.[sail]'" in row and "'pyspark-client>=4.0,<4.3' 'pysail>=0.7,<0.8'" in row
     thin = (ROOT / "scripts" / "ci-thin.sh").read_text()
@@ -54,7 +54,7 @@ def test_the_readmes_install_commands_pin_what_pyproject_pins() -> None:
     """The thin rows install the dependencies by hand (then connect_plan with --no-deps): the
     same bounds as pyproject.toml, or a thin install resolves what the full one never would."""
     deps = requirements(project()["dependencies"])  # type: ignore[arg-type]
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "install.md").read_text()  # the install profiles (moved from the README)
     for label in ("| **thin**", "| **+ Sail**"):
         row = next(line for line in readme.splitlines() if line.startswith(label))
         pinned = requirements(re.findall(r"'([a-z-]+[<>=!][^']*)'", row))

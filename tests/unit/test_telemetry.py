@@ -96,22 +96,25 @@ def test_progress_records_in_order_and_the_last_at_100_percent_with_skipped_stag
     assert watch.finish(complete=True) is out  # once
     text = out.describe()
     assert OP in text and "100 rows in 2 batches" in text and "peak memory 2.0 KiB" in text
+    assert "spark          3 stages: 2 run, 1 skipped; 12 tasks run, 200 B read" in text
     assert out.as_dict()["operators"][0]["metrics"]["numOutputRows"] == {"value": 97, "kind": "sum"}
 
 
 def test_the_result_stage_last_seen_before_any_task_ended_ran() -> None:
     """Spark reports progress only when something changed: a one-stage write whose two
     tasks end together is last seen at 0 of 2 tasks, then the stream completes. That stage
-    (the highest id: the last job's result stage) ran; a lower one seen the same way was
-    skipped. An incomplete result counts what was seen."""
+    (the highest id: the last job's result stage) ran; lower ones seen the same way may
+    have run after the last report or been skipped: not reported, said so. An incomplete
+    result counts what was seen."""
     watch = QueryWatch()
     watch.feed(progress((4, 2, 0, False), running=2))
     last = watch.finish(complete=True)
-    assert (last.stages, last.stages_skipped, last.tasks) == (1, 0, 2)
+    assert (last.stages, last.stages_skipped, last.stages_unreported, last.tasks) == (1, 0, 0, 2)
     watch = QueryWatch()
     watch.feed(progress((4, 8, 0, False), (5, 2, 0, False), (6, 2, 0, False), running=2))
     out = watch.finish(complete=True)
-    assert (out.stages, out.stages_skipped, out.tasks) == (1, 2, 2)  # stage 6 ran; 4 and 5 skipped
+    assert (out.stages, out.stages_skipped, out.stages_unreported, out.tasks) == (1, 0, 2, 2)
+    assert "3 stages: 1 run, 2 not reported before the result ended; 2 tasks run" in out.describe()
     seen: list[Progress] = []
     watch = QueryWatch(seen.append)
     watch.feed(progress((4, 2, 0, False), running=2))
@@ -218,3 +221,34 @@ def test_every_rpc_is_logged_at_debug_without_metadata(caplog: pytest.LogCapture
     with caplog.at_level(logging.INFO, logger="connect_plan"):  # DEBUG off: nothing registered
         stub.ExecutePlan(request, timeout=5.0)
     assert not calls[-1].callbacks and not caplog.records
+
+
+def test_stages_are_counted_as_sparks_ui_counts_them() -> None:
+    """The reports of a query with adaptive execution (recorded from Spark 4.3 with reports
+    every 10 ms, ids shortened): each later job lists the stages whose output it reuses under
+    new ids, never run (skipped); a stage once reported run stays run when a job lists it
+    again with no task done; one row, one batch, one task and one stage are said in the
+    singular."""
+    watch = QueryWatch()
+    for report in (
+        [(77, 2, 0, False)],
+        [(77, 2, 2, True)],
+        [(77, 2, 2, True), (78, 2, 2, True)],
+        [(77, 2, 2, True), (78, 2, 2, True), (81, 1, 1, True), (80, 2, 0, False)],
+        [(77, 2, 0, False), (78, 2, 2, True), (81, 1, 1, True), (80, 2, 0, False), (83, 1, 0, False)],
+        [(78, 2, 2, True), (81, 1, 1, True), (80, 2, 0, False), (83, 1, 1, True), (82, 2, 0, False)],
+        [(81, 1, 1, True), (83, 1, 1, True), (86, 1, 1, True), (85, 1, 0, False), (84, 2, 0, False)],
+    ):
+        watch.feed(progress(*report))
+    watch.feed(batch(1))
+    out = watch.finish(complete=True)
+    assert (out.stages, out.stages_skipped, out.stages_unreported, out.tasks) == (5, 4, 0, 7)
+    assert "9 stages: 5 run, 4 skipped; 7 tasks run" in out.describe()
+    assert "1 row in 1 batch," in out.describe()
+    one = QueryWatch()
+    one.feed(progress((3, 1, 1, True)))
+    assert "spark          1 stage: 1 run; 1 task run, 0 B read" in one.finish(complete=True).describe()
+    silent = QueryWatch()
+    silent.feed(batch(2))
+    text = silent.finish(complete=True).describe()
+    assert "no stage reported: the query ended before the server's first progress report" in text

@@ -21,7 +21,7 @@ from ...functions import CATALOG
 from ...limits import CHEAP_WALK_NODES, MAX_JSON_CHARS, MAX_PLAN_NESTING, MAX_STEPS
 from ...names import quote
 from ...shapes import cycle_location, encodable, plain_tree_encodable, shape, shape_problem
-from ...types import type_string
+from ...types import ArrayType, DataType, MapType, Primitive, StructType, type_string
 from .core import MAP, MISSING, STEP_PARSERS, Parser, RawStep, check_keys, key, options, step
 from .expressions import literal_or_expr
 from .inline import inline, parse_schema
@@ -638,6 +638,16 @@ def _sql_arg(p: Parser, raw: Any, loc: str) -> ir.Expr | None:
     for node in ir.walk(e):
         nloc = re.sub(r"/(lit|col)$", "", node.loc or loc)  # the object, not its key
         if isinstance(node, ir.Lit):
+            if node.type is not None and _has_variant(node.type):
+                p.err(
+                    "sql_parameter",
+                    nloc,
+                    "a SQL parameter cannot be a variant (Spark has no variant literal): pass the JSON text "
+                    "as a string and parse_json it in the query",
+                    node.value,
+                )
+                ok = False
+                continue
             if node.type is not None and node.value is not None:
                 try:
                     coerce_value(node.value, node.type)
@@ -657,6 +667,18 @@ def _sql_arg(p: Parser, raw: Any, loc: str) -> ir.Expr | None:
         ok = False
         break
     return e if ok else None
+
+
+def _has_variant(t: DataType | None) -> bool:
+    if isinstance(t, Primitive):
+        return t.name == "variant"
+    if isinstance(t, ArrayType):
+        return _has_variant(t.element)
+    if isinstance(t, MapType):
+        return _has_variant(t.key) or _has_variant(t.value)
+    if isinstance(t, StructType):
+        return any(_has_variant(ft) for _, ft in t.fields)
+    return False
 
 
 def _sql_arg_kind(node: ir.Expr) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 from ... import ir
 from ...functions import FunctionSpec
 from ...limits import MAX_EXPR_DEPTH
+from ...names import attribute_parts
 from ...types import TypeParseError, incomplete, parse_type
 from .core import MAP, Parser, check_keys, column_name, first, side
 from .spellings import (
@@ -215,11 +216,31 @@ def column_ref(p: Parser, name: str, loc: str, side: str | None = None) -> ir.Ex
         return None
     if name == "*":
         return ir.Star(loc)
+    if name.endswith(".*") and len(name) > 2 and side is None:
+        return ir.Star(loc, name[:-2])  # PySpark's col("s.*"): a struct's fields, or a qualifier's columns
     if p.lambda_scopes and side is None:
         var = p.lambda_var(name)
         if var is not None:
             return ir.LambdaVar(var, loc)
+        field_access = _lambda_field(p, name, loc)
+        if field_access is not None:
+            return field_access
     return ir.Col(name, loc, side)
+
+
+def _lambda_field(p: Parser, name: str, loc: str) -> ir.Expr | None:
+    """``e.x`` where ``e`` is a lambda parameter: field ``x`` of the parameter (PySpark's
+    ``lambda e: e.x``, an extract-value of the lambda variable), never a column ``e.x``."""
+    parts = attribute_parts(name)
+    if parts is None or len(parts) < 2:
+        return None
+    var = p.lambda_var(parts[0])
+    if var is None:
+        return None
+    out: ir.Expr = ir.LambdaVar(var, loc)
+    for part in parts[1:]:
+        out = ir.ExtractValue(out, ir.Lit(part, loc), loc)
+    return out
 
 
 def lambda_var_ref(p: Parser, name: Any, loc: str) -> ir.Expr | None:

@@ -12,7 +12,7 @@ from typing import Any
 from ... import ir
 from ...arrow_types import from_arrow, inline_arrow_type
 from ...data import Field, rows_to_arrow
-from ...types import TypeParseError, incomplete, parse_type
+from ...types import StructType, TypeParseError, incomplete, parse_type, type_string
 from .core import MAP, MISSING, Parser, check_keys, key
 from .spellings import SCHEMA_FIELD_KEYS
 
@@ -71,8 +71,22 @@ def parse_schema(p: Parser, raw: Any, loc: str, *, bare_array: bool = False) -> 
     rows infer its element type)."""
     if isinstance(raw, MAP) and isinstance(raw.get("fields"), list):
         raw, loc = raw["fields"], f"{loc}/fields"  # Spark's StructType JSON
+    elif isinstance(raw, str):
+        raw = _ddl_fields(p, raw, loc)
+        if raw is None:
+            return None
+    elif not isinstance(raw, (list, tuple, MAP)) and hasattr(raw, "fields"):
+        raw = _struct_type_fields(p, raw, loc)
+        if raw is None:
+            return None
     if not isinstance(raw, (list, tuple)):
-        p.err("schema_type", loc, 'a schema must be a list of {"name", "type"} objects or [name, type] pairs', raw)
+        p.err(
+            "schema_type",
+            loc,
+            'a schema must be a list of {"name", "type"} objects or [name, type] pairs, a DDL string '
+            "('name string, age int') or a StructType",
+            raw,
+        )
         return None
     fields: list[Field] = []
     seen: dict[str, int] = {}
@@ -129,6 +143,46 @@ def parse_schema(p: Parser, raw: Any, loc: str, *, bare_array: bool = False) -> 
         seen[name.lower()] = i
         fields.append(Field(name, t, at))
     return fields if ok else None
+
+
+def _ddl_fields(p: Parser, text: str, loc: str) -> list[tuple[str, str]] | None:
+    """A DDL schema string (``'name string, age int'``, as ``createDataFrame`` takes it) as
+    ``(name, type)`` pairs, read by the plan format's type parser as a struct's fields."""
+    try:
+        t = parse_type(f"struct<{text}>") if text.strip() else None
+    except TypeParseError as exc:
+        p.err("schema_type", loc, f"not a DDL schema ('name string, age int'): {exc}", text)
+        return None
+    if not isinstance(t, StructType) or not t.fields:
+        p.err("schema_type", loc, "a DDL schema names at least one column ('name string, age int')", text)
+        return None
+    return [(name, type_string(ftype)) for name, ftype in t.fields]
+
+
+def _struct_type_fields(p: Parser, schema: Any, loc: str) -> list[tuple[str, str]] | None:
+    """A ``StructType`` object (PySpark's or Sparkless') as ``(name, type)`` pairs. Its types
+    are read from their parts, not from ``simpleString()``: Sparkless 3.31 writes a
+    ``DecimalType(10, 2)`` as ``decimal``, which would read as ``decimal(10,0)``."""
+    try:
+        return [(str(f.name), _type_text(f.dataType)) for f in schema.fields]
+    except (AttributeError, TypeError) as exc:
+        p.err("schema_type", loc, f"a {type(schema).__name__} whose fields cannot be read: {exc}", repr(schema))
+        return None
+
+
+def _type_text(t: Any) -> str:
+    """A PySpark-like ``DataType`` object as a type string, from its parts."""
+    if hasattr(t, "fields"):
+        return "struct<" + ",".join(f"`{f.name.replace('`', '``')}`:{_type_text(f.dataType)}" for f in t.fields) + ">"
+    if hasattr(t, "precision") and hasattr(t, "scale"):
+        return f"decimal({int(t.precision)},{int(t.scale)})"
+    element = getattr(t, "elementType", getattr(t, "element_type", None))
+    if element is not None:
+        return f"array<{_type_text(element)}>"
+    k, v = getattr(t, "keyType", getattr(t, "key_type", None)), getattr(t, "valueType", getattr(t, "value_type", None))
+    if k is not None and v is not None:
+        return f"map<{_type_text(k)},{_type_text(v)}>"
+    return str(t.simpleString())
 
 
 def inline(

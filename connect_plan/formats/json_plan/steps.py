@@ -125,8 +125,11 @@ def _select_item(p: Parser, item: Any, loc: str) -> ir.SelectItem | None:
     if not isinstance(col, str) or not col:
         p.err("column_name", f"{loc}/{k}", "a column name must be a non-empty string", col)
         return None
-    if col == "*":
-        return ir.SelectItem(ir.Star(f"{loc}/{k}"), None, loc)
+    if col == "*" or (col.endswith(".*") and len(col) > 2):
+        if name is not None:
+            p.err("select_item", loc, f"{col!r} selects several columns: it takes no alias", name)
+            return None
+        return ir.SelectItem(ir.Star(f"{loc}/{k}", col[:-2] or None), None, loc)
     return ir.SelectItem(ir.Col(col, f"{loc}/{k}"), name, loc)
 
 
@@ -138,6 +141,8 @@ def _select_string(p: Parser, text: str, loc: str) -> ir.SelectItem | None:
         return None
     if text == "*":
         return ir.SelectItem(ir.Star(loc), None, loc)
+    if text.endswith(".*") and len(text) > 2:  # PySpark's select("s.*"): a struct's fields
+        return ir.SelectItem(ir.Star(loc, text[:-2]), None, loc)
     if text.isidentifier():  # a plain name (the usual case): neither form below can match
         return ir.SelectItem(ir.Col(text, loc), None, loc)
     m = _CONCAT.match(text)

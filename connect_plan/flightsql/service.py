@@ -17,9 +17,9 @@ DoPut, DoExchange,  UNIMPLEMENTED: this server reads; it takes no data, no param
 PollFlightInfo      transactions
 ==================  ==============================================================================
 
-Every call is authenticated first (:class:`~connect_plan.serve.callers.Callers`): a call without
+Every call is authenticated first (:class:`~connect_plan.flightsql.callers.Callers`): a call without
 a known token ends UNAUTHENTICATED before anything else is read. Every failure ends the call with
-a status chosen by the error's type (:func:`~connect_plan.serve.status.status_of`); no traceback
+a status chosen by the error's type (:func:`~connect_plan.flightsql.status.status_of`); no traceback
 leaves the process.
 
 Why gRPC and not ``pyarrow.flight.FlightServerBase``: its Python server sends a Python traceback

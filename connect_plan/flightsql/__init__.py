@@ -104,7 +104,7 @@ class FlightSqlServer:
         self.stop()
 
     def __repr__(self) -> str:
-        return f"<connect_plan.serve.FlightSqlServer {self.url} callers={len(self.callers.names)}>"
+        return f"<connect_plan.flightsql.FlightSqlServer {self.url} callers={len(self.callers.names)}>"
 
 
 def serve(
@@ -128,7 +128,7 @@ def serve(
     ``tls_key`` (PEM files). ``tables``: a Substrait plan's table names → sources, as
     ``connect-plan run --table`` (``{"orders": {"files": ["/d/orders.parquet"], "format":
     "parquet"}}``, ``{"t": {"table": "db.t"}}``). ``tokens``: a tokens file
-    (:mod:`connect_plan.serve.callers`): each bearer token a caller with its policy and Spark
+    (:mod:`connect_plan.flightsql.callers`): each bearer token a caller with its policy and Spark
     session; without it every call is one anonymous caller's, under ``policy`` (``strict``,
     ``trusted``, a JSON policy file, or a :class:`~connect_plan.policy.Policy`). Tokens travel
     in plaintext only on a loopback address, unless ``allow_insecure_tokens``.

@@ -221,16 +221,16 @@ _MEMBERS = {str: 0, bool: 1, int: 3}
 
 
 def _facts(policy: Policy | None) -> dict[str, str | bool | int]:
-    import pyarrow
+    from importlib.metadata import version
 
-    from .. import __version__
+    import pyarrow
 
     writes = policy is None or bool(
         policy.write_tables != () or policy.write_paths != () or policy.temp_views or policy.global_temp_views
     )
     return {
         "FLIGHT_SQL_SERVER_NAME": "connect_plan serve (Spark Connect)",
-        "FLIGHT_SQL_SERVER_VERSION": __version__,
+        "FLIGHT_SQL_SERVER_VERSION": version("connect-plan"),  # the package's own (no import of it back)
         "FLIGHT_SQL_SERVER_ARROW_VERSION": pyarrow.__version__,
         "FLIGHT_SQL_SERVER_READ_ONLY": not writes,
         "FLIGHT_SQL_SERVER_SQL": policy is None or policy.sql,
