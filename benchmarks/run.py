@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import flight_sql, scenarios
+from . import flight_sql, peers, scenarios
 from .measure import env_info
 
 #: scenario sizes: full (the issue's) and tiny (the smoke test's)
@@ -37,6 +37,7 @@ SIZES: dict[str, dict[str, Any]] = {
         "cold_start": 5,
         # rows of the throughput case, concurrent clients, their seconds, connect-plan run processes
         "flight_sql": (10_000_000, 32, 60.0, 5),
+        "peers": (10_000_000, 1_000_000),
     },
     "tiny": {
         "translation": (10, 20),
@@ -46,6 +47,7 @@ SIZES: dict[str, dict[str, Any]] = {
         "link_throughput": 10_000,
         "cold_start": 1,
         "flight_sql": (10_000, 4, 2.0, 1),
+        "peers": (10_000, 10_000),
     },
 }
 SCENARIOS = (
@@ -58,6 +60,7 @@ SCENARIOS = (
     "link_throughput",
     "cold_start",
     "flight_sql",
+    "peers",
 )
 ENGINES = ("spark", "sail")
 ROOT = Path(__file__).resolve().parent.parent
@@ -160,6 +163,7 @@ def run_suite(
             "link_throughput": lambda: scenarios.link_throughput(ctx, sizes["link_throughput"]),
             "cold_start": lambda: scenarios.cold_start(ctx, sizes["cold_start"] * repeat),
             "flight_sql": lambda: flight_sql.flight_sql(ctx, *sizes["flight_sql"]),
+            "peers": lambda: peers.peers(ctx, *sizes["peers"]),
         }
         for name in only:
             log(f"== {name}")

@@ -20,6 +20,10 @@ from . import workloads as w
 from .measure import Series, paired, run_measured, thread_cpu
 
 MiB = 1 << 20
+#: the translation guards (issue 34 retired the 0.05× target): connect_plan's translate at
+#: 100 ops against PySpark's DataFrame API + to_proto, and the per-op spread from 10 to 1,000 ops
+GUARD_AT_100_OPS = 0.25
+GUARD_FLATNESS = 1.5
 
 
 @dataclass
@@ -203,19 +207,14 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
         }
         targets = []
         if n == 100:
+            # a regression guard (issue 34), where the 0.05× target stood: the IR floor showed
+            # 0.05× out of reach for any translator through one IR (0.074×); what remains is
+            # ~1.4 ms per 100-step plan, which no user feels. The floors stay as the explanation.
             targets.append(
                 _target(
-                    "translation ≤ 0.05× PySpark proto building (to_proto) at 100 ops",
-                    ratios["connect_plan/pyspark_to_proto"],
-                    0.05,
-                    "max",
-                )
-            )
-            targets.append(
-                _target(
-                    "translation ≤ 0.05× PySpark DataFrame API + to_proto at 100 ops",
+                    "guard: translation ≤ 0.25× PySpark DataFrame API + to_proto at 100 ops",
                     ratios["connect_plan/pyspark_api_and_proto"],
-                    0.05,
+                    GUARD_AT_100_OPS,
                     "max",
                 )
             )
@@ -251,7 +250,14 @@ def translation(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
                 "per-op flatness",
                 {},
                 {"per-op (input included) max/min": plain, "marginal per-op max/min": marginal_spread},
-                [_target(f"per-op cost flat within 1.5× from {min(sizes)} to {max(sizes)} ops", plain, 1.5, "max")],
+                [
+                    _target(
+                        f"guard: per-op cost flat within {GUARD_FLATNESS:g}× from {min(sizes)} to {max(sizes)} ops",
+                        plain,
+                        GUARD_FLATNESS,
+                        "max",
+                    )
+                ],
             )
         )
     return out

@@ -91,3 +91,26 @@ def test_the_allocator_state_ab_measures_both_clients_in_both_states(spark_url: 
             assert all(r["cpu_ms_per_mib"] > 0 and r["wall_s"] > 0 and r["faults"] >= 0 for r in runs)
     table = allocator_state.summary(samples).splitlines()
     assert [line.split(" | ")[0] for line in table[2:]] == ["| emptied", "| steady"]
+
+
+@pytest.mark.slow
+def test_the_plan_quality_scenario_pairs_recorded_plans_with_spark_sql(spark_url: str, tmp_path: Path) -> None:
+    # benchmarks/plan_quality.py runs outside the suite (TPC-H sf 1, TPC-DS): this runs its command
+    # on TPC-H q06 at sf 0.01 (every producer that planned it) so that it keeps working end to end
+    pytest.importorskip("duckdb", reason="DuckDB makes the TPC-H data")
+    out = tmp_path / "quality"
+    command = [sys.executable, "-m", "benchmarks.plan_quality", "--remote", spark_url, "--suites", "tpch"]
+    command += ["--tpch-scale", "0.01", "--only", "tpch:q06", "--repeat", "1", "--out", str(out)]
+    env = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"} | {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-4000:]
+    report: dict[str, Any] = json.loads((out / "report.json").read_text())
+    results = report["results"]
+    assert {r["producer"] for r in results} == {"datafusion", "duckdb", "isthmus", "ibis"}
+    for r in results:
+        assert "problem" not in r, r
+        assert r["query"] == "q06" and len(r["sql_seconds"]) == len(r["plan_seconds"]) == 1
+        assert math.isfinite(r["ratio"]) and r["ratio"] > 0
+    assert report["scales"] == {"tpch": 0.01}
+    assert (tmp_path / "cache" / "connect_plan" / "bench-data" / "tpch-sf0.01" / "tables.json").exists()
+    assert "| tpch | **all** | 4 |" in (out / "summary.md").read_text()
