@@ -236,7 +236,7 @@ def _worker(consumer: str, job_file: str) -> int:
         event(batch=k, event="start")
         try:
             table = run(parse_substrait(st.plan_of(batch)).SerializeToString())
-        except (Exception, BaseException) as e:  # a Rust panic is a BaseException (pyo3's PanicException)
+        except BaseException as e:  # a Rust panic is a BaseException (pyo3's PanicException)
             if isinstance(e, (KeyboardInterrupt, SystemExit)):
                 raise
             error = _one_line(f"{type(e).__name__}: {e}")
