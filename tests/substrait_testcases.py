@@ -638,7 +638,15 @@ def same_value(expected: Any, actual: Any, type_text: str) -> bool:
     if n == "dec":
         return isinstance(actual, decimal.Decimal) and actual == expected
     if n == "iyear" and isinstance(actual, tuple):
-        return bool(actual[0] == expected)
+        # Arrow's month_day_nano interval (months, days, nanoseconds): a year-month interval is
+        # its months alone
+        return bool(actual[0] == expected and not any(actual[1:]))
+    if n == "iday" and isinstance(actual, tuple) and len(actual) == 3:
+        # a month_day_nano interval (another consumer's day-second interval): no months, and
+        # its days and nanoseconds the spec's duration
+        months, days, nanos = actual
+        want = expected // datetime.timedelta(microseconds=1) * 1000
+        return bool(months == 0 and days * 86_400_000_000_000 + nanos == want)
     if isinstance(expected, bool) != isinstance(actual, bool):
         return False
     return bool(expected == actual)
