@@ -160,13 +160,18 @@ def _states(spark_url: str, session_id: str, user_id: str) -> list[str]:
     ]
 
 
+#: 10^8 rows in 1,000 partitions: each task's Arrow result is 0.8 MB (in the default two
+#: partitions each task held 400 MB of Arrow at once, and the suite's 2g server ran out of heap,
+#: which stops its SparkContext for every later test)
+ENDLESS_RANGE = {"input": {"range": {"start": 0, "end": 100_000_000, "num_partitions": 1000}}, "plan": []}
+
 _KILLED_CLIENT = """
 import json, sys, time, warnings
 warnings.simplefilter("ignore")
 import adbc_driver_flightsql.dbapi as flightsql
 conn = flightsql.connect(sys.argv[1], db_kwargs={"adbc.flight.sql.authorization_header": "Bearer " + sys.argv[2]})
 cur = conn.cursor()
-cur.execute(json.dumps({"input": {"range": 100_000_000}, "plan": []}))
+cur.execute(json.dumps({"input": {"range": {"start": 0, "end": 100_000_000, "num_partitions": 1000}}, "plan": []}))
 reader = cur.fetch_record_batch()
 rows = 0
 for batch in reader:
@@ -227,9 +232,7 @@ def test_cancel_flight_info_mid_stream_interrupts_the_spark_execution_within_2s(
 
     client = flight(server.url)
     try:
-        query = pack(
-            message(f"{SQL}.CommandStatementQuery")(query=json.dumps({"input": {"range": 100_000_000}, "plan": []}))
-        )
+        query = pack(message(f"{SQL}.CommandStatementQuery")(query=json.dumps(ENDLESS_RANGE)))
         info = client.get_flight_info(fl.FlightDescriptor.for_command(query), options(ALICE))
         stream = client.do_get(info.endpoints[0].ticket, options(ALICE))
         rows = 0
