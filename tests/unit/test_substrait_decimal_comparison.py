@@ -66,7 +66,11 @@ def test_every_small_decimal_type_exhaustively() -> None:
         for s in range(p + 1):
             values = [_grid(n, s) for n in range(-(10**p) + 1, 10**p)]
             doubles = [float(v) for v in values]
-            xs = {*doubles, *(math.nextafter(x, math.inf) for x in doubles), *(math.nextafter(x, -math.inf) for x in doubles)}
+            xs = {
+                *doubles,
+                *(math.nextafter(x, math.inf) for x in doubles),
+                *(math.nextafter(x, -math.inf) for x in doubles),
+            }
             for x in xs:
                 d = exact_decimal_literal(x, p, s)
                 assert (d is not None) == any(float(v) == x for v in values), (x, p, s)
