@@ -113,9 +113,8 @@ def _rewrite(
     p, s = declared
     new: list[ir.Expr] = []
     for e in others:
-        if not _is_double_literal(e):
-            return None
-        d = exact_decimal_literal(e.value, p, s)  # type: ignore[attr-defined]
+        x = _double_literal(e)
+        d = None if x is None else exact_decimal_literal(x, p, s)
         if d is None:
             return None
         new.append(ir.Lit(format(d, "f"), e.loc, Primitive("decimal", p, s)))
@@ -123,11 +122,9 @@ def _rewrite(
     return ir.Cast(col, Primitive("decimal", p, s), col.loc), new
 
 
-def _is_double_literal(e: ir.Expr) -> bool:
-    return (
-        isinstance(e, ir.Lit)
-        and isinstance(e.type, Primitive)
-        and e.type.name == "double"
-        and isinstance(e.value, float)
-        and not isinstance(e.value, bool)
-    )
+def _double_literal(e: ir.Expr) -> float | None:
+    """The value of a double literal (not NULL), else None."""
+    if isinstance(e, ir.Lit) and isinstance(e.type, Primitive) and e.type.name == "double":
+        if isinstance(e.value, float):
+            return e.value
+    return None
