@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import shlex
 import subprocess
 from pathlib import Path
 
-from benchmarks.run import _code_changes, code_version
+from benchmarks.run import _code_changes, code_version, summary_markdown
 
 
 def test_a_report_names_the_code_changes_it_measured_and_not_the_reports(tmp_path: Path) -> None:
@@ -36,3 +38,21 @@ def test_a_report_names_the_code_changes_it_measured_and_not_the_reports(tmp_pat
     assert both["changed"] == ["connect_plan/x.py", "docs/benchmarks/spark/summary.md"]
     assert _code_changes(both) == ["connect_plan/x.py"]
     assert code_version(tmp_path / "not-a-repo")["dirty"] is None
+
+
+PUBLISHED = Path(__file__).resolve().parents[2] / "docs" / "benchmarks"
+
+
+def test_each_published_summary_is_its_report_rendered_with_date_and_command() -> None:
+    """Every figure of a published summary.md comes from its report.json, rendered by
+    ``summary_markdown``, and the summary names when the run started and the command that made
+    it (issue 35: each figure dated, with its command)."""
+    reports = sorted(p for p in PUBLISHED.rglob("report.json") if (p.parent / "summary.md").exists())
+    reports = [p for p in reports if "plan-quality" not in p.parts]  # benchmarks/plan_quality.py renders that one
+    assert {p.parent.relative_to(PUBLISHED).as_posix() for p in reports} >= {"spark", "sail", "spark/peers"}
+    for path in reports:
+        report = json.loads(path.read_text())
+        summary = (path.parent / "summary.md").read_text()
+        assert summary == summary_markdown(report) + "\n", f"{path.parent}: regenerate summary.md from report.json"
+        assert report["started"][:10] in summary.splitlines()[2], path
+        assert f"Measured with `{shlex.join(report['command'])}`." in summary, path
