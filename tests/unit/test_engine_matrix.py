@@ -4,6 +4,7 @@ known differences with their reasons, the feature table."""
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -78,3 +79,14 @@ def test_renders_counts_differences_and_features(tmp_path: Path) -> None:
     )  # connect_plan/versions.py
     assert "| `with_columns_renamed_renames` | `WithColumnsRenamed.renames` | 4.0+ | refused |" in text
     assert "Apache Spark Connect 4.0 and later" in text
+
+
+def test_the_published_matrix_says_when_its_counts_were_measured() -> None:
+    """docs/engines.md's counts carry the day of their runs and the commands (issue 35), in the
+    line the script writes just above the table."""
+    lines = (ROOT / "docs" / "engines.md").read_text().splitlines()
+    table = next(i for i, line in enumerate(lines) if line.startswith("| test file |"))
+    assert re.fullmatch(
+        r"Measured 20\d\d-\d\d-\d\d.* \(Spark\) and 20\d\d-\d\d-\d\d.* \(Sail\).*`python scripts/engine_matrix\.py`.*",
+        lines[table - 2],
+    )
