@@ -21,6 +21,16 @@ pytestmark = pytest.mark.slow
 
 #: column → its decimal type
 TYPES = {"a": (15, 2), "b": (15, 0), "c": (7, 3), "d": (15, 15), "e": (3, 1)}
+#: columns the plan declares decimal(15, 2) whose table holds another type, and their values: the
+#: comparison keeps the plan's meaning (Spark's answer for the double comparison) there too
+MISSTATED: dict[str, tuple[pa.DataType, list[Any]]] = {
+    "f": (pa.float64(), [0.05, math.nextafter(0.05, 1), math.nextafter(0.05, -1), 0.0451, 0.0549, -0.05, 0.07, 1.5]),
+    "g": (pa.int64(), [0, 1, -1, 2, 10**14, -(10**14), 2**62]),
+    "h": (
+        pa.decimal128(12, 4),
+        [decimal.Decimal(v) for v in ("0.0500", "0.0501", "0.0499", "0.0451", "-0.0500", "0.0700")],
+    ),
+}
 OPS = {"lt": "<", "lte": "<=", "gt": ">", "gte": ">="}
 SQL_OPS = {**OPS, "equal": "="}
 
@@ -48,6 +58,8 @@ def _table() -> pa.Table:
     for name, (p, s) in TYPES.items():
         vs = _values(p, s)
         cols[name] = pa.array(vs + [None] * (rows - len(vs)), pa.decimal128(p, s))
+    for name, (t, vs) in MISSTATED.items():
+        cols[name] = pa.array((vs + [None] * rows)[:rows], t)
     cols["id"] = pa.array(range(rows), pa.int64())
     return pa.table(cols)
 
@@ -56,7 +68,9 @@ def _plan(table: pa.Table, exprs: list[tuple[str, str, list[float]]]) -> dict[st
     names = list(table.column_names)
     types = []
     for f in table.schema:
-        if pa.types.is_decimal(f.type):
+        if f.name in MISSTATED:
+            types.append({"decimal": {"precision": 15, "scale": 2, "nullability": "NULLABILITY_NULLABLE"}})
+        elif pa.types.is_decimal(f.type):
             types.append(
                 {
                     "decimal": {
@@ -124,6 +138,10 @@ def _cases() -> list[tuple[str, str, list[float]]]:
         for fn in (*OPS, "equal"):
             out += [(fn, name, [x]) for x in xs]
         out += [("between", name, [lo, hi]) for lo, hi in zip(xs, xs[1:] + xs[:1])]
+    xs = _literals(_values(15, 2))
+    for name in MISSTATED:
+        for fn in (*OPS, "equal"):
+            out += [(fn, name, [x]) for x in xs]
     return out
 
 

@@ -88,13 +88,12 @@ def test_the_values_it_leaves_alone() -> None:
     assert exact_decimal_literal(-0.0, 15, 2) == 0
 
 
-def test_the_comparison_keeps_its_sides_and_casts_the_column_to_its_declared_type() -> None:
+def test_the_comparison_keeps_its_sides() -> None:
     col, lit = ir.Col("_s1", "/c"), ir.Lit(0.05, "/x", Primitive("double"))
     decimals = {"_s1": (15, 2)}
     exact = ir.Lit("0.05", "/x", Primitive("decimal", 15, 2))
-    cast = ir.Cast(col, Primitive("decimal", 15, 2), "/c")
-    assert exact_decimal_comparison("lt", [col, lit], decimals) == [cast, exact]
-    assert exact_decimal_comparison("lt", [lit, col], decimals) == [exact, cast]
+    assert exact_decimal_comparison("lt", [col, lit], decimals) == [col, exact]
+    assert exact_decimal_comparison("lt", [lit, col], decimals) == [exact, col]
     hi = ir.Lit(0.07, "/y", Primitive("double"))
     assert exact_decimal_comparison("between", [col, lit, hi], decimals)[2] == ir.Lit(
         "0.07", "/y", Primitive("decimal", 15, 2)

@@ -32,10 +32,15 @@ could be replaced by the next grid value in the direction of the operator, but t
 while the column's values are exactly of the declared scale, and a double comparison costs only
 the pushdown.
 
-The column is the plan's declared type, which is what the proof is about; the rewritten
-comparison casts it to that type (``cast(v AS decimal(p, s))``), which Spark's optimizer drops when
-the table's column is of that type (SimplifyCasts), so the filter is pushed, and which keeps the
-comparison the plan's own where a table's column is of another type.
+The column is sent as it is: where the table's column is of the declared type, nothing is cast
+and Spark pushes the filter. The rewrite stays exact where a table's column is not of the type the
+plan declares, as long as its values have at most 15 significant digits near ``x``: Spark compares a
+double or float column with the decimal ``D`` as doubles, and ``RN(D) == x`` is the comparison
+the plan wrote; an integer or a decimal of at most 15 digits is compared with ``D`` exactly, which is 4's
+comparison (an integer of more than 15 digits is farther from ``x`` than any double that could
+round to it). Only a wider decimal with digits past the 15th within half a double's step of ``x``
+would compare differently; a plan that declares such a column ``decimal(p <= 15, s)`` misstates
+its table.
 """
 
 from __future__ import annotations
@@ -78,8 +83,8 @@ def exact_decimal_literal(x: float, precision: int, scale: int) -> decimal.Decim
 
 def exact_decimal_comparison(name: str, args: list[ir.Expr], decimals: Mapping[str, tuple[int, int]]) -> list[ir.Expr]:
     """``args`` of the comparison ``name`` with each double literal compared with a decimal
-    column of precision <= 15 replaced by the decimal it equals (and the column cast to its
-    declared type), where that is the same comparison (see the module's proof); else ``args``."""
+    column of precision <= 15 replaced by the decimal it equals, where that is the same
+    comparison (see the module's proof); else ``args``."""
     positions = _COMPARED.get(name)
     if positions is None or len(args) != 1 + len(positions):
         return args
@@ -104,8 +109,7 @@ def _decimal_of(e: ir.Expr, decimals: Mapping[str, tuple[int, int]]) -> tuple[in
 def _rewrite(
     col: ir.Expr, others: list[ir.Expr], decimals: Mapping[str, tuple[int, int]]
 ) -> tuple[ir.Expr, list[ir.Expr]] | None:
-    """(the column cast to its declared type, the others with every exact double literal
-    replaced), if every other operand that is a double literal converts (else None: a mix of
+    """(the column, the others with every exact double literal replaced), if every other operand that is a double literal converts (else None: a mix of
     decimal and double comparisons of one column is left as written)."""
     declared = _decimal_of(col, decimals)
     if declared is None:
@@ -118,8 +122,7 @@ def _rewrite(
         if d is None:
             return None
         new.append(ir.Lit(format(d, "f"), e.loc, Primitive("decimal", p, s)))
-    assert isinstance(col, ir.Col)
-    return ir.Cast(col, Primitive("decimal", p, s), col.loc), new
+    return col, new
 
 
 def _double_literal(e: ir.Expr) -> float | None:
