@@ -5,6 +5,10 @@ FuncTestCase parser) and turned into Substrait plans connect_plan runs:
 - a scalar case ``add(120::i8, 5::i8) [overflow:ERROR] = 125::i8`` → a project over a one-row
   virtual table calling ``add:i8_i8`` with its arguments as literals, its options as
   ``FunctionOption``\\ s and its declared ``output_type`` (``i8``);
+- a lambda argument ``(x -> gt(x, 0::i32))::func<i32 -> bool?>`` → an ``Expression.Lambda`` of the
+  declared parameter types whose body calls its function (declared from the file's include or
+  ``SUBSTRAIT_DEPENDENCY`` extensions) on lambda parameter references and literals, its output
+  type the func's return type; ``null::func<...>`` → a NULL literal of that function type;
 - an aggregate case ``sum((1, 2, 3)::i8) = 6::i64?`` → an aggregate over an n-row virtual table
   of the column(s), the measure calling the function on them.
 
@@ -12,7 +16,7 @@ A case is one of (:data:`OUTCOMES`): *right* (the expected value, in the declare
 (a located :class:`~connect_plan.errors.PlanError` naming the function or the option), *error as
 expected* (the spec expects an error, Spark raises one), *Spark error* (Spark refused a plan the
 spec says has a value), *wrong* (a value other than the spec's), or *not expressible* (a case no
-standard plan can write: user-defined unsigned literals, lambdas, a ``time`` literal the superset
+standard plan can write: user-defined unsigned literals, a ``time`` literal the superset
 schema has no Spark type for are refused by the front-end as any plan with them is).
 
 The grammar parses; turning a parse tree into literals and plans is written here (the spec's own
