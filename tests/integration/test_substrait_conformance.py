@@ -131,9 +131,9 @@ def test_any_match_stays_kleene_when_exists_is_not(spark_url: str, spark: Any) -
     """With spark.sql.legacy.followThreeValuedLogicInArrayExists off, Spark's exists answers false
     where no element matches and one is NULL; any_match (the spec's Kleene OR) still answers NULL:
     connect_plan writes it as not(forall(not p)), which no setting changes."""
-    import connect_plan
     from pyspark.sql import functions as F
 
+    import connect_plan
     from tests import substrait_lambda_plans as lp
 
     key = "spark.sql.legacy.followThreeValuedLogicInArrayExists"
