@@ -188,3 +188,19 @@ def test_a_lambdas_declared_parameter_types_are_checked() -> None:
     locs = [loc for _, loc, _ in _errors(bad)]
     where = f"{EXPR}/0/scalarFunction/arguments/1/value/lambda/parameters"
     assert locs == [f"{where}/nullability", f"{where}/types/0/userDefined"]
+
+
+def test_a_subquery_inside_a_lambda_is_refused() -> None:
+    """Spark refuses it after the plan was sent (UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.
+    HIGHER_ORDER_FUNCTION, measured): refused here, at the subquery."""
+    one = {
+        "read": {
+            "baseSchema": {"names": ["v"], "struct": {"types": [st.type_json("i32")]}},
+            "virtualTable": {"values": [{"fields": [{"i32": 3}]}]},
+        }
+    }
+    body = lp.call("gt:i32_i32", lp.param(), {"subquery": {"scalar": {"input": one}}}, output="bool?")
+    errors = _errors(lp.plan(lp.call("filter:list_func", lp.column(1), lp.lam(body, "i32?"), output="list?<i32?>")))
+    where = f"{EXPR}/0/scalarFunction/arguments/1/value/lambda/body/scalarFunction/arguments/1/value/subquery"
+    assert [(code, loc) for code, loc, _ in errors] == [("substrait_unsupported", where)]
+    assert "HIGHER_ORDER_FUNCTION" in errors[0][2]

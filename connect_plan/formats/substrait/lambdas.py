@@ -9,7 +9,8 @@ higher-order function takes one (:data:`~.spellings.LAMBDA_ARGUMENTS`, whose loc
 :func:`~.functions.scalar_function` announces in :attr:`~.state.Converter.lambda_slots`):
 anywhere else Spark would refuse it after the plan was sent, so it is refused here, located.
 An immediately invoked lambda (``LambdaInvocation``) and a named one (``NamedLambdaReference``,
-spec 0.108) have no Spark form: they are refused by their kind (no converter is registered).
+spec 0.108) have no Spark form: they are refused by their kind (no converter is registered); a
+subquery in a lambda's body is refused too (Spark evaluates none within a higher-order function).
 """
 
 from __future__ import annotations
@@ -59,9 +60,31 @@ def lambda_expression(c: Converter, msg: Message, loc: str, names: list[str]) ->
         body = c.expr(msg.body, f"{loc}/body", names) if msg.HasField("body") else None
     finally:
         c.lambdas.pop()
+    if body is not None:
+        for sub in _subqueries(body):
+            c.err(
+                "substrait_unsupported",
+                sub.loc,
+                "a subquery inside a lambda: Spark evaluates no subquery within a higher-order function "
+                "(UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.HIGHER_ORDER_FUNCTION)",
+            )
+            ok = False
     if not ok or body is None:
         return ir.Lit(None, loc)
     return ir.Lambda(fresh, body, loc)
+
+
+def _subqueries(body: ir.Expr) -> list[ir.Subquery]:
+    """The subqueries of a lambda's body, outside any lambda nested in it (which reports its own)."""
+    out: list[ir.Subquery] = []
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ir.Subquery):
+            out.append(node)
+        if not isinstance(node, ir.Lambda):
+            stack.extend(reversed(ir.children(node)))
+    return out
 
 
 def lambda_parameter(c: Converter, msg: Message, loc: str) -> ir.LambdaVar | None:
