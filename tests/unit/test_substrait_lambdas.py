@@ -204,3 +204,15 @@ def test_a_subquery_inside_a_lambda_is_refused() -> None:
     where = f"{EXPR}/0/scalarFunction/arguments/1/value/lambda/body/scalarFunction/arguments/1/value/subquery"
     assert [(code, loc) for code, loc, _ in errors] == [("substrait_unsupported", where)]
     assert "HIGHER_ORDER_FUNCTION" in errors[0][2]
+
+
+def test_a_predicate_declared_other_than_boolean_is_refused() -> None:
+    body = lp.call("multiply:i32_i32", lp.param(), lp.i32(2), output="i32?")
+    errors = _errors(lp.plan(lp.call("any_match:list_func", lp.column(1), lp.lam(body, "i32?"), output="bool?")))
+    assert errors == [
+        (
+            "substrait_function",
+            f"{EXPR}/0/scalarFunction/arguments/1/value/lambda/body/scalarFunction/outputType",
+            "any_match's predicate must return a boolean, this one is declared i32",
+        )
+    ]

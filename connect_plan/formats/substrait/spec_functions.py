@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ... import ir
 from ...types import Primitive
-from .calls import AggregateCall, ScalarCall, aggregate_builder, builder, literal_text, refuse
+from .calls import AggregateCall, ScalarCall, aggregate_builder, builder, literal_text, output_kind, refuse
 from .lambdas import null_function
 from .regex import RegexRefused, Translated, java_regex
 from .state import Converter
@@ -440,6 +440,16 @@ def _element_lambda(c: Converter, call: ScalarCall) -> ir.Lambda | None:
             f"{call.name} takes a lambda of one parameter (the element), this one has {len(f.params)}",
         )
         return None
+    body = getattr(call.msg.arguments[1].value, "lambda").body  # `lambda` is a Python keyword
+    if call.name != "transform" and body.WhichOneof("rex_type") == "scalar_function":
+        declared = output_kind(body.scalar_function)
+        if declared not in (None, "bool"):
+            refuse(
+                c,
+                f"{f.loc}/body/scalarFunction/outputType",
+                f"{call.name}'s predicate must return a boolean, this one is declared {declared}",
+            )
+            return None
     return f
 
 
