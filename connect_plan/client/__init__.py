@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from .. import ir, transport
 from ..errors import ConnectPlanError
-from .calls import Calls
+from .calls import Calls, tags
 from .execute import Executor, check_unique_names
 from .failures import TOKEN_RE, Redactor, redact, url_secrets
 from .session import CLOSE_GRACE_SECONDS, COMPRESSIONS, Session, check_compression, check_timeout
@@ -66,6 +66,10 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+#: how long :meth:`Client.interrupt` may take unless told (an Interrupt takes milliseconds of a
+#: server that answers)
+INTERRUPT_SECONDS = 10.0
 
 #: retries of transient failures (UNAVAILABLE...) stop after ~6 s in all, not PySpark's 10 min
 DEFAULT_RETRY_POLICY: dict[str, Any] = {
@@ -400,6 +404,7 @@ class Client:
         tables: Mapping[str, Any] | None = None,
         on_progress: ProgressCallback | None = None,
         on_stats: Callable[[QueryStats], object] | None = None,
+        tag: str | None = None,
     ) -> pa.Table:
         """Run a plan and return its result as one ``pyarrow.Table``.
 
@@ -421,7 +426,12 @@ class Client:
         :class:`~connect_plan.telemetry.QueryStats` (also :attr:`last_query`). Both run in
         the calling thread; one that raises is logged and ignored. A plan that writes
         reports its stages and tasks the same way; its statistics count no rows received.
+
+        ``tag`` (a string without a comma) labels the call's Spark execution: another thread
+        can end it with :meth:`interrupt`, whatever it is doing (still computing its first
+        batch, too).
         """
+        operation_tags = tags(tag)
         ir_plan, effective = self._calls.load(plan, data, schema, policy, tables)
         max_rows, max_bytes, timeout = self._calls.bounds(effective, max_rows, max_bytes, timeout)
         executor = self._executor
@@ -429,14 +439,14 @@ class Client:
         if output is None:
             return self._calls.run(
                 ir_plan,
-                lambda at: executor.table(ir_plan, max_rows, max_bytes, at, on_progress, on_stats),
+                lambda at: executor.table(ir_plan, max_rows, max_bytes, at, on_progress, on_stats, operation_tags),
                 timeout,
             )
         # an append may have happened on the server that went away: never twice
         again = not (isinstance(output, ir.Write) and output.mode == "append")
         return self._calls.run(
             ir_plan,
-            lambda _: executor.write(executor.prepare(ir_plan), output, on_progress, on_stats),
+            lambda _: executor.write(executor.prepare(ir_plan), output, on_progress, on_stats, operation_tags),
             timeout,
             again=again,
             locate=True,
@@ -455,6 +465,7 @@ class Client:
         tables: Mapping[str, Any] | None = None,
         on_progress: ProgressCallback | None = None,
         on_stats: Callable[[QueryStats], object] | None = None,
+        tag: str | None = None,
     ) -> pa.RecordBatchReader:
         """Run a plan and return a ``pyarrow.RecordBatchReader`` over its result.
 
@@ -471,7 +482,9 @@ class Client:
         whole stream, from this call to its last batch (see :meth:`execute`); ``policy``
         replaces the client's for this call. ``on_progress``/``on_stats`` as in
         :meth:`execute`: progress goes on while the reader is read, the statistics come when
-        it is exhausted or closed.
+        it is exhausted or closed. ``tag`` as in :meth:`execute`: :meth:`interrupt` from
+        another thread ends the execution, also while this call still waits for the first
+        batch (it then raises the server's error, ``OPERATION_CANCELED``).
         """
         ir_plan, effective = self._calls.load(plan, data, schema, policy, tables)
         return self._calls.reader(
@@ -479,7 +492,24 @@ class Client:
             *self._calls.bounds(effective, max_rows, max_bytes, timeout),
             on_progress=on_progress,
             on_stats=on_stats,
+            tag=tag,
         )
+
+    def interrupt(self, tag: str, *, timeout: float | None = INTERRUPT_SECONDS) -> tuple[str, ...]:
+        """End every running execution of this client's session that a call tagged ``tag``
+        (``execute(..., tag=)``, ``stream(..., tag=)``) started: Spark Connect's Interrupt
+        by tag, sent at once (thread-safe: call it from another thread than the one the call
+        runs in, or after ``stream`` returned). The call being interrupted raises the
+        server's error; a reader already returned raises it from its next read.
+
+        Returns the operation ids Spark interrupted: none when no execution with the tag was
+        running, or when the call's ExecutePlan had not reached the server yet (an interrupt
+        sent that early finds nothing: call again). ``timeout`` bounds this call (seconds;
+        None: the client's default)."""
+        operation_tags = tags(tag)
+        session = self._session
+        with session.operation(timeout):
+            return tuple(self._executor.interrupt(operation_tags[0]))
 
     def explain(
         self,

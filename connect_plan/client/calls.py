@@ -22,11 +22,21 @@ if TYPE_CHECKING:
     from .execute import Executor
     from .session import Session
 
-__all__ = ["Calls", "describe_plan"]
+__all__ = ["Calls", "describe_plan", "tags"]
 
 T = TypeVar("T")
 
 log = logging.getLogger("connect_plan")
+
+
+def tags(tag: str | None) -> tuple[str, ...]:
+    """The operation tags of a call's ``tag=`` (:meth:`Client.interrupt`), checked as Spark
+    checks them: a non-empty string without a comma."""
+    if tag is None:
+        return ()
+    if not isinstance(tag, str) or not tag or "," in tag:
+        raise ValueError(f"tag must be a non-empty string without a comma, got {tag!r}")
+    return (tag,)
 
 
 def describe_plan(plan: ir.Plan) -> str:
@@ -140,6 +150,7 @@ class Calls:
         *,
         on_progress: ProgressCallback | None = None,
         on_stats: Callable[[QueryStats], object] | None = None,
+        tag: str | None = None,
     ) -> pa.RecordBatchReader:
         import pyarrow as pa
 
@@ -149,10 +160,18 @@ class Calls:
             )
         # a document's conf holds while the query is planned (until its first batch)
         executor = self.executor
+        operation_tags = tags(tag)
         result_schema, batches = self.run(
             plan,
             lambda at: executor.open(
-                plan, max_rows, max_bytes, on_close, at=at, on_progress=on_progress, on_stats=on_stats
+                plan,
+                max_rows,
+                max_bytes,
+                on_close,
+                at=at,
+                on_progress=on_progress,
+                on_stats=on_stats,
+                tags=operation_tags,
             ),
             timeout,
         )
