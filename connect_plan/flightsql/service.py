@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ErrorDetail, ResultContractError, ServerError
 from .catalog import Catalog, sql_info
 from .messages import FLIGHT, SQL, CommandError, flight_data, ipc_schema, message, pack, parse, schemas, unpack
-from .statements import Handles, Statement, load_statement
+from .statements import Handles, Loaded, Statement
 from .status import Status, status_of
 
 if TYPE_CHECKING:
@@ -116,6 +116,7 @@ class FlightSqlService:
         self.callers = callers
         self.tables = dict(tables or {})
         self.catalog = Catalog(self.tables)
+        self.loaded = Loaded(self.tables)
         self.prepared: Handles[Statement] = Handles()
         self.tickets: Handles[Statement] = Handles()
         #: running DoGets by (caller, ticket handle): stop one to end it (CancelFlightInfo)
@@ -290,9 +291,9 @@ class FlightSqlService:
         if command.HasField("transaction_id"):
             raise _Abort(Status("UNIMPLEMENTED", "this server has no transactions"))
         if name == "CommandStatementSubstraitPlan":
-            statement = load_statement("substrait", command.plan.plan, self.tables, caller.policy)
+            statement = self.loaded.load(caller.name, "substrait", command.plan.plan, caller.policy)
         else:
-            statement = load_statement("query", command.query, self.tables, caller.policy)
+            statement = self.loaded.load(caller.name, "query", command.query, caller.policy)
         if not describe:
             return statement
         return self._described(caller, statement)
@@ -321,9 +322,9 @@ class FlightSqlService:
             if req.HasField("transaction_id"):
                 raise _Abort(Status("UNIMPLEMENTED", "this server has no transactions"))
             if kind == "CreatePreparedStatement":
-                statement = load_statement("query", req.query, self.tables, caller.policy)
+                statement = self.loaded.load(caller.name, "query", req.query, caller.policy)
             else:
-                statement = load_statement("substrait", req.plan.plan, self.tables, caller.policy)
+                statement = self.loaded.load(caller.name, "substrait", req.plan.plan, caller.policy)
             statement = self._described(caller, statement)
             assert statement.schema is not None
             handle = self.prepared.add(caller.name, statement)
