@@ -15,6 +15,7 @@ import argparse
 import json
 import math
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -228,6 +229,8 @@ def summary_markdown(report: dict[str, Any]) -> str:
         + ". Medians; every sample is in report.json.",
         "",
     ]
+    if report.get("command"):
+        lines += [f"Measured with `{shlex.join(report['command'])}`.", ""]
     scenario = None
     for r in report["results"]:
         if r["scenario"] != scenario:

@@ -4,11 +4,13 @@
     SPARK_REMOTE=sc://127.0.0.1:15002 python -m pytest tests --junitxml=/tmp/matrix/spark.xml
     SPARK_REMOTE=sail python -m pytest tests --junitxml=/tmp/matrix/sail.xml   # thin venv
     python scripts/engine_matrix.py --spark /tmp/matrix/spark.xml --sail /tmp/matrix/sail.xml \\
-        --spark-version "Apache Spark 4.3.0 (PySpark 4.3.0)" --sail-version "Sail 0.7.2 (pyspark-client 4.2.0)"
+        --spark-version "Apache Spark 4.3.0 (PySpark 4.3.0)" --sail-version "Sail 0.7.2 (pyspark-client 4.2.0)" \\
+        --commit "$(git rev-parse --short HEAD)"
 
 ``--spark``/``--sail`` take JUnit XML files or directories of them (one file per test file
 is fine: the runs may be split). The differences listed are tests/engines.py's, with the
-outcome each had in the Sail run.
+outcome each had in the Sail run. The page says when the runs started (the JUnit XML's
+``timestamp``), the commit measured (``--commit``) and these commands.
 """
 
 from __future__ import annotations
@@ -44,12 +46,16 @@ def _file_of(classname: str) -> str:
     return "/".join(parts) + ".py" if parts else classname
 
 
-def read_junit(paths: list[Path]) -> list[Outcome]:
+def _xml_files(paths: list[Path]) -> list[Path]:
     files: list[Path] = []
     for p in paths:
         files.extend(sorted(p.glob("*.xml")) if p.is_dir() else [p])
+    return files
+
+
+def read_junit(paths: list[Path]) -> list[Outcome]:
     out: list[Outcome] = []
-    for f in files:
+    for f in _xml_files(paths):
         for case in ET.parse(f).getroot().iter("testcase"):
             file, name = _file_of(case.get("classname", "")), case.get("name", "")
             status, message = "passed", ""
@@ -62,6 +68,31 @@ def read_junit(paths: list[Path]) -> list[Outcome]:
                     status, message = ("xfailed" if xfail else "skipped"), child.get("message", "")
             out.append(Outcome(file, name, status, message))
     return out
+
+
+def run_dates(paths: list[Path]) -> list[str]:
+    """The days (YYYY-MM-DD) the JUnit XML's test suites started, as pytest stamps them."""
+    days = {
+        stamp[:10]
+        for f in _xml_files(paths)
+        for suite in ET.parse(f).getroot().iter("testsuite")
+        if (stamp := suite.get("timestamp"))
+    }
+    return sorted(days)
+
+
+def measured_line(spark_days: list[str], sail_days: list[str], commit: str = "") -> str:
+    """When and how the counts below were measured (issue 35: every figure dated, with its command)."""
+
+    def on(days: list[str]) -> str:
+        return " and ".join(days) or "an undated run"
+
+    return (
+        f"Measured {on(spark_days)} (Spark) and {on(sail_days)} (Sail)"
+        + (f" at commit `{commit}`" if commit else "")
+        + ": `SPARK_REMOTE=sc://... python -m pytest tests --junitxml=...`, and `SPARK_REMOTE=sail` in the thin"
+        " install for Sail, rendered by `python scripts/engine_matrix.py` (its docstring has the full commands)."
+    )
 
 
 def _families() -> dict[str, dict[str, str]]:
@@ -97,6 +128,7 @@ def render(
     sail_version: str = "Sail",
     notes: list[str] | None = None,
     families: dict[str, dict[str, str]] | None = None,
+    measured: str = "",
 ) -> str:
     from connect_plan.versions import MINIMUM
 
@@ -154,6 +186,7 @@ def render(
         "fails the run until the entry goes); *spark_only*: tests that need Apache Spark itself",
         "(its launcher, a standalone cluster, killing and restarting its server), skipped on Sail.",
         "",
+        *([measured, ""] if measured else []),
         "| test file | Spark passed | Sail passed | Sail known differences | Sail skipped (spark_only) | Sail other skips | Sail failed |",
         "|---|---|---|---|---|---|---|",
     ]
@@ -212,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sail", type=Path, nargs="+", required=True, help="JUnit XML of the Sail run (files or dirs)")
     ap.add_argument("--spark-version", default="Apache Spark")
     ap.add_argument("--sail-version", default="Sail")
+    ap.add_argument("--commit", default="", help="the commit the runs measured (e.g. git rev-parse --short HEAD)")
     ap.add_argument("--note", action="append", default=[], help="a paragraph to add under the table")
     ap.add_argument("-o", "--output", type=Path, default=DOC)
     args = ap.parse_args(argv)
@@ -221,6 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         spark_version=args.spark_version,
         sail_version=args.sail_version,
         notes=args.note,
+        measured=measured_line(run_dates(args.spark), run_dates(args.sail), args.commit),
     )
     args.output.write_text(text, encoding="utf-8")
     print(f"wrote {args.output}")

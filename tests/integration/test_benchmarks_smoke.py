@@ -10,6 +10,7 @@ import importlib.util
 import json
 import math
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -46,6 +47,7 @@ def test_the_benchmark_command_runs_every_scenario_at_tiny_sizes(spark_url: str,
     summary = (out / "summary.md").read_text()
     assert summary == summary_markdown(report) + "\n"
     assert done.stdout.strip() == summary.strip()  # the summary is printed too
+    assert f"Measured with `{shlex.join(['python', '-m', 'benchmarks', *command[3:]])}`." in summary  # and its command
     assert f"wrote {out / 'report.json'}" in done.stderr
     assert report["size"] == "tiny" and report["server"]["engine"] == engine()
     assert report["command"][-6:] == ["--size", "tiny", "--repeat", "1", "--out", str(out)]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import re
+import shlex
 import subprocess
 from pathlib import Path
 
-from benchmarks.run import _code_changes, code_version
+from benchmarks.run import _code_changes, code_version, summary_markdown
 
 
 def test_a_report_names_the_code_changes_it_measured_and_not_the_reports(tmp_path: Path) -> None:
@@ -36,3 +39,44 @@ def test_a_report_names_the_code_changes_it_measured_and_not_the_reports(tmp_pat
     assert both["changed"] == ["connect_plan/x.py", "docs/benchmarks/spark/summary.md"]
     assert _code_changes(both) == ["connect_plan/x.py"]
     assert code_version(tmp_path / "not-a-repo")["dirty"] is None
+
+
+PUBLISHED = Path(__file__).resolve().parents[2] / "docs" / "benchmarks"
+
+
+def test_each_published_summary_is_its_report_rendered_with_date_and_command() -> None:
+    """Every figure of a published summary.md comes from its report.json, rendered by
+    ``summary_markdown``, and the summary names when the run started and the command that made
+    it (issue 35: each figure dated, with its command)."""
+    reports = sorted(p for p in PUBLISHED.rglob("report.json") if (p.parent / "summary.md").exists())
+    reports = [p for p in reports if "plan-quality" not in p.parts]  # benchmarks/plan_quality.py renders that one
+    assert {p.parent.relative_to(PUBLISHED).as_posix() for p in reports} >= {"spark", "sail", "spark/peers"}
+    for path in reports:
+        report = json.loads(path.read_text())
+        summary = (path.parent / "summary.md").read_text()
+        assert summary == summary_markdown(report) + "\n", f"{path.parent}: regenerate summary.md from report.json"
+        assert report["started"][:10] in summary.splitlines()[2], path
+        assert f"Measured with `{shlex.join(report['command'])}`." in summary, path
+
+
+#: tables of docs/performance.md that hold no figure of a run: what each scenario times, and the
+#: round trips of a query, which tests/integration/test_round_trips.py counts in every suite run
+UNDATED_TABLES = ("| scenario | what is timed |", "| path | round trips (RPCs) |")
+#: how far above a table its date may be: the paragraph that introduces it
+DATE_WITHIN = 12
+
+
+def test_every_table_of_measurements_in_performance_md_is_dated() -> None:
+    """Each table of docs/performance.md has a YYYY-MM-DD date in the lines just above it (issue
+    35: every figure dated), so a table of a new run cannot land without saying when it ran.
+    The command is in the same paragraph by convention; this checks the date only."""
+    lines = (PUBLISHED.parent / "performance.md").read_text().splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("|") and not lines[i - 1].startswith("|")]
+    assert len(starts) >= 10
+    undated = [
+        lines[i]
+        for i in starts
+        if not lines[i].startswith(UNDATED_TABLES)
+        and not any(re.search(r"\b20\d\d-\d\d-\d\d\b", line) for line in lines[max(0, i - DATE_WITHIN) : i])
+    ]
+    assert undated == [], f"tables with no date in the {DATE_WITHIN} lines above them: {undated}"

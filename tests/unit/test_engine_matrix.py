@@ -4,6 +4,7 @@ known differences with their reasons, the feature table."""
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 
 SPARK_XML = """<?xml version="1.0" encoding="utf-8"?>
-<testsuites><testsuite name="pytest" tests="4">
+<testsuites><testsuite name="pytest" tests="4" timestamp="2026-11-23T04:12:33.120511+00:00">
   <testcase classname="tests.integration.test_ops" name="test_op[union]" time="0.1"/>
   <testcase classname="tests.integration.test_ops" name="test_op[cross]" time="0.1"/>
   <testcase classname="tests.integration.test_cluster" name="test_two_workers" time="9"/>
@@ -52,8 +53,16 @@ def test_renders_counts_differences_and_features(tmp_path: Path) -> None:
         ("tests/unit/test_parse.py", "test_ok", "failed"),
     }
     families = {"Relational operators": {"test_ops.py::test_op[cross]": "no cross join with a condition"}}
+    measured = m.measured_line(m.run_dates([tmp_path / "spark.xml"]), m.run_dates([tmp_path / "sail"]), "c5fb5fd")
+    assert measured.startswith("Measured 2026-11-23 (Spark) and an undated run (Sail) at commit `c5fb5fd`: ")
     text = m.render(
-        spark, sail, spark_version="Spark 9.9", sail_version="Sail 0.0", families=families, notes=["A note."]
+        spark,
+        sail,
+        spark_version="Spark 9.9",
+        sail_version="Sail 0.0",
+        families=families,
+        notes=["A note."],
+        measured=measured,
     )
     lines = text.splitlines()
     assert "| `tests/integration/test_ops.py` | 2 / 2 | 1 | 1 | 0 | 0 | 0 |" in lines
@@ -63,9 +72,21 @@ def test_renders_counts_differences_and_features(tmp_path: Path) -> None:
     assert "### Relational operators" in lines
     assert "* `test_ops.py::test_op[cross]` — no cross join with a condition" in lines
     assert "* `test_parse.py::test_ok`" in lines  # a failure no entry explains is listed
+    assert measured in lines  # when and how the counts were measured, beside them
     assert "**Spark 9.9**" in text and "**Sail 0.0**" in text and "A note." in lines
     assert (
         "| `chunked_cached_local_relation` | `Relation.chunked_cached_local_relation` | 4.1+ | not used |" in text
     )  # connect_plan/versions.py
     assert "| `with_columns_renamed_renames` | `WithColumnsRenamed.renames` | 4.0+ | refused |" in text
     assert "Apache Spark Connect 4.0 and later" in text
+
+
+def test_the_published_matrix_says_when_its_counts_were_measured() -> None:
+    """docs/engines.md's counts carry the day of their runs and the commands (issue 35), in the
+    line the script writes just above the table."""
+    lines = (ROOT / "docs" / "engines.md").read_text().splitlines()
+    table = next(i for i, line in enumerate(lines) if line.startswith("| test file |"))
+    assert re.fullmatch(
+        r"Measured 20\d\d-\d\d-\d\d.* \(Spark\) and 20\d\d-\d\d-\d\d.* \(Sail\).*`python scripts/engine_matrix\.py`.*",
+        lines[table - 2],
+    )
