@@ -29,12 +29,16 @@ T = TypeVar("T")
 log = logging.getLogger("connect_plan")
 
 
+#: what separates Spark's job tags (``SparkContext.SPARK_JOB_TAGS_SEP``): no operation tag holds it
+TAG_SEPARATOR = ","
+
+
 def tags(tag: str | None) -> tuple[str, ...]:
     """The operation tags of a call's ``tag=`` (:meth:`Client.interrupt`), checked as Spark
     checks them: a non-empty string without a comma."""
     if tag is None:
         return ()
-    if not isinstance(tag, str) or not tag or "," in tag:
+    if not isinstance(tag, str) or not tag or TAG_SEPARATOR in tag:
         raise ValueError(f"tag must be a non-empty string without a comma, got {tag!r}")
     return (tag,)
 
