@@ -411,14 +411,11 @@ class Client:
         The table is assembled from the same batches :meth:`stream` yields, without copies.
         ``max_rows``/``max_bytes`` bound the result as in :meth:`stream`. A plan with an
         output (a final ``write``/``createOrReplaceTempView`` step or a document ``output``)
-        returns a one-row report of what it wrote instead.
-
-        ``timeout`` (seconds, default the client's) bounds the whole call; when it expires
+        returns a one-row report of what it wrote instead. ``timeout`` (seconds, default the client's) bounds the whole call; when it expires
         the operation is interrupted on the server and released, and
         :class:`~connect_plan.errors.QueryTimeoutError` is raised. Ctrl-C does the same
-        and raises ``KeyboardInterrupt``.
-
-        ``policy`` replaces the client's for this call (see :class:`Client`).
+        and raises ``KeyboardInterrupt``. ``policy`` replaces the client's for this call (see
+        :class:`Client`). ``tag`` names the call's Spark execution for :meth:`interrupt`.
 
         ``on_progress`` is called with a :class:`~connect_plan.telemetry.Progress` record
         while the query runs (the server's stages and tasks, rows received, elapsed time),
@@ -426,10 +423,6 @@ class Client:
         :class:`~connect_plan.telemetry.QueryStats` (also :attr:`last_query`). Both run in
         the calling thread; one that raises is logged and ignored. A plan that writes
         reports its stages and tasks the same way; its statistics count no rows received.
-
-        ``tag`` (a string without a comma) labels the call's Spark execution: another thread
-        can end it with :meth:`interrupt`, whatever it is doing (still computing its first
-        batch, too).
         """
         operation_tags = tags(tag)
         ir_plan, effective = self._calls.load(plan, data, schema, policy, tables)
@@ -474,17 +467,13 @@ class Client:
         iterate it). The call returns once the first batch (or the empty result's schema)
         has arrived, so plan and analysis errors are raised here; a failure later in the
         stream is raised by the read that meets it. Closing the reader early releases the
-        execution on the server.
-
-        ``max_rows`` adds a ``Limit`` on top of the plan (the server computes no more);
+        execution on the server. ``max_rows`` adds a ``Limit`` on top of the plan (the server computes no more);
         ``max_bytes`` stops reading once that many bytes of Arrow data have arrived (the last
         batch is cut to fit) and releases the rest of the execution. ``timeout`` bounds the
         whole stream, from this call to its last batch (see :meth:`execute`); ``policy``
         replaces the client's for this call. ``on_progress``/``on_stats`` as in
         :meth:`execute`: progress goes on while the reader is read, the statistics come when
-        it is exhausted or closed. ``tag`` as in :meth:`execute`: :meth:`interrupt` from
-        another thread ends the execution, also while this call still waits for the first
-        batch (it then raises the server's error, ``OPERATION_CANCELED``).
+        it is exhausted or closed. ``tag`` as in :meth:`execute`.
         """
         ir_plan, effective = self._calls.load(plan, data, schema, policy, tables)
         return self._calls.reader(
@@ -496,20 +485,8 @@ class Client:
         )
 
     def interrupt(self, tag: str, *, timeout: float | None = INTERRUPT_SECONDS) -> tuple[str, ...]:
-        """End every running execution of this client's session that a call tagged ``tag``
-        (``execute(..., tag=)``, ``stream(..., tag=)``) started: Spark Connect's Interrupt
-        by tag, sent at once (thread-safe: call it from another thread than the one the call
-        runs in, or after ``stream`` returned). The call being interrupted raises the
-        server's error; a reader already returned raises it from its next read.
-
-        Returns the operation ids Spark interrupted: none when no execution with the tag was
-        running, or when the call's ExecutePlan had not reached the server yet (an interrupt
-        sent that early finds nothing: call again). ``timeout`` bounds this call (seconds;
-        None: the client's default)."""
-        operation_tags = tags(tag)
-        session = self._session
-        with session.operation(timeout):
-            return tuple(self._executor.interrupt(operation_tags[0]))
+        """End the calls made with ``tag=tag``, from any thread; the ids interrupted (:meth:`Calls.interrupt`)."""
+        return self._calls.interrupt(tag, timeout)
 
     def explain(
         self,

@@ -181,6 +181,22 @@ class Calls:
         )
         return pa.RecordBatchReader.from_batches(result_schema, batches)
 
+    def interrupt(self, tag: str, timeout: float | None) -> tuple[str, ...]:
+        """:meth:`Client.interrupt`: Spark Connect's Interrupt by tag, sent at once, of every
+        running execution of this client's session that a call tagged ``tag`` (``execute(...,
+        tag=)``, ``stream(..., tag=)``; a string without a comma) started. Thread-safe: call it
+        from another thread than the call's, or after ``stream`` returned. The call being
+        interrupted raises the server's error (``OPERATION_CANCELED``), also while it still
+        waits for its first batch; a reader already returned raises it from its next read.
+
+        The operation ids Spark interrupted: none when no execution with the tag was running,
+        or when the call's ExecutePlan had not reached the server yet (an interrupt sent that
+        early finds nothing: call again). ``timeout`` bounds this call (None: the client's
+        default)."""
+        operation_tags = tags(tag)
+        with self.session.operation(timeout):
+            return tuple(self.executor.interrupt(operation_tags[0]))
+
     def draw(
         self,
         plan: ir.Plan,
