@@ -153,10 +153,10 @@ def _small(ctx: Context, pid: int, cur: Any, flight: Callable[[str], Any], cli_r
     for fn in runs.values():
         for _ in range(3):
             fn()
-    _rounds(runs, series, ctx.repeat * 20, 1e3)
+    _rounds(runs, series, ctx.repeat * ctx.samples, 1e3)
     # CPU per statement, insensitive to the load of a shared machine that wall time is not: the
     # calling process's, and the serve process's (what Flight SQL adds on the server side)
-    n = ctx.repeat * 20
+    n = ctx.repeat * ctx.samples
     for name in ("connect_plan (in-process)", "Flight SQL: ADBC DB-API", "Flight SQL: pyarrow.flight"):
         served0, own0 = _cpu_seconds(pid), time.process_time()
         for _ in range(n):

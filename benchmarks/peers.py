@@ -100,7 +100,9 @@ def small_query(ctx: Context, *, rtt: float | None = None) -> list[dict[str, Any
         for fn in clients.values():  # warm-up
             for _ in range(3):
                 fn()
-        series = _rounds(clients, ctx.repeat * (5 if rtt else 20), "ms", lambda s: s * 1e3)
+        series = _rounds(
+            clients, ctx.repeat * (max(1, ctx.samples // 4) if rtt else ctx.samples), "ms", lambda s: s * 1e3
+        )
         answers = {name: fn() for name, fn in clients.items() if name != "raw ExecutePlan"}
     finally:
         client.close()

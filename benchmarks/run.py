@@ -39,6 +39,7 @@ SIZES: dict[str, dict[str, Any]] = {
         # rows of the throughput case, concurrent clients, their seconds, connect-plan run processes
         "flight_sql": (10_000_000, 32, 60.0, 5),
         "peers": (10_000_000, 1_000_000),
+        "samples": 20,
     },
     "tiny": {
         "translation": (10, 20),
@@ -49,6 +50,7 @@ SIZES: dict[str, dict[str, Any]] = {
         "cold_start": 1,
         "flight_sql": (10_000, 4, 2.0, 1),
         "peers": (10_000, 10_000),
+        "samples": 5,
     },
 }
 SCENARIOS = (
@@ -152,7 +154,7 @@ def run_suite(
     load_before = load_average()
     results: list[dict[str, Any]] = []
     try:
-        ctx = scenarios.Context(url, client, spark, repeat, robin_mod, log, engine)
+        ctx = scenarios.Context(url, client, spark, repeat, robin_mod, log, engine, sizes["samples"])
         server_version = client.server_version()
         runners: dict[str, Callable[[], list[dict[str, Any]]]] = {
             "translation": lambda: scenarios.translation(ctx, sizes["translation"]),

@@ -35,6 +35,9 @@ class Context:
     robin: Any | None  # the robin_sparkless module, if installed
     log: Callable[[str], None]
     engine: str = "spark"  # the server's engine: "spark" or "sail" (the targets differ)
+    #: latency samples of each client per repetition (a quarter of them over a slow link): 20
+    #: at the measured sizes, 5 at the smoke test's tiny size (its point is that it runs)
+    samples: int = 20
 
 
 def _record(
@@ -318,7 +321,7 @@ def small_query(ctx: Context) -> list[dict[str, Any]]:
     for fn in clients.values():  # warm-up: server code paths, connections, caches
         for _ in range(3):
             fn()
-    reps = ctx.repeat * 20
+    reps = ctx.repeat * ctx.samples
     names = list(clients)
     for rep in range(reps):
         for name in names[rep % len(names) :] + names[: rep % len(names)]:
@@ -784,7 +787,7 @@ def link_latency(ctx: Context, rtt: float = 0.020) -> list[dict[str, Any]]:
                 fn()
                 rpcs[name] = dict(counts)
             names = list(clients)
-            for rep in range(ctx.repeat * 5):
+            for rep in range(ctx.repeat * max(1, ctx.samples // 4)):
                 for name in names[rep % len(names) :] + names[: rep % len(names)]:
                     t0 = time.perf_counter()
                     clients[name]()

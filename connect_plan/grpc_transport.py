@@ -215,12 +215,13 @@ class GrpcTransport:
 
     # ------------------------------------------------------------ executions
 
-    def execute_request(self, plan: pb.Plan) -> pb.ExecutePlanRequest:
-        """The reattachable ExecutePlan request of ``plan`` (a new operation id; chunked
-        result batches allowed)."""
+    def execute_request(self, plan: pb.Plan, tags: Sequence[str] = ()) -> pb.ExecutePlanRequest:
+        """The reattachable ExecutePlan request of ``plan`` (a new operation id, the
+        operation's ``tags``; chunked result batches allowed)."""
         req = self.stamp(pb.ExecutePlanRequest())
         req.plan.CopyFrom(plan)
         req.operation_id = str(uuid.uuid4())
+        req.tags.extend(tags)
         chunking = getattr(pb, "ResultChunkingOptions", None)  # Spark 4.1+ protos
         if chunking is not None:
             options = chunking(allow_arrow_batch_chunking=True)
@@ -232,8 +233,8 @@ class GrpcTransport:
         )
         return req  # type: ignore[no-any-return]
 
-    def execute_plan(self, plan: pb.Plan) -> ExecutionStream:
-        return ExecutionStream(self, self.execute_request(plan))
+    def execute_plan(self, plan: pb.Plan, tags: Sequence[str] = ()) -> ExecutionStream:
+        return ExecutionStream(self, self.execute_request(plan, tags))
 
     # ------------------------------------------------------------ analysis and settings
 
@@ -338,6 +339,13 @@ class GrpcTransport:
         req.interrupt_type = pb.InterruptRequest.InterruptType.INTERRUPT_TYPE_OPERATION_ID
         req.operation_id = operation_id
         return req  # type: ignore[no-any-return]
+
+    @_mapped
+    def interrupt(self, tag: str) -> list[str]:
+        req = self.stamp(pb.InterruptRequest())
+        req.interrupt_type = pb.InterruptRequest.InterruptType.INTERRUPT_TYPE_TAG
+        req.operation_tag = tag
+        return list(self.unary("Interrupt", req, SHORT_RPC_SECONDS).interrupted_ids)
 
     @_mapped
     def operation_statuses(self, operation_ids: Sequence[str] = ()) -> Any:

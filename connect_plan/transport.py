@@ -128,9 +128,16 @@ class Transport(Protocol):
         """The largest message this side's channel sends, in bytes."""
         ...
 
-    def execute_plan(self, plan: pb.Plan) -> ResultStream:
-        """ExecutePlan of a plan (a query, or a command: a write, a view), reattachable; the
-        request goes out on the first read."""
+    def execute_plan(self, plan: pb.Plan, tags: Sequence[str] = ()) -> ResultStream:
+        """ExecutePlan of a plan (a query, or a command: a write, a view), reattachable, its
+        operation carrying ``tags`` (see :meth:`interrupt`); the request goes out on the
+        first read."""
+        ...
+
+    def interrupt(self, tag: str) -> list[str]:
+        """Interrupt (by tag): every execution of this session whose request carried ``tag``
+        ends on the server; the ids of those the server interrupted (none: no such execution
+        was running, or it had not reached the server yet)."""
         ...
 
     def schema(self, plan: pb.Plan) -> pb.DataType:

@@ -97,6 +97,7 @@ _EXPRESSIONS = {
     "subquery": "SUBQUERY",
     "nested": "NESTED",
     "dynamic_parameter": "DYNAMIC_PARAMETER",
+    "lambda": "LAMBDA",
 }
 #: type kinds (types.py's) → the dialect's names
 _TYPES = {

@@ -1,7 +1,9 @@
 """Shared fixtures: one Spark Connect server per test session.
 
 The server is the one ``SPARK_REMOTE`` names, or else a local Apache Spark Connect
-server started here from the jars ``pyspark`` ships (and stopped at the end). Tests under
+server started here from the jars ``pyspark`` ships (and stopped at the end). When the run
+includes the integration tests, that server starts as the session starts, in a thread,
+so that its JVM boots while the tests are collected (the first test needing it waits for it). Tests under
 ``tests/integration`` are marked ``integration`` automatically. Every ``ErrorDetail`` code
 built during the session must be registered in connect_plan/error_codes.py (tests/seen_codes.py).
 """
@@ -9,6 +11,7 @@ built during the session must be registered in connect_plan/error_codes.py (test
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -103,6 +106,85 @@ def update_goldens(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-goldens"))
 
 
+#: the session server's configuration. Expressions are evaluated by Spark's interpreter, not
+#: compiled: the suite runs thousands of distinct queries over a few rows each, and compiling
+#: each one's generated Java (Janino) was most of the server's work for them (the differential
+#: modules: 16-23% less server CPU). Both sides of every differential test run on this server;
+#: the compiled path is Spark's own concern (and a server a developer names in SPARK_REMOTE,
+#: or Sail, runs its defaults).
+SESSION_SERVER_CONF = {
+    "spark.sql.shuffle.partitions": "4",
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+}
+
+
+class _SessionServer:
+    """The session's local server, started in a thread (:meth:`begin`) and waited for by the
+    first test that needs it (:meth:`url`)."""
+
+    def __init__(self, directory: Path) -> None:
+        from connect_plan.server import LocalServer
+
+        self.server = LocalServer(directory)
+        self.info: Any = None
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._start, name="spark-connect-start", daemon=True)
+
+    def _start(self) -> None:
+        try:
+            self.info = self.server.start(driver_memory="2g", conf=SESSION_SERVER_CONF)
+        except BaseException as e:  # re-raised in the test that waits for it
+            self.error = e
+
+    def begin(self) -> _SessionServer:
+        self.thread.start()
+        return self
+
+    def url(self) -> str:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return str(self.info.url)
+
+    def stop(self) -> None:
+        self.thread.join()
+        self.server.stop()
+
+
+_SERVER: dict[str, _SessionServer] = {}
+
+
+def _runs_integration_tests(config: pytest.Config) -> bool:
+    """Whether the run's paths include tests/integration (the whole suite does), unless a
+    marker expression leaves them out: only then is the server started before collection."""
+    if "not integration" in (config.getoption("markexpr", "") or ""):
+        return False
+    if config.pluginmanager.hasplugin("xdist") and (
+        config.getoption("numprocesses", None) or hasattr(config, "workerinput")
+    ):
+        return False  # under xdist each worker starts its server when a test asks
+    integration = ROOT / "tests" / "integration"
+    for arg in config.args:
+        path = Path(config.invocation_params.dir, arg.split("::")[0]).resolve()
+        if path == integration or integration in path.parents or path in integration.parents:
+            return True
+    return False
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    config = session.config
+    if not os.environ.get("SPARK_REMOTE") and _runs_integration_tests(config):
+        factory: pytest.TempPathFactory = config._tmp_path_factory  # type: ignore[attr-defined]
+        _SERVER["session"] = _SessionServer(factory.mktemp("spark-connect")).begin()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    server = _SERVER.pop("session", None)
+    if server is not None:  # started early, and no test asked for it
+        server.stop()
+
+
 @pytest.fixture(scope="session")
 def spark_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     remote = os.environ.get("SPARK_REMOTE")
@@ -111,12 +193,9 @@ def spark_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
         yield resolve_remote(remote)  # 'sail' starts an in-process Sail server
         return
-    from connect_plan.server import LocalServer
-
-    server = LocalServer(tmp_path_factory.mktemp("spark-connect"))
-    info = server.start(driver_memory="2g", conf={"spark.sql.shuffle.partitions": "4"})
+    server = _SERVER.pop("session", None) or _SessionServer(tmp_path_factory.mktemp("spark-connect")).begin()
     try:
-        yield info.url
+        yield server.url()
     finally:
         server.stop()
 

@@ -5,6 +5,10 @@ FuncTestCase parser) and turned into Substrait plans connect_plan runs:
 - a scalar case ``add(120::i8, 5::i8) [overflow:ERROR] = 125::i8`` → a project over a one-row
   virtual table calling ``add:i8_i8`` with its arguments as literals, its options as
   ``FunctionOption``\\ s and its declared ``output_type`` (``i8``);
+- a lambda argument ``(x -> gt(x, 0::i32))::func<i32 -> bool?>`` → an ``Expression.Lambda`` of the
+  declared parameter types whose body calls its function (declared from the file's include or
+  ``SUBSTRAIT_DEPENDENCY`` extensions) on lambda parameter references and literals, its output
+  type the func's return type; ``null::func<...>`` → a NULL literal of that function type;
 - an aggregate case ``sum((1, 2, 3)::i8) = 6::i64?`` → an aggregate over an n-row virtual table
   of the column(s), the measure calling the function on them.
 
@@ -12,7 +16,7 @@ A case is one of (:data:`OUTCOMES`): *right* (the expected value, in the declare
 (a located :class:`~connect_plan.errors.PlanError` naming the function or the option), *error as
 expected* (the spec expects an error, Spark raises one), *Spark error* (Spark refused a plan the
 spec says has a value), *wrong* (a value other than the spec's), or *not expressible* (a case no
-standard plan can write: user-defined unsigned literals, lambdas, a ``time`` literal the superset
+standard plan can write: user-defined unsigned literals, a ``time`` literal the superset
 schema has no Spark type for are refused by the front-end as any plan with them is).
 
 The grammar parses; turning a parse tree into literals and plans is written here (the spec's own
@@ -27,7 +31,7 @@ import decimal
 import math
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 OUTCOMES = ("right", "refused", "error as expected", "spark error", "wrong", "not expressible", "unread")
@@ -113,6 +117,9 @@ class Case:
     undefined: bool = False  # <!UNDEFINED>: any value or an error
     #: a spec erratum: the evidence (``result`` then holds the right value)
     erratum: str = ""
+    #: the URNs of the extensions the file depends on (``SUBSTRAIT_DEPENDENCY``: a lambda's body
+    #: calls their functions)
+    dependencies: list[str] = dataclasses.field(default_factory=list)
     #: an aggregate's table: rows of column values, and the column types
     rows: list[list[Any]] = dataclasses.field(default_factory=list)
     columns: list[str] = dataclasses.field(default_factory=list)
@@ -154,14 +161,19 @@ def _read_file(path: str, file: str) -> Iterator[Case]:
     doc = parser.doc()
     if parser.getNumberOfSyntaxErrors():
         raise ValueError(f"{path}: {parser.getNumberOfSyntaxErrors()} syntax errors")
+    dependencies = re.findall(r"^### SUBSTRAIT_DEPENDENCY:\s*(\S+)", text, re.M)
     for group in doc.testGroup():
         desc = group.testGroupDescription()
         gname = desc.getText().strip("#").split(":")[0].strip() if desc is not None else ""
         for tc in getattr(group, "testCase", lambda: [])():
             args = [_argument(a) for a in tc.arguments().argument()]
-            yield _case(file, gname, tc, "scalar", tc.identifier().getText(), args)
+            case = _case(file, gname, tc, "scalar", tc.identifier().getText(), args)
+            case.dependencies = dependencies
+            yield case
         for tc in getattr(group, "aggFuncTestCase", lambda: [])():
-            yield _aggregate(file, gname, tc)
+            case = _aggregate(file, gname, tc)
+            case.dependencies = dependencies
+            yield case
 
 
 def _case(file: str, group: str, tc: Any, kind: str, name: str, args: list[Lit]) -> Case:
@@ -197,12 +209,50 @@ def _argument(ctx: Any) -> Lit:
     type_text = sub.getChild(sub.getChildCount() - 1).getText()
     value_ctx = sub.getChild(0)
     if kind == "LambdaArg":
-        return Lit(value_ctx.getText(), type_text, "lambda")
+        return Lit(_lambda(value_ctx, type_text), type_text, "lambda")
     if kind == "UserDefinedArg":
         return Lit(value_ctx.getText(), type_text, "udt")
     if kind == "ListArg":
         return Lit(_list_value(value_ctx, type_text), type_text)
     return Lit(literal_value(value_ctx.getText(), type_text), type_text)
+
+
+@dataclasses.dataclass
+class Lambda:
+    """A case's lambda ``(x -> gt(x, 0::i32))::func<i32 -> bool?>``: its parameters (names and
+    declared types), its body's function, arguments (a parameter: a ``Lit`` of kind ``param``
+    whose value is its index) and declared return type."""
+
+    params: list[str]
+    types: list[str]
+    function: str
+    args: list[Lit]
+    returns: str
+
+
+def func_type(text: str) -> tuple[list[str], str]:
+    """``func<i32 -> bool?>`` / ``func?<(i32, str) -> i64>`` → the parameter types and the
+    return type."""
+    inner = text[text.index("<") + 1 : text.rindex(">")].replace(" ", "")
+    params, _, returns = inner.partition("->")
+    if params.startswith("(") and params.endswith(")"):
+        params = params[1:-1]
+    return _split(params), returns
+
+
+def _lambda(ctx: Any, type_text: str) -> Lambda:
+    params_ctx = ctx.lambdaParameters()
+    names = [t.getText() for t in params_ctx.getChildren() if t.getText() not in ("(", ")", ",")]
+    types, returns = func_type(type_text)
+    body = ctx.lambdaBody()
+    args: list[Lit] = []
+    for a in body.arguments().argument():
+        text = a.getText()
+        if text in names:
+            args.append(Lit(names.index(text), types[names.index(text)], "param"))
+        else:
+            args.append(_argument(a))
+    return Lambda(names, types, body.identifier().getText(), args, returns)
 
 
 def _list_value(ctx: Any, type_text: str) -> list[Any]:
@@ -396,6 +446,9 @@ def type_json(text: str) -> dict[str, Any]:
         return {"intervalDay": {"precision": int(t.params[0]) if t.params else 6, **null}}
     if n == "list":
         return {"list": {"type": type_json(t.params[0]), **null}}
+    if n == "func":
+        params, returns = func_type(text)
+        return {"func": {"parameterTypes": [type_json(x) for x in params], "returnType": type_json(returns), **null}}
     raise NotExpressible(f"the type {text!r}")
 
 
@@ -474,17 +527,38 @@ def literal_json(value: Any, text: str) -> dict[str, Any]:
 _SIG = {"vchar": "vchar", "fchar": "fchar", "str": "str", "dec": "dec", "bool": "bool"}
 
 
+def _short(type_text: str) -> str:
+    n = parse_type(type_text).name
+    return _SIG.get(n, n)
+
+
 def signature(case: Case) -> str:
-    parts = []
-    for a in case.args:
-        if a.kind == "enum":
-            parts.append("req")
-        elif a.kind == "lambda":
-            parts.append("func")
-        else:
-            n = parse_type(a.type).name
-            parts.append(_SIG.get(n, n))
+    parts = ["req" if a.kind == "enum" else "func" if a.kind == "lambda" else _short(a.type) for a in case.args]
     return f"{case.name}:{'_'.join(parts)}" if parts else case.name
+
+
+def _urn_declaring(name: str, urns: tuple[str, ...]) -> str:
+    """The first of ``urns`` (a case file's include and dependencies) whose extension file
+    declares the scalar function ``name``."""
+    for urn in urns:
+        if name in _declared_functions(urn):
+            return urn
+    raise NotExpressible(f"{name!r}, declared in none of {list(urns)}")
+
+
+_DECLARED: dict[str, set[str]] = {}
+
+
+def _declared_functions(urn: str) -> set[str]:
+    if urn not in _DECLARED:
+        import yaml
+
+        folder = os.path.join(os.path.dirname(testcases_root()), "extensions")
+        path = os.path.join(folder, urn.rsplit(":", 1)[-1] + ".yaml")
+        with open(path, encoding="utf-8") as f:
+            doc = yaml.safe_load(f)
+        _DECLARED[urn] = {fn["name"] for fn in doc.get("scalar_functions") or []}
+    return _DECLARED[urn]
 
 
 def _include_urn(file: str) -> str:
@@ -497,25 +571,46 @@ def _options(case: Case) -> list[dict[str, Any]]:
 
 def _expressible(case: Case) -> None:
     for a in case.args:
-        if a.kind in ("lambda", "udt"):
-            raise NotExpressible(f"a {'lambda' if a.kind == 'lambda' else 'user-defined'} argument {a.value!r}")
+        if a.kind == "udt":
+            raise NotExpressible(f"a user-defined argument {a.value!r}")
     if case.result is not None and case.result.kind == "udt":
         raise NotExpressible(f"a user-defined result {case.result.value!r}")
 
 
-def _value_arg(a: Lit, field_offset: int = 0) -> dict[str, Any]:
+#: declares a function (its extension URN and compound name) in the plan being built → its anchor
+Declare = Callable[[str, str], int]
+
+
+def _value_arg(a: Lit, declare: Declare | None = None, urns: tuple[str, ...] = ()) -> dict[str, Any]:
     if a.kind == "enum":
         return {"enum": a.value}
+    if a.kind == "param":  # a parameter of the innermost lambda
+        ref = {"structField": {"field": a.value}}
+        return {"value": {"selection": {"directReference": ref, "lambdaParameterReference": {"stepsOut": 0}}}}
+    if a.kind == "lambda":
+        assert declare is not None
+        lam: Lambda = a.value
+        sig = "_".join(_short(x.type) for x in lam.args)
+        body = {
+            "scalarFunction": {
+                "functionReference": declare(_urn_declaring(lam.function, urns), f"{lam.function}:{sig}"),
+                "arguments": [_value_arg(x, declare, urns) for x in lam.args],
+                "outputType": type_json(lam.returns),
+            }
+        }
+        params = {"types": [type_json(t) for t in lam.types], "nullability": "NULLABILITY_REQUIRED"}
+        return {"value": {"lambda": {"parameters": params, "body": body}}}
     if a.kind == "column":
         return {"value": {"selection": {"directReference": {"structField": {"field": a.value}}, "rootReference": {}}}}
     return {"value": {"literal": literal_json(a.value, a.type)}}
 
 
-def scalar_expression(case: Case) -> dict[str, Any]:
+def scalar_expression(case: Case, declare: Declare | None = None) -> dict[str, Any]:
     _expressible(case)
+    urns = (_include_urn(case.file), *case.dependencies)
     fn: dict[str, Any] = {
         "functionReference": 1,
-        "arguments": [_value_arg(a) for a in case.args],
+        "arguments": [_value_arg(a, declare, urns) for a in case.args],
         "options": _options(case),
     }
     if case.result is not None:
@@ -542,10 +637,27 @@ def plan_of(cases: list[Case]) -> dict[str, Any]:
                 }
             }
         )
+
+    def declare(urn: str, name: str) -> int:
+        # a function a lambda's body calls: anchors after the cases' own
+        if urn not in urns:
+            urns.append(urn)
+        anchor = len(extensions) + 1
+        extensions.append(
+            {
+                "extensionFunction": {
+                    "extensionUrnReference": urns.index(urn) + 1,
+                    "functionAnchor": anchor,
+                    "name": name,
+                }
+            }
+        )
+        return anchor
+
     if first.kind == "scalar":
         exprs = []
         for k, c in enumerate(cases):
-            e = scalar_expression(c)
+            e = scalar_expression(c, declare)
             e["scalarFunction"]["functionReference"] = k + 1
             exprs.append(e)
         one_row = {

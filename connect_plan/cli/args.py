@@ -234,10 +234,13 @@ def build_parser() -> argparse.ArgumentParser:
         "one anonymous caller's, under --policy",
     )
     p.add_argument(
-        "--allow-insecure-tokens",
+        "--allow-plaintext-bearer",
         action="store_true",
-        help="let bearer tokens travel without TLS on an address that is not loopback",
+        help="let the Flight clients' bearer tokens (--tokens) travel without TLS to a --listen address that is not "
+        "loopback (--allow-insecure-token is the Spark Connect side's, as for run)",
     )
+    # the flag's name before it was told apart from the Spark side's --allow-insecure-token: an error naming the new one
+    p.add_argument("--allow-insecure-tokens", dest="renamed_flag", action="store_true", help=argparse.SUPPRESS)
     table_option(p)
     p.add_argument(
         "--policy",

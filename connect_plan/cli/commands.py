@@ -344,6 +344,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from ..flightsql import serve
     from .exits import Terminated
 
+    if args.renamed_flag:
+        raise CliError(
+            "--allow-insecure-tokens is now --allow-plaintext-bearer (let the Flight clients' bearer tokens travel "
+            "without TLS); --allow-insecure-token is the Spark Connect side's, as for run"
+        )
     if args.tokens and args.policy:
         raise CliError("--policy is the policy of a server without --tokens; with a tokens file each token has its own")
     options = client_options(args)
@@ -356,7 +361,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         policy=args.policy or "strict",
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
-        allow_insecure_tokens=args.allow_insecure_tokens,
+        allow_plaintext_bearer=args.allow_plaintext_bearer,
         client_options=options,
     )
     try:

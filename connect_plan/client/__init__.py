@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from .. import ir, transport
 from ..errors import ConnectPlanError
-from .calls import Calls
+from .calls import Calls, tags
 from .execute import Executor, check_unique_names
 from .failures import TOKEN_RE, Redactor, redact, url_secrets
 from .session import CLOSE_GRACE_SECONDS, COMPRESSIONS, Session, check_compression, check_timeout
@@ -66,6 +66,10 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+#: how long :meth:`Client.interrupt` may take unless told (an Interrupt takes milliseconds of a
+#: server that answers)
+INTERRUPT_SECONDS = 10.0
 
 #: retries of transient failures (UNAVAILABLE...) stop after ~6 s in all, not PySpark's 10 min
 DEFAULT_RETRY_POLICY: dict[str, Any] = {
@@ -400,20 +404,18 @@ class Client:
         tables: Mapping[str, Any] | None = None,
         on_progress: ProgressCallback | None = None,
         on_stats: Callable[[QueryStats], object] | None = None,
+        tag: str | None = None,
     ) -> pa.Table:
         """Run a plan and return its result as one ``pyarrow.Table``.
 
         The table is assembled from the same batches :meth:`stream` yields, without copies.
         ``max_rows``/``max_bytes`` bound the result as in :meth:`stream`. A plan with an
         output (a final ``write``/``createOrReplaceTempView`` step or a document ``output``)
-        returns a one-row report of what it wrote instead.
-
-        ``timeout`` (seconds, default the client's) bounds the whole call; when it expires
+        returns a one-row report of what it wrote instead. ``timeout`` (seconds, default the client's) bounds the whole call; when it expires
         the operation is interrupted on the server and released, and
         :class:`~connect_plan.errors.QueryTimeoutError` is raised. Ctrl-C does the same
-        and raises ``KeyboardInterrupt``.
-
-        ``policy`` replaces the client's for this call (see :class:`Client`).
+        and raises ``KeyboardInterrupt``. ``policy`` replaces the client's for this call (see
+        :class:`Client`). ``tag`` names the call's Spark execution for :meth:`interrupt`.
 
         ``on_progress`` is called with a :class:`~connect_plan.telemetry.Progress` record
         while the query runs (the server's stages and tasks, rows received, elapsed time),
@@ -422,6 +424,7 @@ class Client:
         the calling thread; one that raises is logged and ignored. A plan that writes
         reports its stages and tasks the same way; its statistics count no rows received.
         """
+        operation_tags = tags(tag)
         ir_plan, effective = self._calls.load(plan, data, schema, policy, tables)
         max_rows, max_bytes, timeout = self._calls.bounds(effective, max_rows, max_bytes, timeout)
         executor = self._executor
@@ -429,14 +432,14 @@ class Client:
         if output is None:
             return self._calls.run(
                 ir_plan,
-                lambda at: executor.table(ir_plan, max_rows, max_bytes, at, on_progress, on_stats),
+                lambda at: executor.table(ir_plan, max_rows, max_bytes, at, on_progress, on_stats, operation_tags),
                 timeout,
             )
         # an append may have happened on the server that went away: never twice
         again = not (isinstance(output, ir.Write) and output.mode == "append")
         return self._calls.run(
             ir_plan,
-            lambda _: executor.write(executor.prepare(ir_plan), output, on_progress, on_stats),
+            lambda _: executor.write(executor.prepare(ir_plan), output, on_progress, on_stats, operation_tags),
             timeout,
             again=again,
             locate=True,
@@ -455,6 +458,7 @@ class Client:
         tables: Mapping[str, Any] | None = None,
         on_progress: ProgressCallback | None = None,
         on_stats: Callable[[QueryStats], object] | None = None,
+        tag: str | None = None,
     ) -> pa.RecordBatchReader:
         """Run a plan and return a ``pyarrow.RecordBatchReader`` over its result.
 
@@ -463,15 +467,13 @@ class Client:
         iterate it). The call returns once the first batch (or the empty result's schema)
         has arrived, so plan and analysis errors are raised here; a failure later in the
         stream is raised by the read that meets it. Closing the reader early releases the
-        execution on the server.
-
-        ``max_rows`` adds a ``Limit`` on top of the plan (the server computes no more);
+        execution on the server. ``max_rows`` adds a ``Limit`` on top of the plan (the server computes no more);
         ``max_bytes`` stops reading once that many bytes of Arrow data have arrived (the last
         batch is cut to fit) and releases the rest of the execution. ``timeout`` bounds the
         whole stream, from this call to its last batch (see :meth:`execute`); ``policy``
         replaces the client's for this call. ``on_progress``/``on_stats`` as in
         :meth:`execute`: progress goes on while the reader is read, the statistics come when
-        it is exhausted or closed.
+        it is exhausted or closed. ``tag`` as in :meth:`execute`.
         """
         ir_plan, effective = self._calls.load(plan, data, schema, policy, tables)
         return self._calls.reader(
@@ -479,7 +481,12 @@ class Client:
             *self._calls.bounds(effective, max_rows, max_bytes, timeout),
             on_progress=on_progress,
             on_stats=on_stats,
+            tag=tag,
         )
+
+    def interrupt(self, tag: str, *, timeout: float | None = INTERRUPT_SECONDS) -> tuple[str, ...]:
+        """End the calls made with ``tag=tag``, from any thread; the ids interrupted (:meth:`Calls.interrupt`)."""
+        return self._calls.interrupt(tag, timeout)
 
     def explain(
         self,

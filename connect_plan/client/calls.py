@@ -22,11 +22,25 @@ if TYPE_CHECKING:
     from .execute import Executor
     from .session import Session
 
-__all__ = ["Calls", "describe_plan"]
+__all__ = ["Calls", "describe_plan", "tags"]
 
 T = TypeVar("T")
 
 log = logging.getLogger("connect_plan")
+
+
+#: what separates Spark's job tags (``SparkContext.SPARK_JOB_TAGS_SEP``): no operation tag holds it
+TAG_SEPARATOR = ","
+
+
+def tags(tag: str | None) -> tuple[str, ...]:
+    """The operation tags of a call's ``tag=`` (:meth:`Client.interrupt`), checked as Spark
+    checks them: a non-empty string without a comma."""
+    if tag is None:
+        return ()
+    if not isinstance(tag, str) or not tag or TAG_SEPARATOR in tag:
+        raise ValueError(f"tag must be a non-empty string without a comma, got {tag!r}")
+    return (tag,)
 
 
 def describe_plan(plan: ir.Plan) -> str:
@@ -140,6 +154,7 @@ class Calls:
         *,
         on_progress: ProgressCallback | None = None,
         on_stats: Callable[[QueryStats], object] | None = None,
+        tag: str | None = None,
     ) -> pa.RecordBatchReader:
         import pyarrow as pa
 
@@ -149,14 +164,38 @@ class Calls:
             )
         # a document's conf holds while the query is planned (until its first batch)
         executor = self.executor
+        operation_tags = tags(tag)
         result_schema, batches = self.run(
             plan,
             lambda at: executor.open(
-                plan, max_rows, max_bytes, on_close, at=at, on_progress=on_progress, on_stats=on_stats
+                plan,
+                max_rows,
+                max_bytes,
+                on_close,
+                at=at,
+                on_progress=on_progress,
+                on_stats=on_stats,
+                tags=operation_tags,
             ),
             timeout,
         )
         return pa.RecordBatchReader.from_batches(result_schema, batches)
+
+    def interrupt(self, tag: str, timeout: float | None) -> tuple[str, ...]:
+        """:meth:`Client.interrupt`: Spark Connect's Interrupt by tag, sent at once, of every
+        running execution of this client's session that a call tagged ``tag`` (``execute(...,
+        tag=)``, ``stream(..., tag=)``; a string without a comma) started. Thread-safe: call it
+        from another thread than the call's, or after ``stream`` returned. The call being
+        interrupted raises the server's error (``OPERATION_CANCELED``), also while it still
+        waits for its first batch; a reader already returned raises it from its next read.
+
+        The operation ids Spark interrupted: none when no execution with the tag was running,
+        or when the call's ExecutePlan had not reached the server yet (an interrupt sent that
+        early finds nothing: call again). ``timeout`` bounds this call (None: the client's
+        default)."""
+        operation_tags = tags(tag)
+        with self.session.operation(timeout):
+            return tuple(self.executor.interrupt(operation_tags[0]))
 
     def draw(
         self,

@@ -208,6 +208,11 @@ class Executor:
         except ValueError as exc:
             raise ResultIntegrityError(f"the server announced a result schema that is not a table: {exc}") from None
 
+    def interrupt(self, tag: str) -> list[str]:
+        """Interrupt every execution of the session tagged ``tag`` (:meth:`Client.interrupt`)."""
+        session = self.session
+        return session.call(lambda: session.transport.interrupt(tag))
+
     def explain(self, plan: ir.Plan, mode: str) -> str:
         """Spark's plans for the query; for a plan that writes, those of what it writes (the
         server explains relations, not commands)."""
@@ -233,11 +238,13 @@ class Executor:
         at: float | None = None,
         on_progress: ProgressCallback | None = None,
         on_stats: Callable[[QueryStats], object] | None = None,
+        tags: Sequence[str] = (),
     ) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
-        """Send the plan; its result's schema (once the first batch or the empty result's
-        schema arrived) and the batches still to come. ``on_progress`` and ``on_stats``
-        watch the query (:class:`~connect_plan.telemetry.QueryWatch`); its statistics
-        also become the session's ``last_query``."""
+        """Send the plan (its operation carrying ``tags``); its result's schema (once the first
+        batch or the empty result's schema arrived) and the batches still to come.
+        ``on_progress`` and ``on_stats`` watch the query
+        (:class:`~connect_plan.telemetry.QueryWatch`); its statistics also become the
+        session's ``last_query``."""
         watch = QueryWatch(on_progress, self._stats_sink(on_stats))
         for name, value in (("max_rows", max_rows), ("max_bytes", max_bytes)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
@@ -248,7 +255,14 @@ class Executor:
         tr = self.prepare(plan, limit=max_rows)
         case_sensitive = self.session.case_sensitive_for(plan)
         results = self.results(
-            tr.plan, max_bytes, on_close, at, case_sensitive=case_sensitive, watch=watch, contract=plan.contract
+            tr.plan,
+            max_bytes,
+            on_close,
+            at,
+            case_sensitive=case_sensitive,
+            watch=watch,
+            contract=plan.contract,
+            tags=tags,
         )
         self.session.streams.add(results)
         try:
@@ -275,11 +289,14 @@ class Executor:
         at: float | None,
         on_progress: ProgressCallback | None = None,
         on_stats: Callable[[QueryStats], object] | None = None,
+        tags: Sequence[str] = (),
     ) -> pa.Table:
         """The whole result as one table, from the same batches :meth:`open` yields."""
         import pyarrow as pa
 
-        result_schema, batches = self.open(plan, max_rows, max_bytes, at=at, on_progress=on_progress, on_stats=on_stats)
+        result_schema, batches = self.open(
+            plan, max_rows, max_bytes, at=at, on_progress=on_progress, on_stats=on_stats, tags=tags
+        )
         return pa.Table.from_batches(list(batches), result_schema)
 
     def results(
@@ -292,6 +309,7 @@ class Executor:
         case_sensitive: bool = False,
         watch: QueryWatch | None = None,
         contract: ir.Contract | None = None,
+        tags: Sequence[str] = (),
     ) -> Iterator[Any]:
         """Yield the result's Arrow schema, then every Arrow batch as it arrives, checked.
 
@@ -309,7 +327,7 @@ class Executor:
         session = self.session
         if session.closed:
             raise ConnectPlanError("this connect_plan.Client is closed")
-        source = decoded(session.transport.execute_plan(plan), watch)
+        source = decoded(session.transport.execute_plan(plan, tags), watch)
         first_batch: pa.RecordBatch | None = None
         started = False
         try:
@@ -382,8 +400,9 @@ class Executor:
         output: ir.Output,
         on_progress: ProgressCallback | None = None,
         on_stats: Callable[[QueryStats], object] | None = None,
+        tags: Sequence[str] = (),
     ) -> pa.Table:
-        """Run a plan's output command; a one-row report of what it wrote (``rows`` from
+        """Run a plan's output command (its operation carrying ``tags``); a one-row report of what it wrote (``rows`` from
         the observed row count, null where the server cannot observe metrics).
 
         The command's responses are read as a query's are (:func:`decoded`: the stream must
@@ -406,7 +425,7 @@ class Executor:
 
         def run() -> list[Any]:
             watch = QueryWatch(on_progress, stats)
-            for _ in decoded(session.transport.execute_plan(tr.plan), watch):
+            for _ in decoded(session.transport.execute_plan(tr.plan, tags), watch):
                 pass  # a command sends no rows: its progress, metrics and ResultComplete
             return watch.observed
 

@@ -116,7 +116,7 @@ def serve(
     policy: Policy | str | None = "strict",
     tls_cert: str | os.PathLike[str] | None = None,
     tls_key: str | os.PathLike[str] | None = None,
-    allow_insecure_tokens: bool = False,
+    allow_plaintext_bearer: bool = False,
     max_request_bytes: int = MAX_REQUEST_BYTES,
     workers: int = DEFAULT_WORKERS,
     client_options: Mapping[str, Any] | None = None,
@@ -131,7 +131,9 @@ def serve(
     (:mod:`connect_plan.flightsql.callers`): each bearer token a caller with its policy and Spark
     session; without it every call is one anonymous caller's, under ``policy`` (``strict``,
     ``trusted``, a JSON policy file, or a :class:`~connect_plan.policy.Policy`). Tokens travel
-    in plaintext only on a loopback address, unless ``allow_insecure_tokens``.
+    in plaintext only on a loopback address, unless ``allow_plaintext_bearer``
+    (the Flight side; the Spark Connect side's own ``allow_insecure_token`` goes in
+    ``client_options``).
     ``client_options``: passed to each caller's :class:`~connect_plan.Client` (``timeout``,
     ``compression``, ``token`` of the Spark Connect server...)."""
     import grpc
@@ -145,10 +147,10 @@ def serve(
     if tls != (tls_cert is not None and tls_key is not None) or (tls_cert is None) != (tls_key is None):
         raise ConnectPlanError("grpc+tls:// needs both --tls-cert and --tls-key, and they need grpc+tls://")
     loopback = host.startswith(_LOOPBACK)
-    if tokens is not None and not tls and not loopback and not allow_insecure_tokens:
+    if tokens is not None and not tls and not loopback and not allow_plaintext_bearer:
         raise ConnectPlanError(
             f"bearer tokens would travel in plaintext to {host}: listen with grpc+tls:// (--tls-cert, --tls-key), "
-            "on a loopback address, or pass --allow-insecure-tokens"
+            "on a loopback address, or pass --allow-plaintext-bearer"
         )
     default = policy_named(policy) if isinstance(policy, str) else policy
     if isinstance(default, Policy) and default == Policy.trusted():

@@ -38,19 +38,20 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ErrorDetail, ResultContractError
+from ..errors import ErrorDetail, ResultContractError, ServerError
 from .catalog import Catalog, sql_info
 from .messages import FLIGHT, SQL, CommandError, flight_data, ipc_schema, message, pack, parse, schemas, unpack
-from .statements import Handles, Statement, load_statement
+from .statements import Handles, Loaded, Statement
 from .status import Status, status_of
 
 if TYPE_CHECKING:
     import grpc
     import pyarrow as pa
 
+    from ..client import Client
     from .callers import Caller, Callers
 
-__all__ = ["ACTIONS", "MAX_BATCH_BYTES", "SERVICE", "FlightSqlService"]
+__all__ = ["ACTIONS", "MAX_BATCH_BYTES", "SERVICE", "Execution", "FlightSqlService"]
 
 log = logging.getLogger("connect_plan.serve")
 
@@ -63,6 +64,12 @@ ACTIONS = {
     "ClosePreparedStatement": "Close a prepared statement",
     "CancelFlightInfo": "Cancel the execution of a FlightInfo's tickets (its Spark execution is released)",
 }
+#: how long a stopped DoGet's Interrupt is sent again while Spark has not seen its execution yet
+INTERRUPT_SECONDS = 10.0
+INTERRUPT_RETRY_SECONDS = 0.05
+#: how long a stopped DoGet that is streaming has to end (and release its execution) before
+#: its execution is interrupted (see :class:`Execution`)
+RELEASE_FIRST_SECONDS = 1.0
 #: a result batch larger than this is sent in several messages (ADBC's Go driver receives at
 #: most 16 MiB per message by default)
 MAX_BATCH_BYTES = 8 * 1024 * 1024
@@ -109,10 +116,11 @@ class FlightSqlService:
         self.callers = callers
         self.tables = dict(tables or {})
         self.catalog = Catalog(self.tables)
+        self.loaded = Loaded(self.tables)
         self.prepared: Handles[Statement] = Handles()
         self.tickets: Handles[Statement] = Handles()
-        #: running DoGets by (caller, ticket handle): set the event to stop one (CancelFlightInfo)
-        self._running: dict[tuple[str, bytes], threading.Event] = {}
+        #: running DoGets by (caller, ticket handle): stop one to end it (CancelFlightInfo)
+        self._running: dict[tuple[str, bytes], Execution] = {}
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------ gRPC
@@ -283,9 +291,9 @@ class FlightSqlService:
         if command.HasField("transaction_id"):
             raise _Abort(Status("UNIMPLEMENTED", "this server has no transactions"))
         if name == "CommandStatementSubstraitPlan":
-            statement = load_statement("substrait", command.plan.plan, self.tables, caller.policy)
+            statement = self.loaded.load(caller.name, "substrait", command.plan.plan, caller.policy)
         else:
-            statement = load_statement("query", command.query, self.tables, caller.policy)
+            statement = self.loaded.load(caller.name, "query", command.query, caller.policy)
         if not describe:
             return statement
         return self._described(caller, statement)
@@ -314,9 +322,9 @@ class FlightSqlService:
             if req.HasField("transaction_id"):
                 raise _Abort(Status("UNIMPLEMENTED", "this server has no transactions"))
             if kind == "CreatePreparedStatement":
-                statement = load_statement("query", req.query, self.tables, caller.policy)
+                statement = self.loaded.load(caller.name, "query", req.query, caller.policy)
             else:
-                statement = load_statement("substrait", req.plan.plan, self.tables, caller.policy)
+                statement = self.loaded.load(caller.name, "substrait", req.plan.plan, caller.policy)
             statement = self._described(caller, statement)
             assert statement.schema is not None
             handle = self.prepared.add(caller.name, statement)
@@ -351,9 +359,9 @@ class FlightSqlService:
             if self.tickets.get(caller.name, handle, remove=True) is not None:
                 done = True
             with self._lock:
-                stop = self._running.get((caller.name, handle))
-            if stop is not None:
-                stop.set()
+                running = self._running.get((caller.name, handle))
+            if running is not None:
+                running.stop()
                 done = True
         return done
 
@@ -369,43 +377,55 @@ class FlightSqlService:
         statement = self.tickets.get(caller.name, handle, remove=True)
         if statement is None:
             raise _Abort(Status("NOT_FOUND", "no such ticket (used already, cancelled, expired, or another caller's)"))
-        stop = threading.Event()
+        execution = Execution(self.callers.client(caller))
         key = (caller.name, handle)
         with self._lock:
-            self._running[key] = stop
+            self._running[key] = execution
         try:
-            yield from self._results(caller, statement, stop, context)
+            # the call ended (done, cancelled, or the client went away): registered before the
+            # statement runs (gRPC runs no callback added after the call ended), so that a client
+            # gone while Spark computes the first batch ends the execution at once
+            context.add_callback(execution.stop)
+            yield from self._results(statement, execution)
         finally:
+            execution.finish()
             with self._lock:
                 self._running.pop(key, None)
 
-    def _results(self, caller: Caller, statement: Statement, stop: threading.Event, context: Any) -> Iterator[bytes]:
-        """The statement run, its batches framed as FlightData in the schema its FlightInfo
-        announced; the execution is released when the stream ends, however it ends."""
+    def _results(self, statement: Statement, execution: Execution) -> Iterator[bytes]:
+        """The statement run, its Spark execution tagged as ``execution``'s, its batches framed as
+        FlightData in the schema its FlightInfo announced; the execution is released when the
+        stream ends, however it ends, and interrupted at once when ``execution`` is stopped."""
         import pyarrow as pa
 
         announced = statement.schema
         assert announced is not None
-        client = self.callers.client(caller)
-        if statement.plan.output is not None:
-            yield from _table_stream(client.execute(statement.plan), announced)
-            return
-        # the call ended (done, cancelled, or the client went away): registered before the
-        # stream starts, so that a client gone while Spark computes the first batch is seen
-        # as soon as it arrives (gRPC runs no callback added after the call ended)
-        context.add_callback(stop.set)
-        reader = client.stream(statement.plan)
+        client, tag = execution.client, execution.tag
         try:
-            if stop.is_set():
+            if statement.plan.output is not None:
+                yield from _table_stream(client.execute(statement.plan, tag=tag), announced)
+                return
+            reader = client.stream(statement.plan, tag=tag)
+            execution.opened.set()
+        except ServerError:
+            if execution.stopped.is_set():
+                raise _Abort(Status("CANCELLED", "the query was cancelled, or its client went away")) from None
+            raise
+        try:
+            if execution.stopped.is_set():
                 raise _Abort(Status("CANCELLED", "the query was cancelled, or its client went away"))
             conform = _conformer(announced, reader.schema)
             yield flight_data(pa.ipc.read_message(announced.serialize()).metadata)
             for batch in reader:
-                if stop.is_set():
+                if execution.stopped.is_set():
                     raise _Abort(Status("CANCELLED", "the query was cancelled (CancelFlightInfo)"))
                 for piece in _pieces(conform(batch)):
                     msg = pa.ipc.read_message(piece.serialize())
                     yield flight_data(msg.metadata, msg.body)
+        except ServerError:
+            if execution.stopped.is_set():
+                raise _Abort(Status("CANCELLED", "the query was cancelled, or its client went away")) from None
+            raise
         finally:
             reader.close()  # releases the Spark execution if it did not end
 
@@ -426,6 +446,73 @@ class FlightSqlService:
         return self.catalog.table_list(
             client, policy, catalog, db_pattern, table_pattern, command.table_types, command.include_schema
         )
+
+
+class Execution:
+    """The Spark execution of one DoGet, known by an operation tag of its own (the Spark
+    session is the caller's): :meth:`stop` (CancelFlightInfo, or gRPC's callback when the call
+    ends: its client went away) interrupts it on Spark at once, from a thread of its own,
+    whatever the DoGet is doing: still waiting for the first batch (Spark computing it, the
+    stream not yet open), or streaming.
+
+    * Before the first batch, the Interrupt is sent again every :data:`INTERRUPT_RETRY_SECONDS`
+      while Spark answers that no execution carries the tag (the ExecutePlan had not reached
+      it yet), until the DoGet ends (:meth:`finish`) or for at most :data:`INTERRUPT_SECONDS`.
+    * Once streaming (:attr:`opened`), the DoGet's own end comes first: a client gone has
+      its generator closed by gRPC, a cancelled one ends at its next batch, and either way the
+      stream releases the execution whole, which Spark interrupts. Only a DoGet still running
+      :data:`RELEASE_FIRST_SECONDS` later (blocked on Spark's next batch, or on a client that
+      neither reads nor leaves) gets the Interrupt. The order matters: a release that reaches
+      Spark while an interrupted execution winds down is refused, and the execution then
+      lingers as running (seen: 1 run in 3 of the CancelFlightInfo test when both were sent
+      at once). An execution that has sent Spark's whole result is not interrupted, and need
+      not be: the release ends it."""
+
+    def __init__(self, client: Client) -> None:
+        import secrets
+
+        self.client = client
+        #: the execution's operation tag (unique, and in the caller's own Spark session)
+        self.tag = f"connect-plan-serve-{secrets.token_hex(8)}"
+        #: set by :meth:`stop`: the DoGet ends CANCELLED
+        self.stopped = threading.Event()
+        #: set once the stream is open (Spark answered the ExecutePlan)
+        self.opened = threading.Event()
+        self._done = threading.Event()
+        self._lock = threading.Lock()
+
+    def stop(self) -> None:
+        with self._lock:
+            if self.stopped.is_set() or self._done.is_set():
+                return
+            self.stopped.set()
+        threading.Thread(
+            target=self._interrupt, name=f"connect-plan-serve-interrupt-{self.tag[-8:]}", daemon=True
+        ).start()
+
+    def finish(self) -> None:
+        """The DoGet ended: nothing is left to interrupt (a stop after this is a no-op)."""
+        with self._lock:
+            self._done.set()
+
+    def _interrupt(self) -> None:
+        import time
+
+        if self.opened.is_set() and self._done.wait(RELEASE_FIRST_SECONDS):
+            return  # the DoGet ended, its stream released: Spark ends a released execution itself
+        until = time.monotonic() + INTERRUPT_SECONDS
+        while not self._done.is_set():
+            try:
+                interrupted = self.client.interrupt(self.tag, timeout=INTERRUPT_SECONDS)
+            except Exception as exc:  # the server shutting down, Spark gone: its own timeouts end it
+                log.info("could not interrupt the execution %s: %s", self.tag, exc)
+                return
+            if interrupted:
+                log.info("interrupted the execution %s (operation %s)", self.tag, ", ".join(interrupted))
+                return
+            if self.opened.is_set() or time.monotonic() > until:
+                return
+            self._done.wait(INTERRUPT_RETRY_SECONDS)
 
 
 def write_report() -> pa.Schema:

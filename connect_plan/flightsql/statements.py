@@ -12,10 +12,20 @@ Every statement is checked against the caller's policy when it is made (nothing 
 refused one) and again when it runs. A handle is 16 random bytes, valid for the caller that got
 it only; each caller holds at most :data:`MAX_HANDLES` of each kind (the oldest is dropped), for
 at most :data:`HANDLE_SECONDS` unused.
+
+:class:`Loaded` keeps the statements last made of small commands (up to
+:data:`LOADED_MAX_BYTES`), by caller and by the SHA-256 of the command's text or bytes: a
+client that sends the same text again (an unprepared statement re-run, as a dashboard does)
+gets the same statement without its text being parsed, read into the pipeline's IR and checked
+against the policy again. That is safe because a statement is a pure function of the command,
+the server's ``--table`` names and the caller's policy, all fixed while the server runs (the
+front-ends read no file and no environment); its result schema is not kept (the tables it
+reads may change: each statement is described by Spark anew).
 """
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import threading
 import time
@@ -31,12 +41,24 @@ if TYPE_CHECKING:
     from .. import ir
     from ..policy import Policy
 
-__all__ = ["HANDLE_SECONDS", "MAX_HANDLES", "Handles", "Statement", "load_statement"]
+__all__ = [
+    "HANDLE_SECONDS",
+    "LOADED_MAX_BYTES",
+    "LOADED_STATEMENTS",
+    "MAX_HANDLES",
+    "Handles",
+    "Loaded",
+    "Statement",
+    "load_statement",
+]
 
 #: most handles of one kind (prepared statements, tickets) a caller holds at once
 MAX_HANDLES = 1000
 #: how long an unused handle stays valid
 HANDLE_SECONDS = 3600.0
+#: statements kept by :class:`Loaded`, and the largest command kept (bytes)
+LOADED_STATEMENTS = 512
+LOADED_MAX_BYTES = 64 * 1024
 
 T = TypeVar("T")
 
@@ -76,6 +98,35 @@ def load_statement(
     if policy is not None:
         policy.check(plan)
     return Statement(plan, what)
+
+
+class Loaded:
+    """The statements last made of small commands, by caller and command (see module doc);
+    thread-safe. A command that fails to load is not kept: it fails again, the same way."""
+
+    def __init__(self, tables: Mapping[str, Any] | None, limit: int = LOADED_STATEMENTS) -> None:
+        self._tables = tables
+        self._limit = limit
+        self._items: OrderedDict[tuple[str, str, bytes], Statement] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def load(self, caller: str, kind: str, payload: str | bytes, policy: Policy | None) -> Statement:
+        """:func:`load_statement` of the command, or the statement made of it before for ``caller``."""
+        data = payload.encode("utf-8") if isinstance(payload, str) else bytes(payload)
+        if len(data) > LOADED_MAX_BYTES:
+            return load_statement(kind, payload, self._tables, policy)
+        key = (caller, kind, hashlib.sha256(data).digest())
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+                return found
+        statement = load_statement(kind, payload, self._tables, policy)
+        with self._lock:
+            self._items[key] = statement
+            while len(self._items) > self._limit:
+                self._items.popitem(last=False)
+        return statement
 
 
 class Handles(Generic[T]):

@@ -42,9 +42,14 @@ def write(folder: Path, name: str, doc: object) -> str:
 
 @pytest.mark.parametrize("example", EXAMPLE_FILES, ids=lambda p: p.stem)
 def test_every_example_with_every_command_and_format(spark_url: str, example: Path, tmp_path: Path) -> None:
+    """(Also issue 35's item 2, which ran run/explain/explain --analyzed of every example a
+    second time: no ``${...}`` placeholder is left in what is printed, and a run's ``${tmp}``
+    directory is removed afterwards.)"""
+    before = set(Path("/tmp").glob("connect-plan-run-*"))
     assert step(0, "check", str(example)).stdout.strip() == "ok"
     table = step(0, "run", str(example), remote=spark_url, cwd=tmp_path)
     assert table.stdout.rstrip().endswith("row)") or table.stdout.rstrip().endswith("rows)")
+    assert "${" not in table.stdout.replace("${tmp}", ""), table.stdout
     rows = json.loads(step(0, "run", str(example), "--format", "json", remote=spark_url).stdout)
     assert isinstance(rows, list) and rows
     csv = step(0, "run", str(example), "--format", "csv", remote=spark_url).stdout
@@ -54,7 +59,10 @@ def test_every_example_with_every_command_and_format(spark_url: str, example: Pa
     assert pq.read_table(target).num_rows == len(rows)
     explained = step(0, "explain", str(example), remote=spark_url).stdout
     assert "root {" in explained or "command {" in explained
-    assert "== Physical Plan ==" in step(0, "explain", "--analyzed", str(example), remote=spark_url).stdout
+    assert "${" not in explained.replace("${tmp}", ""), explained
+    analyzed = step(0, "explain", "--analyzed", str(example), remote=spark_url).stdout
+    assert "== Physical Plan ==" in analyzed and "${" not in analyzed.replace("${tmp}", ""), analyzed
+    assert set(Path("/tmp").glob("connect-plan-run-*")) <= before  # ${tmp} removed afterwards
 
 
 def test_ops_and_server_status(spark_url: str, tmp_path_factory: pytest.TempPathFactory) -> None:

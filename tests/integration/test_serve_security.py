@@ -409,3 +409,45 @@ def _completed(s: ServeProcess) -> Any:
     import subprocess
 
     return subprocess.CompletedProcess(s.argv, 0, "", s.stderr)
+
+
+def _non_loopback_ipv4() -> str | None:
+    import subprocess
+
+    try:
+        out = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=10).stdout.split()
+    except OSError:
+        return None
+    return next((a for a in out if a.count(".") == 3 and not a.startswith("127.")), None)
+
+
+def test_plaintext_bearer_tokens_off_loopback_need_allow_plaintext_bearer(spark_url: str, tmp_path: Path) -> None:
+    """Through the installed entry point: a tokens file on a plain grpc:// address that is not
+    loopback is refused, naming ``--allow-plaintext-bearer`` (the Flight side's flag, distinct
+    from the Spark side's ``--allow-insecure-token``); the flag's old spelling is refused naming
+    the new one; with the flag the server starts there and serves a caller with a token."""
+    from tests.support.processes import connect_plan as entry
+
+    address = _non_loopback_ipv4()
+    if address is None:
+        pytest.skip("this machine has no non-loopback IPv4 address")
+    tokens = str(write_tokens(tmp_path))
+    listen = f"grpc://{address}:0"
+    refused = entry("serve", "--listen", listen, "--tokens", tokens, "--remote", spark_url, timeout=120)
+    assert refused.returncode != 0
+    assert "plaintext" in refused.stderr and "--allow-plaintext-bearer" in refused.stderr, refused.stderr
+    no_traceback(refused)
+    old = entry(
+        "serve", "--listen", listen, "--tokens", tokens, "--allow-insecure-tokens", "--remote", spark_url, timeout=120
+    )
+    assert old.returncode != 0
+    assert "--allow-insecure-tokens is now --allow-plaintext-bearer" in old.stderr, old.stderr
+    no_traceback(old)
+    helped = entry("serve", "--help")
+    assert "--allow-plaintext-bearer" in helped.stdout and "--allow-insecure-token " in helped.stdout
+    assert "--allow-insecure-tokens" not in helped.stdout  # the old spelling is not offered
+    with ServeProcess(spark_url, "--listen", listen, "--tokens", tokens, "--allow-plaintext-bearer") as server:
+        assert server.url.startswith(f"grpc://{address}:")
+        with adbc(server.url, ALICE) as conn, conn.cursor() as cur:
+            cur.execute(json.dumps({"input": {"range": 3}, "plan": []}))
+            assert cur.fetch_arrow_table().column("id").to_pylist() == [0, 1, 2]

@@ -15,7 +15,7 @@ import pytest
 
 import connect_plan
 from connect_plan.errors import LocalServerError
-from connect_plan.server import LocalServer, ServerInfo, free_port
+from connect_plan.server import LocalServer, ServerInfo
 from tests.support.processes import connect_plan as connect_plan_entry
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -28,42 +28,6 @@ def _non_loopback_ipv4() -> list[str]:
     except OSError:
         return []
     return [a for a in out if a.count(".") == 3 and not a.startswith("127.")]
-
-
-def cli(state: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``connect-plan server ARGS --state-dir STATE`` (the entry point, this environment)."""
-    return connect_plan_entry("server", *args, "--state-dir", str(state), env={**os.environ, "PYTHONPATH": str(ROOT)})
-
-
-@pytest.mark.slow
-def test_start_status_query_stop(tmp_path: Path) -> None:
-    port = free_port()
-    started = cli(
-        tmp_path, "start", "--port", str(port), "--driver-memory", "768m", "--conf", "spark.sql.shuffle.partitions=2"
-    )
-    assert started.returncode == 0, started.stderr
-    try:
-        assert f"sc://127.0.0.1:{port}" in started.stdout
-        status = json.loads(cli(tmp_path, "status").stdout)
-        assert status["port"] == port and status["url"] == f"sc://127.0.0.1:{port}"
-        pid = status["pid"]
-        # ready means it answers a query right away
-        assert connect_plan.execute_plan([[1]], [("a", "int")], [], remote=status["url"]).num_rows == 1
-        # starting again reuses the running server
-        again = cli(tmp_path, "start")
-        assert "already running" in again.stdout and str(pid) in again.stdout
-        # bound to loopback only: the machine's other addresses refuse the port
-        for address in _non_loopback_ipv4():
-            with pytest.raises(ConnectionRefusedError):
-                socket.create_connection((address, port), timeout=2).close()
-    finally:
-        stopped = cli(tmp_path, "stop")
-    assert stopped.returncode == 0 and "stopped" in stopped.stdout
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
-        time.sleep(0.2)
-    assert not Path(f"/proc/{pid}").exists()
-    assert cli(tmp_path, "status").returncode == 4
 
 
 def test_stale_state_never_signals_a_foreign_process(tmp_path: Path) -> None:
@@ -90,60 +54,16 @@ def test_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_cli_cluster_start_status_stop(tmp_path: Path) -> None:
-    """``connect-plan server start --cluster 1``: a standalone master and one worker on
-    loopback, the Connect server attached to them as an application; status lists them, the
-    server answers, stop ends all three processes. (Queries in the executors of such a
-    cluster: test_cluster.py.) The figures are printed (-s)."""
-    from connect_plan.server import cluster_status
-
-    t0 = time.monotonic()
-    started = cli(
-        tmp_path,
-        "start",
-        "--cluster",
-        "1",
-        "--driver-memory",
-        "768m",
-        "--worker-memory",
-        "1g",
-        "--conf",
-        "spark.sql.shuffle.partitions=2",
-    )
-    start_took = time.monotonic() - t0
-    assert started.returncode == 0, started.stderr
-    pids: list[int] = []
-    try:
-        assert "on a local standalone cluster spark://127.0.0.1:" in started.stdout and "1 worker(s)" in started.stdout
-        status = json.loads(cli(tmp_path, "status").stdout)
-        pids = [status["pid"], *(c["pid"] for c in status["components"])]
-        assert status["master"].startswith("spark://127.0.0.1:")
-        assert sorted(c["role"] for c in status["components"]) == ["master", "worker"]
-        t1 = time.monotonic()
-        assert connect_plan.execute_plan([[1]], [("a", "int")], [], remote=status["url"]).num_rows == 1
-        query_took = time.monotonic() - t1
-        workers = cluster_status(status["master_ui"])
-        assert workers["aliveworkers"] == 1 and any(a["name"] == "connect-plan-local" for a in workers["activeapps"])
-    finally:
-        t2 = time.monotonic()
-        stopped = cli(tmp_path, "stop")
-        stop_took = time.monotonic() - t2
-    assert stopped.returncode == 0 and "stopped" in stopped.stdout
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and any(Path(f"/proc/{pid}").exists() for pid in pids):
-        time.sleep(0.2)
-    assert pids and not [pid for pid in pids if Path(f"/proc/{pid}").exists()]
-    print(
-        f"\n[cli cluster] start --cluster 1 {start_took:.1f} s, a local-relation query {query_took:.1f} s, "
-        f"stop {stop_took:.1f} s"
-    )
-
-
-@pytest.mark.slow
-def test_run_and_explain_start_a_local_server_when_none_is_given(tmp_path: Path) -> None:
+def test_run_starts_a_local_server_that_status_start_explain_and_stop_then_use(tmp_path: Path) -> None:
     """Neither --remote nor SPARK_REMOTE: ``run`` starts a local server (in the state
-    directory CONNECT_PLAN_STATE_DIR names) and uses it; ``explain --analyzed`` then uses
-    the same one; plain ``explain`` needs none. The server is stopped at the end."""
+    directory CONNECT_PLAN_STATE_DIR names) and uses it; ``server status`` reports it (ready
+    means a query answers right away), ``server start`` reuses it, ``explain --analyzed``
+    uses the same one; plain ``explain`` needs none. It listens on loopback only. ``server
+    stop`` ends it (the pid is verified) and ``status`` then exits 4.
+
+    One server start for what were two tests (``server start`` then status, query, stop; and
+    ``run`` starting one): ``server start`` launching a server itself, with --port,
+    --driver-memory and --conf, is test_cluster.py's start of its cluster."""
     doc = tmp_path / "plan.json"
     doc.write_text(
         json.dumps(
@@ -172,6 +92,16 @@ def test_run_and_explain_start_a_local_server_when_none_is_given(tmp_path: Path)
         assert "starting a local Spark Connect server" in ran.stderr and "server ready at sc://127.0.0.1:" in ran.stderr
         info = LocalServer(state).info()
         assert info is not None and info.url in ran.stderr
+        status = json.loads(connect_plan_cli("server", "status").stdout)
+        assert status["pid"] == info.pid and status["port"] == info.port and status["url"] == info.url
+        assert connect_plan.execute_plan([[1]], [("a", "int")], [], remote=status["url"]).num_rows == 1
+        # starting again reuses the running server
+        again = connect_plan_cli("server", "start")
+        assert again.returncode == 0 and "already running" in again.stdout and str(info.pid) in again.stdout
+        # bound to loopback only: the machine's other addresses refuse the port
+        for address in _non_loopback_ipv4():
+            with pytest.raises(ConnectionRefusedError):
+                socket.create_connection((address, info.port), timeout=2).close()
         explained = connect_plan_cli("explain", str(doc), "--analyzed")
         assert explained.returncode == 0, explained.stderr
         assert "== Analyzed Logical Plan ==" in explained.stdout and "starting a local" not in explained.stderr
@@ -184,4 +114,5 @@ def test_run_and_explain_start_a_local_server_when_none_is_given(tmp_path: Path)
     while time.monotonic() < deadline and Path(f"/proc/{info.pid}").exists():
         time.sleep(0.2)
     assert not Path(f"/proc/{info.pid}").exists()
+    assert connect_plan_cli("server", "status").returncode == 4
     print(f"\n[auto-start] run with no server given took {took:.1f} s (the start included)")

@@ -447,8 +447,11 @@ class PySparkTransport:
         value = options.get("grpc.max_send_message_length", DEFAULT_MAX_MESSAGE)
         return int(value) if isinstance(value, int) and value > 0 else DEFAULT_MAX_MESSAGE
 
-    def execute_plan(self, plan: pb.Plan) -> ResultStream:
-        return _QuietStream(reattachable_stream(self.sc, plan))
+    def execute_plan(self, plan: pb.Plan, tags: Sequence[str] = ()) -> ResultStream:
+        return _QuietStream(reattachable_stream(self.sc, plan, tags))
+
+    def interrupt(self, tag: str) -> list[str]:
+        return list(self.sc.interrupt_tag(tag))
 
     def execute_request(self, plan: pb.Plan) -> pb.ExecutePlanRequest:
         """The reattachable ExecutePlan request of ``plan``, as PySpark's client makes it
@@ -642,7 +645,7 @@ REQUIRED_INTERNALS = (
 )
 
 
-def reattachable_stream(sc: Any, plan: pb.Plan) -> ReattachableStream:
+def reattachable_stream(sc: Any, plan: pb.Plan, tags: Sequence[str] = ()) -> ReattachableStream:
     """The responses of one ExecutePlan of ``plan`` on PySpark client ``sc``: a
     :class:`ReattachableStream`.
 
@@ -659,7 +662,7 @@ def reattachable_stream(sc: Any, plan: pb.Plan) -> ReattachableStream:
             f"this PySpark ({getattr(pyspark, '__version__', '?')}) lacks the Connect client internals connect_plan "
             f"reads results with ({', '.join(missing)}); install pyspark or pyspark-client 4.0 to 4.3"
         )
-    return ReattachableStream(sc, plan)
+    return ReattachableStream(sc, plan, tags)
 
 
 class ReattachableStream:
@@ -676,9 +679,10 @@ class ReattachableStream:
     calls :meth:`cancel` on a timeout or Ctrl-C, and :meth:`close` in every case (it
     releases whatever the server still holds)."""
 
-    def __init__(self, sc: Any, plan: pb.Plan) -> None:
+    def __init__(self, sc: Any, plan: pb.Plan, tags: Sequence[str] = ()) -> None:
         self._sc = sc
         self._plan = plan
+        self._tags = tuple(tags)
         self._iterator: Any = None  # PySpark's iterator, made with the request
         self.operation_id = ""
         self._responses = self._run()
@@ -693,6 +697,7 @@ class ReattachableStream:
         sc = self._sc
         req = sc._execute_plan_request_with_metadata()
         req.plan.CopyFrom(self._plan)
+        req.tags.extend(self._tags)
         operation_id = req.operation_id
         for hook in getattr(sc, "_session_hooks", ()):  # PySpark 4.1+
             req = hook.on_execute_plan(req)

@@ -327,7 +327,7 @@ class RecordedTransport:
     def max_message_size(self) -> int:
         return DEFAULT_MAX_MESSAGE
 
-    def execute_plan(self, plan: Any) -> ReplayedStream:
+    def execute_plan(self, plan: Any, tags: Any = ()) -> ReplayedStream:
         if plan.HasField("command"):  # a write or a view: answered by ``command``
             self.commands.append(plan.command)
             answer = _answer(self._command, plan.command)
@@ -518,7 +518,7 @@ class CountingTransport:
         self.calls.append(name)
         raise AssertionError(f"the client sent {name} to the server")
 
-    def execute_plan(self, plan: Any) -> Any:
+    def execute_plan(self, plan: Any, tags: Any = ()) -> Any:
         return self._called("execute_plan")
 
     def schema(self, plan: Any) -> Any:

@@ -657,7 +657,7 @@ class EchoTransport:
     session_id = "fake-session"
     max_message_size = 128 * 1024 * 1024
 
-    def execute_plan(self, plan):
+    def execute_plan(self, plan, tags=()):
         seen["pandas when sent"] = "pandas" in sys.modules
         from connect_plan.spark_proto import pb
 

@@ -269,6 +269,7 @@ def test_the_converted_kinds() -> None:
         "subquery",
         "window_function",
         "nested",
+        "lambda",
     }
 
 

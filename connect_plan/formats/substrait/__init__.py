@@ -10,13 +10,14 @@ Modules, in import order (each imports only the ones before it):
                  shared subtrees) and the dispatch of relations and expressions by kind
 ``types``        Substrait types → Spark types; a NamedStruct's names and nested layouts
 ``literals``     literals → IR literals (or constructor calls) and → Arrow cell values
+``lambdas``      lambdas (a higher-order function's argument) and their parameter references
 ``expressions``  field references, nested constructors, subqueries, IF/SWITCH, IN lists, casts, sorts
 ``regex``        regular expressions of RE2, Rust's regex and ICU → Java's, or refused with why
 ``calls``        a call as its builder gets it, and the registry of builders by name
 ``producer_functions`` the builders of the producers' own names (DuckDB's, DataFusion's)
 ``spec_functions`` the builders of the spec's functions whose NULLs, domains, options or enums
                  differ from Spark's (is_nan, logarithms, inverse trigonometry, decimal negate/abs,
-                 the ICU regexp family, sort, variance...)
+                 the ICU regexp family, sort, the list functions that take lambdas, variance...)
 ``functions``    scalar, aggregate and window calls through the function table, and the builders
                  of the spec's functions
 ``relations``    read, filter, project, fetch, sort, aggregate, join, cross, set, reference

@@ -12,6 +12,7 @@ from google.protobuf.message import Message
 from ... import ir
 from ...types import Primitive
 from . import spellings as sp
+from .lambdas import lambda_parameter
 from .literals import literal, literal_value, named_struct, untyped_null
 from .state import Converter, Rel, Shape, enum_name, expression, json_name
 from .subqueries import scalar_subquery_plan
@@ -43,9 +44,9 @@ def sort_keys(c: Converter, sorts: Any, loc: str, names: list[str]) -> tuple[ir.
 @expression("selection")
 def selection(c: Converter, msg: Message, loc: str, names: list[str]) -> ir.Expr:
     """A field reference: a column of the input (root), of an enclosing relation's input
-    (outer, ``steps_out`` levels up) or a part of an expression's value; then nested
-    segments: struct fields (by the Spark names the converter knows), list elements,
-    map keys."""
+    (outer, ``steps_out`` levels up), a lambda's parameter (:mod:`.lambdas`) or a part of an
+    expression's value; then nested segments: struct fields (by the Spark names the converter
+    knows), list elements, map keys."""
     ref_kind = msg.WhichOneof("root_type")
     scope = names
     if ref_kind == "outer_reference":
@@ -67,6 +68,13 @@ def selection(c: Converter, msg: Message, loc: str, names: list[str]) -> ir.Expr
         return ir.Lit(None, loc)
     seg = msg.direct_reference
     seg_loc = f"{loc}/directReference"
+    if ref_kind == "lambda_parameter_reference":
+        var = lambda_parameter(c, msg, loc)
+        if var is None:
+            return ir.Lit(None, loc)
+        if seg.struct_field.HasField("child"):  # into a parameter's value (no struct names known)
+            return _segments(c, seg.struct_field.child, var, None, f"{seg_loc}/structField/child")
+        return var
     if ref_kind == "expression":
         value = c.expr(msg.expression, f"{loc}/expression", names)
         return _segments(c, seg, value, c.shape_of(value), seg_loc)

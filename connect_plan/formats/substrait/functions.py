@@ -29,6 +29,7 @@ from .calls import (
 )
 from .comparisons import exact_decimal_comparison
 from .expressions import sort_keys
+from .lambdas import null_function
 from .spec_functions import decimal_negative  # (also registers the spec's math, string, list builders)
 from .state import Converter, enum_name, expression
 
@@ -52,7 +53,10 @@ def scalar_function(c: Converter, msg: Message, loc: str, names: list[str]) -> i
     if compound is None:
         return ir.Lit(None, loc)
     name, sig = sp.function_name(compound)
+    slots = {f"{loc}/arguments/{k}/value" for k in sp.LAMBDA_ARGUMENTS.get(name, ())}
+    c.lambda_slots |= slots
     args, enums = _arguments(c, msg, loc, names)
+    c.lambda_slots -= slots
     row = sp.FUNCTIONS.get(("scalar", name))
     if row is None:
         return _unknown_function(c, "scalar", compound, msg.function_reference, loc)
@@ -226,7 +230,12 @@ def _arguments(c: Converter, msg: Message, loc: str, names: list[str]) -> tuple[
         for k, a in enumerate(msg.arguments):
             kind = a.WhichOneof("arg_type")
             if kind == "value":
-                args.append(c.expr(a.value, f"{loc}/arguments/{k}/value", names))
+                aloc = f"{loc}/arguments/{k}/value"
+                if aloc in c.lambda_slots and null_function(a.value):
+                    # a higher-order function's null function (its builder decides): an untyped NULL
+                    args.append(ir.Lit(None, f"{aloc}/literal"))
+                    continue
+                args.append(c.expr(a.value, aloc, names))
             elif kind == "enum":
                 enums.append(a.enum)
             else:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ... import ir
 from ...types import Primitive
-from .calls import AggregateCall, ScalarCall, aggregate_builder, builder, literal_text, refuse
+from .calls import AggregateCall, ScalarCall, aggregate_builder, builder, literal_text, output_kind, refuse
+from .lambdas import null_function
 from .regex import RegexRefused, Translated, java_regex
 from .state import Converter
 
@@ -418,6 +419,76 @@ def build_sort(c: Converter, call: ScalarCall) -> ir.Expr:
     if direction == "ASC_NULLS_LAST":
         return _call("array_sort", loc, a)
     return _call("reverse", loc, _call("array_sort", loc, a))
+
+
+def _element_lambda(c: Converter, call: ScalarCall) -> ir.Lambda | None:
+    """The lambda a list function over ``call.args[0]`` takes as its second argument: one of
+    one parameter (the element; Spark's two-parameter forms pass the index too, which no
+    Substrait signature declares). None after a located refusal, or for a null function (the
+    spec's ``null::func<...>``: :func:`_null_function`)."""
+    if not _arity(c, call, 2) or _null_function(call):
+        return None
+    f = call.args[1]
+    if not isinstance(f, ir.Lambda):
+        if not (isinstance(f, ir.Lit) and f.loc == f"{call.loc}/arguments/1/value/lambda"):  # a lambda in error
+            refuse(c, f"{call.loc}/arguments/1", f"{call.name}'s second argument must be a lambda (Expression.Lambda)")
+        return None
+    if len(f.params) != 1:
+        refuse(
+            c,
+            f"{f.loc}/parameters",
+            f"{call.name} takes a lambda of one parameter (the element), this one has {len(f.params)}",
+        )
+        return None
+    body = getattr(call.msg.arguments[1].value, "lambda").body  # `lambda` is a Python keyword
+    if call.name != "transform" and body.WhichOneof("rex_type") == "scalar_function":
+        declared = output_kind(body.scalar_function)
+        if declared not in (None, "bool"):
+            refuse(
+                c,
+                f"{f.loc}/body/scalarFunction/outputType",
+                f"{call.name}'s predicate must return a boolean, this one is declared {declared}",
+            )
+            return None
+    return f
+
+
+def _null_function(call: ScalarCall) -> bool:
+    """Whether the call's function argument is the spec's NULL function literal."""
+    raw = call.msg.arguments
+    return len(raw) > 1 and raw[1].WhichOneof("arg_type") == "value" and null_function(raw[1].value)
+
+
+@builder("transform", "filter")
+def build_transform_filter(c: Converter, call: ScalarCall) -> ir.Expr:
+    # Spark's transform and filter (filter keeps the elements whose predicate is true: false
+    # and NULL drop them, as the spec says); a null list gives NULL in both
+    f = _element_lambda(c, call)
+    if f is None:
+        if len(call.args) == 2 and _null_function(call):
+            return refuse(
+                c, f"{call.loc}/arguments/1", f"{call.name} with a NULL function: the spec gives it no result"
+            )
+        return ir.Lit(None, call.loc)
+    return _call(call.name, call.loc, call.args[0], f)
+
+
+@builder("any_match", "all_match")
+def build_match(c: Converter, call: ScalarCall) -> ir.Expr:
+    # all_match: Spark's forall (Kleene AND: false if a predicate is false, else NULL if one is
+    # NULL, else true; true over no element). any_match: Kleene OR, as not(forall(not p)): Spark's
+    # exists gives it only under spark.sql.legacy.followThreeValuedLogicInArrayExists (a
+    # server setting). A NULL list or a NULL predicate: NULL (the spec's words)
+    loc = call.loc
+    f = _element_lambda(c, call)
+    if f is None:
+        if len(call.args) == 2 and _null_function(call):
+            return _lit(None, loc, "boolean")
+        return ir.Lit(None, loc)
+    if call.name == "all_match":
+        return _call("forall", loc, call.args[0], f)
+    negated = ir.Lambda(f.params, _call("not", f.loc, f.body), f.loc)
+    return _call("not", loc, _call("forall", loc, call.args[0], negated))
 
 
 # ---------------------------------------------------------------- aggregates

@@ -22,6 +22,7 @@ __all__ = [
     "FUNCTIONS",
     "FUNCTION_OPTIONS",
     "JOIN_TYPES",
+    "LAMBDA_ARGUMENTS",
     "PRODUCER_QUIRKS",
     "REDUCTIONS",
     "REWRITTEN_JOINS",
@@ -287,6 +288,18 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
         # functions_list
         Function("scalar", "cardinality", "array_size", ("functions_list",)),
         Function("scalar", "sort", None, ("functions_list",), "sort_array / array_sort by the direction option"),
+        Function(
+            "scalar", "transform", None, ("functions_list",), "transform(list, x -> f(x)); a null function: refused"
+        ),
+        Function("scalar", "filter", None, ("functions_list",), "filter(list, x -> p(x)); a null predicate: refused"),
+        Function(
+            "scalar",
+            "any_match",
+            None,
+            ("functions_list",),
+            "not forall(list, x -> not p(x)): Kleene OR whatever Spark's legacy exists setting; a null predicate: NULL",
+        ),
+        Function("scalar", "all_match", None, ("functions_list",), "forall(list, x -> p(x)); a null predicate: NULL"),
         # nested values (DataFusion's names; array_element, 1-based, needs an int index)
         Function("scalar", "make_array", "array", producers=_DF),
         Function("scalar", "get_field", None, note="struct field access and map lookup", producers=_DF),
@@ -341,6 +354,15 @@ FUNCTIONS: dict[tuple[FunctionKind, str], Function] = {
 
 #: the functions whose builder reads enum arguments (any other's enum argument is refused)
 TAKES_ENUMS = frozenset({"extract", "date_part", "std_dev", "variance"})
+
+#: the functions that take lambdas: name → the positions of their function arguments (a lambda,
+#: ``Expression.Lambda``, may stand there and nowhere else; Spark's higher-order functions)
+LAMBDA_ARGUMENTS: dict[str, tuple[int, ...]] = {
+    "transform": (1,),
+    "filter": (1,),
+    "any_match": (1,),
+    "all_match": (1,),
+}
 
 _SILENT = frozenset({"SILENT"})
 _LOG_OPTIONS = {

@@ -159,6 +159,12 @@ class Converter(Record):
     step_counter: int = 0
     #: names of the enclosing relations' columns, innermost last (for outer references)
     outer: list[list[str]] = field(default_factory=list)
+    #: the enclosing lambdas' parameters (their IR names), innermost last (for lambda
+    #: parameter references, ``steps_out`` lambdas out: :mod:`.lambdas`)
+    lambdas: list[tuple[str, ...]] = field(default_factory=list)
+    #: the locations of the function arguments where a lambda may stand (a higher-order
+    #: function's function arguments): a lambda anywhere else is refused
+    lambda_slots: set[str] = field(default_factory=set)
     #: the producer deviations this plan's producer is known for (``spellings.PRODUCER_QUIRKS``)
     quirks: frozenset[str] = frozenset()
     #: the known nested layout of columns (by generated name): see :class:`Shape`
