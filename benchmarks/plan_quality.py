@@ -414,6 +414,69 @@ def run(
     return report()
 
 
+def shapes(
+    url: str,
+    suites: Sequence[str],
+    scales: dict[str, float],
+    only: Sequence[str] = (),
+    producers: Sequence[str] = (),
+    out: Path | None = None,
+    log: Callable[[str], None] = lambda m: print(m, flush=True),
+) -> int:
+    """Nothing timed: each plan's physical plan (Spark's ``EXPLAIN FORMATTED``, before AQE) beside
+    Spark SQL's for the same text, compared by :func:`plan_shape`; the pairs whose shapes differ
+    are listed with the difference (and both plans written to ``out``, if given). The evidence
+    for a lowering change on a loaded machine: a fix shows as a shape becoming Spark SQL's own.
+    Returns the number of pairs whose shapes differ."""
+    import difflib
+
+    from pyspark.sql import SparkSession
+
+    import connect_plan
+
+    sys.path.insert(0, str(ROOT))
+    from tests import substrait_corpus as sc
+
+    session = SparkSession.builder.remote(url).create()
+    for k, v in sc.SPARK_CONF.items():
+        session.conf.set(k, v)
+    client = connect_plan.connect(url)
+    differ = 0
+    try:
+        for suite in suites:
+            files = suite_data(suite, scales[suite])
+            for name, path in files.items():
+                session.read.parquet(path).createOrReplaceTempView(name)
+            tables = sc.sources(files)
+            todo = pairs([suite], only, producers)
+            replan_duckdb(todo, files, log)
+            for pair in todo:
+                theirs = session.sql(f"EXPLAIN FORMATTED {pair.sql}").collect()[0][0]
+                for producer, plan in sorted(pair.plans.items()):
+                    if isinstance(plan, str) and not plan.lstrip().startswith("{"):
+                        log(f"{suite} {pair.qid} {producer}: {plan}")
+                        continue
+                    try:
+                        ours = client.explain(plan, mode="formatted", tables=tables)
+                    except Exception as e:  # reported with the pair
+                        log(f"{suite} {pair.qid} {producer}: {type(e).__name__}: {str(e)[:200]}")
+                        continue
+                    a, b = plan_shape(ours), plan_shape(theirs)
+                    log(f"{suite} {pair.qid} {producer}: {'same shape' if a == b else 'shape differs'}")
+                    if a != b:
+                        differ += 1
+                        for line in difflib.unified_diff(b, a, "spark sql", producer, lineterm="", n=1):
+                            log(f"    {line}")
+                    if out is not None:
+                        out.mkdir(parents=True, exist_ok=True)
+                        (out / f"{suite}-{pair.qid}-{producer}.plan.txt").write_text(ours)
+                        (out / f"{suite}-{pair.qid}-{producer}.sql.txt").write_text(theirs)
+    finally:
+        client.close()
+        session.stop()
+    return differ
+
+
 def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """``new``'s results replace ``old``'s for the same (suite, query, producer) (a re-run of a few)."""
     key = lambda r: (r["suite"], r["query"], r["producer"])  # noqa: E731
@@ -615,6 +678,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="views",
         help="connect_plan's tables: the same temp views Spark SQL reads (default), or the parquet files",
     )
+    p.add_argument(
+        "--shapes",
+        action="store_true",
+        help="time nothing: compare each plan's physical plan with Spark SQL's (EXPLAIN), list the differences",
+    )
     p.add_argument("--merge", action="store_true", help="replace these results in the report at --out")
     p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "plan-quality")
     p.add_argument("--publish", action="store_true", help=f"write to {PUBLISHED.relative_to(ROOT)}")
@@ -630,6 +698,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.error("--remote (or SPARK_REMOTE) is required")
     suites = [s for s in args.suites.split(",") if s]
     only = [o for o in args.only.split(",") if o]
+    if args.shapes:
+        scales = {"tpch": args.tpch_scale, "tpcds": args.tpcds_scale}
+        producers = [x for x in args.producers.split(",") if x]
+        differ = shapes(
+            args.remote, suites, scales, only, producers, args.out if "--out" in (argv or sys.argv) else None
+        )
+        print(f"{differ} pairs' shapes differ from Spark SQL's")
+        return 0
     merging = args.merge and (out / "report.json").exists()
     old = json.loads((out / "report.json").read_text()) if merging else None
 

@@ -15,6 +15,7 @@ from . import spellings as sp
 from .lambdas import lambda_parameter
 from .literals import literal, literal_value, named_struct, untyped_null
 from .state import Converter, Rel, Shape, enum_name, expression, json_name
+from .subqueries import scalar_subquery_plan
 from .types import spark_type
 
 __all__ = ["simple_case_operand", "sort_keys"]
@@ -188,7 +189,7 @@ def subquery(c: Converter, msg: Message, loc: str, names: list[str]) -> ir.Expr:
                     f"a scalar subquery must output one column, this one has {len(rel.names)}",
                 )
                 return ir.Lit(None, loc)
-            return ir.Subquery("scalar", c.materialize(rel, sub_loc, "subquery").plan(), (), loc)
+            return ir.Subquery("scalar", scalar_subquery_plan(c, rel, sub_loc), (), loc)
         if kind == "in_predicate":
             pred = msg.in_predicate
             rel = c.rel(pred.haystack, f"{sub_loc}/haystack")

@@ -27,6 +27,7 @@ from .calls import (
     literal_text,
     refuse,
 )
+from .comparisons import exact_decimal_comparison
 from .expressions import sort_keys
 from .lambdas import null_function
 from .spec_functions import decimal_negative  # (also registers the spec's math, string, list builders)
@@ -64,6 +65,8 @@ def scalar_function(c: Converter, msg: Message, loc: str, names: list[str]) -> i
         _no_enums(c, name, enums, loc)
     if row.spark is None:
         return BUILDERS[name](c, ScalarCall(name, sig, tuple(args), tuple(enums), msg, loc, options))
+    if c.decimals:
+        args = exact_decimal_comparison(name, args, c.decimals)
     return ir.Call(row.spark, tuple(args), loc)
 
 

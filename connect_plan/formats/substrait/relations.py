@@ -53,6 +53,9 @@ def read_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
     for f, shape in zip(fresh, schema_shapes(msg.base_schema)):
         if shape is not None:
             c.shapes[f] = shape
+    for f, t in zip(fresh, msg.base_schema.struct.types):
+        if t.WhichOneof("kind") == "decimal":
+            c.decimals[f] = (t.decimal.precision, t.decimal.scale)
     items = tuple(
         ir.SelectItem(ir.Col(b, loc), f, f"{loc}/baseSchema/names/{k}") for k, (b, f) in enumerate(zip(base, fresh))
     )
@@ -189,6 +192,8 @@ def project_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
         shape = c.shape_of(expr)
         if shape is not None:
             c.shapes[name] = shape
+        if isinstance(expr, ir.Col) and expr.name in c.decimals:
+            c.decimals[name] = c.decimals[expr.name]
         rel.steps.append(ir.WithColumn(c.step_index(), "project", f"{loc}/expressions/{k}", name, expr))
         added.append(name)
     if "project_outputs_expressions_only" in c.quirks and not msg.HasField("common"):
@@ -560,5 +565,7 @@ def reference_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
     for old, new in zip(names, fresh):
         if old in c.shapes:
             c.shapes[new] = c.shapes[old]
+        if old in c.decimals:
+            c.decimals[new] = c.decimals[old]
     items = tuple(ir.SelectItem(ir.Col(n, loc), f, loc) for n, f in zip(names, fresh))
     return Rel(shared, [ir.Select(c.step_index(), "reference", loc, items)], fresh, loc)

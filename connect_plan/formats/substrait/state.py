@@ -169,6 +169,9 @@ class Converter(Record):
     quirks: frozenset[str] = frozenset()
     #: the known nested layout of columns (by generated name): see :class:`Shape`
     shapes: dict[str, Shape] = field(default_factory=dict)
+    #: the declared (precision, scale) of decimal columns read from a base schema (by generated
+    #: name): see :mod:`.comparisons`
+    decimals: dict[str, tuple[int, int]] = field(default_factory=dict)
     #: ReferenceRel targets converted so far: plan relation index → shared plan and its
     #: columns (None: it failed, already reported)
     subtrees: dict[int, tuple[ir.SharedPlan, list[str]] | None] = field(default_factory=dict)
@@ -210,6 +213,8 @@ class Converter(Record):
         for old, new in zip(rel.names, fresh):
             if old in self.shapes:
                 self.shapes[new] = self.shapes[old]
+            if old in self.decimals:
+                self.decimals[new] = self.decimals[old]
         rel.names = fresh
         return rel
 
