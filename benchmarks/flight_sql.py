@@ -39,10 +39,14 @@ MiB = 1 << 20
 
 
 @contextmanager
-def serving(url: str) -> Iterator[tuple[str, int]]:
-    """``connect-plan serve`` in front of ``url``: (its Flight SQL URL, its pid)."""
-    argv = [sys.executable, "-m", "connect_plan", "serve", "--listen", "grpc://127.0.0.1:0"]
-    argv += ["--remote", url, "--policy", "trusted"]
+def serving(url: str | None) -> Iterator[tuple[str, int]]:
+    """``connect-plan serve`` in front of ``url``: (its Flight SQL URL, its pid). ``None``: the
+    floor's constant Flight server instead (benchmarks/flight_floor.py)."""
+    if url is None:
+        argv = [sys.executable, "-m", "benchmarks.flight_floor"]
+    else:
+        argv = [sys.executable, "-m", "connect_plan", "serve", "--listen", "grpc://127.0.0.1:0"]
+        argv += ["--remote", url, "--policy", "trusted"]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert proc.stdout is not None
@@ -118,12 +122,12 @@ def flight_sql(ctx: Context, rows: int, clients: int, seconds: float, cli_runs: 
         ctx.log("adbc-driver-flightsql is not installed (the test extra has it): flight_sql left out")
         return []
     records: list[dict[str, Any]] = []
-    with serving(ctx.url) as (url, pid):
+    with serving(ctx.url) as (url, pid), serving(None) as (floor_url, _):
         conn = _adbc(url)
         cur = conn.cursor()
         flight = _flight_reader(url)
         try:
-            records.append(_small(ctx, pid, cur, flight, cli_runs))
+            records.append(_small(ctx, pid, cur, flight, cli_runs, _flight_reader(floor_url)))
             records.append(_throughput(ctx, cur, flight, rows))
         finally:
             cur.close()
@@ -132,7 +136,9 @@ def flight_sql(ctx: Context, rows: int, clients: int, seconds: float, cli_runs: 
     return records
 
 
-def _small(ctx: Context, pid: int, cur: Any, flight: Callable[[str], Any], cli_runs: int) -> dict[str, Any]:
+def _small(
+    ctx: Context, pid: int, cur: Any, flight: Callable[[str], Any], cli_runs: int, floor: Callable[[str], Any]
+) -> dict[str, Any]:
     import tempfile
 
     client, spark = ctx.client, ctx.spark
@@ -148,6 +154,9 @@ def _small(ctx: Context, pid: int, cur: Any, flight: Callable[[str], Any], cli_r
         "Flight SQL: ADBC DB-API": adbc,
         "Flight SQL: pyarrow.flight": lambda: flight(text),
         "pyspark": lambda: w.small_df(spark).toArrow(),
+        # the floor: the same two Flight calls to a Python Flight server answering a constant
+        # (no Spark, no connect_plan): what one more Python Flight hop costs by itself
+        "floor: pyarrow.flight to a constant Flight server": lambda: floor(text),
     }
     series = {name: Series("ms") for name in runs}
     for fn in runs.values():
@@ -185,6 +194,9 @@ def _small(ctx: Context, pid: int, cur: Any, flight: Callable[[str], Any], cli_r
         name: statistics.median(a - b for a, b in zip(series[name].samples, base))
         for name in ("Flight SQL: ADBC DB-API", "Flight SQL: pyarrow.flight")
     }
+    extra["floor: one Python Flight hop (GetFlightInfo + DoGet, no Spark)"] = series[
+        "floor: pyarrow.flight to a constant Flight server"
+    ].median
     ratios = {
         "ADBC/in-process": paired(series["Flight SQL: ADBC DB-API"], series["connect_plan (in-process)"]),
         "pyarrow.flight/in-process": paired(series["Flight SQL: pyarrow.flight"], series["connect_plan (in-process)"]),
