@@ -255,6 +255,14 @@ SAIL_DIFFERENCE_FAMILIES: dict[str, dict[str, str]] = {
             "raise_error's message but not Spark's error class USER_RAISED_EXCEPTION"
             for case in ("log_domain", "shift_negative", "shift_out_of_range", "shift_overflow")
         },
+        "test_substrait_conformance.py::test_any_match_stays_kleene_when_exists_is_not": "Sail's exists is "
+        "three-valued whatever spark.sql.legacy.followThreeValuedLogicInArrayExists says (the test's premise "
+        "is Spark's setting)",
+        "test_substrait_decimal_comparison.py::test_decimal_double_comparisons_give_spark_sqls_answer": "Sail "
+        "compares a decimal with a double as decimals, failing on ±1e20 ('too small to store in a Decimal128 "
+        "of precision 30') where Spark compares doubles",
+        "test_substrait_decimal_comparison.py::test_the_decimal_comparison_is_pushed_into_the_scan": "Sail's "
+        "EXPLAIN has no 'PushedFilters' line (its plan text is DataFusion's)",
     },
     "Catalog and session": {
         "test_sources_differential.py::test_case_sensitivity_default_document_and_connect_conf": "selecting 'ID' from a column 'id' names the output 'id' (Spark: 'ID', as written)",

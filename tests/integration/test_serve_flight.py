@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 import connect_plan
+from tests.conftest import engine
 from tests.support.processes import no_traceback
 from tests.support.serving import ServeProcess, flight
 
@@ -102,7 +103,10 @@ def test_cancel_flight_info_before_the_first_batch_ends_the_stream_at_once(serve
     assert not reader.is_alive()
     took = ended[0] - sent
     print(f"\n[serve, pyarrow.flight] the stream ended {took:.2f} s after CancelFlightInfo, before any batch")
-    assert took < 2.0, took  # the stream waited on Spark's execution: it ended, interrupted
+    # the stream waited on the execution: it ended, interrupted (left alone, the query runs for
+    # minutes: 81 s on Sail, 2026-11-29). Sail's interrupt took up to 4.5 s under the thin job's
+    # load (0.2 s alone), where the 2 s bound is Spark's
+    assert took < (2.0 if engine() == "spark" else 15.0), took
     [error] = outcome
     assert isinstance(error, fl.FlightCancelledError) and "cancelled" in str(error), error
     # the server serves on, the caller's session too
