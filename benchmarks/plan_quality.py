@@ -32,6 +32,7 @@ import logging
 import math
 import os
 import re
+import shlex
 import statistics
 import sys
 import time
@@ -380,6 +381,7 @@ def run(
             "server": {"engine": "spark", "spark_version": version, "server_time": bool(ui)},
             "code": code_version(),
             "environment": {"cpus": os.cpu_count(), "load_average_after": load_average()},
+            "command": ["python", "-m", "benchmarks.plan_quality", *sys.argv[1:]],
             "results": results,
         }
 
@@ -494,13 +496,19 @@ def _fmt(x: float | None) -> str:
     return "n/a" if x is None or not math.isfinite(x) else f"{x:.2f}"
 
 
+def _load(results: list[dict[str, Any]]) -> str:
+    """The 1-minute load average before the queries, as its range (what the machine was doing)."""
+    loads = [r["load_average"][0] for r in results if r.get("load_average")]
+    return f", load average {min(loads):.1f}–{max(loads):.1f} before each query" if loads else ""
+
+
 def summary_markdown(report: dict[str, Any]) -> str:
     results = report["results"]
     timed = [r for r in results if "ratio" in r]
     lines = [
         "# Plan quality: Substrait plans through connect_plan vs Spark SQL's own text",
         "",
-        f"Spark {report['server']['spark_version']}, {report['environment']['cpus']} cores shared with other work; "
+        f"Spark {report['server']['spark_version']}, {report['environment']['cpus']} cores{_load(results)}; "
         f"started {report['started']}, {report['seconds'] / 60:.0f} min "
         + ", ".join(
             f"({s} sf {report['scales'][s]:g}: {report['suite_seconds'].get(s, 0) / 60:.0f} min)"
@@ -508,7 +516,8 @@ def summary_markdown(report: dict[str, Any]) -> str:
         )
         + f"; a warm round, then medians of {report['repeat']} alternating rounds. Code {str(report['code']['commit'])[:7]}"
         + (" (with uncommitted changes)" if report["code"].get("dirty") else "")
-        + ".",
+        + "."
+        + (f" Measured with `{shlex.join(report['command'])}`." if report.get("command") else ""),
         "",
         "Ratio = the plan's median time ÷ Spark SQL's median time for the same query (below 1: the plan is faster).",
         "*client* is the wall time the caller sees; *server* is the summed duration of the SQL executions the "

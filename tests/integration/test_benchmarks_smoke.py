@@ -115,4 +115,8 @@ def test_the_plan_quality_scenario_pairs_recorded_plans_with_spark_sql(spark_url
         assert math.isfinite(r["ratio"]) and r["ratio"] > 0
     assert report["scales"] == {"tpch": 0.01}
     assert (tmp_path / "cache" / "connect_plan" / "bench-data" / "tpch-sf0.01" / "tables.json").exists()
-    assert "| tpch | **all** | 4 |" in (out / "summary.md").read_text()
+    summary = (out / "summary.md").read_text()
+    assert "| tpch | **all** | 4 |" in summary
+    assert report["command"] == ["python", "-m", "benchmarks.plan_quality", *command[3:]]
+    assert f"Measured with `python -m benchmarks.plan_quality --remote {spark_url} --suites tpch" in summary
+    assert "load average" in summary.split("\n")[2]  # what the machine was doing, not a fixed phrase
