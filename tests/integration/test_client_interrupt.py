@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
 
 import pytest
 
 import connect_plan
 from connect_plan.errors import ServerError
+from tests.support.serving import wait_until
 
 #: 4·10^10 pairs counted: tens of seconds before the one-row result's first batch, little memory
 #: (and no more: see test_serve_load.NO_FIRST_BATCH)
@@ -34,14 +34,6 @@ def _states(client: connect_plan.Client) -> dict[str, str]:
     }
 
 
-def _wait(check: Any, seconds: float, what: str) -> None:
-    until = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > until:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
-
-
 @pytest.mark.parametrize("verb", ["execute", "stream"])
 def test_interrupt_by_tag_ends_a_call_still_computing_its_first_batch(spark_url: str, verb: str) -> None:
     with connect_plan.Client(spark_url) as client:
@@ -57,13 +49,13 @@ def test_interrupt_by_tag_ends_a_call_still_computing_its_first_batch(spark_url:
 
         caller = threading.Thread(target=run, daemon=True)
         caller.start()
-        _wait(lambda: set(_states(client).values()) & RUNNING, 60, "the execution to run on Spark")
+        wait_until(lambda: set(_states(client).values()) & RUNNING, 60, "the execution to run on Spark")
         time.sleep(1.0)
         assert caller.is_alive(), "no first batch yet"
         assert client.interrupt("another-tag") == ()
         sent = time.monotonic()
         interrupted = client.interrupt("long-count")
-        _wait(lambda: not set(_states(client).values()) & RUNNING, 60, "the execution to end on Spark")
+        wait_until(lambda: not set(_states(client).values()) & RUNNING, 60, "the execution to end on Spark")
         ended = time.monotonic() - sent
         caller.join(30)
         assert not caller.is_alive()
@@ -93,9 +85,9 @@ def test_interrupt_ends_only_the_executions_of_its_tag(spark_url: str) -> None:
         callers = [threading.Thread(target=run, args=(tag,), daemon=True) for tag in ("mine", "theirs")]
         for caller in callers:
             caller.start()
-        _wait(lambda: len([s for s in _states(client).values() if s in RUNNING]) == 2, 60, "both to run on Spark")
+        wait_until(lambda: len([s for s in _states(client).values() if s in RUNNING]) == 2, 60, "both to run on Spark")
         [mine] = client.interrupt("mine")
-        _wait(lambda: _states(client)[mine] not in RUNNING, 60, "the execution to end on Spark")
+        wait_until(lambda: _states(client)[mine] not in RUNNING, 60, "the execution to end on Spark")
         states = _states(client)
         assert states[mine] == "OPERATION_STATE_CANCELLED"
         [theirs] = set(states) - {mine}

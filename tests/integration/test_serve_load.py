@@ -205,11 +205,7 @@ def test_a_client_killed_mid_stream_of_1e8_rows_has_its_execution_interrupted_wi
         wait_until(lambda: not set(_states(spark_url, *session)) & RUNNING, 60, "the execution to end on Spark")
         ended = time.monotonic() - killed
     finally:
-        if client.poll() is None:
-            client.kill()
-            client.wait(30)
-        if client.stdout is not None:
-            client.stdout.close()
+        _reap(client)
     print(
         f"\n[serve kill] the execution released (interrupted) {released:.2f} s after the client was killed, "
         f"ended on Spark after {ended:.2f} s"
@@ -366,15 +362,20 @@ def test_a_client_killed_before_the_first_batch_has_its_execution_interrupted_wi
         wait_until(lambda: not set(_states(spark_url, *session)) & RUNNING, 60, "the execution to end on Spark")
         ended = time.monotonic() - killed
     finally:
-        if client.poll() is None:
-            client.kill()
-            client.wait(30)
-        if client.stdout is not None:
-            client.stdout.close()
+        _reap(client)
     print(f"\n[serve kill before the first batch] ended on Spark {ended:.2f} s after the client was killed")
     assert ended < 2.0, ended
     assert "OPERATION_STATE_CANCELLED" in _states(spark_url, *session)
     assert server.process.poll() is None
+
+
+def _reap(client: subprocess.Popen[str]) -> None:
+    """A client process of these tests, killed if it still runs, its pipe closed."""
+    if client.poll() is None:
+        client.kill()
+        client.wait(30)
+    if client.stdout is not None:
+        client.stdout.close()
 
 
 def _released_all(proxy: GrpcTlsProxy, since: int, session_id: str) -> bool:
