@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from .. import ir, transport
 from ..errors import ConnectPlanError
-from .calls import Calls, tags
+from .calls import Calls, SparkResult, tags
 from .execute import Executor, check_unique_names
 from .failures import TOKEN_RE, Redactor, redact, url_secrets
 from .session import CLOSE_GRACE_SECONDS, COMPRESSIONS, Session, check_compression, check_timeout
@@ -62,6 +62,7 @@ __all__ = [
     "owned_stream",
     "redact",
     "resolve_remote",
+    "spark_batches",
     "url_secrets",
 ]
 
@@ -574,6 +575,23 @@ def owned_stream(
     except BaseException:
         client.close()
         raise
+
+
+def spark_batches(
+    client: Client,
+    plan: Any,
+    *,
+    policy: Policy | None = None,
+    tables: Mapping[str, Any] | None = None,
+    tag: str | None = None,
+) -> SparkResult:
+    """``plan``'s result as :meth:`Client.stream` reads it (the same checks, bounds, policy and
+    ``tag``), each batch with its Arrow IPC message as Spark sent it, where the batch is Spark's
+    own (:class:`~connect_plan.client.calls.SparkResult`): what ``connect-plan serve`` forwards
+    to a Flight client without encoding the batch again."""
+    ir_plan, effective = client._calls.load(plan, None, None, policy, tables)
+    max_rows, max_bytes, timeout = client._calls.bounds(effective, None, None, None)
+    return client._calls.spark_batches(ir_plan, max_rows, max_bytes, timeout, tag)
 
 
 def connect(remote: str | None = None, **kwargs: Any) -> Client:

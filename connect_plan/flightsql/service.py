@@ -38,6 +38,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..client import spark_batches
 from ..errors import ErrorDetail, ResultContractError, ServerError
 from .catalog import Catalog, sql_info
 from .messages import FLIGHT, SQL, CommandError, flight_data, ipc_schema, message, pack, parse, schemas, unpack
@@ -405,7 +406,7 @@ class FlightSqlService:
             if statement.plan.output is not None:
                 yield from _table_stream(client.execute(statement.plan, tag=tag), announced)
                 return
-            reader = client.stream(statement.plan, tag=tag)
+            result = spark_batches(client, statement.plan, tag=tag)
             execution.opened.set()
         except ServerError:
             if execution.stopped.is_set():
@@ -414,12 +415,19 @@ class FlightSqlService:
         try:
             if execution.stopped.is_set():
                 raise _Abort(Status("CANCELLED", "the query was cancelled, or its client went away"))
-            conform = _conformer(announced, reader.schema)
+            conform = _conformer(announced, result.schema)
+            # Spark's own IPC messages go out as they came when the batch is laid out as announced
+            # (the same types: the announced schema message says the rest) and not cast or cut
+            forward = _same_types(announced, result.schema)
             yield flight_data(pa.ipc.read_message(announced.serialize()).metadata)
-            for batch in reader:
+            for batch, spark_message in result:
                 if execution.stopped.is_set():
                     raise _Abort(Status("CANCELLED", "the query was cancelled (CancelFlightInfo)"))
-                for piece in _pieces(conform(batch)):
+                conformed = conform(batch)  # checked (a NULL where none was announced) in every case
+                if forward and spark_message is not None and spark_message.body.size <= MAX_BATCH_BYTES:
+                    yield flight_data(spark_message.metadata, spark_message.body)
+                    continue
+                for piece in _pieces(conformed):
                     msg = pa.ipc.read_message(piece.serialize())
                     yield flight_data(msg.metadata, msg.body)
         except ServerError:
@@ -427,7 +435,7 @@ class FlightSqlService:
                 raise _Abort(Status("CANCELLED", "the query was cancelled, or its client went away")) from None
             raise
         finally:
-            reader.close()  # releases the Spark execution if it did not end
+            result.close()  # releases the Spark execution if it did not end
 
     def _metadata(self, caller: Caller, name: str, command: Any) -> pa.Table:
         policy = caller.policy
@@ -555,6 +563,13 @@ def _pieces(batch: pa.RecordBatch) -> Iterator[pa.RecordBatch]:
         yield batch.slice(start, step)
 
 
+def _same_types(announced: pa.Schema, actual: pa.Schema) -> bool:
+    """Are a batch of ``actual`` schema's buffers those of one of ``announced``: the same
+    number of columns, each of the same type (names, nullability and metadata are the schema
+    message's, not the batch's)?"""
+    return len(actual) == len(announced) and all(a.type.equals(b.type) for a, b in zip(actual, announced))
+
+
 def _conformer(announced: pa.Schema, actual: pa.Schema) -> Callable[[pa.RecordBatch], pa.RecordBatch]:
     """How each batch of ``actual`` schema is sent in the ``announced`` one (the FlightInfo's:
     a client checks that they are equal). The same names and types: the batches are labelled with
@@ -564,9 +579,7 @@ def _conformer(announced: pa.Schema, actual: pa.Schema) -> Callable[[pa.RecordBa
 
     if actual.equals(announced):
         return lambda batch: batch
-    same = len(actual) == len(announced) and all(
-        a.name == b.name and a.type.equals(b.type) for a, b in zip(actual, announced)
-    )
+    same = _same_types(announced, actual) and all(a.name == b.name for a, b in zip(actual, announced))
     if not same:
         hint = " (the tables changed since the statement was prepared: prepare it again)"
         raise ResultContractError(
