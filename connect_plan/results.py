@@ -119,6 +119,8 @@ class ResultChecker:
         self._announced_proto: Any = None
         self._arrow_schema: Any = None  # the first batch's, as the server sent it
         self._target: Any = None  # what batches are cast to (None: they already are)
+        self._schema_message: Any = None  # the first batch's schema message (flatbuffer bytes)
+        self._dictionaries = False  # does that schema have a dictionary-encoded field
 
     def feed(self, resp: Any, arrow_data: bytes | None = None) -> Generator[Any, None, None]:
         """Check ``resp`` (``arrow_data``: its Arrow batch's bytes, when already read; see
@@ -189,14 +191,20 @@ class ResultChecker:
             first = messages.read_next_message()
             if first.type != "schema":
                 raise pa.ArrowInvalid(f"the stream starts with a {first.type} message, not a schema")
-            schema = pa.ipc.read_schema(first)
+            if self._schema_message is not None and first.metadata.equals(self._schema_message):
+                schema = self._arrow_schema  # the same bytes as the first batch's schema: checked then
+            else:
+                schema = pa.ipc.read_schema(first)
+                self._check_schema(schema)
+                if self._schema_message is None:
+                    self._schema_message = pa.py_buffer(first.metadata.to_pybytes())
+                    self._dictionaries = any(_has_dictionary(field.type) for field in schema)
         except StopIteration:
             raise ResultIntegrityError("an Arrow batch could not be read: it holds no schema") from None
         except (pa.ArrowException, OSError) as exc:
             raise ResultIntegrityError(f"an Arrow batch could not be read: {exc}") from None
-        self._check_schema(schema)
         try:
-            if any(_has_dictionary(field.type) for field in schema):
+            if self._dictionaries:
                 with pa.ipc.open_stream(payload) as reader:  # its dictionaries come in messages of their own
                     for batch in reader:
                         yield batch, None
