@@ -8,8 +8,9 @@ GetFlightInfo       a statement (``CommandStatementQuery``, ``CommandStatementSu
                     (AnalyzePlan; nothing runs) or the prepared statement's, and a one-use ticket;
                     a metadata command: its fixed schema, the command itself as the ticket
 GetSchema           the same schemas, without a ticket
-DoGet               a ticket: the statement run (``Client.stream``), its batches sent as Spark
-                    sends them, in the announced schema; a metadata command's table
+DoGet               a ticket: the statement run (``Client.stream``'s checks), Spark's own Arrow IPC
+                    messages forwarded as they came, after the announced schema; a metadata
+                    command's table
 DoAction            ``CreatePreparedStatement``, ``CreatePreparedSubstraitPlan``,
                     ``ClosePreparedStatement``, ``CancelFlightInfo``
 ListActions         those four; Handshake: accepted (the token travels in every call's header)
@@ -29,6 +30,19 @@ error of ``get_schema`` (pyarrow 26, measured); and it has no callback when a cl
 Here the statuses and trailers are this module's, and a stream dropped by its client is closed at
 once (its Spark execution released). pyarrow still does the Arrow side: schemas and batches are
 written with its IPC writer and framed as ``FlightData`` (:func:`~.messages.flight_data`).
+
+A result batch is not decoded and encoded again on its way: Spark's ``ArrowBatch.data`` is an IPC
+stream (a schema message, then record batch messages), and each record batch message is sent as
+it came (its flatbuffer metadata as ``data_header``, its body as ``data_body``;
+:func:`connect_plan.client.spark_batches`), after the schema message of the schema the FlightInfo
+announced. That is valid when the batch's columns have the announced types (the buffers are laid
+out by type; names, nullability and metadata are the schema message's), and it is the same batch
+the in-process client returns: every check still runs on the decoded batch first (the result
+contract, the policy's bounds, a NULL in a column announced not null). A batch compressed by Spark
+(``--compression zstd``) goes out compressed, as Arrow IPC body compression, which Flight clients
+decode. A batch that was cast (a plan's declared types) or cut (``max_bytes``), or one larger than
+:data:`MAX_BATCH_BYTES`, is written again as before. Forwarding saves the encoding and a copy of
+each batch; most of the process's CPU per MiB is gRPC's (receiving from Spark, sending on).
 """
 
 from __future__ import annotations

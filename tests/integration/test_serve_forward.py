@@ -7,6 +7,7 @@ in-process client for the same plan (:func:`connect_plan.client.spark_batches`),
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import uuid
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ import pytest
 import connect_plan
 from connect_plan.client import spark_batches
 from tests.conftest import engine
-from tests.support.serving import ServeProcess, command, flight, read_all
+from tests.support.serving import ServeProcess, adbc, command, flight, read_all
 
 #: 300,000 rows × 4 columns, in Spark's order (range's partitions in turn): ~30 Arrow batches
 LARGE = {
@@ -173,6 +174,10 @@ def test_with_compression_the_forwarded_batches_stay_as_spark_compressed_them(sp
     with ServeProcess(spark_url, "--policy", "trusted", "--compression", "zstd") as s:
         sent = _flight_data(s.url, json.dumps(LARGE))
         _, table = read_all(s.url, None, command("CommandStatementQuery", query=json.dumps(LARGE)))
+        if importlib.util.find_spec("adbc_driver_flightsql") is not None:  # Arrow's Go driver decodes them too
+            with adbc(s.url) as con, con.cursor() as cur:
+                cur.execute(json.dumps(LARGE))
+                assert cur.fetch_arrow_table().equals(expected)
     schema = _schema(sent[0])
     batches = [_batch_of(schema, d) for d in sent[1:]]
     body, decoded = sum(len(d.data_body) for d in sent[1:]), sum(b.nbytes for b in batches)
