@@ -115,14 +115,14 @@ class ResultChecker:
         self.announced: AnnouncedSchema | None = None
         self.schema: Any = None  # of the first batch
         self.complete = False
-        self._chunks: list[bytes] = []
+        self._chunks: list[bytes | memoryview] = []
         self._announced_proto: Any = None
         self._arrow_schema: Any = None  # the first batch's, as the server sent it
         self._target: Any = None  # what batches are cast to (None: they already are)
         self._schema_message: Any = None  # the first batch's schema message (flatbuffer bytes)
         self._dictionaries = False  # does that schema have a dictionary-encoded field
 
-    def feed(self, resp: Any, arrow_data: bytes | None = None) -> Generator[Any, None, None]:
+    def feed(self, resp: Any, arrow_data: bytes | memoryview | None = None) -> Generator[Any, None, None]:
         """Check ``resp`` (``arrow_data``: its Arrow batch's bytes, when already read; see
         :class:`~connect_plan.responses.Received`)."""
         if self.complete:
@@ -179,7 +179,7 @@ class ResultChecker:
                 raise ResultIntegrityError("ResultComplete arrived inside a chunked Arrow batch")
             self.complete = True
 
-    def _read(self, payload: bytes) -> Iterator[tuple[Any, Any]]:
+    def _read(self, payload: bytes | memoryview) -> Iterator[tuple[Any, Any]]:
         """Each record batch of one Arrow IPC stream (a schema message, then record batch
         messages) with its IPC message: both zero-copy over ``payload``. A stream holding any
         other message (a dictionary batch: Spark sends none) is read whole by pyarrow's stream
