@@ -362,6 +362,23 @@ class FlightSqlService:
             shown = kind if len(kind) <= 80 else kind[:80] + "..."
             raise _Abort(Status("UNIMPLEMENTED", f"no action {shown!r} here (this server's actions: {known})"))
 
+    def interrupt_running(self, seconds: float = INTERRUPT_SECONDS) -> int:
+        """The server is stopping: interrupt the Spark execution of every running DoGet by its
+        operation tag, at once and all together (a DoGet still waiting for its first batch
+        would otherwise hold its execution until the session is released), each DoGet ending
+        CANCELLED; wait at most ``seconds`` for Spark's answers. The number interrupted."""
+        with self._lock:
+            running = list(self._running.values())
+        threads = [
+            threading.Thread(target=e.interrupt_now, name=f"connect-plan-serve-stop-{e.tag[-8:]}", daemon=True)
+            for e in running
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(seconds)
+        return len(running)
+
     def _cancel(self, caller: Caller, info: Any) -> bool:
         """Stop every running (or waiting) ticket of ``info`` that ``caller`` holds."""
         done = False
@@ -511,6 +528,20 @@ class Execution:
         threading.Thread(
             target=self._interrupt, name=f"connect-plan-serve-interrupt-{self.tag[-8:]}", daemon=True
         ).start()
+
+    def interrupt_now(self) -> None:
+        """Stop the DoGet and interrupt its execution now, in this thread (the server stopping:
+        no release of the stream comes first, the stream is ended by the server's stop)."""
+        with self._lock:
+            if self._done.is_set():
+                return
+            self.stopped.set()
+        try:
+            interrupted = self.client.interrupt(self.tag, timeout=INTERRUPT_SECONDS)
+        except Exception as exc:  # Spark gone: the session's release at the end is all there is
+            log.info("could not interrupt the execution %s: %s", self.tag, exc)
+            return
+        log.info("interrupted the execution %s (operation %s)", self.tag, ", ".join(interrupted) or "none yet")
 
     def finish(self) -> None:
         """The DoGet ended: nothing is left to interrupt (a stop after this is a no-op)."""
