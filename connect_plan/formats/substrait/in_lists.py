@@ -99,6 +99,7 @@ def _member(e: ir.Expr) -> tuple[ir.Expr, Hashable, tuple[ir.Expr, ...]] | None:
     constants, else None."""
     if not isinstance(e, ir.Call) or e.distinct:
         return None
+    constants: tuple[ir.Expr, ...]
     if e.fn == "==" and len(e.args) == 2:
         a, b = e.args
         if _string_constant(b):
