@@ -76,7 +76,7 @@ def test_datafusion_tpch_q02_min_supplycost_is_an_inner_join() -> None:
 
 
 # a plan of its own: t(a, b, v) ⋉ (SELECT x, [y,] sum(q) AS s FROM u GROUP BY x[, y]) ON <cond>
-FUNCTIONS = {"equal": 1, "gt": 2, "and": 3, "sum": 4, "is_not_distinct_from": 5}
+FUNCTIONS = {"equal": 1, "gt": 2, "and": 3, "sum": 4, "is_not_distinct_from": 5, "is_not_null": 6}
 
 
 def _field(k: int) -> dict[str, Any]:
@@ -98,9 +98,15 @@ def _read(table: str, names: list[str], types: list[str]) -> dict[str, Any]:
     return {"read": {"baseSchema": {"names": names, "struct": {"types": kinds}}, "namedTable": {"names": [table]}}}
 
 
-def _semi_plan(cond: dict[str, Any], keys: int = 1, key_type: str = "i64") -> ir.Plan:
+def _semi_plan(cond: dict[str, Any], keys: int = 1, key_type: str = "i64", where: str = "gt") -> ir.Plan:
     """Left fields 0-2 (a i64, b i64, v fp64); right: the keys (x, then y) then s; no keys:
-    u itself (x, y, q)."""
+    u itself (x, y, q) filtered by ``q > 0`` (``where="is_not_null"``: ``x IS NOT NULL``; "":
+    not filtered)."""
+    u = _read("u", ["x", "y", "q"], [key_type, "i64", "fp64"])
+    if where == "gt":
+        u = {"filter": {"input": u, "condition": _call("gt", _field(2), {"literal": {"fp64": 0.0}})}}
+    elif where:
+        u = {"filter": {"input": u, "condition": _call(where, _field(0))}}
     grouped = {
         "aggregate": {
             "input": _read("u", ["x", "y", "q"], [key_type, "i64", "fp64"]),
@@ -119,7 +125,7 @@ def _semi_plan(cond: dict[str, Any], keys: int = 1, key_type: str = "i64") -> ir
     join = {
         "join": {
             "left": _read("t", ["a", "b", "v"], ["i64", "i64", "fp64"]),
-            "right": grouped if keys else _read("u", ["x", "y", "q"], [key_type, "i64", "fp64"]),
+            "right": grouped if keys else u,
             "expression": cond,
             "type": "JOIN_TYPE_LEFT_SEMI",
         }
@@ -161,13 +167,16 @@ def test_the_shapes_that_stay_or_become_an_in() -> None:
     """A key not equated (two keys, one compared): rows may match twice, the join stays; a key
     of another declared type (a cast could merge groups): stays; keys only, no measure read
     (an IN subquery with GROUP BY, TPC-H q18): stays, Spark would aggregate again where it
-    infers the IN; equalities with a table: an IN filter, with a residual: stays."""
+    infers the IN; equalities with a filtered table: an IN filter, with a residual: stays."""
     one_of_two = _call("and", _call("equal", A, X), _call("gt", V, S2))
     assert _form(_semi_plan(one_of_two, keys=2)) == "left_semi"
     other_type = _call("and", _call("equal", A, X), _call("gt", V, S1))
     assert _form(_semi_plan(other_type, key_type="fp64")) == "left_semi"
     assert _form(_semi_plan(_call("equal", A, X))) == "left_semi"
     assert _form(_semi_plan(_call("and", _call("equal", A, X), _call("equal", Y, B)), keys=0)) == "in"
+    # a table not filtered, or only by IS NOT NULL: the copies Spark would infer filter nothing
+    assert _form(_semi_plan(_call("equal", A, X), keys=0, where="")) == "left_semi"
+    assert _form(_semi_plan(_call("equal", A, X), keys=0, where="is_not_null")) == "left_semi"
     assert _form(_semi_plan(_call("and", _call("equal", A, X), _call("gt", V, S2)), keys=0)) == "left_semi"
 
 
