@@ -56,7 +56,9 @@ FALSE otherwise; a filter keeps exactly the rows where it is TRUE: the same rows
 null-safe ``<=>`` (``is_not_distinct_from``: DataFusion's INTERSECT) matches NULL to NULL,
 which IN does not, so it stays a join, as do any other conjunct (a ``>``, an OR, an operand
 that reads both sides or neither), anti joins (NOT IN is null-aware, an anti join is not), a
-condition that refers to an enclosing query's columns or holds a subquery.
+condition that refers to an enclosing query's columns or holds a subquery, and every semi join
+inside a subquery (an outer reference in its right input would move one subquery deeper, a
+nesting Spark does not decorrelate in every case: left as written).
 """
 
 from __future__ import annotations
@@ -77,9 +79,13 @@ def semi_join(
     """``left ⋉ right`` on ``cond`` as an inner join or a filter by an IN subquery (module doc),
     ``sides`` the Substrait relations of ``left`` and ``right``: True when the steps are appended
     to ``left`` (its columns stay the output), False when the caller is to send the join."""
-    if cond is not None and _scalar_subquery(c, left, right, cond, loc, sides):
+    if cond is None or set(left.names) & set(right.names):
+        return False  # no condition (a cross semi join), or a name on both sides: as written
+    if _scalar_subquery(c, left, right, cond, loc, sides):
         left.steps.append(ir.Join(c.step_index(), "join", loc, right.plan(), "inner", (), cond))
         return True
+    if c.outer:
+        return False  # inside a subquery: an IN would nest an outer reference one level deeper
     pairs = equi_pairs(cond, set(left.names), set(right.names))
     if pairs is None or not filtered_scan(right):
         return False
