@@ -11,7 +11,9 @@ to parquet, cached under ``~/.cache/connect_plan/bench-data``):
 
 - the plan runs through ``Client.execute(plan, tables=...)`` and the suite's SQL text (ibis: ibis'
   own SQL for its expression) through PySpark's ``spark.sql(text).toArrow()`` on the same server;
-- a warm round first (both answers compared: a plan whose answer differs is reported, not timed),
+- a warm round first (both answers compared: a plan whose answer differs is reported, not timed;
+  where the SQL's ORDER BY leaves NULL placement to the engine, against Spark SQL's answer with
+  the plan's placement: tests/substrait_corpus.with_plan_null_order),
   then ``--repeat`` rounds in which Spark SQL and every producer's plan of the query run once
   each, in an order that rotates from round to round; each side's median over the rounds;
 - the ratio is plan ÷ SQL, of the wall time the caller sees (client) and of the server's own
@@ -273,6 +275,7 @@ def measure_pair(
             answers[side] = timed(side)[0]
         except Exception as e:  # a failure is reported with the pair, not raised
             problems[side] = f"{type(e).__name__}: {str(e)[:300]}"
+    reordered: dict[str, Any] = {}  # Spark SQL's answers to the texts with a plan's NULL placement
     if "sql" in problems:
         live = []
     else:
@@ -280,12 +283,23 @@ def measure_pair(
         for producer in pair.plans:
             if producer in problems:
                 continue
-            diff = sc.difference(answers[producer], answers["sql"], ordered=sc.is_ordered(pair.sql))
+            # Spark SQL's answer with the plan's NULL placement where the text leaves it to the
+            # engine (tests/substrait_corpus.with_plan_null_order): the question the plan answers
+            oracle = sc.with_plan_null_order(pair.sql, pair.plans[producer])
+            if oracle != pair.sql and oracle not in reordered:
+                try:
+                    reordered[oracle] = session.sql(oracle).toArrow()
+                except Exception as e:  # reported with the pair, as Spark SQL's own failure would be
+                    problems[producer] = f"Spark SQL with the plan's NULL placement: {type(e).__name__}: {str(e)[:300]}"
+                    continue
+            expected = reordered[oracle] if oracle != pair.sql else answers["sql"]
+            diff = sc.difference(answers[producer], expected, ordered=sc.is_ordered(pair.sql))
             if diff is not None:
                 problems[producer] = f"answer differs from Spark SQL's: {diff[:300]}"
             else:
                 live.append(producer)
     answers.clear()
+    reordered.clear()
     for r in range(repeat if len(live) > 1 else 0):
         order = live[r % len(live) :] + live[: r % len(live)]
         for side in order:

@@ -364,11 +364,12 @@ def small_query(ctx: Context) -> list[dict[str, Any]]:
 # ------------------------------------------------------------------ result throughput
 
 
-def throughput(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
+def throughput(ctx: Context, sizes: tuple[int, ...], extra_rounds: int = 2) -> list[dict[str, Any]]:
     """n rows × 5 columns generated on the server, to the client as Arrow: our
     ``execute`` (Table), our ``stream`` (batches consumed one by one), our ``stream``
     written to a parquet file, PySpark's ``toArrow()``. MB/s of Arrow data, client CPU per
-    MiB (all threads), and peak RSS growth during the call."""
+    MiB (all threads), and peak RSS growth during the call. ``extra_rounds`` beyond
+    ``ctx.repeat``: 2 at the measured sizes, none at the smoke test's tiny size."""
     import pyarrow.parquet as pq
 
     from connect_plan.formats import load_plan
@@ -440,10 +441,10 @@ def throughput(ctx: Context, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
         names = list(paths)
         for name in names[1:]:  # every path once before the rounds (the table path ran above):
             paths[name]()  # a size's first run was the slowest for whichever path met it (JIT, caches)
-        # two rounds more than the other scenarios: one round's MB/s and CPU/MiB moved by 3x
-        # with the server's state (42 vs 152 MB/s in one run), and three rounds left the
-        # median to it
-        for rep in range(ctx.repeat + 2):
+        # two rounds more than the other scenarios (extra_rounds): one round's MB/s and CPU/MiB
+        # moved by 3x with the server's state (42 vs 152 MB/s in one run), and three rounds
+        # left the median to it
+        for rep in range(ctx.repeat + extra_rounds):
             for name in names[rep % len(names) :] + names[: rep % len(names)]:
                 s = run_measured(paths[name])
                 results[name] = s.value

@@ -31,9 +31,24 @@ JSON_SCALARS = frozenset({int, float, bool, type(None)})
 def plain_tree_encodable(raw: Any, budget: int) -> bool:
     """True when ``raw`` is plain JSON containers of fewer than ``budget`` nodes (each use of
     a shared one counted) whose strings and keys are all valid UTF-8; False when anything
-    needs a closer look (a bad string, a container subclass, too many nodes)."""
+    needs a closer look (a bad string, a container subclass, too many nodes, a container
+    inside itself).
+
+    A container inside itself would keep this walk going until the budget runs out (8
+    million nodes, seconds of CPU), so every :data:`_SAMPLE_EVERY`-th container visited is
+    remembered by identity (remembering each doubled the cost of this walk on a million
+    small lists; sampling adds about 15%). Past its entry, a walk that loops repeats the
+    same visits lap after lap, so a sampled container comes back within ``_SAMPLE_EVERY``
+    laps. A container met again is shared or inside itself;
+    :func:`shape` tells which, once, and counts every use: a loop, or reuse past the
+    budget, is handed over at once, while reuse within it is walked on as before.
+    """
     stack = [raw]
     pop, extend = stack.pop, stack.extend
+    limit = budget
+    sampled: set[int] = set()
+    visits = 0
+    next_sample = _SAMPLE_EVERY  # -1 once sharing is known not to loop: sample no more
     while stack:
         node = pop()
         kind = type(node)
@@ -42,25 +57,37 @@ def plain_tree_encodable(raw: Any, budget: int) -> bool:
                 return False
         elif kind in JSON_SCALARS:  # before isinstance on an ABC, which is slow
             continue
-        elif kind is dict:
+        elif kind is dict or kind is list or kind is tuple:
             budget -= len(node)
             if budget < 0:
                 return False
-            try:
-                ascii_keys = "".join(node).isascii()  # string keys, all ASCII: at C speed
-            except TypeError:
-                ascii_keys = False
-            if not ascii_keys and not keys_encodable(node):
-                return False
-            extend(node.values())
-        elif kind is list or kind is tuple:
-            budget -= len(node)
-            if budget < 0:
-                return False
-            extend(node)
+            visits += 1
+            if visits == next_sample:
+                next_sample += _SAMPLE_EVERY
+                before = len(sampled)
+                sampled.add(id(node))  # every container stays alive inside raw: ids are not reused
+                if len(sampled) == before:  # met again: shared, or inside itself
+                    expanded = shape(raw)[1]  # -1 for a loop
+                    if expanded < 0 or expanded - 1 > limit:
+                        return False
+                    next_sample = -1
+            if kind is dict:
+                try:
+                    ascii_keys = "".join(node).isascii()  # string keys, all ASCII: at C speed
+                except TypeError:
+                    ascii_keys = False
+                if not ascii_keys and not keys_encodable(node):
+                    return False
+                extend(node.values())
+            else:
+                extend(node)
         elif isinstance(node, (str, Mapping, list, tuple)):
             return False
     return True
+
+
+#: :func:`plain_tree_encodable` remembers every this many containers it visits
+_SAMPLE_EVERY = 16
 
 
 def shape_problem(expanded: int, distinct: int, tree: str, part: str) -> tuple[str, str] | None:

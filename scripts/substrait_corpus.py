@@ -198,7 +198,8 @@ def measure(
             for qid, plan in suite.plans[producer].items():
                 if only and qid not in only:
                     continue
-                sql = suite.sql(producer, qid)
+                # the plan's NULL placement where the text leaves it to the engine (as the corpus test)
+                sql = sc.with_plan_null_order(suite.sql(producer, qid), plan)
                 result = run_plan(client, plan, tables, lambda q=sql: oracle(q), ordered=sc.is_ordered(sql))
                 bug = sc.PRODUCER_BUGS.get((suite.name, producer, qid))
                 if bug:
@@ -264,7 +265,8 @@ def second_opinions(report: dict[str, Any], url: str, work: Path, elsewhere: dic
                 got = matrix._run_engine(consumer, f"{name}-{producer}", blobs, files, work / "second-opinion")
                 for key, (status, value) in got.items():
                     qid = key[len(producer) + 1 :]
-                    theirs = spark.sql(suite.sql(producer, qid)).toArrow()
+                    plan_sql = sc.with_plan_null_order(suite.sql(producer, qid), suite.plans[producer][qid])
+                    theirs = spark.sql(plan_sql).toArrow()
                     if status != "ran":
                         verdict = f"{status}: {_one_line(value, 200)}"
                     elif not isinstance(ours[(producer, qid)], Exception) and (

@@ -20,6 +20,7 @@ import datetime
 import decimal
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -349,6 +350,125 @@ def difference(ours: Any, theirs: Any, *, ordered: bool = False) -> str | None:
                 where = "in order" if ordered else "sorted"
                 return f"row {i} ({where}) column {j} ({theirs.column_names[j]}): {u!r}, Spark SQL {v!r}"
     return None
+
+
+# ------------------------------------------------------------------ null placement of the oracle
+
+#: SortField.SortDirection (JSON name or number) → (ascending, nulls first)
+_DIRECTIONS: dict[Any, tuple[bool, bool]] = {
+    "SORT_DIRECTION_ASC_NULLS_FIRST": (True, True),
+    "SORT_DIRECTION_ASC_NULLS_LAST": (True, False),
+    "SORT_DIRECTION_DESC_NULLS_FIRST": (False, True),
+    "SORT_DIRECTION_DESC_NULLS_LAST": (False, False),
+    1: (True, True),
+    2: (True, False),
+    3: (False, True),
+    4: (False, False),
+}
+
+
+def result_order(plan: Any) -> list[tuple[bool, bool]] | None:
+    """(ascending, nulls first) of each field of the sort that orders the plan's result: the
+    root relation's first sort, reached through projects and fetches only (a LIMIT over an ORDER
+    BY); None when there is none or a field's direction is not one of the four (clustered, a
+    comparison function). ``plan``: JSON text, a parsed JSON object or binary protobuf."""
+    if isinstance(plan, (bytes, bytearray)) or (isinstance(plan, str) and not plan.lstrip().startswith("{")):
+        from google.protobuf.json_format import MessageToDict
+
+        from connect_plan.formats.substrait.proto import parse_substrait
+
+        plan = MessageToDict(parse_substrait(bytes(plan) if not isinstance(plan, str) else plan))
+    elif isinstance(plan, str):
+        plan = json.loads(plan)
+    roots = [r["root"] for r in plan.get("relations", ()) if "root" in r]
+    rel = roots[0].get("input", {}) if len(roots) == 1 else {}
+    while rel:
+        kind, body = next(iter(rel.items()))
+        if kind == "sort":
+            found = [_DIRECTIONS.get(s.get("direction")) for s in body.get("sorts", ())]
+            return [f for f in found if f is not None] if all(found) and found else None
+        if kind not in ("project", "fetch"):
+            return None
+        rel = body.get("input", {})
+    return None
+
+
+def _masked(sql: str) -> str:
+    """``sql`` lower-cased, of the same length, with what is inside parentheses and quotes
+    written as ``_`` and comments as blanks: what is left is the statement's top level."""
+    out = list(sql.lower())
+    depth, i, n = 0, 0, len(sql)
+    while i < n:
+        ch = sql[i]
+        if ch in "'\"`":
+            end = sql.find(ch, i + 1)
+            end = n if end < 0 else end + 1
+            out[i:end] = "_" * (end - i)
+            i = end
+            continue
+        if sql.startswith("--", i) or sql.startswith("/*", i):
+            if ch == "-":
+                stop = sql.find("\n", i)
+                end = n if stop < 0 else stop
+            else:
+                stop = sql.find("*/", i + 2)
+                end = n if stop < 0 else stop + 2
+            out[i:end] = " " * (end - i)
+            i = end
+            continue
+        if ch == "(":
+            depth += 1
+        if depth:
+            out[i] = "_"
+        if ch == ")":
+            depth -= 1
+        i += 1
+    return "".join(out)
+
+
+def with_plan_null_order(sql: str, plan: Any) -> str:
+    """Spark SQL's text for the oracle of ``plan``: ``sql`` with the plan's NULL placement on
+    each item of its top-level ORDER BY that leaves the placement to the engine.
+
+    An ORDER BY item without NULLS FIRST/LAST means each engine's default: Spark's is NULLS FIRST
+    ascending and NULLS LAST descending, DataFusion's and Calcite's (Isthmus) the reverse, and a
+    producer writes its own default into the plan. Both answers are right, and under a LIMIT they
+    keep different rows (TPC-DS q12 and q33 at sf 0.2): the oracle is asked the question the plan
+    answers. Only where the text leaves the choice open: an explicit NULLS FIRST/LAST is kept, so
+    a plan that loses one is still caught. The items are matched to the plan's sort fields by
+    position, and only when their count and every direction agree; otherwise (or when the plan has
+    no result order) ``sql`` is returned unchanged and the comparison is as strict as before.
+    The edit appends to the items in place: the rest of the text stays byte for byte."""
+    order = result_order(plan)
+    if not order:
+        return sql
+    flat = _masked(sql)
+    # the last top-level ORDER BY (a window's or a subquery's are inside parentheses)
+    matches = list(re.finditer(r"\border\s+by\b", flat))
+    if not matches:
+        return sql
+    start = matches[-1].end()
+    tail = re.search(r"\b(limit|offset)\b|;", flat[start:])
+    end = start + tail.start() if tail else len(flat)
+    commas = [k for k in range(start, end) if flat[k] == ","]
+    bounds = list(zip([start, *(k + 1 for k in commas)], [*commas, end]))
+    if len(bounds) != len(order):
+        return sql
+    edits: list[tuple[int, str]] = []
+    for (a, b), (ascending, nulls_first) in zip(bounds, order):
+        item = flat[a:b].strip()
+        if re.search(r"\bnulls\s+(first|last)$", item):
+            continue  # the text's own choice: kept
+        descending = re.search(r"\bdesc$", item) is not None
+        if descending == ascending:
+            return sql  # not the plan's sort of this ORDER BY
+        if nulls_first != descending:
+            continue  # the plan's placement is Spark's default
+        # after the item's last character (trailing blanks skipped)
+        edits.append((a + len(flat[a:b].rstrip()), " NULLS FIRST" if nulls_first else " NULLS LAST"))
+    for at, text in reversed(edits):
+        sql = sql[:at] + text + sql[at:]
+    return sql
 
 
 # ------------------------------------------------------------------ causes and producer bugs

@@ -156,29 +156,42 @@ def duckdb_plans(tpch: Tpch) -> dict[int, bytes | str]:
     return out
 
 
-def isthmus_jar(cache: Path) -> str | None:
+def cache_dir() -> Path:
+    """Where the producers' downloads and environments are kept between runs, under names that
+    carry their versions: the user's cache directory (``XDG_CACHE_HOME``, else ``~/.cache``).
+    Each is made whole in a directory of its own, then renamed into place: a run stopped half
+    way, or two runs at once, never leave a half-made one under the final name."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "connect_plan" / "test-producers"
+
+
+def isthmus_jar(cache: Path | None = None) -> str | None:
     """Isthmus 0.5's jar, from PyPI's ``substrait-tools`` 0.0.3. Its dependencies (ibis, an old
     ``substrait``, protobuf 6) conflict with this project's, so the wheel is downloaded alone
-    (``--no-deps``) and only its jar is used, on the machine's Java."""
+    (``--no-deps``) and only its jar is used, on the machine's Java. Kept in ``cache``
+    (default :func:`cache_dir`)."""
     if shutil.which("java") is None:
         return None
+    cache = cache_dir() if cache is None else cache
     jar = cache / "isthmus-0.5.0-all.jar"
     if not jar.exists():
         import sys
+        import tempfile
         import zipfile
 
         cache.mkdir(parents=True, exist_ok=True)
-        p = subprocess.run(
-            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(cache), "substrait-tools==0.0.3"],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        wheels = list(cache.glob("substrait_tools-0.0.3-*.whl"))
-        if p.returncode != 0 or not wheels:
-            return None
-        with zipfile.ZipFile(wheels[0]) as z:
-            jar.write_bytes(z.read("produce_substrait/jars/isthmus-0.5.0-all.jar"))
+        with tempfile.TemporaryDirectory(dir=cache, prefix=".isthmus-") as tmp:
+            p = subprocess.run(
+                [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", tmp, "substrait-tools==0.0.3"],
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            wheels = list(Path(tmp).glob("substrait_tools-0.0.3-*.whl"))
+            if p.returncode != 0 or not wheels:
+                return None
+            with zipfile.ZipFile(wheels[0]) as z:
+                (Path(tmp) / jar.name).write_bytes(z.read("produce_substrait/jars/isthmus-0.5.0-all.jar"))
+            os.replace(Path(tmp) / jar.name, jar)
     return str(jar)
 
 
@@ -250,20 +263,45 @@ IBIS_PINS = (
 )
 
 
-def ibis_plans(tpch: Tpch, env: Path) -> dict[int, tuple[bytes, str] | str] | None:
-    """ibis' TPC-H plans (with ibis' own SQL for each, in Spark's dialect), made in an environment
-    of their own (``env``, built once with pip: the pins conflict with this project's). None when
-    the environment cannot be built (no PyPI)."""
+def ibis_env(cache: Path | None = None) -> Path | None:
+    """The virtualenv of :data:`IBIS_PINS` (they conflict with this project's), built once with
+    pip in ``cache`` (default :func:`cache_dir`) under a name keyed by the pins and this Python;
+    None when it cannot be built (no PyPI)."""
+    import hashlib
+    import sys
+    import tempfile
     import venv
 
-    python = env / "bin" / "python"
-    if not python.exists():
-        venv.create(env, with_pip=True)
+    cache = cache_dir() if cache is None else cache
+    key = hashlib.sha256(repr((IBIS_PINS, sys.version, sys.base_prefix)).encode()).hexdigest()[:12]
+    env = cache / f"ibis-env-{key}"
+    if (env / "bin" / "python").exists():
+        return env
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache, prefix=".ibis-env-", ignore_cleanup_errors=True) as tmp:
+        venv.create(tmp, with_pip=True)
         p = subprocess.run(
-            [str(python), "-m", "pip", "install", "-q", *IBIS_PINS], capture_output=True, text=True, timeout=900
+            [str(Path(tmp) / "bin" / "python"), "-m", "pip", "install", "-q", *IBIS_PINS],
+            capture_output=True,
+            text=True,
+            timeout=900,
         )
         if p.returncode != 0:
             return None
+        try:  # the interpreter is a link to this one's and finds its packages next to it: it may move
+            os.rename(tmp, env)
+        except OSError:  # another run built it first
+            if not (env / "bin" / "python").exists():
+                raise
+    return env
+
+
+def ibis_plans(tpch: Tpch, env: Path | None) -> dict[int, tuple[bytes, str] | str] | None:
+    """ibis' TPC-H plans (with ibis' own SQL for each, in Spark's dialect), made in ``env`` (see
+    :func:`ibis_env`). None when there is no environment."""
+    if env is None:
+        return None
+    python = env / "bin" / "python"
     out = tpch.root / "ibis-plans"
     gen = Path(__file__).with_name("substrait_ibis_gen.py")
     p = subprocess.run(

@@ -193,8 +193,14 @@ def build_parser() -> argparse.ArgumentParser:
     remote_arg(p)
     p.set_defaults(func=cmd_explain)
 
-    p = sub.add_parser("check", help="validate a plan document or a Substrait plan without running it")
-    p.add_argument("file")
+    p = sub.add_parser(
+        "check",
+        help="validate plan documents or Substrait plans without running them",
+        description="Validate each FILE without running it. One FILE: 'ok', or its errors and exit status. "
+        "Several: a line 'FILE: ok' or 'connect-plan: FILE: <errors>' each, then how many are ok; "
+        "the exit status is the first failing file's (2: an invalid plan), else 0.",
+    )
+    p.add_argument("file", nargs="+")
     table_option(p)
     policy_arg(p)
     p.set_defaults(func=cmd_check)

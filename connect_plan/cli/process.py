@@ -14,18 +14,8 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import NoReturn
 
-from ..errors import ConnectPlanError, PlanError, ResultContractError, ServerError
 from .args import build_parser
-from .exits import (
-    EXIT_CONTRACT,
-    EXIT_INTERRUPTED,
-    EXIT_LOCAL,
-    EXIT_OK,
-    EXIT_PLAN,
-    EXIT_SERVER,
-    EXIT_TERMINATED,
-    Terminated,
-)
+from .exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, Terminated, failure
 
 __all__ = ["entry", "main"]
 
@@ -156,18 +146,6 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args))
-    except PlanError as exc:
-        print(f"connect-plan: {exc}", file=sys.stderr)
-        return EXIT_PLAN
-    except ServerError as exc:
-        print(f"connect-plan: server error: {exc}", file=sys.stderr)
-        return EXIT_SERVER
-    except ResultContractError as exc:
-        print(f"connect-plan: {exc}", file=sys.stderr)
-        return EXIT_CONTRACT
-    except ConnectPlanError as exc:
-        print(f"connect-plan: {exc}", file=sys.stderr)
-        return EXIT_LOCAL
     except Terminated:
         print("connect-plan: terminated (SIGTERM)", file=sys.stderr)
         return EXIT_TERMINATED
@@ -176,20 +154,10 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
-    except OSError as exc:  # the output file or its directory, a full disk
-        where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
-        print(f"connect-plan: {exc.strerror or exc}{where}", file=sys.stderr)
-        return EXIT_LOCAL
-    except Exception as exc:  # a bug: said as one, never a traceback (unless asked for)
-        if os.environ.get("CONNECT_PLAN_TRACEBACK"):
-            raise
-        print(
-            f"connect-plan: internal error: {type(exc).__name__}: {exc}\n"
-            "  this is a bug in connect-plan; please report it with the command and plan that caused it "
-            "(CONNECT_PLAN_TRACEBACK=1 prints the traceback)",
-            file=sys.stderr,
-        )
-        return EXIT_LOCAL
+    except Exception as exc:  # each said as its exit status says (exits.failure), never a traceback
+        status, message = failure(exc)
+        print(f"connect-plan: {message}", file=sys.stderr)
+        return status
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -48,7 +48,7 @@ def tpch(tmp_path_factory: pytest.TempPathFactory) -> sp.Tpch:
 
 
 @pytest.fixture(scope="module")
-def plans(tpch: sp.Tpch, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[int, bytes | str] | None]:
+def plans(tpch: sp.Tpch) -> dict[str, dict[int, bytes | str] | None]:
     """Each producer's TPC-H plans (a str: the producer's error), None when it is not installed."""
     out: dict[str, dict[int, bytes | str] | None] = {}
     for name, make in (("datafusion", sp.datafusion_plans), ("duckdb", sp.duckdb_plans)):
@@ -56,7 +56,7 @@ def plans(tpch: sp.Tpch, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
             out[name] = make(tpch)
         except ImportError:
             out[name] = None
-    jar = sp.isthmus_jar(Path(tmp_path_factory.getbasetemp()) / "isthmus")
+    jar = sp.isthmus_jar()
     out["isthmus"] = sp.isthmus_plans(tpch, jar) if jar else None
     return out
 

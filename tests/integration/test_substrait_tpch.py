@@ -10,7 +10,6 @@ the day it starts passing.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -51,7 +50,7 @@ def tpch(tmp_path_factory: pytest.TempPathFactory) -> sp.Tpch:
 
 
 @pytest.fixture(scope="session")
-def plans(tpch: sp.Tpch, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[int, bytes | str] | None]:
+def plans(tpch: sp.Tpch) -> dict[str, dict[int, bytes | str] | None]:
     """Each producer's 22 plans (a str: the producer's error), or None when it is not installed."""
     out: dict[str, dict[int, bytes | str] | None] = {}
     try:
@@ -62,16 +61,16 @@ def plans(tpch: sp.Tpch, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
         out["duckdb"] = sp.duckdb_plans(tpch)
     except ImportError:
         out["duckdb"] = None
-    jar = sp.isthmus_jar(Path(tmp_path_factory.getbasetemp()) / "isthmus")
+    jar = sp.isthmus_jar()
     out["isthmus"] = sp.isthmus_plans(tpch, jar) if jar else None
     return out
 
 
 @pytest.fixture(scope="session")
-def ibis_plans(tpch: sp.Tpch, tmp_path_factory: pytest.TempPathFactory) -> dict[int, Any] | None:
+def ibis_plans(tpch: sp.Tpch) -> dict[int, Any] | None:
     """ibis' own 22 TPC-H expressions (19 compile), each with ibis' SQL for it as the oracle: ibis'
     query definitions are its own (not the texts the other producers plan)."""
-    return sp.ibis_plans(tpch, Path(tmp_path_factory.getbasetemp()) / "ibis-env")
+    return sp.ibis_plans(tpch, sp.ibis_env())
 
 
 @pytest.fixture(scope="session")

@@ -29,6 +29,7 @@ from .calls import (
 )
 from .comparisons import exact_decimal_comparison
 from .expressions import sort_keys
+from .in_lists import equalities_as_in
 from .lambdas import null_function
 from .spec_functions import decimal_negative  # (also registers the spec's math, string, list builders)
 from .state import Converter, enum_name, expression
@@ -67,6 +68,10 @@ def scalar_function(c: Converter, msg: Message, loc: str, names: list[str]) -> i
         return BUILDERS[name](c, ScalarCall(name, sig, tuple(args), tuple(enums), msg, loc, options))
     if c.decimals:
         args = exact_decimal_comparison(name, args, c.decimals)
+    if row.spark == "or":
+        args = equalities_as_in(args, loc)
+        if len(args) == 1:
+            return args[0]
     return ir.Call(row.spark, tuple(args), loc)
 
 

@@ -1,5 +1,6 @@
 """Substrait relations → IR steps: read (named tables, local files, virtual tables), filter,
-project, fetch, sort, aggregate (grouping sets too), join (single and mark joins rewritten),
+project, fetch, sort, aggregate (grouping sets too), join (single and mark joins rewritten, semi
+joins sent as inner joins or IN subqueries: :mod:`.semijoins`),
 cross, set and reference. Each is a module function registered by its ``Rel.rel_type`` kind
 (:func:`~.state.relation`); :meth:`~.state.Converter.rel` dispatches to it and applies the
 relation's ``emit``."""
@@ -16,6 +17,7 @@ from . import spellings as sp
 from .expressions import sort_keys
 from .functions import aggregate_measure
 from .literals import python_value
+from .semijoins import semi_join
 from .state import Converter, Rel, enum_name, enum_text, json_name, relation
 from .types import schema_shapes, spark_type, top_names
 
@@ -409,6 +411,10 @@ def join_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
     how, swap = plain
     if swap:
         left, right = right, left
+    sides = (msg.right, msg.left) if swap else (msg.left, msg.right)
+    if how == "left_semi" and semi_join(c, left, right, cond, loc, sides):
+        # an inner join with an aggregate, or a filter by an IN subquery (semijoins.py)
+        return _post_join_filter(c, msg, left, loc)
     if cond is None and how == "inner":
         left.steps.append(ir.CrossJoin(c.step_index(), "join", loc, right.plan()))
     else:
