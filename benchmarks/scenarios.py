@@ -649,6 +649,15 @@ def analytical(ctx: Context, n: int) -> list[dict[str, Any]]:
     return [_record("analytical", f"groupBy + join over {n:,} rows", series, ratios, same_result=same)]
 
 
+def _plain_stub(transport: Any) -> Any:
+    """PySpark's generated stub over the client's channel, its responses parsed by protobuf as
+    any client's are (the client's own stub reads the Arrow bytes without copying them:
+    connect_plan.responses.from_wire): the floor is what every client stands on."""
+    from connect_plan.spark_proto import service_stub
+
+    return service_stub(transport._channel)
+
+
 def _raw_execute(client: Any, plan: Any, *, reattachable: bool = False) -> Any:
     """One plain ExecutePlan of ``plan`` on ``client``'s session, its Arrow batches read: the
     floor any client's small query stands on (no reattach, no release, no checks). With
@@ -666,7 +675,7 @@ def _raw_execute(client: Any, plan: Any, *, reattachable: bool = False) -> Any:
         req.plan.CopyFrom(plan)
     batches = []
     kinds = []
-    for resp in t._stub.ExecutePlan(req, metadata=t._metadata):
+    for resp in _plain_stub(t).ExecutePlan(req, metadata=t._metadata):
         kinds.append(resp.WhichOneof("response_type"))
         if resp.HasField("arrow_batch"):
             batches.extend(pa.ipc.open_stream(resp.arrow_batch.data))
@@ -695,7 +704,7 @@ def _raw_drain(client: Any, plan: Any, *, keep: bool = False) -> int:
     req.plan.CopyFrom(plan)
     rows = 0
     kept = []
-    for resp in t._stub.ExecutePlan(req, metadata=t._metadata):
+    for resp in _plain_stub(t).ExecutePlan(req, metadata=t._metadata):
         if resp.HasField("arrow_batch"):
             rows += resp.arrow_batch.row_count
             if keep:

@@ -53,7 +53,7 @@ from .call_failures import CallFailure, RpcFailure, classify
 from .channel import DirectStub, channel_guard, close_channel, start_call
 from .deadlines import grace, remaining, timeout_error
 from .errors import ConnectPlanError, ResultIntegrityError
-from .responses import Received, received
+from .responses import Received, from_wire, received
 from .results import (
     CANCEL_WAIT_SECONDS,
     EMPTY_STREAM_SECONDS,
@@ -111,6 +111,24 @@ def _session_changed(text: str) -> CallFailure:
     return classify(RpcFailure("server", text, message=text, texts=(text, f"SessionChanged({text!r})")))
 
 
+def _result_stub(channel: Any) -> Any:
+    """PySpark's service stub over ``channel``, its two result streams (ExecutePlan,
+    ReattachExecute) deserialized by :func:`~connect_plan.responses.from_wire`: each response a
+    :class:`~connect_plan.responses.Received` whose Arrow bytes are a view of what gRPC
+    received, not two more copies of them (a stub a test puts in its place may still answer
+    with plain messages: the stream takes either)."""
+    stub = service_stub(channel)
+    for name, request in (("ExecutePlan", pb.ExecutePlanRequest), ("ReattachExecute", pb.ReattachExecuteRequest)):
+        method = channel.unary_stream(
+            f"/spark.connect.SparkConnectService/{name}",
+            request_serializer=request.SerializeToString,
+            response_deserializer=from_wire,
+            _registered_method=True,
+        )
+        setattr(stub, name, method)
+    return stub
+
+
 class GrpcConnector:
     """Opens :class:`GrpcTransport` sessions over ``builder`` (a lean
     :func:`~connect_plan.channel.ChannelBuilder`, made by :func:`~connect_plan.transport.connector`),
@@ -154,7 +172,7 @@ class GrpcTransport:
         self._max_message = limit if isinstance(limit, int) and limit > 0 else builder.GRPC_MAX_MESSAGE_LENGTH_DEFAULT
         self._channel = builder.toChannel()
         #: the service stub every call goes through (tests replace it with a recording one)
-        self._stub = DirectStub(service_stub(self._channel), channel_guard(self._channel), builder.call_metadata)
+        self._stub = DirectStub(_result_stub(self._channel), channel_guard(self._channel), builder.call_metadata)
         #: ReleaseExecute calls not yet done (awaited briefly before the channel closes)
         self.release_futures: set[Future[None]] = set()
         self._lock = threading.Lock()
@@ -541,7 +559,7 @@ class ExecutionStream:
                 raise
             self._stream_responses += 1
             self.empty_streams = 0
-            return received(resp)
+            return resp if isinstance(resp, Received) else received(resp)
 
     def _run(self) -> Generator[Received, None, None]:
         t = self._transport
@@ -573,7 +591,7 @@ class ExecutionStream:
             if calls is not None:
                 try:
                     for extra in calls:
-                        yield received(extra)
+                        yield extra if isinstance(extra, Received) else received(extra)
                 except Exception as exc:  # the result is whole; the stream's end is not ours to report
                     log.debug("the stream of operation %s ended with %s after ResultComplete", self.operation_id, exc)
                 self._calls = None

@@ -25,8 +25,8 @@ result path does that PySpark's does not:
 
 from __future__ import annotations
 
-from collections.abc import Generator
-from typing import Any
+from collections.abc import Generator, Iterator
+from typing import Any, NamedTuple
 
 from .arrow_types import AnnouncedSchema, cast_batch, spark_arrow_schema
 from .arrow_types import announced as announced_schema
@@ -39,6 +39,7 @@ __all__ = [
     "MAX_EMPTY_REATTACHES",
     "RELEASE_EVERY_BYTES",
     "ResultChecker",
+    "SparkBatch",
     "timed_out",
 ]
 
@@ -75,12 +76,22 @@ def timed_out(message: str, interrupted: bool | None) -> QueryTimeoutError:
     return err
 
 
+class SparkBatch(NamedTuple):
+    """One record batch of a result and, when it is the batch Spark sent (not cast), its Arrow
+    IPC message: the flatbuffer metadata and the body, zero-copy over the response's bytes
+    (what ``connect-plan serve`` forwards as ``FlightData`` without encoding the batch again)."""
+
+    batch: Any  # pyarrow.RecordBatch
+    message: Any  # pyarrow.ipc.Message | None
+
+
 class ResultChecker:
     """Checks and decodes the ``ExecutePlanResponse`` messages of one result, in order
     (no I/O: what arrives over the network is fed in, so recorded responses can be too).
 
     ``feed`` yields the announced schema (an :class:`~connect_plan.arrow_types.AnnouncedSchema`:
-    names, nullability, Arrow types, read without PySpark) and each Arrow ``RecordBatch``; it
+    names, nullability, Arrow types, read without PySpark) and each Arrow ``RecordBatch`` (a :class:`SparkBatch`
+    with its IPC message when asked: ``messages``); it
     raises :class:`~connect_plan.errors.ResultIntegrityError` when
 
     * an Arrow batch's ``start_offset`` is not the number of rows before it, or its
@@ -96,22 +107,24 @@ class ResultChecker:
     ``ResultComplete`` (a truncated result is never returned as whole).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, messages: bool = False) -> None:
+        #: yield each batch as a :class:`SparkBatch` (with its IPC message) instead of plain
+        self.messages = messages
         self.rows_seen = 0
         self.batches = 0
         self.announced: AnnouncedSchema | None = None
         self.schema: Any = None  # of the first batch
         self.complete = False
-        self._chunks: list[bytes] = []
+        self._chunks: list[bytes | memoryview] = []
         self._announced_proto: Any = None
         self._arrow_schema: Any = None  # the first batch's, as the server sent it
         self._target: Any = None  # what batches are cast to (None: they already are)
+        self._schema_message: Any = None  # the first batch's schema message (flatbuffer bytes)
+        self._dictionaries = False  # does that schema have a dictionary-encoded field
 
-    def feed(self, resp: Any, arrow_data: bytes | None = None) -> Generator[Any, None, None]:
+    def feed(self, resp: Any, arrow_data: bytes | memoryview | None = None) -> Generator[Any, None, None]:
         """Check ``resp`` (``arrow_data``: its Arrow batch's bytes, when already read; see
         :class:`~connect_plan.responses.Received`)."""
-        import pyarrow as pa
-
         if self.complete:
             raise ResultIntegrityError("the server sent more responses after ResultComplete")
         if resp.HasField("schema"):
@@ -151,22 +164,12 @@ class ResultChecker:
             payload = chunks[0] if len(chunks) == 1 else b"".join(chunks)
             self._chunks = []
             batch_rows = 0
-            try:
-                reader = pa.ipc.open_stream(payload)
-            except (pa.ArrowException, OSError) as exc:
-                raise ResultIntegrityError(f"an Arrow batch could not be read: {exc}") from None
-            with reader:
-                self._check_schema(reader.schema)
+            for batch, message in self._read(payload):  # the first batch's schema checked before it comes
+                batch_rows += batch.num_rows
                 target = self._target
-                while True:
-                    try:
-                        batch = reader.read_next_batch()
-                    except StopIteration:
-                        break
-                    except (pa.ArrowException, OSError) as exc:
-                        raise ResultIntegrityError(f"an Arrow batch could not be read: {exc}") from None
-                    batch_rows += batch.num_rows
-                    yield batch if target is None else cast_batch(batch, target)
+                if target is not None:
+                    batch, message = cast_batch(batch, target), None
+                yield SparkBatch(batch, message) if self.messages else batch
             if batch_rows != ab.row_count:
                 raise ResultIntegrityError(f"an Arrow batch announced {ab.row_count} rows and held {batch_rows}")
             self.rows_seen += batch_rows
@@ -175,6 +178,43 @@ class ResultChecker:
             if self._chunks:
                 raise ResultIntegrityError("ResultComplete arrived inside a chunked Arrow batch")
             self.complete = True
+
+    def _read(self, payload: bytes | memoryview) -> Iterator[tuple[Any, Any]]:
+        """Each record batch of one Arrow IPC stream (a schema message, then record batch
+        messages) with its IPC message: both zero-copy over ``payload``. A stream holding any
+        other message (a dictionary batch: Spark sends none) is read whole by pyarrow's stream
+        reader instead, its batches without a message."""
+        import pyarrow as pa
+
+        try:
+            messages = pa.ipc.MessageReader.open_stream(payload)
+            first = messages.read_next_message()
+            if first.type != "schema":
+                raise pa.ArrowInvalid(f"the stream starts with a {first.type} message, not a schema")
+            if self._schema_message is not None and first.metadata.equals(self._schema_message):
+                schema = self._arrow_schema  # the same bytes as the first batch's schema: checked then
+            else:
+                schema = pa.ipc.read_schema(first)
+                self._check_schema(schema)
+                if self._schema_message is None:
+                    self._schema_message = pa.py_buffer(first.metadata.to_pybytes())
+                    self._dictionaries = any(_has_dictionary(field.type) for field in schema)
+        except StopIteration:
+            raise ResultIntegrityError("an Arrow batch could not be read: it holds no schema") from None
+        except (pa.ArrowException, OSError) as exc:
+            raise ResultIntegrityError(f"an Arrow batch could not be read: {exc}") from None
+        try:
+            if self._dictionaries:
+                with pa.ipc.open_stream(payload) as reader:  # its dictionaries come in messages of their own
+                    for batch in reader:
+                        yield batch, None
+                return
+            for message in messages:
+                if message.type != "record batch":
+                    raise pa.ArrowInvalid(f"a {message.type} message in a result stream")
+                yield pa.ipc.read_record_batch(message, schema), message
+        except (pa.ArrowException, OSError) as exc:
+            raise ResultIntegrityError(f"an Arrow batch could not be read: {exc}") from None
 
     def _check_schema(self, schema: Any) -> None:
         if self.schema is None:
@@ -226,6 +266,12 @@ def _check_announced(announced: AnnouncedSchema, schema: Any) -> None:
                 f"column {field.name!r} is {arrow.type} in the Arrow batches, the server announced "
                 f"{field.type_string} ({expected})"
             )
+
+
+def _has_dictionary(t: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_dictionary(t) or any(_has_dictionary(t.field(i).type) for i in range(t.num_fields)))
 
 
 def _same_type(a: Any, b: Any) -> bool:

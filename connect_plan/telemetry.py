@@ -306,7 +306,7 @@ class QueryWatch:
         self._last_state: tuple[Any, ...] = ()
         self._callback_failed = False
 
-    def feed(self, resp: pb.ExecutePlanResponse, arrow_data: bytes | None = None) -> None:
+    def feed(self, resp: pb.ExecutePlanResponse, arrow_data: bytes | memoryview | None = None) -> None:
         """Take in one response (``arrow_data``: its Arrow batch's bytes, when already read;
         see :class:`~connect_plan.responses.Received`)."""
         if resp.operation_id and not self.operation_id:

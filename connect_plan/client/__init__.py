@@ -10,6 +10,11 @@
 * :mod:`.failures` — errors mapped to :class:`~connect_plan.errors.ServerError` with the
   failing plan step, and no credential in any text.
 
+Its verbs on the session rather than a plan (``set_conf``, ``get_conf``, ``server_version``,
+the UDF registry) are its base class's (:mod:`.verbs`). :func:`spark_batches` is
+:meth:`Client.stream` with each batch's Arrow IPC message as Spark sent it (``connect-plan
+serve`` forwards those).
+
 Every verb runs the same way (:mod:`.calls`): the plan is loaded
 (:func:`~connect_plan.formats.load_plan`) and checked against the call's (or the client's)
 :class:`~connect_plan.policy.Policy` before anything is sent, then runs under the call's
@@ -38,10 +43,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from .. import ir, transport
 from ..errors import ConnectPlanError
-from .calls import Calls, tags
+from .calls import Calls, SparkResult, tags
 from .execute import Executor, check_unique_names
 from .failures import TOKEN_RE, Redactor, redact, url_secrets
 from .session import CLOSE_GRACE_SECONDS, COMPRESSIONS, Session, check_compression, check_timeout
+from .verbs import SessionVerbs
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -62,6 +68,7 @@ __all__ = [
     "owned_stream",
     "redact",
     "resolve_remote",
+    "spark_batches",
     "url_secrets",
 ]
 
@@ -145,7 +152,7 @@ class Internals(NamedTuple):
     transport: transport.Transport
 
 
-class Client:
+class Client(SessionVerbs):
     """A connection to one Spark Connect server (and one Spark session on it).
 
     Use :func:`connect` to make one; close it (or use it as a context manager) to release
@@ -286,92 +293,6 @@ class Client:
         """Release the server session (best effort, within :data:`CLOSE_GRACE_SECONDS`) and
         close the channel; it never waits longer on a server that does not answer."""
         self._session.close()
-
-    # ------------------------------------------------------------ session
-
-    def set_conf(self, conf: Mapping[str, str], *, timeout: float | None = None) -> None:
-        """Set Spark SQL configuration on this client's session (and on any new session
-        the client opens after a server restart)."""
-        session = self._session
-        values = {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in conf.items()}
-        with session.operation(timeout):
-            session.retrying(lambda: session.set_conf(values))
-        session.conf.update(values)
-
-    def get_conf(self, *keys: str, timeout: float | None = None) -> dict[str, str | None]:
-        """The session's values of ``keys`` (a registered key that is not set reads as its
-        default; an unknown one as None). With no keys: every key set for the session, the
-        server's own Spark configuration included (a key at its default is not listed)."""
-        for key in keys:
-            if not isinstance(key, str):
-                raise TypeError(f"get_conf takes each key as a string argument (get_conf('a', 'b')), got {key!r}")
-        session = self._session
-        with session.operation(timeout):
-            if keys:
-                return dict(session.retrying(lambda: session.get_conf(keys)))
-            return dict(session.retrying(session.explicit_conf))
-
-    def server_version(self, *, timeout: float | None = None) -> str:
-        """The Spark version of the server: one AnalyzePlan round trip the first time, then
-        remembered for this session (features are chosen by it, see connect_plan.versions)."""
-        return self._session.server_version(timeout=timeout)
-
-    # ------------------------------------------------------------ UDFs
-
-    def register_udf(
-        self,
-        name: str,
-        func: Callable[..., Any],
-        return_type: Any = "string",
-        *,
-        kind: str = "scalar",
-        deterministic: bool = True,
-        pickle_by_value: bool | None = None,
-    ) -> None:
-        """Register a Python function as UDF ``name`` for plans run by this client.
-
-        Plans call it with ``{"udf": name, "args": [...]}``, ``{"op": "udf", ...}``,
-        ``{"fn": "call_udf", "args": [name, ...]}`` (anywhere an expression goes, filters
-        included), or, for ``kind="grouped_agg"``, with the ``python_grouped_udf``
-        aggregation entry. ``return_type`` is a type string or a PySpark ``DataType``.
-        ``kind``: ``scalar`` (row at a time), ``arrow`` (the same, Arrow transfer),
-        ``pandas`` (Series → Series), ``grouped_agg`` (Series → scalar, an aggregate).
-        The function travels inline (cloudpickled) with each plan that calls it and runs in
-        the server's Python workers, which need the same Python minor version (and pandas
-        and pyarrow for pandas UDFs). Functions of your own modules are pickled by value, so
-        the server does not need those modules (``pickle_by_value`` overrides this).
-        Registering a name again replaces it.
-        """
-        from ..udf import make_inline_udf
-
-        self._session.udfs[name] = make_inline_udf(
-            name, func, return_type, kind=kind, deterministic=deterministic, pickle_by_value=pickle_by_value
-        )
-
-    def udf(
-        self, return_type: Any = "string", *, name: str | None = None, kind: str = "scalar", deterministic: bool = True
-    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Decorator form of :meth:`register_udf` (the name defaults to the function's)::
-
-        @client.udf("bigint")
-        def plus_one(x):
-            return None if x is None else x + 1
-        """
-
-        def register(func: Callable[..., Any]) -> Callable[..., Any]:
-            self.register_udf(name or func.__name__, func, return_type, kind=kind, deterministic=deterministic)
-            return func
-
-        return register
-
-    def unregister_udf(self, name: str) -> bool:
-        """Forget UDF ``name``; True if it was registered."""
-        return self._session.udfs.pop(name, None) is not None
-
-    @property
-    def udfs(self) -> tuple[str, ...]:
-        """Names of the UDFs registered with this client."""
-        return tuple(self._session.udfs)
 
     # ------------------------------------------------------------ plans
 
@@ -574,6 +495,23 @@ def owned_stream(
     except BaseException:
         client.close()
         raise
+
+
+def spark_batches(
+    client: Client,
+    plan: Any,
+    *,
+    policy: Policy | None = None,
+    tables: Mapping[str, Any] | None = None,
+    tag: str | None = None,
+) -> SparkResult:
+    """``plan``'s result as :meth:`Client.stream` reads it (the same checks, bounds, policy and
+    ``tag``), each batch with its Arrow IPC message as Spark sent it, where the batch is Spark's
+    own (:class:`~connect_plan.client.calls.SparkResult`): what ``connect-plan serve`` forwards
+    to a Flight client without encoding the batch again."""
+    ir_plan, effective = client._calls.load(plan, None, None, policy, tables)
+    max_rows, max_bytes, timeout = client._calls.bounds(effective, None, None, None)
+    return client._calls.spark_batches(ir_plan, max_rows, max_bytes, timeout, tag)
 
 
 def connect(remote: str | None = None, **kwargs: Any) -> Client:

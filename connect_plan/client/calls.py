@@ -6,7 +6,7 @@ session if the server lost this one, and an analysis error named by its plan ste
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import ir
@@ -18,11 +18,12 @@ if TYPE_CHECKING:
 
     from ..drawing import PlanDrawing
     from ..policy import Policy
+    from ..results import SparkBatch
     from ..telemetry import ProgressCallback, QueryStats
     from .execute import Executor
     from .session import Session
 
-__all__ = ["Calls", "describe_plan", "tags"]
+__all__ = ["Calls", "SparkResult", "describe_plan", "tags"]
 
 T = TypeVar("T")
 
@@ -67,6 +68,27 @@ def describe_plan(plan: ir.Plan) -> str:
     if plan.conf:
         text += "; conf " + ", ".join(k for k, _ in plan.conf)
     return text
+
+
+class SparkResult:
+    """A streamed result whose batches come with their Arrow IPC messages as Spark sent them
+    (:class:`~connect_plan.results.SparkBatch`; the message None for a batch that is not Spark's
+    own: cast to the plan's declared types, or cut by ``max_bytes``), checked as
+    :meth:`~connect_plan.Client.stream`'s are. Read once; :meth:`close` releases the execution
+    on the server when it did not end."""
+
+    def __init__(self, schema: pa.Schema, batches: Iterator[Any]) -> None:
+        #: the result's schema, as :meth:`~connect_plan.Client.stream`'s reader has it
+        self.schema = schema
+        self._batches = batches
+
+    def __iter__(self) -> Iterator[SparkBatch]:
+        return self._batches
+
+    def close(self) -> None:
+        close = getattr(self._batches, "close", None)
+        if close is not None:
+            close()
 
 
 class Calls:
@@ -158,6 +180,31 @@ class Calls:
     ) -> pa.RecordBatchReader:
         import pyarrow as pa
 
+        result_schema, batches = self._open(
+            plan, max_rows, max_bytes, timeout, on_close, on_progress, on_stats, tag, messages=False
+        )
+        return pa.RecordBatchReader.from_batches(result_schema, batches)
+
+    def spark_batches(
+        self, plan: ir.Plan, max_rows: int | None, max_bytes: int | None, timeout: float | None, tag: str | None
+    ) -> SparkResult:
+        """:meth:`reader`'s result with each batch's Arrow IPC message as Spark sent it
+        (:func:`connect_plan.client.spark_batches`)."""
+        return SparkResult(*self._open(plan, max_rows, max_bytes, timeout, None, None, None, tag, messages=True))
+
+    def _open(
+        self,
+        plan: ir.Plan,
+        max_rows: int | None,
+        max_bytes: int | None,
+        timeout: float | None,
+        on_close: Callable[[], None] | None,
+        on_progress: ProgressCallback | None,
+        on_stats: Callable[[QueryStats], object] | None,
+        tag: str | None,
+        *,
+        messages: bool,
+    ) -> tuple[pa.Schema, Iterator[Any]]:
         if plan.output is not None:
             raise PlanError.single(
                 "not_streamable", plan.loc, "a plan that writes has no result to stream; use execute()"
@@ -165,7 +212,7 @@ class Calls:
         # a document's conf holds while the query is planned (until its first batch)
         executor = self.executor
         operation_tags = tags(tag)
-        result_schema, batches = self.run(
+        return self.run(
             plan,
             lambda at: executor.open(
                 plan,
@@ -176,10 +223,10 @@ class Calls:
                 on_progress=on_progress,
                 on_stats=on_stats,
                 tags=operation_tags,
+                messages=messages,
             ),
             timeout,
         )
-        return pa.RecordBatchReader.from_batches(result_schema, batches)
 
     def interrupt(self, tag: str, timeout: float | None) -> tuple[str, ...]:
         """:meth:`Client.interrupt`: Spark Connect's Interrupt by tag, sent at once, of every

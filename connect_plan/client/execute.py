@@ -35,7 +35,7 @@ from ..errors import (
     ResultIntegrityError,
     ServerError,
 )
-from ..results import ResultChecker, timed_out
+from ..results import ResultChecker, SparkBatch, timed_out
 from ..telemetry import ProgressCallback, QueryStats, QueryWatch
 from .failures import locate
 from .paths import absolute_paths
@@ -63,14 +63,16 @@ _SCHEMA_CACHE_SIZE = 256
 _CLOSE_GRACE_SECONDS = 5.0
 
 
-def decoded(stream: ResultStream, watch: QueryWatch | None = None) -> Generator[Any, None, None]:
+def decoded(
+    stream: ResultStream, watch: QueryWatch | None = None, *, messages: bool = False
+) -> Generator[Any, None, None]:
     """The announced schema (an :class:`~connect_plan.arrow_types.AnnouncedSchema`) and
-    every Arrow batch of ``stream``, checked
-    by a :class:`~connect_plan.results.ResultChecker`. On a timeout or Ctrl-C the execution
+    every Arrow batch of ``stream`` (each a :class:`~connect_plan.results.SparkBatch` with
+    ``messages``), checked by a :class:`~connect_plan.results.ResultChecker`. On a timeout or Ctrl-C the execution
     is released and interrupted on the server before the error is raised; the stream is
     closed (released) in every case. ``watch`` is fed every response (progress, metrics)
     and finished when the stream is: complete, or not (stopped early, failed)."""
-    checker = ResultChecker()
+    checker = ResultChecker(messages=messages)
     complete = False
     try:
         for resp, arrow_data in stream:
@@ -239,9 +241,11 @@ class Executor:
         on_progress: ProgressCallback | None = None,
         on_stats: Callable[[QueryStats], object] | None = None,
         tags: Sequence[str] = (),
-    ) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
+        messages: bool = False,
+    ) -> tuple[pa.Schema, Iterator[Any]]:
         """Send the plan (its operation carrying ``tags``); its result's schema (once the first
-        batch or the empty result's schema arrived) and the batches still to come.
+        batch or the empty result's schema arrived) and the batches still to come (with
+        ``messages``: :class:`~connect_plan.results.SparkBatch` items, see :meth:`results`).
         ``on_progress`` and ``on_stats`` watch the query
         (:class:`~connect_plan.telemetry.QueryWatch`); its statistics also become the
         session's ``last_query``."""
@@ -263,6 +267,7 @@ class Executor:
             watch=watch,
             contract=plan.contract,
             tags=tags,
+            messages=messages,
         )
         self.session.streams.add(results)
         try:
@@ -310,8 +315,11 @@ class Executor:
         watch: QueryWatch | None = None,
         contract: ir.Contract | None = None,
         tags: Sequence[str] = (),
+        messages: bool = False,
     ) -> Iterator[Any]:
-        """Yield the result's Arrow schema, then every Arrow batch as it arrives, checked.
+        """Yield the result's Arrow schema, then every Arrow batch as it arrives, checked
+        (with ``messages``: each a :class:`~connect_plan.results.SparkBatch`, its IPC message
+        None where the batch is not the one Spark sent: cast to the declared types, or cut).
 
         The responses come from the transport's reattachable execution and are checked by
         :func:`decoded` (row counts and offsets, chunks, schema equal across batches and to
@@ -327,21 +335,18 @@ class Executor:
         session = self.session
         if session.closed:
             raise ConnectPlanError("this connect_plan.Client is closed")
-        source = decoded(session.transport.execute_plan(plan, tags), watch)
-        first_batch: pa.RecordBatch | None = None
+        source = decoded(session.transport.execute_plan(plan, tags), watch, messages=messages)
+        item: Any = None
         started = False
         try:
             announced: Any = None
-            while first_batch is None:
+            while True:  # to the first batch, or the end of an empty result
                 item = session.next(source, at)
-                if item is None:
+                if item is None or isinstance(item, (SparkBatch, pa.RecordBatch)):
                     break
-                if isinstance(item, pa.RecordBatch):
-                    first_batch = item
-                else:
-                    announced = item
-            if first_batch is not None:
-                first = first_batch.schema
+                announced = item
+            if item is not None:
+                first = (item.batch if isinstance(item, SparkBatch) else item).schema
             elif announced is not None:
                 first = self._arrow_schema(announced.proto)
             else:
@@ -351,24 +356,26 @@ class Executor:
             started = True
             yield declared.schema
             budget = max_bytes
-            batch = first_batch
-            while batch is not None:
+            while item is not None:
+                batch, message = item if isinstance(item, SparkBatch) else (item, None)
                 if isinstance(batch, pa.RecordBatch):
                     if not batch.schema.equals(first):
                         raise ResultIntegrityError(
                             f"the server changed the result schema mid-stream: {first} then {batch.schema}"
                         )
-                    batch = declared.batch(batch)
+                    conformed = declared.batch(batch)
+                    if conformed is not batch:
+                        batch, message = conformed, None
                     if budget is not None:
                         size = batch.nbytes
                         if size > budget:
                             cut = head_within(batch, budget)
                             if cut.num_rows:
-                                yield cut
+                                yield SparkBatch(cut, None) if messages else cut
                             return
                         budget -= size
-                    yield batch
-                batch = session.next(source, at)
+                    yield SparkBatch(batch, message) if messages else batch
+                item = session.next(source, at)
         finally:
             with grace(_CLOSE_GRACE_SECONDS), contextlib.suppress(Exception):
                 source.close()  # releases the execution on the server if we stopped early

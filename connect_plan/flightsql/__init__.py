@@ -92,9 +92,12 @@ class FlightSqlServer:
         return bool(self._server.wait_for_termination(timeout))
 
     def stop(self, grace: float | None = 2.0) -> None:
-        """Stop taking calls, end those running within ``grace`` seconds, close every
-        caller's Spark session."""
-        self._server.stop(grace).wait()
+        """Stop taking calls, interrupt every running DoGet's Spark execution by its operation
+        tag (:meth:`FlightSqlService.interrupt_running`: each ends CANCELLED), end the calls
+        still running within ``grace`` seconds, close every caller's Spark session."""
+        stopping = self._server.stop(grace)
+        self.service.interrupt_running()
+        stopping.wait()
         self.callers.close()
 
     def __enter__(self) -> FlightSqlServer:

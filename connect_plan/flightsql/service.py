@@ -8,8 +8,9 @@ GetFlightInfo       a statement (``CommandStatementQuery``, ``CommandStatementSu
                     (AnalyzePlan; nothing runs) or the prepared statement's, and a one-use ticket;
                     a metadata command: its fixed schema, the command itself as the ticket
 GetSchema           the same schemas, without a ticket
-DoGet               a ticket: the statement run (``Client.stream``), its batches sent as Spark
-                    sends them, in the announced schema; a metadata command's table
+DoGet               a ticket: the statement run (``Client.stream``'s checks), Spark's own Arrow IPC
+                    messages forwarded as they came, after the announced schema; a metadata
+                    command's table
 DoAction            ``CreatePreparedStatement``, ``CreatePreparedSubstraitPlan``,
                     ``ClosePreparedStatement``, ``CancelFlightInfo``
 ListActions         those four; Handshake: accepted (the token travels in every call's header)
@@ -29,6 +30,19 @@ error of ``get_schema`` (pyarrow 26, measured); and it has no callback when a cl
 Here the statuses and trailers are this module's, and a stream dropped by its client is closed at
 once (its Spark execution released). pyarrow still does the Arrow side: schemas and batches are
 written with its IPC writer and framed as ``FlightData`` (:func:`~.messages.flight_data`).
+
+A result batch is not decoded and encoded again on its way: Spark's ``ArrowBatch.data`` is an IPC
+stream (a schema message, then record batch messages), and each record batch message is sent as
+it came (its flatbuffer metadata as ``data_header``, its body as ``data_body``;
+:func:`connect_plan.client.spark_batches`), after the schema message of the schema the FlightInfo
+announced. That is valid when the batch's columns have the announced types (the buffers are laid
+out by type; names, nullability and metadata are the schema message's), and it is the same batch
+the in-process client returns: every check still runs on the decoded batch first (the result
+contract, the policy's bounds, a NULL in a column announced not null). A batch compressed by Spark
+(``--compression zstd``) goes out compressed, as Arrow IPC body compression, which Flight clients
+decode. A batch that was cast (a plan's declared types) or cut (``max_bytes``), or one larger than
+:data:`MAX_BATCH_BYTES`, is written again as before. Forwarding saves the encoding and a copy of
+each batch; most of the process's CPU per MiB is gRPC's (receiving from Spark, sending on).
 """
 
 from __future__ import annotations
@@ -38,6 +52,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..client import spark_batches
 from ..errors import ErrorDetail, ResultContractError, ServerError
 from .catalog import Catalog, sql_info
 from .messages import FLIGHT, SQL, CommandError, flight_data, ipc_schema, message, pack, parse, schemas, unpack
@@ -347,6 +362,23 @@ class FlightSqlService:
             shown = kind if len(kind) <= 80 else kind[:80] + "..."
             raise _Abort(Status("UNIMPLEMENTED", f"no action {shown!r} here (this server's actions: {known})"))
 
+    def interrupt_running(self, seconds: float = INTERRUPT_SECONDS) -> int:
+        """The server is stopping: interrupt the Spark execution of every running DoGet by its
+        operation tag, at once and all together (a DoGet still waiting for its first batch
+        would otherwise hold its execution until the session is released), each DoGet ending
+        CANCELLED; wait at most ``seconds`` for Spark's answers. The number interrupted."""
+        with self._lock:
+            running = list(self._running.values())
+        threads = [
+            threading.Thread(target=e.interrupt_now, name=f"connect-plan-serve-stop-{e.tag[-8:]}", daemon=True)
+            for e in running
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(seconds)
+        return len(running)
+
     def _cancel(self, caller: Caller, info: Any) -> bool:
         """Stop every running (or waiting) ticket of ``info`` that ``caller`` holds."""
         done = False
@@ -405,7 +437,7 @@ class FlightSqlService:
             if statement.plan.output is not None:
                 yield from _table_stream(client.execute(statement.plan, tag=tag), announced)
                 return
-            reader = client.stream(statement.plan, tag=tag)
+            result = spark_batches(client, statement.plan, tag=tag)
             execution.opened.set()
         except ServerError:
             if execution.stopped.is_set():
@@ -414,12 +446,19 @@ class FlightSqlService:
         try:
             if execution.stopped.is_set():
                 raise _Abort(Status("CANCELLED", "the query was cancelled, or its client went away"))
-            conform = _conformer(announced, reader.schema)
+            conform = _conformer(announced, result.schema)
+            # Spark's own IPC messages go out as they came when the batch is laid out as announced
+            # (the same types: the announced schema message says the rest) and not cast or cut
+            forward = _same_types(announced, result.schema)
             yield flight_data(pa.ipc.read_message(announced.serialize()).metadata)
-            for batch in reader:
+            for batch, spark_message in result:
                 if execution.stopped.is_set():
                     raise _Abort(Status("CANCELLED", "the query was cancelled (CancelFlightInfo)"))
-                for piece in _pieces(conform(batch)):
+                conformed = conform(batch)  # checked (a NULL where none was announced) in every case
+                if forward and spark_message is not None and spark_message.body.size <= MAX_BATCH_BYTES:
+                    yield flight_data(spark_message.metadata, spark_message.body)
+                    continue
+                for piece in _pieces(conformed):
                     msg = pa.ipc.read_message(piece.serialize())
                     yield flight_data(msg.metadata, msg.body)
         except ServerError:
@@ -427,7 +466,7 @@ class FlightSqlService:
                 raise _Abort(Status("CANCELLED", "the query was cancelled, or its client went away")) from None
             raise
         finally:
-            reader.close()  # releases the Spark execution if it did not end
+            result.close()  # releases the Spark execution if it did not end
 
     def _metadata(self, caller: Caller, name: str, command: Any) -> pa.Table:
         policy = caller.policy
@@ -489,6 +528,20 @@ class Execution:
         threading.Thread(
             target=self._interrupt, name=f"connect-plan-serve-interrupt-{self.tag[-8:]}", daemon=True
         ).start()
+
+    def interrupt_now(self) -> None:
+        """Stop the DoGet and interrupt its execution now, in this thread (the server stopping:
+        no release of the stream comes first, the stream is ended by the server's stop)."""
+        with self._lock:
+            if self._done.is_set():
+                return
+            self.stopped.set()
+        try:
+            interrupted = self.client.interrupt(self.tag, timeout=INTERRUPT_SECONDS)
+        except Exception as exc:  # Spark gone: the session's release at the end is all there is
+            log.info("could not interrupt the execution %s: %s", self.tag, exc)
+            return
+        log.info("interrupted the execution %s (operation %s)", self.tag, ", ".join(interrupted) or "none yet")
 
     def finish(self) -> None:
         """The DoGet ended: nothing is left to interrupt (a stop after this is a no-op)."""
@@ -555,6 +608,13 @@ def _pieces(batch: pa.RecordBatch) -> Iterator[pa.RecordBatch]:
         yield batch.slice(start, step)
 
 
+def _same_types(announced: pa.Schema, actual: pa.Schema) -> bool:
+    """Are a batch of ``actual`` schema's buffers those of one of ``announced``: the same
+    number of columns, each of the same type (names, nullability and metadata are the schema
+    message's, not the batch's)?"""
+    return len(actual) == len(announced) and all(a.type.equals(b.type) for a, b in zip(actual, announced))
+
+
 def _conformer(announced: pa.Schema, actual: pa.Schema) -> Callable[[pa.RecordBatch], pa.RecordBatch]:
     """How each batch of ``actual`` schema is sent in the ``announced`` one (the FlightInfo's:
     a client checks that they are equal). The same names and types: the batches are labelled with
@@ -564,9 +624,7 @@ def _conformer(announced: pa.Schema, actual: pa.Schema) -> Callable[[pa.RecordBa
 
     if actual.equals(announced):
         return lambda batch: batch
-    same = len(actual) == len(announced) and all(
-        a.name == b.name and a.type.equals(b.type) for a, b in zip(actual, announced)
-    )
+    same = _same_types(announced, actual) and all(a.name == b.name for a, b in zip(actual, announced))
     if not same:
         hint = " (the tables changed since the statement was prepared: prepare it again)"
         raise ResultContractError(

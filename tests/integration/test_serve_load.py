@@ -374,8 +374,9 @@ def _reap(client: subprocess.Popen[str]) -> None:
     if client.poll() is None:
         client.kill()
         client.wait(30)
-    if client.stdout is not None:
-        client.stdout.close()
+    for pipe in (client.stdout, client.stderr):
+        if pipe is not None:
+            pipe.close()
 
 
 def _released_all(proxy: GrpcTlsProxy, since: int, session_id: str) -> bool:
@@ -391,21 +392,65 @@ def _released_all(proxy: GrpcTlsProxy, since: int, session_id: str) -> bool:
     return False
 
 
-def _alice_session(proxy: GrpcTlsProxy) -> tuple[str, str]:
-    """The Spark session (id, user id) of the caller alice, as the proxy saw it go by."""
-    found = _alice_session_or_none(proxy)
+def _alice_session(proxy: GrpcTlsProxy, since: int = 0) -> tuple[str, str]:
+    """The Spark session (id, user id) of the caller alice, as the proxy saw it go by (since
+    request number ``since``)."""
+    found = _alice_session_or_none(proxy, since)
     if found is None:
         raise AssertionError("alice's session never reached Spark")
     return found
 
 
-def _alice_session_or_none(proxy: GrpcTlsProxy) -> tuple[str, str] | None:
+def _alice_session_or_none(proxy: GrpcTlsProxy, since: int = 0) -> tuple[str, str] | None:
     from connect_plan.spark_proto import pb
 
-    for method, raw in reversed(proxy.requests):
+    for method, raw in reversed(proxy.requests[since:]):
         if method.endswith("/AnalyzePlan") or method.endswith("/Config"):
             cls = pb.AnalyzePlanRequest if method.endswith("AnalyzePlan") else pb.ConfigRequest
             req = cls.FromString(raw)
             if req.user_context.user_id == "connect-plan-serve:alice":
                 return req.session_id, req.user_context.user_id
     return None
+
+
+def test_sigterm_interrupts_a_running_dogets_execution_by_its_tag_before_releasing_the_session(
+    proxy: GrpcTlsProxy, spark_url: str, tmp_path: Any
+) -> None:
+    """``connect-plan serve`` stopped by SIGTERM while a DoGet's query still computes its first
+    batch: the server interrupts that execution by its operation tag (an Interrupt of the tag
+    reaches Spark before the session's ReleaseSession, after which GetStatus can no longer
+    see the session), the DoGet ends CANCELLED for its client, and the process exits 0 without
+    a traceback."""
+    from connect_plan.spark_proto import pb
+    from tests.support.processes import no_traceback
+
+    tokens = write_tokens(tmp_path)
+    start = len(proxy.requests)  # the sessions of this server only
+    s = ServeProcess(f"sc://127.0.0.1:{proxy.port}", "--tokens", str(tokens))
+    client = subprocess.Popen(
+        [sys.executable, "-c", _WAITING_CLIENT, s.url, ALICE, NO_FIRST_BATCH],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert client.stdout is not None
+        assert client.stdout.readline().startswith("executing")
+        wait_until(lambda: _alice_session_or_none(proxy, start) is not None, 60, "alice's session to reach Spark")
+        session = _alice_session(proxy, start)
+        _running_soon(spark_url, session)
+        since = len(proxy.requests)
+        assert s.stop() == 0
+        _, err = client.communicate(timeout=30)
+    finally:
+        _reap(client)
+        s.stop()
+    assert "CANCELLED: [FlightSQL] the query was cancelled" in err, err[-2000:]
+    calls = [(m.rsplit("/", 1)[1], raw) for m, raw in proxy.requests[since:]]
+    interrupts = [pb.InterruptRequest.FromString(raw) for m, raw in calls if m == "Interrupt"]
+    tagged = [r for r in interrupts if r.session_id == session[0] and r.operation_tag.startswith("connect-plan-serve-")]
+    assert tagged, [m for m, _ in calls]
+    names = [m for m, _ in calls]
+    assert names.index("Interrupt") < names.index("ReleaseSession"), names
+    assert "connect-plan: stopping the Flight SQL server" in s.stderr
+    no_traceback(subprocess.CompletedProcess(s.argv, s.process.returncode, "", s.stderr))

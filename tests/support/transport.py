@@ -43,6 +43,7 @@ from connect_plan import _pyspark_import  # noqa: F401  (before any PySpark impo
 from connect_plan.call_failures import CallFailure
 from connect_plan.errors import ConnectPlanError
 from connect_plan.formats import load_plan
+from connect_plan.responses import message_of
 from connect_plan.results import ResultChecker
 from connect_plan.server_errors import call_failure
 from connect_plan.transport import DEFAULT_MAX_MESSAGE, received
@@ -435,7 +436,7 @@ def record_execution(client: Any, doc: Any) -> list[Any]:
         t = client.internals.transport
         req = t.execute_request(plan)
         stub, metadata = t._stub, t._metadata
-        responses = list(stub.ExecutePlan(req, metadata=metadata))
+        responses = [message_of(r) for r in stub.ExecutePlan(req, metadata=metadata)]
         stub.ReleaseExecute(
             pb.ReleaseExecuteRequest(
                 session_id=req.session_id,
