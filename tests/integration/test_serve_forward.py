@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -93,11 +94,14 @@ def test_a_large_results_batches_arrive_byte_identical_to_sparks(server: ServePr
     schema = _schema(sent[0])  # the announced schema first
     assert schema == expected.schema and not sent[0].data_body
     assert len(spark) >= 20 and len(sent) == len(spark) + 1
-    assert [(d.data_header, d.data_body) for d in sent[1:]] == spark  # Spark's messages, byte for byte
+    # Spark's messages, byte for byte, each once. The two are separate executions: Spark sends
+    # range's partitions in order, Sail in the order they finish, so the order is not compared
+    forwarded = [(d.data_header, d.data_body) for d in sent[1:]]
+    assert Counter(forwarded) == Counter(spark)
     got = pa.Table.from_batches([_batch_of(schema, d) for d in sent[1:]], schema)
-    assert got.equals(expected)
+    assert got.sort_by("id").equals(expected.sort_by("id"))
     _, table = read_all(server.url, None, command("CommandStatementQuery", query=json.dumps(LARGE)))
-    assert table.equals(expected) and table.num_rows == 300_000
+    assert table.sort_by("id").equals(expected.sort_by("id")) and table.num_rows == 300_000
 
 
 def test_a_null_where_the_prepared_schema_announced_none_is_still_refused(server: ServeProcess, spark_url: str) -> None:
@@ -152,7 +156,9 @@ def test_a_null_where_the_prepared_schema_announced_none_is_still_refused(server
             assert "column 'id' was announced not null, and Spark returned a NULL in it [result_contract]" in str(
                 e.value
             )
-            assert sum(b.num_rows for b in received) <= 70000
+            # the batches before the refusal were forwarded, and none of them held the NULL (Sail
+            # sends range's partitions in the order they finish, so which ones came first varies)
+            assert sum(b.num_rows for b in received) < 100000
             assert all(b.column(0).null_count == 0 for b in received)
             define("SELECT CAST(id AS STRING) AS id FROM range(10)")
             with pytest.raises(pa.ArrowException) as e:
