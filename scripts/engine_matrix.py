@@ -58,6 +58,8 @@ def read_junit(paths: list[Path]) -> list[Outcome]:
     for f in _xml_files(paths):
         for case in ET.parse(f).getroot().iter("testcase"):
             file, name = _file_of(case.get("classname", "")), case.get("name", "")
+            if not file:  # a module skipped whole at collection: pytest names it in ``name``
+                file = _file_of(name)
             status, message = "passed", ""
             for child in case:
                 if child.tag in ("failure", "error"):

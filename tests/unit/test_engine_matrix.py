@@ -28,6 +28,8 @@ SAIL_XML = """<?xml version="1.0" encoding="utf-8"?>
     <skipped type="pytest.skip" message="needs Apache Spark (JVM launcher or cluster)"/></testcase>
   <testcase classname="tests.unit.test_parse" name="test_ok" time="0.1">
     <failure message="AssertionError: boom">trace</failure></testcase>
+  <testcase classname="" name="tests.integration.test_serve" time="0">
+    <skipped type="pytest.skip" message="collection skipped"/></testcase>
 </testsuite></testsuites>"""
 
 
@@ -51,6 +53,7 @@ def test_renders_counts_differences_and_features(tmp_path: Path) -> None:
         ("tests/integration/test_ops.py", "test_op[cross]", "xfailed"),
         ("tests/integration/test_cluster.py", "test_two_workers", "skipped"),
         ("tests/unit/test_parse.py", "test_ok", "failed"),
+        ("tests/integration/test_serve.py", "tests.integration.test_serve", "skipped"),  # skipped whole
     }
     families = {"Relational operators": {"test_ops.py::test_op[cross]": "no cross join with a condition"}}
     measured = m.measured_line(m.run_dates([tmp_path / "spark.xml"]), m.run_dates([tmp_path / "sail"]), "c5fb5fd")
@@ -68,7 +71,8 @@ def test_renders_counts_differences_and_features(tmp_path: Path) -> None:
     assert "| `tests/integration/test_ops.py` | 2 / 2 | 1 | 1 | 0 | 0 | 0 |" in lines
     assert "| `tests/integration/test_cluster.py` | 1 / 1 | 0 | 0 | 1 | 0 | 0 |" in lines
     assert "| `tests/unit/test_parse.py` | 1 / 1 | 0 | 0 | 0 | 0 | **1** |" in lines
-    assert "| **total** | 4 / 4 | 1 | 1 | 1 | 0 | 1 |" in lines
+    assert "| `tests/integration/test_serve.py` | not run | 0 | 0 | 0 | 1 | 0 |" in lines  # not a nameless row
+    assert "| **total** | 4 / 4 | 1 | 1 | 1 | 1 | 1 |" in lines
     assert "### Relational operators" in lines
     assert "* `test_ops.py::test_op[cross]` — no cross join with a condition" in lines
     assert "* `test_parse.py::test_ok`" in lines  # a failure no entry explains is listed
