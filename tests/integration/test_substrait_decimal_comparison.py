@@ -17,6 +17,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from tests.support.substrait_plans import projection_plan
+
 pytestmark = pytest.mark.slow
 
 #: column → its decimal type
@@ -102,33 +104,10 @@ def _plan(table: pa.Table, exprs: list[tuple[str, str, list[float]]]) -> dict[st
             }
         }
 
-    read = {
-        "read": {
-            "baseSchema": {"names": names, "struct": {"types": types, "nullability": "NULLABILITY_REQUIRED"}},
-            "namedTable": {"names": ["t"]},
-        }
-    }
-    project = {
-        "project": {
-            "common": {"emit": {"outputMapping": [names.index("id"), *range(len(names), len(names) + len(exprs))]}},
-            "input": read,
-            "expressions": [call(fn, col, xs) for fn, col, xs in exprs],
-        }
-    }
-    return {
-        "extensionUris": [{"extensionUriAnchor": 1, "uri": "/functions_comparison.yaml"}],
-        "extensions": [
-            {
-                "extensionFunction": {
-                    "extensionUriReference": 1,
-                    "functionAnchor": anchor[fn],
-                    "name": f"{fn}:any_any" + ("_any" if fn == "between" else ""),
-                }
-            }
-            for fn in fns
-        ],
-        "relations": [{"root": {"input": project, "names": ["id", *[f"r{k}" for k in range(len(exprs))]]}}],
-    }
+    functions = [
+        (anchor[fn], "/functions_comparison.yaml", f"{fn}:any_any" + ("_any" if fn == "between" else "")) for fn in fns
+    ]
+    return projection_plan(names, types, [call(fn, col, xs) for fn, col, xs in exprs], functions)
 
 
 def _cases() -> list[tuple[str, str, list[float]]]:

@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from connect_plan.errors import ServerError
+from tests.support.substrait_plans import projection_plan
 
 pytestmark = pytest.mark.slow
 
@@ -94,43 +95,12 @@ def _plan(table: pa.Table, conditions: list[dict[str, Any]]) -> dict[str, Any]:
         else {"string": {"nullability": "NULLABILITY_NULLABLE"}}
         for n in names
     ]
-    read = {
-        "read": {
-            "baseSchema": {"names": names, "struct": {"types": types, "nullability": "NULLABILITY_REQUIRED"}},
-            "namedTable": {"names": ["t"]},
-        }
-    }
-    project = {
-        "project": {
-            "common": {
-                "emit": {"outputMapping": [names.index("id"), *range(len(names), len(names) + len(conditions))]}
-            },
-            "input": read,
-            "expressions": conditions,
-        }
-    }
     functions = [
         (EQUAL, "/functions_comparison.yaml", "equal:any_any"),
         (OR, "/functions_boolean.yaml", "or:bool"),
         (GT, "/functions_comparison.yaml", "gt:any_any"),
     ]
-    return {
-        "extensionUris": [
-            {"extensionUriAnchor": 1, "uri": "/functions_comparison.yaml"},
-            {"extensionUriAnchor": 2, "uri": "/functions_boolean.yaml"},
-        ],
-        "extensions": [
-            {
-                "extensionFunction": {
-                    "extensionUriReference": 2 if "boolean" in uri else 1,
-                    "functionAnchor": a,
-                    "name": name,
-                }
-            }
-            for a, uri, name in functions
-        ],
-        "relations": [{"root": {"input": project, "names": ["id", *[f"r{k}" for k in range(len(conditions))]]}}],
-    }
+    return projection_plan(names, types, conditions, functions)
 
 
 def test_an_or_of_equalities_sent_as_in_gives_spark_sqls_answer(client: Any, spark: Any, tmp_path: Path) -> None:
