@@ -39,14 +39,17 @@ MiB = 1 << 20
 
 
 @contextmanager
-def serving(url: str | None) -> Iterator[tuple[str, int]]:
-    """``connect-plan serve`` in front of ``url``: (its Flight SQL URL, its pid). ``None``: the
-    floor's constant Flight server instead (benchmarks/flight_floor.py)."""
+def serving(url: str | None, *args: str, forwarder: bool = False) -> Iterator[tuple[str, int]]:
+    """``connect-plan serve ARGS`` in front of ``url``: (its Flight SQL URL, its pid). ``None``: the
+    floor's constant Flight server instead (benchmarks/flight_floor.py); ``forwarder``: the
+    minimal forwarder with ``ARGS`` (benchmarks/flight_forward.py)."""
     if url is None:
         argv = [sys.executable, "-m", "benchmarks.flight_floor"]
+    elif forwarder:
+        argv = [sys.executable, "-m", "benchmarks.flight_forward", "--remote", url, *args]
     else:
         argv = [sys.executable, "-m", "connect_plan", "serve", "--listen", "grpc://127.0.0.1:0"]
-        argv += ["--remote", url, "--policy", "trusted"]
+        argv += ["--remote", url, "--policy", "trusted", *args]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert proc.stdout is not None
@@ -106,13 +109,27 @@ def _document(rows: Any, schema: Any, plan: Any) -> dict[str, Any]:
     return {"input": {"schema": schema, "rows": rows}, "plan": plan}
 
 
-def _rounds(clients: dict[str, Callable[[], Any]], series: dict[str, Series], reps: int, scale: float) -> None:
+def _rounds(
+    clients: dict[str, Callable[[], Any]],
+    series: dict[str, Series],
+    reps: int,
+    scale: float,
+    servers: dict[str, int] | None = None,
+    cpu: dict[str, Series] | None = None,
+) -> None:
+    """``reps`` rounds of every client in turn (each round starting one further along); with
+    ``servers`` (client name → its server's pid), that server's CPU seconds of each call into
+    ``cpu``."""
     names = list(clients)
     for rep in range(reps):
         for name in names[rep % len(names) :] + names[: rep % len(names)]:
+            pid = (servers or {}).get(name)
+            cpu0 = _cpu_seconds(pid) if pid else 0.0
             t0 = time.perf_counter()
             clients[name]()
             series[name].samples.append((time.perf_counter() - t0) * scale)
+            if pid and cpu is not None:
+                cpu.setdefault(name, Series("s")).samples.append(_cpu_seconds(pid) - cpu0)
 
 
 def flight_sql(ctx: Context, rows: int, clients: int, seconds: float, cli_runs: int) -> list[dict[str, Any]]:
@@ -128,7 +145,7 @@ def flight_sql(ctx: Context, rows: int, clients: int, seconds: float, cli_runs: 
         flight = _flight_reader(url)
         try:
             records.append(_small(ctx, pid, cur, flight, cli_runs, _flight_reader(floor_url)))
-            records.append(_throughput(ctx, cur, flight, rows))
+            records.append(_throughput(ctx, cur, flight, rows, pid))
         finally:
             cur.close()
             conn.close()
@@ -222,7 +239,30 @@ def _small(
     )
 
 
-def _throughput(ctx: Context, cur: Any, flight: Callable[[str], Any], n: int) -> dict[str, Any]:
+#: the servers beside ``connect-plan serve`` (its defaults) in the throughput case: serve at other
+#: ``--batch-rows``, and the minimal forwarder (benchmarks/flight_forward.py) on each stack, with
+#: Spark behind it or pre-made batches ("no Spark"), at Spark's default 10,000 rows per batch
+#: unless said
+_PEERS: dict[str, tuple[tuple[str, ...], bool]] = {
+    "serve --batch-rows 10000 (Spark's default)": (("--batch-rows", "10000"), False),
+    "serve --batch-rows 50000": (("--batch-rows", "50000"), False),
+    "minimal forwarder, grpcio": (("--stack", "grpc"), True),
+    "minimal forwarder, grpcio, 100,000-row batches": (("--stack", "grpc", "--batch-rows", "100000"), True),
+    "minimal forwarder, pyarrow.flight server": (("--stack", "pyarrow"), True),
+    "no Spark: pre-made batches, grpcio": (("--stack", "grpc", "--source", "const"), True),
+    "no Spark: pre-made batches, pyarrow.flight server": (("--stack", "pyarrow", "--source", "const"), True),
+    "no Spark: pre-made 100,000-row batches, grpcio": (
+        ("--stack", "grpc", "--source", "const", "--batch-rows", "100000"),
+        True,
+    ),
+}
+#: the peers also read with pyarrow.flight's client (the others with ADBC's only)
+_FLIGHT_READ = ("minimal forwarder, grpcio",)
+
+
+def _throughput(ctx: Context, cur: Any, flight: Callable[[str], Any], n: int, pid: int) -> dict[str, Any]:
+    from contextlib import ExitStack
+
     client, spark = ctx.client, ctx.spark
     rows, schema, plan = w.generated_plan(n)
     doc = _document(rows, schema, plan)
@@ -233,30 +273,77 @@ def _throughput(ctx: Context, cur: Any, flight: Callable[[str], Any], n: int) ->
     def streamed() -> int:
         return sum(batch.num_rows for batch in client.stream(doc))
 
-    def adbc() -> int:
-        cur.execute(text)
-        return sum(batch.num_rows for batch in cur.fetch_record_batch())
+    def adbc_of(cursor: Any) -> Callable[[], int]:
+        def adbc() -> int:
+            cursor.execute(text)
+            return sum(batch.num_rows for batch in cursor.fetch_record_batch())
 
+        return adbc
+
+    serve = "Flight SQL: ADBC record batches"
     runs: dict[str, Callable[[], Any]] = {
         "connect_plan in-process: table": lambda: client.execute(doc).num_rows,
         "connect_plan in-process: stream": streamed,
-        "Flight SQL: ADBC record batches": adbc,
+        serve: adbc_of(cur),
         "Flight SQL: pyarrow.flight table": lambda: flight(text).num_rows,
         "pyspark: toArrow": lambda: df.toArrow().num_rows,
     }
-    seconds = {name: Series("s") for name in runs}
-    for fn in runs.values():
-        assert fn() == n
-    _rounds(runs, seconds, ctx.repeat, 1.0)
+    servers = {serve: pid, "Flight SQL: pyarrow.flight table": pid}
+    with ExitStack() as stack:
+        for peer, (args, forwarder) in _PEERS.items():
+            peer_url, peer_pid = stack.enter_context(serving(ctx.url, *args, forwarder=forwarder))
+            conn = stack.enter_context(_adbc(peer_url))
+            runs[f"{peer}: ADBC record batches"] = adbc_of(stack.enter_context(conn.cursor()))
+            servers[f"{peer}: ADBC record batches"] = peer_pid
+            if peer in _FLIGHT_READ:
+                read = _flight_reader(peer_url)
+                runs[f"{peer}: pyarrow.flight table"] = lambda read=read: read(text).num_rows  # type: ignore[misc]
+                servers[f"{peer}: pyarrow.flight table"] = peer_pid
+        seconds = {name: Series("s") for name in runs}
+        for fn in runs.values():
+            assert fn() == n
+        cpu: dict[str, Series] = {}
+        _rounds(runs, seconds, ctx.repeat, 1.0, servers, cpu)
     series = {name: Series("MiB/s", [size / MiB / t for t in s.samples]) for name, s in seconds.items()}
+    # the server's CPU per MiB sent, and the wall time's share it took (2 cores for all three processes)
+    for name, used in cpu.items():
+        series[f"server CPU ms per MiB: {name}"] = Series("ms/MiB", [c * 1e3 / (size / MiB) for c in used.samples])
+    stream = series["connect_plan in-process: stream"]
+    floor = series["minimal forwarder, grpcio: ADBC record batches"]
     ratios = {
-        "ADBC/in-process stream": paired(
-            series["Flight SQL: ADBC record batches"], series["connect_plan in-process: stream"]
-        ),
+        "ADBC/in-process stream": paired(series[serve], stream),
         "pyarrow.flight/in-process table": paired(
             series["Flight SQL: pyarrow.flight table"], series["connect_plan in-process: table"]
         ),
-        "ADBC/pyspark": paired(series["Flight SQL: ADBC record batches"], series["pyspark: toArrow"]),
+        "ADBC/pyspark": paired(series[serve], series["pyspark: toArrow"]),
+        "serve --batch-rows 10000 (ADBC)/in-process stream": paired(
+            series["serve --batch-rows 10000 (Spark's default): ADBC record batches"], stream
+        ),
+        "serve --batch-rows 50000 (ADBC)/in-process stream": paired(
+            series["serve --batch-rows 50000: ADBC record batches"], stream
+        ),
+        "serve (default batch rows)/serve --batch-rows 10000, ADBC": paired(
+            series[serve], series["serve --batch-rows 10000 (Spark's default): ADBC record batches"]
+        ),
+        "floor (minimal grpcio forwarder, ADBC)/in-process stream": paired(floor, stream),
+        "serve --batch-rows 10000/floor (same batches, ADBC)": paired(
+            series["serve --batch-rows 10000 (Spark's default): ADBC record batches"], floor
+        ),
+        "minimal grpcio forwarder, 100,000-row batches (ADBC)/in-process stream": paired(
+            series["minimal forwarder, grpcio, 100,000-row batches: ADBC record batches"], stream
+        ),
+        "serve (default batch rows)/minimal forwarder, 100,000-row batches, ADBC": paired(
+            series[serve], series["minimal forwarder, grpcio, 100,000-row batches: ADBC record batches"]
+        ),
+        "minimal pyarrow.flight forwarder (ADBC)/in-process stream": paired(
+            series["minimal forwarder, pyarrow.flight server: ADBC record batches"], stream
+        ),
+        "no Spark, grpcio (ADBC)/in-process stream": paired(
+            series["no Spark: pre-made batches, grpcio: ADBC record batches"], stream
+        ),
+        "no Spark, pyarrow.flight server (ADBC)/in-process stream": paired(
+            series["no Spark: pre-made batches, pyarrow.flight server: ADBC record batches"], stream
+        ),
     }
     same = _same_rows(flight(text), client.execute(doc)) if n <= 100_000 else True
     targets = [
