@@ -8,7 +8,11 @@ against the same Spark server.
   call (paired per round, in ms). ``connect-plan run`` is a whole process per statement (its
   cold start included), measured fewer times.
 * **throughput**: ``n`` generated rows × 5 columns to the client as Arrow. MiB/s of Arrow data;
-  Flight SQL's over the in-process call's (paired per round).
+  Flight SQL's over the in-process call's (paired per round). Beside them, in the same rounds,
+  the floor of one Python Flight hop: serve at other ``--batch-rows``, and the *minimal
+  forwarder* (benchmarks/flight_forward.py: Spark's batches forwarded with nothing else done,
+  on grpcio as serve is built and on pyarrow.flight's C++ server; and "no Spark", the same bytes
+  from memory), read by ADBC as serve is; each server's CPU per MiB.
 * **concurrent clients**: ``clients`` ADBC connections running small JSON plans for
   ``seconds``, every answer checked: statements per second, latency percentiles, the serve
   process's memory at the start and end of the run.
@@ -239,13 +243,13 @@ def _small(
     )
 
 
-#: the servers beside ``connect-plan serve`` (its defaults) in the throughput case: serve at other
-#: ``--batch-rows``, and the minimal forwarder (benchmarks/flight_forward.py) on each stack, with
+#: the servers beside ``connect-plan serve`` (its defaults: 50,000 rows per batch) in the throughput
+#: case: serve at other ``--batch-rows``, and the minimal forwarder (benchmarks/flight_forward.py) on each stack, with
 #: Spark behind it or pre-made batches ("no Spark"), at Spark's default 10,000 rows per batch
 #: unless said
 _PEERS: dict[str, tuple[tuple[str, ...], bool]] = {
     "serve --batch-rows 10000 (Spark's default)": (("--batch-rows", "10000"), False),
-    "serve --batch-rows 50000": (("--batch-rows", "50000"), False),
+    "serve --batch-rows 100000": (("--batch-rows", "100000"), False),
     "minimal forwarder, grpcio": (("--stack", "grpc"), True),
     "minimal forwarder, grpcio, 100,000-row batches": (("--stack", "grpc", "--batch-rows", "100000"), True),
     "minimal forwarder, pyarrow.flight server": (("--stack", "pyarrow"), True),
@@ -256,6 +260,7 @@ _PEERS: dict[str, tuple[tuple[str, ...], bool]] = {
         True,
     ),
 }
+_ADBC = "ADBC record batches"
 #: the peers also read with pyarrow.flight's client (the others with ADBC's only)
 _FLIGHT_READ = ("minimal forwarder, grpcio",)
 
@@ -293,8 +298,8 @@ def _throughput(ctx: Context, cur: Any, flight: Callable[[str], Any], n: int, pi
         for peer, (args, forwarder) in _PEERS.items():
             peer_url, peer_pid = stack.enter_context(serving(ctx.url, *args, forwarder=forwarder))
             conn = stack.enter_context(_adbc(peer_url))
-            runs[f"{peer}: ADBC record batches"] = adbc_of(stack.enter_context(conn.cursor()))
-            servers[f"{peer}: ADBC record batches"] = peer_pid
+            runs[f"{peer}: {_ADBC}"] = adbc_of(stack.enter_context(conn.cursor()))
+            servers[f"{peer}: {_ADBC}"] = peer_pid
             if peer in _FLIGHT_READ:
                 read = _flight_reader(peer_url)
                 runs[f"{peer}: pyarrow.flight table"] = lambda read=read: read(text).num_rows  # type: ignore[misc]
@@ -308,43 +313,32 @@ def _throughput(ctx: Context, cur: Any, flight: Callable[[str], Any], n: int, pi
     # the server's CPU per MiB sent, and the wall time's share it took (2 cores for all three processes)
     for name, used in cpu.items():
         series[f"server CPU ms per MiB: {name}"] = Series("ms/MiB", [c * 1e3 / (size / MiB) for c in used.samples])
-    stream = series["connect_plan in-process: stream"]
-    floor = series["minimal forwarder, grpcio: ADBC record batches"]
-    ratios = {
-        "ADBC/in-process stream": paired(series[serve], stream),
-        "pyarrow.flight/in-process table": paired(
-            series["Flight SQL: pyarrow.flight table"], series["connect_plan in-process: table"]
+    stream = "connect_plan in-process: stream"
+    floor, floor_100k = "minimal forwarder, grpcio", "minimal forwarder, grpcio, 100,000-row batches"
+    serve_10k, serve_100k = "serve --batch-rows 10000 (Spark's default)", "serve --batch-rows 100000"
+    pairs = {
+        "ADBC/in-process stream": (serve, stream),
+        "pyarrow.flight/in-process table": ("Flight SQL: pyarrow.flight table", "connect_plan in-process: table"),
+        "ADBC/pyspark": (serve, "pyspark: toArrow"),
+        "serve --batch-rows 10000 (ADBC)/in-process stream": (f"{serve_10k}: {_ADBC}", stream),
+        "serve --batch-rows 100000 (ADBC)/in-process stream": (f"{serve_100k}: {_ADBC}", stream),
+        "serve (default batch rows)/serve --batch-rows 10000, ADBC": (serve, f"{serve_10k}: {_ADBC}"),
+        "floor (minimal grpcio forwarder, ADBC)/in-process stream": (f"{floor}: {_ADBC}", stream),
+        "serve --batch-rows 10000/floor (same batches, ADBC)": (f"{serve_10k}: {_ADBC}", f"{floor}: {_ADBC}"),
+        "minimal grpcio forwarder, 100,000-row batches (ADBC)/in-process stream": (f"{floor_100k}: {_ADBC}", stream),
+        "serve (default batch rows)/minimal forwarder, 100,000-row batches, ADBC": (serve, f"{floor_100k}: {_ADBC}"),
+        "minimal pyarrow.flight forwarder (ADBC)/in-process stream": (
+            f"minimal forwarder, pyarrow.flight server: {_ADBC}",
+            stream,
         ),
-        "ADBC/pyspark": paired(series[serve], series["pyspark: toArrow"]),
-        "serve --batch-rows 10000 (ADBC)/in-process stream": paired(
-            series["serve --batch-rows 10000 (Spark's default): ADBC record batches"], stream
-        ),
-        "serve --batch-rows 50000 (ADBC)/in-process stream": paired(
-            series["serve --batch-rows 50000: ADBC record batches"], stream
-        ),
-        "serve (default batch rows)/serve --batch-rows 10000, ADBC": paired(
-            series[serve], series["serve --batch-rows 10000 (Spark's default): ADBC record batches"]
-        ),
-        "floor (minimal grpcio forwarder, ADBC)/in-process stream": paired(floor, stream),
-        "serve --batch-rows 10000/floor (same batches, ADBC)": paired(
-            series["serve --batch-rows 10000 (Spark's default): ADBC record batches"], floor
-        ),
-        "minimal grpcio forwarder, 100,000-row batches (ADBC)/in-process stream": paired(
-            series["minimal forwarder, grpcio, 100,000-row batches: ADBC record batches"], stream
-        ),
-        "serve (default batch rows)/minimal forwarder, 100,000-row batches, ADBC": paired(
-            series[serve], series["minimal forwarder, grpcio, 100,000-row batches: ADBC record batches"]
-        ),
-        "minimal pyarrow.flight forwarder (ADBC)/in-process stream": paired(
-            series["minimal forwarder, pyarrow.flight server: ADBC record batches"], stream
-        ),
-        "no Spark, grpcio (ADBC)/in-process stream": paired(
-            series["no Spark: pre-made batches, grpcio: ADBC record batches"], stream
-        ),
-        "no Spark, pyarrow.flight server (ADBC)/in-process stream": paired(
-            series["no Spark: pre-made batches, pyarrow.flight server: ADBC record batches"], stream
+        "no Spark, grpcio (ADBC)/in-process stream": (f"no Spark: pre-made batches, grpcio: {_ADBC}", stream),
+        "no Spark, pyarrow.flight server (ADBC)/in-process stream": (
+            f"no Spark: pre-made batches, pyarrow.flight server: {_ADBC}",
+            stream,
         ),
     }
+    # (a peer left out of _PEERS leaves its ratios out)
+    ratios = {k: paired(series[a], series[b]) for k, (a, b) in pairs.items() if a in series and b in series}
     same = _same_rows(flight(text), client.execute(doc)) if n <= 100_000 else True
     targets = [
         _target(

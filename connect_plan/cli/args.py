@@ -260,7 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="rows per Arrow batch Spark sends each caller (spark.sql.execution.arrow.maxRecordsPerBatch, set on "
         "each caller's Spark session when it opens; Spark's own default is 10,000); 0: Spark's setting. "
-        "Default 100,000",
+        "Default 50,000",
     )
     remote_arg(p)
     p.set_defaults(func=cmd_serve)
