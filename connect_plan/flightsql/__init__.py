@@ -62,7 +62,7 @@ DEFAULT_WORKERS = 64
 BATCH_ROWS_KEY = "spark.sql.execution.arrow.maxRecordsPerBatch"
 #: the rows per Arrow batch each caller's Spark session is opened with (``--batch-rows``): five
 #: times fewer messages through the server than Spark's 10,000 (docs/serve.md, "Performance":
-#: +14-24% throughput, -35% server CPU per MiB); a batch of rows up to ~160 bytes stays under
+#: +17-23% throughput through ADBC, -35% server CPU per MiB); a batch of rows up to ~160 bytes stays under
 #: :data:`~connect_plan.flightsql.service.MAX_BATCH_BYTES` and is forwarded as Spark sent it
 DEFAULT_BATCH_ROWS = 50_000
 _LOOPBACK = ("127.", "localhost", "::1", "[::1]")
