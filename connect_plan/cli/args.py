@@ -259,7 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         metavar="N",
         help="rows per Arrow batch Spark sends each caller (spark.sql.execution.arrow.maxRecordsPerBatch, set on "
-        "each caller's Spark session when it opens; Spark's own default is 10,000); 0: Spark's setting. "
+        "each caller's Spark session before its first statement; Spark's own is 10,000); 0: Spark's setting. "
         "Default 50,000",
     )
     remote_arg(p)

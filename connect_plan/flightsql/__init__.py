@@ -155,7 +155,7 @@ def serve(
     (the Flight side; the Spark Connect side's own ``allow_insecure_token`` goes in
     ``client_options``).
     ``batch_rows``: the rows per Arrow batch Spark sends (:data:`BATCH_ROWS_KEY`, set on each
-    caller's Spark session when it opens; None: Spark's own setting). A caller whose policy lets
+    caller's Spark session before its first statement; None: Spark's own setting). A caller whose policy lets
     a plan document set that conf key (``conf_keys``; trusted: any) may change it for its plan.
     ``client_options``: passed to each caller's :class:`~connect_plan.Client` (``timeout``,
     ``compression``, ``token`` of the Spark Connect server...)."""
@@ -181,15 +181,19 @@ def serve(
     callers_found = load_tokens(tokens) if tokens is not None else None
     url = resolve_remote(remote)
     options = dict(client_options or {})
+    prepare = None
     if batch_rows is not None:
         if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
             raise ConnectPlanError(f"batch_rows (--batch-rows) is a number of rows, at least 1, got {batch_rows!r}")
-        options["conf"] = {BATCH_ROWS_KEY: str(batch_rows), **dict(options.get("conf") or {})}
+        settings = {BATCH_ROWS_KEY: str(batch_rows)}
+
+        def prepare(client: Client) -> None:  # on the caller's session, before its first statement
+            client.set_conf(settings)
 
     def connect(caller: Caller) -> Client:
         return Client(url, policy=caller.policy, user_id=f"connect-plan-serve:{caller.name}", **options)
 
-    callers = Callers(callers_found, default, connect)
+    callers = Callers(callers_found, default, connect, prepare)
     service = FlightSqlService(callers, tables)
     server = grpc.server(
         _executor(workers),

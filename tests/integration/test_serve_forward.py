@@ -212,7 +212,7 @@ def _ranged(n: int) -> dict[str, Any]:
 def test_every_callers_session_sends_the_servers_batch_rows_and_the_answers_stay_equal(
     spark_url: str, tmp_path: Path
 ) -> None:
-    """``serve`` opens each caller's Spark session with ``--batch-rows`` rows per Arrow batch
+    """``serve`` sets ``--batch-rows`` rows per Arrow batch on each caller's Spark session
     (default 50,000; Spark's own is 10,000): Spark's batches reach ADBC forwarded at that size,
     for a trusted and a strict caller alike, with the in-process answer. A caller whose policy
     lets a plan set conf changes it for that plan only; a strict caller's plan may not set it
