@@ -494,11 +494,18 @@ def shapes(
 
 
 def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """``new``'s results replace ``old``'s for the same (suite, query, producer) (a re-run of a few)."""
+    """``new``'s results replace ``old``'s for the same (suite, query, producer) (a re-run of a few);
+    a suite ``new`` ran at another scale factor replaces that suite's results and scale wholesale
+    (results of two scales are not ratios of one run)."""
     key = lambda r: (r["suite"], r["query"], r["producer"])  # noqa: E731
+    rescaled = {s for s, sf in new["scales"].items() if s in old["scales"] and old["scales"][s] != sf}
     fresh = {key(r) for r in new["results"]}
     merged = dict(old)
-    merged["results"] = [r for r in old["results"] if key(r) not in fresh] + new["results"]
+    merged["scales"] = {**old["scales"], **new["scales"]}
+    merged["suite_seconds"] = {**old.get("suite_seconds", {}), **{s: new["suite_seconds"][s] for s in rescaled}}
+    merged["results"] = [r for r in old["results"] if key(r) not in fresh and r["suite"] not in rescaled] + new[
+        "results"
+    ]
     merged["reruns"] = [
         *old.get("reruns", []),
         {k: new[k] for k in ("started", "seconds", "code")} | {"cases": len(fresh)},
