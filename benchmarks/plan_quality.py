@@ -503,9 +503,10 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     merged = dict(old)
     merged["scales"] = {**old["scales"], **new["scales"]}
     merged["suite_seconds"] = {**old.get("suite_seconds", {}), **{s: new["suite_seconds"][s] for s in rescaled}}
-    merged["results"] = [r for r in old["results"] if key(r) not in fresh and r["suite"] not in rescaled] + new[
-        "results"
-    ]
+    kept = [r for r in old["results"] if key(r) not in fresh and r["suite"] not in rescaled]
+    merged["results"] = kept + new["results"]
+    if old.get("second_pass"):
+        merged["second_pass"] = [r for r in old["second_pass"] if r["suite"] not in rescaled]
     merged["reruns"] = [
         *old.get("reruns", []),
         {k: new[k] for k in ("started", "seconds", "code")} | {"cases": len(fresh)},
@@ -672,6 +673,10 @@ def write(report: dict[str, Any], out: Path, *, clean: bool = True) -> None:
         second.append(r)
     (out / "report.json").write_text(json.dumps({**report, "results": slim, "second_pass": second}, indent=1) + "\n")
     (out / "summary.md").write_text(summary_markdown(report))
+    kept_plans = {Path(p).name for r in [*slim, *second] for p in r.get("physical_plans") or ()}
+    for stale in plans.glob("*.txt"):  # a merge's replaced results' plans
+        if stale.name not in kept_plans:
+            stale.unlink()
 
 
 def render(src: Path, out: Path) -> None:
