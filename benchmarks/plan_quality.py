@@ -509,7 +509,7 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
         merged["second_pass"] = [r for r in old["second_pass"] if r["suite"] not in rescaled]
     merged["reruns"] = [
         *old.get("reruns", []),
-        {k: new[k] for k in ("started", "seconds", "code")} | {"cases": len(fresh)},
+        {k: new[k] for k in ("started", "seconds", "code", "scales", "command") if k in new} | {"cases": len(fresh)},
     ]
     return merged
 
@@ -539,7 +539,15 @@ def summary_markdown(report: dict[str, Any]) -> str:
         + f"; a warm round, then medians of {report['repeat']} alternating rounds. Code {str(report['code']['commit'])[:7]}"
         + (" (with uncommitted changes)" if report["code"].get("dirty") else "")
         + "."
-        + (f" Measured with `{shlex.join(report['command'])}`." if report.get("command") else ""),
+        + (f" Measured with `{shlex.join(report['command'])}`." if report.get("command") else "")
+        + "".join(
+            f" Merged in: {r['cases']} pairs started {r['started']} ({r['seconds'] / 60:.0f} min"
+            + "".join(f", {s} sf {sf:g}" for s, sf in (r.get("scales") or {}).items())
+            + f"), code {str(r['code']['commit'] if isinstance(r['code'], dict) else r['code'])[:7]}"
+            + (f": `{shlex.join(r['command'])}`" if r.get("command") else "")
+            + "."
+            for r in report.get("reruns", [])
+        ),
         "",
         "Ratio = the plan's median time ÷ Spark SQL's median time for the same query (below 1: the plan is faster).",
         "*client* is the wall time the caller sees; *server* is the summed duration of the SQL executions the "

@@ -117,7 +117,7 @@ def test_a_plan_quality_merge_replaces_a_few_results_or_a_suite_run_at_another_s
         ("tpcds", "q02", 1.1),
     ]
     assert rerun["scales"] == {"tpch": 1.0, "tpcds": 0.2}
-    assert rerun["reruns"] == [{"started": "t", "seconds": 1.0, "code": "b", "cases": 1}]
+    assert rerun["reruns"] == [{"started": "t", "seconds": 1.0, "code": "b", "scales": {"tpcds": 0.2}, "cases": 1}]
     larger = report({"tpcds": 1.0}, [result("tpcds", "q01", "duckdb", 0.9)], "c")
     larger["suite_seconds"] = {"tpcds": 2400.0}
     rescaled = merge(old, larger)
