@@ -494,14 +494,22 @@ def shapes(
 
 
 def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """``new``'s results replace ``old``'s for the same (suite, query, producer) (a re-run of a few)."""
+    """``new``'s results replace ``old``'s for the same (suite, query, producer) (a re-run of a few);
+    a suite ``new`` ran at another scale factor replaces that suite's results and scale wholesale
+    (results of two scales are not ratios of one run)."""
     key = lambda r: (r["suite"], r["query"], r["producer"])  # noqa: E731
+    rescaled = {s for s, sf in new["scales"].items() if s in old["scales"] and old["scales"][s] != sf}
     fresh = {key(r) for r in new["results"]}
     merged = dict(old)
-    merged["results"] = [r for r in old["results"] if key(r) not in fresh] + new["results"]
+    merged["scales"] = {**old["scales"], **new["scales"]}
+    merged["suite_seconds"] = {**old.get("suite_seconds", {}), **{s: new["suite_seconds"][s] for s in rescaled}}
+    kept = [r for r in old["results"] if key(r) not in fresh and r["suite"] not in rescaled]
+    merged["results"] = kept + new["results"]
+    if old.get("second_pass"):
+        merged["second_pass"] = [r for r in old["second_pass"] if r["suite"] not in rescaled]
     merged["reruns"] = [
         *old.get("reruns", []),
-        {k: new[k] for k in ("started", "seconds", "code")} | {"cases": len(fresh)},
+        {k: new[k] for k in ("started", "seconds", "code", "scales", "command") if k in new} | {"cases": len(fresh)},
     ]
     return merged
 
@@ -531,7 +539,15 @@ def summary_markdown(report: dict[str, Any]) -> str:
         + f"; a warm round, then medians of {report['repeat']} alternating rounds. Code {str(report['code']['commit'])[:7]}"
         + (" (with uncommitted changes)" if report["code"].get("dirty") else "")
         + "."
-        + (f" Measured with `{shlex.join(report['command'])}`." if report.get("command") else ""),
+        + (f" Measured with `{shlex.join(report['command'])}`." if report.get("command") else "")
+        + "".join(
+            f" Merged in: {r['cases']} pairs started {r['started']} ({r['seconds'] / 60:.0f} min"
+            + "".join(f", {s} sf {sf:g}" for s, sf in (r.get("scales") or {}).items())
+            + f"), code {str(r['code']['commit'] if isinstance(r['code'], dict) else r['code'])[:7]}"
+            + (f": `{shlex.join(r['command'])}`" if r.get("command") else "")
+            + "."
+            for r in report.get("reruns", [])
+        ),
         "",
         "Ratio = the plan's median time ÷ Spark SQL's median time for the same query (below 1: the plan is faster).",
         "*client* is the wall time the caller sees; *server* is the summed duration of the SQL executions the "
@@ -665,6 +681,10 @@ def write(report: dict[str, Any], out: Path, *, clean: bool = True) -> None:
         second.append(r)
     (out / "report.json").write_text(json.dumps({**report, "results": slim, "second_pass": second}, indent=1) + "\n")
     (out / "summary.md").write_text(summary_markdown(report))
+    kept_plans = {Path(p).name for r in [*slim, *second] for p in r.get("physical_plans") or ()}
+    for stale in plans.glob("*.txt"):  # a merge's replaced results' plans
+        if stale.name not in kept_plans:
+            stale.unlink()
 
 
 def render(src: Path, out: Path) -> None:

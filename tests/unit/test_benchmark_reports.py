@@ -80,3 +80,50 @@ def test_every_table_of_measurements_in_performance_md_is_dated() -> None:
         and not any(re.search(r"\b20\d\d-\d\d-\d\d\b", line) for line in lines[max(0, i - DATE_WITHIN) : i])
     ]
     assert undated == [], f"tables with no date in the {DATE_WITHIN} lines above them: {undated}"
+
+
+def test_a_plan_quality_merge_replaces_a_few_results_or_a_suite_run_at_another_scale() -> None:
+    """``--merge`` of a re-run of a few pairs replaces those pairs only; a suite run again at
+    another scale factor replaces that suite's results and scale wholesale, so a report never
+    mixes two scales' ratios of one suite."""
+    from benchmarks.plan_quality import merge
+
+    def result(suite: str, query: str, producer: str, ratio: float) -> dict[str, object]:
+        return {"suite": suite, "query": query, "producer": producer, "ratio": ratio}
+
+    def report(scales: dict[str, float], results: list[dict[str, object]], code: str) -> dict[str, object]:
+        return {
+            "scales": scales,
+            "suite_seconds": {s: 60.0 for s in scales},
+            "results": results,
+            "started": "t",
+            "seconds": 1.0,
+            "code": code,
+        }
+
+    old = report(
+        {"tpch": 1.0, "tpcds": 0.2},
+        [
+            result("tpch", "q01", "duckdb", 1.0),
+            result("tpcds", "q01", "duckdb", 1.5),
+            result("tpcds", "q02", "duckdb", 2),
+        ],
+        "a",
+    )
+    rerun = merge(old, report({"tpcds": 0.2}, [result("tpcds", "q02", "duckdb", 1.1)], "b"))
+    assert [(r["suite"], r["query"], r["ratio"]) for r in rerun["results"]] == [
+        ("tpch", "q01", 1.0),
+        ("tpcds", "q01", 1.5),
+        ("tpcds", "q02", 1.1),
+    ]
+    assert rerun["scales"] == {"tpch": 1.0, "tpcds": 0.2}
+    assert rerun["reruns"] == [{"started": "t", "seconds": 1.0, "code": "b", "scales": {"tpcds": 0.2}, "cases": 1}]
+    larger = report({"tpcds": 1.0}, [result("tpcds", "q01", "duckdb", 0.9)], "c")
+    larger["suite_seconds"] = {"tpcds": 2400.0}
+    rescaled = merge(old, larger)
+    assert [(r["suite"], r["query"], r["ratio"]) for r in rescaled["results"]] == [
+        ("tpch", "q01", 1.0),
+        ("tpcds", "q01", 0.9),
+    ]
+    assert rescaled["scales"] == {"tpch": 1.0, "tpcds": 1.0}
+    assert rescaled["suite_seconds"] == {"tpch": 60.0, "tpcds": 2400.0}
