@@ -8,7 +8,11 @@ against the same Spark server.
   call (paired per round, in ms). ``connect-plan run`` is a whole process per statement (its
   cold start included), measured fewer times.
 * **throughput**: ``n`` generated rows × 5 columns to the client as Arrow. MiB/s of Arrow data;
-  Flight SQL's over the in-process call's (paired per round).
+  Flight SQL's over the in-process call's (paired per round). Beside them, in the same rounds,
+  the floor of one Python Flight hop: serve at other ``--batch-rows``, and the *minimal
+  forwarder* (benchmarks/flight_forward.py: Spark's batches forwarded with nothing else done,
+  on grpcio as serve is built and on pyarrow.flight's C++ server; and "no Spark", the same bytes
+  from memory), read by ADBC as serve is; each server's CPU per MiB.
 * **concurrent clients**: ``clients`` ADBC connections running small JSON plans for
   ``seconds``, every answer checked: statements per second, latency percentiles, the serve
   process's memory at the start and end of the run.
@@ -39,14 +43,17 @@ MiB = 1 << 20
 
 
 @contextmanager
-def serving(url: str | None) -> Iterator[tuple[str, int]]:
-    """``connect-plan serve`` in front of ``url``: (its Flight SQL URL, its pid). ``None``: the
-    floor's constant Flight server instead (benchmarks/flight_floor.py)."""
+def serving(url: str | None, *args: str, forwarder: bool = False) -> Iterator[tuple[str, int]]:
+    """``connect-plan serve ARGS`` in front of ``url``: (its Flight SQL URL, its pid). ``None``: the
+    floor's constant Flight server instead (benchmarks/flight_floor.py); ``forwarder``: the
+    minimal forwarder with ``ARGS`` (benchmarks/flight_forward.py)."""
     if url is None:
         argv = [sys.executable, "-m", "benchmarks.flight_floor"]
+    elif forwarder:
+        argv = [sys.executable, "-m", "benchmarks.flight_forward", "--remote", url, *args]
     else:
         argv = [sys.executable, "-m", "connect_plan", "serve", "--listen", "grpc://127.0.0.1:0"]
-        argv += ["--remote", url, "--policy", "trusted"]
+        argv += ["--remote", url, "--policy", "trusted", *args]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert proc.stdout is not None
@@ -106,13 +113,27 @@ def _document(rows: Any, schema: Any, plan: Any) -> dict[str, Any]:
     return {"input": {"schema": schema, "rows": rows}, "plan": plan}
 
 
-def _rounds(clients: dict[str, Callable[[], Any]], series: dict[str, Series], reps: int, scale: float) -> None:
+def _rounds(
+    clients: dict[str, Callable[[], Any]],
+    series: dict[str, Series],
+    reps: int,
+    scale: float,
+    servers: dict[str, int] | None = None,
+    cpu: dict[str, Series] | None = None,
+) -> None:
+    """``reps`` rounds of every client in turn (each round starting one further along); with
+    ``servers`` (client name → its server's pid), that server's CPU seconds of each call into
+    ``cpu``."""
     names = list(clients)
     for rep in range(reps):
         for name in names[rep % len(names) :] + names[: rep % len(names)]:
+            pid = (servers or {}).get(name)
+            cpu0 = _cpu_seconds(pid) if pid else 0.0
             t0 = time.perf_counter()
             clients[name]()
             series[name].samples.append((time.perf_counter() - t0) * scale)
+            if pid and cpu is not None:
+                cpu.setdefault(name, Series("s")).samples.append(_cpu_seconds(pid) - cpu0)
 
 
 def flight_sql(ctx: Context, rows: int, clients: int, seconds: float, cli_runs: int) -> list[dict[str, Any]]:
@@ -128,7 +149,7 @@ def flight_sql(ctx: Context, rows: int, clients: int, seconds: float, cli_runs: 
         flight = _flight_reader(url)
         try:
             records.append(_small(ctx, pid, cur, flight, cli_runs, _flight_reader(floor_url)))
-            records.append(_throughput(ctx, cur, flight, rows))
+            records.append(_throughput(ctx, cur, flight, rows, pid))
         finally:
             cur.close()
             conn.close()
@@ -222,7 +243,31 @@ def _small(
     )
 
 
-def _throughput(ctx: Context, cur: Any, flight: Callable[[str], Any], n: int) -> dict[str, Any]:
+#: the servers beside ``connect-plan serve`` (its defaults: 50,000 rows per batch) in the throughput
+#: case: serve at other ``--batch-rows``, and the minimal forwarder (benchmarks/flight_forward.py) on each stack, with
+#: Spark behind it or pre-made batches ("no Spark"), at Spark's default 10,000 rows per batch
+#: unless said
+_PEERS: dict[str, tuple[tuple[str, ...], bool]] = {
+    "serve --batch-rows 10000 (Spark's default)": (("--batch-rows", "10000"), False),
+    "serve --batch-rows 100000": (("--batch-rows", "100000"), False),
+    "minimal forwarder, grpcio": (("--stack", "grpc"), True),
+    "minimal forwarder, grpcio, 100,000-row batches": (("--stack", "grpc", "--batch-rows", "100000"), True),
+    "minimal forwarder, pyarrow.flight server": (("--stack", "pyarrow"), True),
+    "no Spark: pre-made batches, grpcio": (("--stack", "grpc", "--source", "const"), True),
+    "no Spark: pre-made batches, pyarrow.flight server": (("--stack", "pyarrow", "--source", "const"), True),
+    "no Spark: pre-made 100,000-row batches, grpcio": (
+        ("--stack", "grpc", "--source", "const", "--batch-rows", "100000"),
+        True,
+    ),
+}
+_ADBC = "ADBC record batches"
+#: the peers also read with pyarrow.flight's client (the others with ADBC's only)
+_FLIGHT_READ = ("minimal forwarder, grpcio",)
+
+
+def _throughput(ctx: Context, cur: Any, flight: Callable[[str], Any], n: int, pid: int) -> dict[str, Any]:
+    from contextlib import ExitStack
+
     client, spark = ctx.client, ctx.spark
     rows, schema, plan = w.generated_plan(n)
     doc = _document(rows, schema, plan)
@@ -233,31 +278,67 @@ def _throughput(ctx: Context, cur: Any, flight: Callable[[str], Any], n: int) ->
     def streamed() -> int:
         return sum(batch.num_rows for batch in client.stream(doc))
 
-    def adbc() -> int:
-        cur.execute(text)
-        return sum(batch.num_rows for batch in cur.fetch_record_batch())
+    def adbc_of(cursor: Any) -> Callable[[], int]:
+        def adbc() -> int:
+            cursor.execute(text)
+            return sum(batch.num_rows for batch in cursor.fetch_record_batch())
 
+        return adbc
+
+    serve = "Flight SQL: ADBC record batches"
     runs: dict[str, Callable[[], Any]] = {
         "connect_plan in-process: table": lambda: client.execute(doc).num_rows,
         "connect_plan in-process: stream": streamed,
-        "Flight SQL: ADBC record batches": adbc,
+        serve: adbc_of(cur),
         "Flight SQL: pyarrow.flight table": lambda: flight(text).num_rows,
         "pyspark: toArrow": lambda: df.toArrow().num_rows,
     }
-    seconds = {name: Series("s") for name in runs}
-    for fn in runs.values():
-        assert fn() == n
-    _rounds(runs, seconds, ctx.repeat, 1.0)
+    servers = {serve: pid, "Flight SQL: pyarrow.flight table": pid}
+    with ExitStack() as stack:
+        for peer, (args, forwarder) in _PEERS.items():
+            peer_url, peer_pid = stack.enter_context(serving(ctx.url, *args, forwarder=forwarder))
+            conn = stack.enter_context(_adbc(peer_url))
+            runs[f"{peer}: {_ADBC}"] = adbc_of(stack.enter_context(conn.cursor()))
+            servers[f"{peer}: {_ADBC}"] = peer_pid
+            if peer in _FLIGHT_READ:
+                read = _flight_reader(peer_url)
+                runs[f"{peer}: pyarrow.flight table"] = lambda read=read: read(text).num_rows  # type: ignore[misc]
+                servers[f"{peer}: pyarrow.flight table"] = peer_pid
+        seconds = {name: Series("s") for name in runs}
+        for fn in runs.values():
+            assert fn() == n
+        cpu: dict[str, Series] = {}
+        _rounds(runs, seconds, ctx.repeat, 1.0, servers, cpu)
     series = {name: Series("MiB/s", [size / MiB / t for t in s.samples]) for name, s in seconds.items()}
-    ratios = {
-        "ADBC/in-process stream": paired(
-            series["Flight SQL: ADBC record batches"], series["connect_plan in-process: stream"]
+    # the server's CPU per MiB sent, and the wall time's share it took (2 cores for all three processes)
+    for name, used in cpu.items():
+        series[f"server CPU ms per MiB: {name}"] = Series("ms/MiB", [c * 1e3 / (size / MiB) for c in used.samples])
+    stream = "connect_plan in-process: stream"
+    floor, floor_100k = "minimal forwarder, grpcio", "minimal forwarder, grpcio, 100,000-row batches"
+    serve_10k, serve_100k = "serve --batch-rows 10000 (Spark's default)", "serve --batch-rows 100000"
+    pairs = {
+        "ADBC/in-process stream": (serve, stream),
+        "pyarrow.flight/in-process table": ("Flight SQL: pyarrow.flight table", "connect_plan in-process: table"),
+        "ADBC/pyspark": (serve, "pyspark: toArrow"),
+        "serve --batch-rows 10000 (ADBC)/in-process stream": (f"{serve_10k}: {_ADBC}", stream),
+        "serve --batch-rows 100000 (ADBC)/in-process stream": (f"{serve_100k}: {_ADBC}", stream),
+        "serve (default batch rows)/serve --batch-rows 10000, ADBC": (serve, f"{serve_10k}: {_ADBC}"),
+        "floor (minimal grpcio forwarder, ADBC)/in-process stream": (f"{floor}: {_ADBC}", stream),
+        "serve --batch-rows 10000/floor (same batches, ADBC)": (f"{serve_10k}: {_ADBC}", f"{floor}: {_ADBC}"),
+        "minimal grpcio forwarder, 100,000-row batches (ADBC)/in-process stream": (f"{floor_100k}: {_ADBC}", stream),
+        "serve (default batch rows)/minimal forwarder, 100,000-row batches, ADBC": (serve, f"{floor_100k}: {_ADBC}"),
+        "minimal pyarrow.flight forwarder (ADBC)/in-process stream": (
+            f"minimal forwarder, pyarrow.flight server: {_ADBC}",
+            stream,
         ),
-        "pyarrow.flight/in-process table": paired(
-            series["Flight SQL: pyarrow.flight table"], series["connect_plan in-process: table"]
+        "no Spark, grpcio (ADBC)/in-process stream": (f"no Spark: pre-made batches, grpcio: {_ADBC}", stream),
+        "no Spark, pyarrow.flight server (ADBC)/in-process stream": (
+            f"no Spark: pre-made batches, pyarrow.flight server: {_ADBC}",
+            stream,
         ),
-        "ADBC/pyspark": paired(series["Flight SQL: ADBC record batches"], series["pyspark: toArrow"]),
     }
+    # (a peer left out of _PEERS leaves its ratios out)
+    ratios = {k: paired(series[a], series[b]) for k, (a, b) in pairs.items() if a in series and b in series}
     same = _same_rows(flight(text), client.execute(doc)) if n <= 100_000 else True
     targets = [
         _target(

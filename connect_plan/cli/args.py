@@ -254,6 +254,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="the policy of every call when there is no --tokens file (default strict: no tables, files, SQL, "
         "writes, conf or UDFs; docs/security.md)",
     )
+    p.add_argument(
+        "--batch-rows",
+        type=int,
+        metavar="N",
+        help="rows per Arrow batch Spark sends each caller (spark.sql.execution.arrow.maxRecordsPerBatch, set on "
+        "each caller's Spark session before its first statement; Spark's own is 10,000); 0: Spark's setting. "
+        "Default 50,000",
+    )
     remote_arg(p)
     p.set_defaults(func=cmd_serve)
 

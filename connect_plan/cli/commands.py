@@ -384,6 +384,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
         allow_plaintext_bearer=args.allow_plaintext_bearer,
+        batch_rows=_batch_rows(args.batch_rows),
         client_options=options,
     )
     try:
@@ -400,6 +401,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
     finally:
         server.stop()
     return EXIT_OK
+
+
+def _batch_rows(n: int | None) -> int | None:
+    """``serve --batch-rows``: unset, the server's default; 0, Spark's own setting (None); a
+    negative count is a usage error."""
+    if n is None:
+        from ..flightsql import DEFAULT_BATCH_ROWS
+
+        return DEFAULT_BATCH_ROWS
+    if n < 0:
+        raise CliError(f"--batch-rows is a number of rows (0: Spark's own setting), got {n}")
+    return n or None
 
 
 def cmd_server(args: argparse.Namespace) -> int:

@@ -143,13 +143,24 @@ def _digest(token: str) -> bytes:
 class Callers:
     """The server's callers (see module doc): :meth:`authenticate` a call's ``authorization``
     header, and :meth:`client` the Spark session of a caller (opened on first use with
-    ``connect``, one per caller, closed by :meth:`close`)."""
+    ``connect``, one per caller, closed by :meth:`close`). ``prepare`` (the server's session
+    settings) runs once on a caller's client before its first statement reaches Spark: not
+    when the client opens, so that a call that sends Spark nothing (a refused statement, a
+    strict caller's metadata) still sends it nothing."""
 
-    def __init__(self, callers: tuple[Caller, ...] | None, default: Policy | None, connect: Callable[[Caller], Client]):
+    def __init__(
+        self,
+        callers: tuple[Caller, ...] | None,
+        default: Policy | None,
+        connect: Callable[[Caller], Client],
+        prepare: Callable[[Client], None] | None = None,
+    ):
         #: None: no tokens file; every call is the anonymous caller's
         self._callers = callers
         self._anonymous = Caller(ANONYMOUS, default) if callers is None else None
         self._connect = connect
+        self._prepare = prepare
+        self._prepared: set[str] = set()
         self._clients: dict[str, Client] = {}
         self._lock = threading.Lock()
         self._closed = False
@@ -180,19 +191,23 @@ class Callers:
                 found = caller
         return found
 
-    def client(self, caller: Caller) -> Client:
-        """The caller's own client (and Spark session), opened on its first call."""
+    def client(self, caller: Caller, *, statement: bool = False) -> Client:
+        """The caller's own client (and Spark session), opened on its first call; for a
+        ``statement`` (one that will reach Spark), prepared first (see the class doc). Two
+        first statements at once may both prepare it: the settings are the same."""
         client = self._clients.get(caller.name)
-        if client is not None:
-            return client
-        with self._lock:
-            if self._closed:
-                raise RuntimeError("the server is shutting down")
-            client = self._clients.get(caller.name)
-            if client is None:
-                client = self._connect(caller)
-                self._clients[caller.name] = client
-            return client
+        if client is None:
+            with self._lock:
+                if self._closed:
+                    raise RuntimeError("the server is shutting down")
+                client = self._clients.get(caller.name)
+                if client is None:
+                    client = self._connect(caller)
+                    self._clients[caller.name] = client
+        if statement and self._prepare is not None and caller.name not in self._prepared:
+            self._prepare(client)
+            self._prepared.add(caller.name)
+        return client
 
     def open_clients(self) -> dict[str, Client]:
         return dict(self._clients)

@@ -318,7 +318,7 @@ class FlightSqlService:
 
         if statement.plan.output is not None:  # a write or a view: its one-row report, known without Spark
             return replace(statement, schema=write_report())
-        schema = self.callers.client(caller).schema(statement.plan)
+        schema = self.callers.client(caller, statement=True).schema(statement.plan)
         return replace(statement, schema=schema)
 
     # ------------------------------------------------------------ actions
@@ -409,7 +409,7 @@ class FlightSqlService:
         statement = self.tickets.get(caller.name, handle, remove=True)
         if statement is None:
             raise _Abort(Status("NOT_FOUND", "no such ticket (used already, cancelled, expired, or another caller's)"))
-        execution = Execution(self.callers.client(caller))
+        execution = Execution(self.callers.client(caller, statement=True))
         key = (caller.name, handle)
         with self._lock:
             self._running[key] = execution

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
 import uuid
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -20,7 +22,8 @@ import pytest
 import connect_plan
 from connect_plan.client import spark_batches
 from tests.conftest import engine
-from tests.support.serving import ServeProcess, adbc, command, flight, read_all
+from tests.support.processes import entry_point
+from tests.support.serving import ALICE, STRANGER, ServeProcess, adbc, command, flight, read_all, write_tokens
 
 #: 300,000 rows × 4 columns, in Spark's order (range's partitions in turn): ~30 Arrow batches
 LARGE = {
@@ -41,7 +44,9 @@ LARGE = {
 
 @pytest.fixture(scope="module")
 def server(spark_url: str) -> Iterator[ServeProcess]:
-    with ServeProcess(spark_url, "--policy", "trusted") as s:
+    # Spark's default batch size, as the in-process client it is compared with has it: a
+    # result of many messages
+    with ServeProcess(spark_url, "--policy", "trusted", "--batch-rows", "10000") as s:
         yield s
 
 
@@ -189,3 +194,69 @@ def test_with_compression_the_forwarded_batches_stay_as_spark_compressed_them(sp
     body, decoded = sum(len(d.data_body) for d in sent[1:]), sum(b.nbytes for b in batches)
     assert body < decoded / 2, (body, decoded)  # compressed on the wire to the Flight client too
     assert pa.Table.from_batches(batches, schema).equals(expected) and table.equals(expected)
+
+
+def _ranged(n: int) -> dict[str, Any]:
+    """``n`` rows in one partition, so Spark cuts its batches by the session's batch rows only."""
+    return {
+        "input": {"range": {"start": 0, "end": n, "num_partitions": 1}},
+        "plan": [
+            {
+                "op": "withColumn",
+                "payload": {"name": "s", "expr": {"fn": "concat", "args": [{"lit": "n"}, {"col": "id"}]}},
+            }
+        ],
+    }
+
+
+def test_every_callers_session_sends_the_servers_batch_rows_and_the_answers_stay_equal(
+    spark_url: str, tmp_path: Path
+) -> None:
+    """``serve`` sets ``--batch-rows`` rows per Arrow batch on each caller's Spark session
+    (default 50,000; Spark's own is 10,000): Spark's batches reach ADBC forwarded at that size,
+    for a trusted and a strict caller alike, with the in-process answer. A caller whose policy
+    lets a plan set conf changes it for that plan only; a strict caller's plan may not set it
+    (refused, located); ``--batch-rows 0`` leaves Spark's setting; a negative count is a usage
+    error, no traceback."""
+    if importlib.util.find_spec("adbc_driver_flightsql") is None:
+        pytest.skip("adbc-driver-flightsql (the test extra)")
+    import adbc_driver_manager
+
+    from connect_plan.flightsql import BATCH_ROWS_KEY, DEFAULT_BATCH_ROWS
+
+    large, bounded = _ranged(250_000), _ranged(100_000)  # the strict policy's max_rows: 100,000
+    with connect_plan.Client(spark_url) as client:
+        expected = {250_000: client.execute(large), 100_000: client.execute(bounded)}
+
+    def sizes(cur: Any, doc: Any) -> list[int]:
+        """The rows of each batch ADBC reads of ``doc``, whose answer is the in-process one."""
+        cur.execute(json.dumps(doc))
+        got = list(cur.fetch_record_batch())
+        table = pa.Table.from_batches(got)
+        assert table.equals(expected[table.num_rows])
+        return [b.num_rows for b in got]
+
+    with ServeProcess(spark_url, "--tokens", str(write_tokens(tmp_path))) as s:
+        with adbc(s.url, ALICE) as con, con.cursor() as cur:
+            assert sizes(cur, large) == [50_000] * 5 and DEFAULT_BATCH_ROWS == 50_000
+            cur.execute(f"SET {BATCH_ROWS_KEY}")  # the session's own value, as Spark has it
+            assert cur.fetch_arrow_table().to_pylist() == [{"key": BATCH_ROWS_KEY, "value": "50000"}]
+            # a trusted caller's plan sets it for that plan only
+            assert sizes(cur, {**large, "conf": {BATCH_ROWS_KEY: "70000"}}) == [70_000] * 3 + [40_000]
+            assert sizes(cur, large) == [50_000] * 5
+        with adbc(s.url, STRANGER) as con, con.cursor() as cur:
+            assert sizes(cur, bounded) == [50_000] * 2
+            with pytest.raises(adbc_driver_manager.Error) as e:  # strict: no conf
+                sizes(cur, {**bounded, "conf": {BATCH_ROWS_KEY: "7000"}})
+            assert f"/conf/{BATCH_ROWS_KEY}" in str(e.value) and "policy_conf" in str(e.value)
+    with ServeProcess(spark_url, "--policy", "trusted", "--batch-rows", "0") as s:
+        with adbc(s.url) as con, con.cursor() as cur:
+            assert sizes(cur, large) == [10_000] * 25  # Spark's default
+    bad = subprocess.run(
+        [*entry_point(), "serve", "--batch-rows", "-5", "--remote", spark_url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode != 0 and "--batch-rows is a number of rows" in bad.stderr
+    assert "Traceback" not in bad.stderr
