@@ -510,6 +510,7 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     merged["reruns"] = [
         *old.get("reruns", []),
         {k: new[k] for k in ("started", "seconds", "code", "scales", "command") if k in new} | {"cases": len(fresh)},
+        *new.get("reruns", []),  # the merged run's own second passes
     ]
     return merged
 
