@@ -39,6 +39,7 @@ import pyarrow as pa
 
 from connect_plan import Client
 from connect_plan.client import spark_batches
+from connect_plan.flightsql import BATCH_ROWS_KEY
 from connect_plan.flightsql.catalog import sql_info
 from connect_plan.flightsql.messages import FLIGHT, flight_data, ipc_schema, message, parse, unpack
 
@@ -51,7 +52,7 @@ class Forwarder:
     """The statement path shared by both stacks: a query text's schema, and its batches."""
 
     def __init__(self, remote: str, source: str, batch_rows: int) -> None:
-        self.client = Client(remote, conf={"spark.sql.execution.arrow.maxRecordsPerBatch": str(batch_rows)})
+        self.client = Client(remote, conf={BATCH_ROWS_KEY: str(batch_rows)})
         self.source = source
         self.batch_rows = batch_rows
         self._schemas: dict[bytes, pa.Schema] = {}

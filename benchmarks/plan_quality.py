@@ -579,7 +579,7 @@ def summary_markdown(report: dict[str, Any]) -> str:
         + "".join(
             f" Merged in: {r['cases']} pairs started {r['started']} ({r['seconds'] / 60:.0f} min"
             + "".join(f", {s} sf {sf:g}" for s, sf in (r.get("scales") or {}).items())
-            + f"), code {str(r['code']['commit'] if isinstance(r['code'], dict) else r['code'])[:7]}"
+            + f"), code {str(r['code']['commit'])[:7]}"
             + (f": `{shlex.join(r['command'])}`" if r.get("command") else "")
             + "."
             for r in report.get("reruns", [])

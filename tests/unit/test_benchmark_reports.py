@@ -127,3 +127,17 @@ def test_a_plan_quality_merge_replaces_a_few_results_or_a_suite_run_at_another_s
     ]
     assert rescaled["scales"] == {"tpch": 1.0, "tpcds": 1.0}
     assert rescaled["suite_seconds"] == {"tpch": 60.0, "tpcds": 2400.0}
+
+
+def test_each_published_plan_quality_summary_is_its_report_rendered() -> None:
+    """The plan-quality reports (the one of record and the run with statistics) are rendered by
+    benchmarks/plan_quality.py, merged-in runs included: a summary edited by hand, or a report
+    changed without its summary, fails here."""
+    from benchmarks.plan_quality import PUBLISHED
+    from benchmarks.plan_quality import summary_markdown as plan_quality_summary
+
+    reports = sorted(PUBLISHED.rglob("report.json"))
+    assert {p.parent.relative_to(PUBLISHED).as_posix() for p in reports} == {".", "analyzed"}
+    for path in reports:
+        report = json.loads(path.read_text())
+        assert (path.parent / "summary.md").read_text() == plan_quality_summary(report), path.parent
