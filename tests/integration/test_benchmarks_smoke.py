@@ -120,3 +120,34 @@ def test_the_plan_quality_scenario_pairs_recorded_plans_with_spark_sql(spark_url
     assert report["command"] == ["python", "-m", "benchmarks.plan_quality", *command[3:]]
     assert f"Measured with `python -m benchmarks.plan_quality --remote {spark_url} --suites tpch" in summary
     assert "load average" in summary.split("\n")[2]  # what the machine was doing, not a fixed phrase
+
+
+@pytest.mark.slow
+def test_plan_quality_with_statistics_reads_analyzed_catalog_tables(spark_url: str, tmp_path: Path) -> None:
+    # --bind analyzed: each table written as a catalog table of the server with statistics of
+    # every column, both sides on temp views of them, the cost-based optimizer on; the tables are
+    # dropped after (other tests list the server's catalog)
+    pytest.importorskip("duckdb", reason="DuckDB makes the TPC-H data")
+    from pyspark.sql import SparkSession
+
+    out = tmp_path / "analyzed"
+    command = [sys.executable, "-m", "benchmarks.plan_quality", "--remote", spark_url, "--suites", "tpch"]
+    command += ["--tpch-scale", "0.01", "--only", "tpch:datafusion:q06", "--repeat", "1", "--bind", "analyzed"]
+    command += ["--out", str(out)]
+    env = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"} | {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    spark = SparkSession.builder.remote(spark_url).create()
+    try:
+        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stderr[-4000:]
+        report: dict[str, Any] = json.loads((out / "report.json").read_text())
+        assert "catalog tables with statistics" in report["tables"]
+        [result] = report["results"]
+        assert "problem" not in result and math.isfinite(result["ratio"]), result
+        # the statistics are on the server's table: Spark's own row count of lineitem at sf 0.01
+        described = spark.sql("DESCRIBE TABLE EXTENDED tpch_sf0_01_lineitem").toArrow().to_pylist()
+        [stats] = [r["data_type"] for r in described if r["col_name"] == "Statistics"]
+        assert stats.endswith(f"{spark.table('tpch_sf0_01_lineitem').count()} rows"), stats
+    finally:
+        for (name,) in spark.sql("SHOW TABLES LIKE 'tpch_sf0_01_*'").select("tableName").collect():
+            spark.sql(f"DROP TABLE IF EXISTS {name}")  # the benchmark's own names
+        spark.stop()
