@@ -272,6 +272,9 @@ SAIL_DIFFERENCE_FAMILIES: dict[str, dict[str, str]] = {
         "error class CAST_INVALID_INPUT",
     },
     "Catalog and session": {
+        "test_benchmarks_smoke.py::test_plan_quality_with_statistics_reads_analyzed_catalog_tables": "Sail has no "
+        "ANALYZE TABLE ('CommandNode::AnalyzeTable' is unsupported): table statistics and the cost-based "
+        "optimizer that --bind analyzed measures are Spark's",
         "test_sources_differential.py::test_case_sensitivity_default_document_and_connect_conf": "selecting 'ID' from a column 'id' names the output 'id' (Spark: 'ID', as written)",
         "test_sources_differential.py::test_document_conf_applies_for_one_execution_and_is_restored": "with the document's spark.sql.session.timeZone (America/New_York) the timestamp→string cast "
         "shows 12:00 (UTC); PySpark's session with the same setting gets 07:00 from the same server "
