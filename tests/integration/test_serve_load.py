@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from tests.support.proxies import GrpcTlsProxy, proxy_in_front_of
-from tests.support.serving import ALICE, ServeProcess, adbc, wait_until, write_tokens
+from tests.support.serving import ALICE, ServeProcess, adbc, released_all, wait_until, write_tokens
 
 pytest.importorskip("adbc_driver_flightsql", reason="the ADBC Flight SQL driver is the client under test")
 
@@ -200,7 +200,7 @@ def test_a_client_killed_mid_stream_of_1e8_rows_has_its_execution_interrupted_wi
         killed = time.monotonic()
         client.kill()
         client.wait(30)
-        wait_until(lambda: _released_all(proxy, since, session[0]), 30, "the execution to be released")
+        wait_until(lambda: released_all(proxy, since, session[0]), 30, "the execution to be released")
         released = time.monotonic() - killed
         wait_until(lambda: not set(_states(spark_url, *session)) & RUNNING, 60, "the execution to end on Spark")
         ended = time.monotonic() - killed
@@ -248,7 +248,7 @@ def test_cancel_flight_info_mid_stream_interrupts_the_spark_execution_within_2s(
         with pytest.raises(fl.FlightCancelledError, match="cancelled"):
             while True:
                 stream.read_chunk()
-        wait_until(lambda: _released_all(proxy, since, session[0]), 30, "the execution to be released")
+        wait_until(lambda: released_all(proxy, since, session[0]), 30, "the execution to be released")
         released = time.monotonic() - sent
         wait_until(lambda: not set(_states(spark_url, *session)) & RUNNING, 60, "the execution to end on Spark")
         ended = time.monotonic() - sent
@@ -377,19 +377,6 @@ def _reap(client: subprocess.Popen[str]) -> None:
     for pipe in (client.stdout, client.stderr):
         if pipe is not None:
             pipe.close()
-
-
-def _released_all(proxy: GrpcTlsProxy, since: int, session_id: str) -> bool:
-    """Whether a ReleaseExecute of a whole execution of the session reached Spark since request
-    number ``since``: Spark interrupts an execution released whole (ExecuteHolder.close)."""
-    from connect_plan.spark_proto import pb
-
-    for method, raw in proxy.requests[since:]:
-        if method.endswith("/ReleaseExecute"):
-            req = pb.ReleaseExecuteRequest.FromString(raw)
-            if req.session_id == session_id and req.HasField("release_all"):
-                return True
-    return False
 
 
 def _alice_session(proxy: GrpcTlsProxy, since: int = 0) -> tuple[str, str]:

@@ -152,6 +152,21 @@ def spark_calls(proxy: Any, since: int = 0) -> list[str]:
     return [m.rsplit("/", 1)[1] for m, _ in proxy.calls[since:]]
 
 
+def released_all(proxy: Any, since: int, session_id: str | None = None) -> bool:
+    """Whether a ReleaseExecute of a whole execution (of the session ``session_id``, or of any)
+    reached Spark since unary request number ``since``: Spark interrupts an execution released
+    whole (ExecuteHolder.close), and the client sends it in the background, after the call that
+    ended the execution has returned."""
+    from connect_plan.spark_proto import pb
+
+    for method, raw in proxy.requests[since:]:
+        if method.endswith("/ReleaseExecute"):
+            req = pb.ReleaseExecuteRequest.FromString(raw)
+            if req.HasField("release_all") and session_id in (None, req.session_id):
+                return True
+    return False
+
+
 def wait_until(check: Any, seconds: float, what: str) -> None:
     deadline = time.monotonic() + seconds
     while not check():
