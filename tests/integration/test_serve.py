@@ -28,7 +28,6 @@ from tests.support.serving import (
     adbc,
     command,
     read_all,
-    released_all,
     spark_calls,
     wait_until,
     write_tokens,
@@ -236,13 +235,12 @@ def test_errors_reach_adbc_as_statuses_keeping_sparks_error_class_and_every_loca
     with adbc(server.url, ALICE) as conn, conn.cursor() as cur:
         with pytest.raises(adbc_driver_manager.ProgrammingError) as analysis:
             cur.execute("SELECT * FROM serve_no_such_table")
-        released = len(proxy.requests)
         with pytest.raises(adbc_driver_manager.ProgrammingError) as running:
             cur.execute("SELECT id, 1 / (id - 70000) AS x FROM range(100000)")  # ANSI: DIVIDE_BY_ZERO at row 70000
             cur.fetch_arrow_table()
         # the failed execution's ReleaseExecute goes out in the background: let it land first
         # (CI once saw it arrive during the next statement and counted it as sent by that one)
-        wait_until(lambda: released_all(proxy, released), 30, "the failed execution to be released")
+        wait_until(proxy.settled, 30, "every execution to be released")
         before = len(proxy.calls)
         with pytest.raises(adbc_driver_manager.ProgrammingError) as plan:
             cur.execute(json.dumps(bad_plan))

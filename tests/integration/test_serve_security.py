@@ -31,6 +31,7 @@ from tests.support.serving import (
     options,
     read_all,
     spark_calls,
+    wait_until,
     write_tokens,
 )
 
@@ -136,6 +137,7 @@ def _query(text: str) -> bytes:
 def test_a_missing_or_wrong_token_is_refused_with_nothing_sent(
     server: ServeProcess, proxy: GrpcTlsProxy, token: str | None
 ) -> None:
+    wait_until(proxy.settled, 30, "earlier executions to be released")  # (released in the background)
     before = len(proxy.calls)
     calls = [
         ("GetFlightInfo", _descriptor(_query("SELECT 1")), False),
@@ -195,6 +197,7 @@ def test_a_strict_caller_cannot_read_a_forbidden_table_path_or_conf(
         "Substrait, a catalog table": ("substrait", _substrait(secret), "tables"),
         "Substrait, a --table name for files": ("substrait", _substrait(), "path_schemes"),
     }
+    wait_until(proxy.settled, 30, "earlier executions to be released")  # (released in the background)
     before = len(proxy.calls)
     for what, (kind, payload, rule) in statements.items():
         if kind == "query":
@@ -385,6 +388,7 @@ def test_hostile_requests_get_clear_errors_and_the_server_keeps_serving(
             {"RESOURCE_EXHAUSTED"},
         ),
     ]
+    wait_until(proxy.settled, 30, "earlier executions to be released")  # (released in the background)
     before = len(proxy.calls)
     for what, method, request, streaming, codes in cases:
         code, details = _raw(server.url, method, request, ALICE, streaming=streaming)

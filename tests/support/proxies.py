@@ -124,6 +124,10 @@ class GrpcTlsProxy:
         self.calls: list[tuple[str, dict[str, str]]] = []
         #: (method, serialised request) of every unary call (Config, AnalyzePlan, ReleaseExecute...)
         self.requests: list[tuple[str, bytes]] = []
+        #: operation ids of the reattachable executions started (ExecutePlan), and of those
+        #: released whole or interrupted: see :meth:`settled`
+        self.executions: list[str] = []
+        self.ended: set[str] = set()
         self.fault: Any = None
         self._token = token
         self._channel = grpc.insecure_channel(
@@ -149,6 +153,32 @@ class GrpcTlsProxy:
 
     def headers(self) -> list[dict[str, str]]:
         return [md for _, md in self.calls]
+
+    def settled(self) -> bool:
+        """Whether every reattachable execution that went by has been released whole or
+        interrupted. Clients send ReleaseExecute in the background after the call that read the
+        result has returned, so a test counting what a later call sends waits for this first."""
+        return all(op in self.ended for op in self.executions)
+
+    def _note(self, method: str, request: bytes) -> None:
+        from connect_plan.spark_proto import pb
+
+        name = method.rsplit("/", 1)[1]
+        if name == "ExecutePlan":
+            req = pb.ExecutePlanRequest.FromString(request)
+            reattachable = any(
+                o.HasField("reattach_options") and o.reattach_options.reattachable for o in req.request_options
+            )
+            if reattachable and req.operation_id:
+                self.executions.append(req.operation_id)
+        elif name == "ReleaseExecute":
+            release = pb.ReleaseExecuteRequest.FromString(request)
+            if release.HasField("release_all"):
+                self.ended.add(release.operation_id)
+        elif name == "Interrupt":
+            interrupt = pb.InterruptRequest.FromString(request)
+            if interrupt.HasField("operation_id"):
+                self.ended.add(interrupt.operation_id)
 
     def _handler(self) -> Any:
         import grpc
@@ -186,6 +216,7 @@ class GrpcTlsProxy:
 
                     def unary_unary(request: bytes, context: Any) -> Any:
                         proxy.requests.append((method, request))
+                        proxy._note(method, request)
                         check(context)
                         return relay(
                             context,
@@ -198,6 +229,7 @@ class GrpcTlsProxy:
                 if not client_streaming:
 
                     def unary_stream(request: bytes, context: Any) -> Iterator[Any]:
+                        proxy._note(method, request)
                         check(context)
                         call = proxy._channel.unary_stream(method)(
                             request, metadata=forward, timeout=_remaining(context)
