@@ -337,6 +337,10 @@ class Emitter(Record):
     #: has the executor relative paths to make absolute (client/paths.py)
     files: bool = False
 
+    #: ``id()`` of each subquery node → the plan id of the reference relation last emitted for
+    #: it (filled by :meth:`chain`; read, live, by the expressions that name the subquery)
+    reference_ids: dict[int, int] = field(default_factory=dict)
+
     def chain(self, chain: list[Rel], out: pb.Relation) -> None:
         """Fill ``out`` with the chain, outermost relation first (no copies), each
         relation with its plan id. A relation whose expressions hold subqueries is wrapped
@@ -352,14 +356,19 @@ class Emitter(Record):
                     slot.common.plan_id = self.new_id()
                     wrapper = slot.with_relations
                     for sub in subs:
-                        self.chain(self.subqueries[id(sub)], wrapper.references.add())
+                        reference = wrapper.references.add()
+                        self.chain(self.subqueries[id(sub)], reference)
+                        # the subquery expression names this relation: its chain's last plan id,
+                        # or the WithRelations around it when that relation holds subqueries too
+                        # (Spark looks the id up among the references' own ids)
+                        self.reference_ids[id(sub)] = reference.common.plan_id
                     slot = wrapper.root
             slot.common.plan_id = rel.plan_id
             slot = builders[type(rel)](rel, slot, self)
 
     def ctx(self, scope: Scope, *, literal_protos: bool = False) -> ExprContext:
         """The context a relation's expressions are emitted in."""
-        ids = {k: chain[-1].plan_id for k, chain in self.subqueries.items()} if self.subqueries else _NO_IDS
+        ids = self.reference_ids if self.subqueries else _NO_IDS
         return ExprContext(scope, literal_protos=literal_protos, udfs=self.udfs, subquery_ids=ids)
 
 

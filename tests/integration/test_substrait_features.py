@@ -695,3 +695,33 @@ def test_interval_types_as_cast_targets_and_typed_nulls_built_with_the_substrait
         "cast(null as interval) is null m, cast(null as interval year to month) is null y from iv"
     ).toArrow()
     assert_same_answer(ours.rename_columns(theirs.column_names), theirs)
+
+
+def test_a_subquery_whose_top_relation_holds_a_subquery_built_with_the_substrait_builders(
+    tables: Any, client: Any, spark: Any
+) -> None:
+    """t where EXISTS (u where EXISTS (t where k > 2)), each EXISTS an `extended_expression.
+    set_predicate` on a filter with nothing above it: the outer subquery's relation holds a
+    subquery itself, so it travels as a WithRelations inside the outer one, and the outer
+    expression must name that wrapper's plan id (TPC-DS q10 through DataFusion's plan met it
+    once a pass-through projection no longer sat on top)."""
+    import substrait.algebra_pb2 as alg
+
+    plan, e, t, registry = _builders()
+    cmp = "extension:io.substrait:functions_comparison"
+    exists = alg.Expression.Subquery.SetPredicate.PREDICATE_OP_EXISTS
+
+    def exists_where(bound: int) -> Any:
+        t_read, u_read = _t_and_u(plan, t)
+        inner = plan.filter(t_read, e.scalar_function(cmp, "gt", [e.column("k"), e.literal(bound, t.i64())]))
+        return plan.filter(u_read, e.set_predicate(inner, exists))
+
+    t_read, _ = _t_and_u(plan, t)
+    for bound, rows in ((2, "some"), (100, "none")):
+        built = plan.filter(t_read, e.set_predicate(exists_where(bound), exists))(registry)
+        ours = client.execute(built.SerializeToString(), tables=tables)
+        theirs = spark.sql(
+            f"select * from t where exists (select * from u where exists (select * from t where k > {bound}))"
+        ).toArrow()
+        assert_same_answer(ours, theirs)
+        assert (ours.num_rows > 0) == (rows == "some"), (bound, ours.num_rows)
