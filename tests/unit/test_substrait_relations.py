@@ -298,7 +298,11 @@ def test_datafusions_multi_set_aggregate_has_its_grouping_id_before_the_measures
 
 
 def _source(plan_: ir.Plan, name: str) -> str | None:
-    """The column a projection's column copies, if it copies one produced by the aggregate."""
+    """The aggregate's column a projection's column is: passed on under its own name (a column
+    passed on keeps its name), or a copy of it."""
+    aggregated = {a.alias for g in plan_.steps if isinstance(g, ir.GroupBy) for a in g.aggs}
+    if name in aggregated:
+        return name
     for s in plan_.steps:
         if isinstance(s, ir.WithColumn) and s.name == name and isinstance(s.expr, ir.Col):
             inner = s.expr.name

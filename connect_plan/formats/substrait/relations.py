@@ -189,8 +189,14 @@ def project_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
     visible = list(rel.names)
     added = []
     for k, e in enumerate(msg.expressions):
-        name = c.fresh()
         expr = c.expr(e, f"{loc}/expressions/{k}", visible)
+        if isinstance(expr, ir.Col) and expr.name in visible:
+            # a column passed on keeps its name: a copy under a fresh name would leave a
+            # projection of renames between two joins, which keeps Spark's cost-based join
+            # reorder from seeing the joins as one run (it crosses plain-attribute projections only)
+            added.append(expr.name)
+            continue
+        name = c.fresh()
         shape = c.shape_of(expr)
         if shape is not None:
             c.shapes[name] = shape
