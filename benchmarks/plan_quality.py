@@ -134,14 +134,20 @@ def analyzed_views(
     session: Any, client: Any, suite: str, scale: float, files: dict[str, str], log: Callable[[str], None]
 ) -> dict[str, Any]:
     """``--bind analyzed``: each table written once more as a catalog table of the server
-    (``<suite>_sf<scale>_<name>``, in its warehouse) with statistics of every column, a temp view
-    of it under the table's own name in both sessions, and :data:`CBO_CONF` in both: what a user
-    whose tables live in a catalog with statistics runs. ``tables=`` for connect_plan."""
+    (``<suite>_sf<scale>_<name>``) with statistics of every column, a temp view of it under the
+    table's own name in both sessions, and :data:`CBO_CONF` in both: what a user whose tables
+    live in a catalog with statistics runs. ``tables=`` for connect_plan.
+
+    The tables are external, their files beside the suite's parquet (the server reads those
+    paths already): a managed table's files outlive a server whose catalog is in memory, and
+    the next server refuses to create the table again (LOCATION_ALREADY_EXISTS, met after a
+    restart); an external table's location is overwritten."""
     t = time.time()
     tag = f"{suite}_sf{scale:g}".replace(".", "_")
     for name, path in files.items():
         table = f"{tag}_{name}"
-        session.read.parquet(path).write.mode("overwrite").saveAsTable(table)
+        location = DATA / "catalog" / tag / name
+        session.read.parquet(path).write.mode("overwrite").option("path", str(location)).saveAsTable(table)
         session.sql(f"ANALYZE TABLE {table} COMPUTE STATISTICS FOR ALL COLUMNS")  # our own names only
         session.table(table).createOrReplaceTempView(name)
         client.execute(
