@@ -725,3 +725,38 @@ def test_a_subquery_whose_top_relation_holds_a_subquery_built_with_the_substrait
         ).toArrow()
         assert_same_answer(ours, theirs)
         assert (ours.num_rows > 0) == (rows == "some"), (bound, ours.num_rows)
+
+
+def test_columns_passed_on_twice_and_a_shared_subtree_joined_with_itself_built_with_the_substrait_builders(
+    tables: Any, client: Any, spark: Any
+) -> None:
+    """A projection passes a column on under its own name (no copy under a fresh alias): the
+    same column passed on twice beside a computed one, then that projection shared (ReferenceRel)
+    and joined with itself, where both sides carry the same names. Spark SQL's answer for each."""
+    import substrait.algebra_pb2 as alg
+
+    plan, e, t, registry = _builders()
+    t_read, _ = _t_and_u(plan, t)
+    arith = "extension:io.substrait:functions_arithmetic"
+    cmp = "extension:io.substrait:functions_comparison"
+    twice = plan.select(
+        t_read,
+        [e.column("k"), e.column("k"), e.scalar_function(arith, "add", [e.column("k"), e.literal(1, t.i64())])],
+    )
+    alone = twice(registry)
+    alone.relations[0].root.names[:] = ["k", "k2", "p"]  # the builder names both k (refused: names are unique)
+    ours = client.execute(alone.SerializeToString(), tables=tables)
+    theirs = spark.sql("select k, k k2, k + 1 p from t").toArrow()
+    assert_same_answer(ours, theirs)
+
+    shared = plan.reference(twice)
+    joined = plan.join(
+        shared, shared, e.scalar_function(cmp, "equal", [e.column(1), e.column(4)]), alg.JoinRel.JOIN_TYPE_INNER
+    )
+    built = plan.select(joined, [e.column(0, alias="a"), e.column(5, alias="b")])(registry)
+    ours = client.execute(built.SerializeToString(), tables=tables)
+    theirs = spark.sql(
+        "with s as (select k, k + 1 p from t) select x.k a, y.p b from s x join s y on x.k = y.k"
+    ).toArrow()
+    assert ours.num_rows > 0
+    assert_same_answer(ours, theirs)

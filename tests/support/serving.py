@@ -152,17 +152,16 @@ def spark_calls(proxy: Any, since: int = 0) -> list[str]:
     return [m.rsplit("/", 1)[1] for m, _ in proxy.calls[since:]]
 
 
-def released_all(proxy: Any, since: int, session_id: str | None = None) -> bool:
-    """Whether a ReleaseExecute of a whole execution (of the session ``session_id``, or of any)
-    reached Spark since unary request number ``since``: Spark interrupts an execution released
-    whole (ExecuteHolder.close), and the client sends it in the background, after the call that
-    ended the execution has returned."""
+def released_all(proxy: Any, since: int, session_id: str) -> bool:
+    """Whether a ReleaseExecute of a whole execution of the session reached Spark since unary
+    request number ``since``: Spark interrupts an execution released whole (ExecuteHolder.close),
+    and the client sends it in the background, after the call that ended the execution returned."""
     from connect_plan.spark_proto import pb
 
     for method, raw in proxy.requests[since:]:
         if method.endswith("/ReleaseExecute"):
             req = pb.ReleaseExecuteRequest.FromString(raw)
-            if req.HasField("release_all") and session_id in (None, req.session_id):
+            if req.HasField("release_all") and req.session_id == session_id:
                 return True
     return False
 
