@@ -81,6 +81,11 @@ CASES: dict[str, tuple[str, str | None]] = {
     "mark_join_in": ("select k, d from t where k in (select k from u) or d > 40", None),
     "mark_join_exists": ("select k, d from t where exists (select 1 from u where u.k = t.k) or d > 40", None),
     "mark_join_null": ("select k, d, k in (select k from u) as m from t", None),
+    # a null on both sides: the mark is null for t's null k, and for every k not in u
+    "mark_join_null_both": (
+        "select k, d, k in (select k from u union all select cast(null as bigint)) as m from t",
+        None,
+    ),
     # list, struct, map and binary literals (the struct's field names come from RelRoot.names)
     "nested_literals": (
         "select [1, 2, 3] as l, named_struct('a', 1, 'b', 'x') as st, map(['a', 'b'], [1, 2]) as m, X'0102' as bin",
@@ -760,3 +765,49 @@ def test_columns_passed_on_twice_and_a_shared_subtree_joined_with_itself_built_w
     ).toArrow()
     assert ours.num_rows > 0
     assert_same_answer(ours, theirs)
+
+
+@pytest.mark.parametrize(
+    "right, where",
+    [
+        ("t", "d > 20"),  # a null key on the other side: every unmatched row's mark is null
+        ("u", "k > 0"),  # none there: a null probe key's mark is null, others false or true
+        ("u", "k > 100"),  # the other side empty: every mark false, a null probe key's too
+    ],
+)
+def test_a_left_mark_join_on_one_key_gives_the_specs_three_valued_mark(
+    right: str, where: str, tables: Any, client: Any, spark: Any
+) -> None:
+    """JOIN_TYPE_LEFT_MARK on t.k = <right>.k, the mark projected (so null and false differ).
+    One key of two columns takes the form whose unknown arm reads nothing of the probe row (two
+    uncorrelated EXISTS); this pins its answer with a null key on each side and with an empty
+    other side. The oracle is the spec's definition in Spark SQL (true when a row matches, else
+    null when a comparison is unknown, else false), with the correlated unknown arm. Not Spark's
+    `k IN (subquery)`: in a select list Spark 4.3 answers false where SQL says null
+    (`1 IN (SELECT * FROM VALUES (2), (NULL))` is false, `1 IN (2, NULL)` null)."""
+    import substrait.algebra_pb2 as alg
+
+    plan, e, t, registry = _builders()
+    t_read, u_read = _t_and_u(plan, t)
+    other = t_read if right == "t" else u_read
+    bound = 20 if right == "t" else int(where.split()[-1])
+    cmp = "extension:io.substrait:functions_comparison"
+    other = plan.filter(
+        other,
+        e.scalar_function(
+            cmp, "gt", [e.column("d" if right == "t" else "k"), e.literal(bound, t.i32() if right == "t" else t.i64())]
+        ),
+    )
+    width = 4  # t's columns, then the mark
+    marked = plan.join(
+        t_read, other, e.scalar_function(cmp, "equal", [e.column(0), e.column(width)]), alg.JoinRel.JOIN_TYPE_LEFT_MARK
+    )
+    built = plan.select(marked, [e.column(0, alias="k"), e.column(width, alias="m")])(registry)
+    ours = client.execute(built.SerializeToString(), tables=tables)
+    other_rows = f"select k from {right} where {where}"
+    theirs = spark.sql(
+        f"select k, case when exists (select 1 from ({other_rows}) r where r.k = t.k) then true "
+        f"when exists (select 1 from ({other_rows}) r where (r.k = t.k) is null) then null else false end as m from t"
+    ).toArrow()
+    assert (None in theirs.column("m").to_pylist()) == (where != "k > 100")  # the cases say what they test
+    assert_same_answer(ours.select(["k", "m"]), theirs)

@@ -17,7 +17,7 @@ from . import spellings as sp
 from .expressions import sort_keys
 from .functions import aggregate_measure
 from .literals import python_value
-from .semijoins import semi_join
+from .semijoins import equi_pairs, semi_join
 from .state import Converter, Rel, enum_name, enum_text, json_name, relation
 from .types import schema_shapes, spark_type, top_names
 
@@ -445,17 +445,36 @@ def _mark_join(c: Converter, probe: Rel, build: Rel, cond: ir.Expr | None, loc: 
     other side satisfies the condition, else null when one makes it unknown, else false
     (IN's three-valued logic). Spark has no such join; two EXISTS subqueries say exactly
     that (the probe side's columns are outer references inside them)."""
+    probe_names, build_names = set(probe.names), set(build.names)
+    pairs = None if probe_names & build_names else equi_pairs(cond, probe_names, build_names)
     cond = cond if cond is not None else ir.Lit(True, loc)
     base = build.plan()
 
-    def exists(predicate: ir.Expr) -> ir.Subquery:
-        step = ir.Filter(c.step_index(), "join.mark", loc, predicate)
-        return ir.Subquery("exists", ir.Plan(base.source, (*base.steps, step), base.loc), (), loc)
+    def exists(predicate: ir.Expr | None) -> ir.Subquery:
+        steps = (
+            base.steps if predicate is None else (*base.steps, ir.Filter(c.step_index(), "join.mark", loc, predicate))
+        )
+        return ir.Subquery("exists", ir.Plan(base.source, steps, base.loc), (), loc)
 
+    if pairs is not None and len(pairs) == 1 and all(isinstance(side, ir.Col) for side in pairs[0]):
+        # one key, a = b, two columns (a the probe row's, b the other side's; columns, so that
+        # nothing is evaluated that the condition would not have): a comparison is unknown exactly
+        # when a or b is null, so "some row makes it unknown" is (a is null and the other side
+        # has rows) or (the other side has a null b). Neither EXISTS reads the probe row, so
+        # Spark computes each once, where EXISTS(cond IS NULL) was a nested-loop existence join
+        # with no key over the whole other side (TPC-DS q35 through DataFusion's plan, tail.md)
+        ((a, b),) = pairs
+        unknown: ir.Expr = ir.Call(
+            "or",
+            (ir.Call("and", (ir.Call("isnull", (a,), loc), exists(None)), loc), exists(ir.Call("isnull", (b,), loc))),
+            loc,
+        )
+    else:
+        unknown = exists(ir.Call("isnull", (cond,), loc))
     mark = ir.When(
         (
             (exists(cond), ir.Lit(True, loc, Primitive("boolean"))),
-            (exists(ir.Call("isnull", (cond,), loc)), ir.Lit(None, loc, Primitive("boolean"))),
+            (unknown, ir.Lit(None, loc, Primitive("boolean"))),
         ),
         ir.Lit(False, loc, Primitive("boolean")),
         loc,
