@@ -813,3 +813,44 @@ def test_a_left_mark_join_on_one_key_gives_the_specs_three_valued_mark(
     ).toArrow()
     assert (None in theirs.column("m").to_pylist()) == (where != "k > 100")  # the cases say what they test
     assert_same_answer(ours.select(["k", "m"]), theirs)
+
+
+def _guarded_division(plan: Any, e: Any, t: Any, division_first: bool) -> Any:
+    """t WHERE s <> 'b' AND 60 / (d - 20) < 1 AND d > 5 AND k IS NOT NULL, built with the
+    builders: the one row with d = 20 has s = 'b', so the string test guards the division."""
+    t_read, _ = _t_and_u(plan, t)
+    cmp, ari = "extension:io.substrait:functions_comparison", "extension:io.substrait:functions_arithmetic"
+    guard = e.scalar_function(cmp, "not_equal", [e.column("s"), e.literal("b", t.string())])
+    ratio = e.scalar_function(
+        ari,
+        "divide",
+        [e.literal(60, t.i32()), e.scalar_function(ari, "subtract", [e.column("d"), e.literal(20, t.i32())])],
+    )
+    division = e.scalar_function(cmp, "lt", [ratio, e.literal(1, t.i32())])
+    cheap = [
+        e.scalar_function(cmp, "gt", [e.column("d"), e.literal(5, t.i32())]),
+        e.scalar_function(cmp, "is_not_null", [e.column("k")]),
+    ]
+    parts = [division, guard, *cheap] if division_first else [guard, division, *cheap]
+    condition = e.scalar_function("extension:io.substrait:functions_boolean", "and", parts)
+    return plan.select(plan.filter(t_read, condition), [e.column("k"), e.column("d")])
+
+
+def test_a_filters_cheap_conjuncts_go_first_and_never_reach_a_row_the_producers_order_kept_out(
+    tables: Any, client: Any, spark: Any
+) -> None:
+    """The filter's two cheap tests (an int column against an int literal, a NULL test) move in
+    front of the string test and the division (conjuncts.py); the division still sees only the
+    rows the string test passed, so the row whose d - 20 is 0 never reaches it. The control,
+    the division first, shows that row raises."""
+    from connect_plan.errors import ServerError
+
+    plan, e, t, registry = _builders()
+    ours = client.execute(
+        _guarded_division(plan, e, t, division_first=False)(registry).SerializeToString(), tables=tables
+    )
+    theirs = spark.sql("select k, d from t where s <> 'b' and 60 / (d - 20) < 1 and d > 5 and k is not null").toArrow()
+    assert theirs.to_pylist() == [{"k": 1, "d": 10}]  # the cases say what they test
+    assert_same_answer(ours, theirs)
+    with pytest.raises(ServerError, match="DIVIDE_BY_ZERO"):
+        client.execute(_guarded_division(plan, e, t, division_first=True)(registry).SerializeToString(), tables=tables)

@@ -14,12 +14,13 @@ from google.protobuf.message import Message
 from ... import ir
 from ...types import Primitive
 from . import spellings as sp
+from .conjuncts import FIXED_WIDTH, cheap_first
 from .expressions import sort_keys
 from .functions import aggregate_measure
 from .literals import python_value
 from .semijoins import equi_pairs, semi_join
 from .state import Converter, Rel, enum_name, enum_text, json_name, relation
-from .types import schema_shapes, spark_type, top_names
+from .types import PRIMITIVE_TYPES, schema_shapes, spark_type, top_names
 
 __all__ = ["FILE_FORMATS"]
 
@@ -58,13 +59,15 @@ def read_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
     for f, t in zip(fresh, msg.base_schema.struct.types):
         if t.WhichOneof("kind") == "decimal":
             c.decimals[f] = (t.decimal.precision, t.decimal.scale)
+        elif PRIMITIVE_TYPES.get(t.WhichOneof("kind") or "") in FIXED_WIDTH:
+            c.fixed_width.add(f)
     items = tuple(
         ir.SelectItem(ir.Col(b, loc), f, f"{loc}/baseSchema/names/{k}") for k, (b, f) in enumerate(zip(base, fresh))
     )
     rel = Rel(source, [ir.Select(c.step_index(), "read", loc, items)], fresh, loc)
     if msg.HasField("filter"):
         # the filter uses base-schema indices and must be applied (DuckDB puts filters only here)
-        cond = c.expr(msg.filter, f"{loc}/filter", fresh)
+        cond = cheap_first(c, c.expr(msg.filter, f"{loc}/filter", fresh))
         rel.steps.append(ir.Filter(c.step_index(), "read.filter", f"{loc}/filter", cond))
     if msg.HasField("projection"):
         mask = msg.projection
@@ -176,7 +179,7 @@ def filter_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
     rel = c.rel(msg.input, f"{loc}/input")
     if rel is None:
         return None
-    cond = c.expr(msg.condition, f"{loc}/condition", rel.names)
+    cond = cheap_first(c, c.expr(msg.condition, f"{loc}/condition", rel.names))
     rel.steps.append(ir.Filter(c.step_index(), "filter", loc, cond))
     return rel
 
@@ -202,6 +205,8 @@ def project_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
             c.shapes[name] = shape
         if isinstance(expr, ir.Col) and expr.name in c.decimals:
             c.decimals[name] = c.decimals[expr.name]
+        if isinstance(expr, ir.Col) and expr.name in c.fixed_width:
+            c.fixed_width.add(name)
         rel.steps.append(ir.WithColumn(c.step_index(), "project", f"{loc}/expressions/{k}", name, expr))
         added.append(name)
     if "project_outputs_expressions_only" in c.quirks and not msg.HasField("common"):
@@ -435,7 +440,7 @@ def join_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
 def _post_join_filter(c: Converter, msg: Message, rel: Rel, loc: str) -> Rel:
     """The join's ``post_join_filter``, over the join's output columns, applied after it."""
     if msg.HasField("post_join_filter"):
-        post = c.expr(msg.post_join_filter, f"{loc}/postJoinFilter", rel.names)
+        post = cheap_first(c, c.expr(msg.post_join_filter, f"{loc}/postJoinFilter", rel.names))
         rel.steps.append(ir.Filter(c.step_index(), "join.post_join_filter", f"{loc}/postJoinFilter", post))
     return rel
 
@@ -598,5 +603,7 @@ def reference_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
             c.shapes[new] = c.shapes[old]
         if old in c.decimals:
             c.decimals[new] = c.decimals[old]
+        if old in c.fixed_width:
+            c.fixed_width.add(new)
     items = tuple(ir.SelectItem(ir.Col(n, loc), f, loc) for n, f in zip(names, fresh))
     return Rel(shared, [ir.Select(c.step_index(), "reference", loc, items)], fresh, loc)

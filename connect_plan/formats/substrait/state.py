@@ -172,6 +172,9 @@ class Converter(Record):
     #: the declared (precision, scale) of decimal columns read from a base schema (by generated
     #: name): see :mod:`.comparisons`
     decimals: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: the columns read from a base schema of a fixed-width, non-decimal type (by generated
+    #: name): a filter tests them first (:mod:`.conjuncts`)
+    fixed_width: set[str] = field(default_factory=set)
     #: ReferenceRel targets converted so far: plan relation index → shared plan and its
     #: columns (None: it failed, already reported)
     subtrees: dict[int, tuple[ir.SharedPlan, list[str]] | None] = field(default_factory=dict)
@@ -215,6 +218,8 @@ class Converter(Record):
                 self.shapes[new] = self.shapes[old]
             if old in self.decimals:
                 self.decimals[new] = self.decimals[old]
+            if old in self.fixed_width:
+                self.fixed_width.add(new)
         rel.names = fresh
         return rel
 
