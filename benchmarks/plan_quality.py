@@ -19,6 +19,8 @@ to parquet, cached under ``~/.cache/connect_plan/bench-data``):
 - the ratio is plan ÷ SQL, of the wall time the caller sees (client) and of the server's own
   time (the summed duration of the SQL executions the call started, from Spark's REST API);
   the client's share is the difference;
+- ``--control`` adds Spark SQL's text timed against itself, as producer ``spark-sql``: the
+  spread of its ratios is what the machine's noise alone gives a ratio in this run;
 - for every pair above 1.1× both executed physical plans (AQE's final plans) are written beside
   the report (``plans/``).
 
@@ -53,6 +55,8 @@ PUBLISHED = ROOT / "docs" / "benchmarks" / "spark" / "plan-quality"
 #: a ratio above this keeps both physical plans beside the report
 TAIL = 1.1
 SUITES = ("tpch", "tpcds")
+#: the control's name in a report (``--control``): Spark SQL's text timed against itself
+CONTROL = "spark-sql"
 
 
 @dataclass
@@ -286,6 +290,9 @@ def measure_pair(
     sides: dict[str, Callable[[], Any]] = {"sql": lambda: session.sql(pair.sql).toArrow()}
     problems: dict[str, str] = {}
     for producer, plan in pair.plans.items():
+        if producer == CONTROL:  # the same text, the same path: what a ratio of 1 looks like here
+            sides[producer] = lambda: session.sql(pair.sql).toArrow()
+            continue
         if isinstance(plan, str) and not plan.lstrip().startswith("{"):
             problems[producer] = plan  # the producer could not plan it (replan_duckdb)
             continue
@@ -321,7 +328,7 @@ def measure_pair(
                 continue
             # Spark SQL's answer with the plan's NULL placement where the text leaves it to the
             # engine (tests/substrait_corpus.with_plan_null_order): the question the plan answers
-            oracle = sc.with_plan_null_order(pair.sql, pair.plans[producer])
+            oracle = pair.sql if producer == CONTROL else sc.with_plan_null_order(pair.sql, pair.plans[producer])
             if oracle != pair.sql and oracle not in reordered:
                 try:
                     reordered[oracle] = session.sql(oracle).toArrow()
@@ -393,6 +400,7 @@ def run(
     producers: Sequence[str] = (),
     replan: bool = True,
     bind: str = "views",
+    control: bool = False,
     log: Callable[[str], None] = lambda m: print(m, file=sys.stderr, flush=True),
     progress: Callable[[dict[str, Any]], None] = lambda report: None,
 ) -> dict[str, Any]:
@@ -460,6 +468,9 @@ def run(
             todo = pairs([suite], only, producers)
             if replan:
                 replan_duckdb(todo, files, log)
+            if control:  # once per query, beside the suite's own text (ibis' own text is a pair apart)
+                for qid in dict.fromkeys(pair.qid for pair in todo):
+                    next(pair for pair in todo if pair.qid == qid).plans[CONTROL] = ""
             log(f"== {suite} sf {scales[suite]:g}: {len(todo)} queries, {sum(len(p.plans) for p in todo)} plans")
             for pair in todo:
                 results.extend(measure_pair(pair, client, session, tables, clock, repeat, log))
@@ -609,12 +620,13 @@ def summary_markdown(report: dict[str, Any]) -> str:
             if s != suite:
                 continue
             worst = max(rs, key=lambda r: r["ratio"])
+            named = f"{producer} (control: Spark SQL against itself)" if producer == CONTROL else producer
             lines.append(
-                f"| {suite} | {producer} | {len(rs)} | {_fmt(_geomean([r['ratio'] for r in rs]))}× "
+                f"| {suite} | {named} | {len(rs)} | {_fmt(_geomean([r['ratio'] for r in rs]))}× "
                 f"| {_fmt(_geomean([r['server_ratio'] for r in rs]))}× | {_fmt(worst['ratio'])}× ({worst['query']}) "
                 f"| {sum(r['ratio'] > 1.1 for r in rs)} | {sum(r['ratio'] > 1.2 for r in rs)} |"
             )
-        rs = [r for r in timed if r["suite"] == suite]
+        rs = [r for r in timed if r["suite"] == suite and r["producer"] != CONTROL]
         if rs:
             lines.append(
                 f"| {suite} | **all** | {len(rs)} | {_fmt(_geomean([r['ratio'] for r in rs]))}× "
@@ -769,6 +781,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="time nothing: compare each plan's physical plan with Spark SQL's (EXPLAIN), list the differences",
     )
+    p.add_argument(
+        "--control",
+        action="store_true",
+        help=f"also time each query's Spark SQL against itself (producer {CONTROL!r}): the noise floor of a ratio",
+    )
     p.add_argument("--merge", action="store_true", help="replace these results in the report at --out")
     p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "plan-quality")
     p.add_argument("--publish", action="store_true", help=f"write to {PUBLISHED.relative_to(ROOT)}")
@@ -808,6 +825,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         producers=[x for x in args.producers.split(",") if x],
         replan=not args.recorded_duckdb,
         bind=args.bind,
+        control=args.control,
         progress=save,
     )
     save(report)

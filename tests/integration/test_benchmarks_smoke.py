@@ -98,17 +98,18 @@ def test_the_allocator_state_ab_measures_both_clients_in_both_states(spark_url: 
 @pytest.mark.slow
 def test_the_plan_quality_scenario_pairs_recorded_plans_with_spark_sql(spark_url: str, tmp_path: Path) -> None:
     # benchmarks/plan_quality.py runs outside the suite (TPC-H sf 1, TPC-DS): this runs its command
-    # on TPC-H q06 at sf 0.01 (every producer that planned it) so that it keeps working end to end
+    # on TPC-H q06 at sf 0.01 (every producer that planned it, and the control: Spark SQL's text
+    # against itself) so that it keeps working end to end
     pytest.importorskip("duckdb", reason="DuckDB makes the TPC-H data")
     out = tmp_path / "quality"
     command = [sys.executable, "-m", "benchmarks.plan_quality", "--remote", spark_url, "--suites", "tpch"]
-    command += ["--tpch-scale", "0.01", "--only", "tpch:q06", "--repeat", "1", "--out", str(out)]
+    command += ["--tpch-scale", "0.01", "--only", "tpch:q06", "--repeat", "1", "--control", "--out", str(out)]
     env = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"} | {"XDG_CACHE_HOME": str(tmp_path / "cache")}
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-4000:]
     report: dict[str, Any] = json.loads((out / "report.json").read_text())
     results = report["results"]
-    assert {r["producer"] for r in results} == {"datafusion", "duckdb", "isthmus", "ibis"}
+    assert sorted(r["producer"] for r in results) == ["datafusion", "duckdb", "ibis", "isthmus", "spark-sql"]
     for r in results:
         assert "problem" not in r, r
         assert r["query"] == "q06" and len(r["sql_seconds"]) == len(r["plan_seconds"]) == 1
@@ -116,7 +117,8 @@ def test_the_plan_quality_scenario_pairs_recorded_plans_with_spark_sql(spark_url
     assert report["scales"] == {"tpch": 0.01}
     assert (tmp_path / "cache" / "connect_plan" / "bench-data" / "tpch-sf0.01" / "tables.json").exists()
     summary = (out / "summary.md").read_text()
-    assert "| tpch | **all** | 4 |" in summary
+    assert "| tpch | **all** | 4 |" in summary  # the control is apart
+    assert "| tpch | spark-sql (control: Spark SQL against itself) | 1 |" in summary
     assert report["command"] == ["python", "-m", "benchmarks.plan_quality", *command[3:]]
     assert f"Measured with `python -m benchmarks.plan_quality --remote {spark_url} --suites tpch" in summary
     assert "load average" in summary.split("\n")[2]  # what the machine was doing, not a fixed phrase
