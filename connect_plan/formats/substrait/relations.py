@@ -200,13 +200,10 @@ def project_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
             added.append(expr.name)
             continue
         name = c.fresh()
-        shape = c.shape_of(expr)
-        if shape is not None:
+        if isinstance(expr, ir.Col):  # an outer reference (a column of the input is passed on above)
+            c.carry(expr.name, name)
+        elif (shape := c.shape_of(expr)) is not None:
             c.shapes[name] = shape
-        if isinstance(expr, ir.Col) and expr.name in c.decimals:
-            c.decimals[name] = c.decimals[expr.name]
-        if isinstance(expr, ir.Col) and expr.name in c.fixed_width:
-            c.fixed_width.add(name)
         rel.steps.append(ir.WithColumn(c.step_index(), "project", f"{loc}/expressions/{k}", name, expr))
         added.append(name)
     if "project_outputs_expressions_only" in c.quirks and not msg.HasField("common"):
@@ -599,11 +596,6 @@ def reference_rel(c: Converter, msg: Message, loc: str) -> Rel | None:
     shared, names = known
     fresh = [c.fresh() for _ in names]
     for old, new in zip(names, fresh):
-        if old in c.shapes:
-            c.shapes[new] = c.shapes[old]
-        if old in c.decimals:
-            c.decimals[new] = c.decimals[old]
-        if old in c.fixed_width:
-            c.fixed_width.add(new)
+        c.carry(old, new)
     items = tuple(ir.SelectItem(ir.Col(n, loc), f, loc) for n, f in zip(names, fresh))
     return Rel(shared, [ir.Select(c.step_index(), "reference", loc, items)], fresh, loc)

@@ -214,14 +214,19 @@ class Converter(Record):
         items = tuple(ir.SelectItem(ir.Col(n, loc), f, loc) for n, f in zip(rel.names, fresh))
         rel.steps.append(ir.Select(self.step_index(), op, loc, items))
         for old, new in zip(rel.names, fresh):
-            if old in self.shapes:
-                self.shapes[new] = self.shapes[old]
-            if old in self.decimals:
-                self.decimals[new] = self.decimals[old]
-            if old in self.fixed_width:
-                self.fixed_width.add(new)
+            self.carry(old, new)
         rel.names = fresh
         return rel
+
+    def carry(self, old: str, new: str) -> None:
+        """What is known of column ``old`` (its nested shape, declared decimal type, fixed width)
+        is known of ``new``, a copy of it under another name."""
+        if old in self.shapes:
+            self.shapes[new] = self.shapes[old]
+        if old in self.decimals:
+            self.decimals[new] = self.decimals[old]
+        if old in self.fixed_width:
+            self.fixed_width.add(new)
 
     def shape_of(self, expr: ir.Expr) -> Shape | None:
         """The nested layout of ``expr``'s value, where this converter can tell."""
