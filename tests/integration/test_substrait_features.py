@@ -852,5 +852,5 @@ def test_a_filters_cheap_conjuncts_go_first_and_never_reach_a_row_the_producers_
     theirs = spark.sql("select k, d from t where s <> 'b' and 60 / (d - 20) < 1 and d > 5 and k is not null").toArrow()
     assert theirs.to_pylist() == [{"k": 1, "d": 10}]  # the cases say what they test
     assert_same_answer(ours, theirs)
-    with pytest.raises(ServerError, match="DIVIDE_BY_ZERO"):
+    with pytest.raises(ServerError, match="Division by zero"):  # Spark: [DIVIDE_BY_ZERO]; Sail: no class
         client.execute(_guarded_division(plan, e, t, division_first=True)(registry).SerializeToString(), tables=tables)
